@@ -1,0 +1,142 @@
+import { LIMITS } from "../util/limits.js";
+import { normalizeRelPath } from "../util/paths.js";
+import { UserError } from "../util/errors.js";
+import type { Candidate } from "./schema.js";
+import { CandidateError, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "./types.js";
+
+const FIELD_FOR_MODE = {
+  files: "files",
+  create: "files",
+  patch: "patch",
+  diff: "diffs",
+  modify: "changes",
+  delete: "paths",
+} as const;
+
+/** Checks that the fields a mode needs are present and bounded; throws a UserError naming what to send. */
+export function checkCandidateShape(c: Candidate): void {
+  const field = FIELD_FOR_MODE[c.mode];
+  const value = c[field];
+  if (value === undefined || (Array.isArray(value) && value.length === 0) || value === "") {
+    throw new UserError(`Mode "${c.mode}" needs a non-empty "${field}".`, modeExample(c.mode));
+  }
+  const count = Array.isArray(value) ? value.length : 1;
+  if (count > LIMITS.maxCandidateFiles) {
+    throw new UserError(`Candidate names ${count} files; the limit is ${LIMITS.maxCandidateFiles}.`, "Split it into several steps.");
+  }
+  let bytes = 0;
+  for (const f of c.files ?? []) bytes += Buffer.byteLength(f.content);
+  for (const d of c.diffs ?? []) bytes += Buffer.byteLength(d.diff);
+  bytes += c.patch ? Buffer.byteLength(c.patch) : 0;
+  if (bytes > LIMITS.maxCandidateBytes) {
+    throw new UserError(`Candidate is ${bytes} bytes; the limit is ${LIMITS.maxCandidateBytes}.`, "Send fewer or smaller files per step.");
+  }
+}
+
+export function modeExample(mode: Candidate["mode"]): string {
+  switch (mode) {
+    case "files":
+    case "create":
+      return `Example: {"mode":"${mode}","files":[{"path":"src/a.ts","content":"..."}]}`;
+    case "patch":
+      return 'Example: {"mode":"patch","patch":"--- a/src/a.ts\\n+++ b/src/a.ts\\n@@ -1,2 +1,2 @@\\n..."}';
+    case "diff":
+      return 'Example: {"mode":"diff","diffs":[{"path":"src/a.ts","diff":"@@ -1,2 +1,2 @@\\n..."}]}';
+    case "modify":
+      return 'Example: {"mode":"modify","changes":[{"file":"src/a.ts","edits":[{"type":"replace","oldText":"a","newText":"b"}]}]}';
+    case "delete":
+      return 'Example: {"mode":"delete","paths":["src/old.ts"]}';
+  }
+}
+
+/** Mode-specific planners register here so that the patch / diff / modify modes live in their own modules. */
+export type ModePlanner = (c: Candidate, tree: TreeReader) => Promise<Plan>;
+const planners = new Map<Candidate["mode"], ModePlanner>();
+
+export function registerPlanner(mode: Candidate["mode"], planner: ModePlanner): void {
+  planners.set(mode, planner);
+}
+
+/**
+ * Computes every file operation a candidate implies against `tree`, without writing anything.
+ * Throws {@link CandidateError} listing every part that does not apply.
+ */
+export async function planCandidate(c: Candidate, tree: TreeReader): Promise<Plan> {
+  checkCandidateShape(c);
+  const planner = planners.get(c.mode) ?? builtinPlanner(c.mode);
+  const plan = await planner(c, tree);
+  for (const op of plan.ops) {
+    if (op.op === "write" && op.content.length > LIMITS.maxFileBytes) {
+      throw new CandidateError([{ file: op.path, message: `file would be ${op.content.length} bytes; the limit is ${LIMITS.maxFileBytes}` }]);
+    }
+  }
+  return plan;
+}
+
+function builtinPlanner(mode: Candidate["mode"]): ModePlanner {
+  switch (mode) {
+    case "files":
+    case "create":
+      return planWholeFiles;
+    case "delete":
+      return planDelete;
+    default:
+      return async () => {
+        throw new UserError(`Mode "${mode}" is not available in this build.`, "Use mode files, create or delete.");
+      };
+  }
+}
+
+/** Normalises a path, recording a refusal as an issue instead of throwing so all problems are reported at once. */
+function normalizeInto(p: string, issues: CandidateIssue[]): string | null {
+  try {
+    return normalizeRelPath(p);
+  } catch (err) {
+    issues.push({ file: p, message: (err as UserError).message, hint: (err as UserError).hint });
+    return null;
+  }
+}
+
+async function planWholeFiles(c: Candidate, tree: TreeReader): Promise<Plan> {
+  const issues: CandidateIssue[] = [];
+  const ops: FileOp[] = [];
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  for (const f of c.files ?? []) {
+    const rel = normalizeInto(f.path, issues);
+    if (rel === null) continue;
+    if (seen.has(rel)) {
+      issues.push({ file: rel, message: "named twice in one candidate", hint: "Send each file once." });
+      continue;
+    }
+    seen.add(rel);
+    const before = await tree.read(rel);
+    if (c.mode === "create" && before !== null) {
+      issues.push({ file: rel, message: "already exists (mode create only makes new files)", hint: "Use mode files to replace it, or modify to edit it." });
+      continue;
+    }
+    const content = Buffer.from(f.content, "utf8");
+    if (before !== null && before.equals(content)) warnings.push(`${rel}: content identical to the current file`);
+    ops.push({ op: "write", path: rel, content, create: before === null });
+  }
+  if (issues.length > 0) throw new CandidateError(issues);
+  return { ops, warnings, fuzz: [] };
+}
+
+async function planDelete(c: Candidate, tree: TreeReader): Promise<Plan> {
+  const issues: CandidateIssue[] = [];
+  const ops: FileOp[] = [];
+  const seen = new Set<string>();
+  for (const p of c.paths ?? []) {
+    const rel = normalizeInto(p, issues);
+    if (rel === null || seen.has(rel)) continue;
+    seen.add(rel);
+    if ((await tree.read(rel)) === null) {
+      issues.push({ file: rel, message: "does not exist, so it cannot be deleted", hint: "Check the path with trm_read_files." });
+      continue;
+    }
+    ops.push({ op: "delete", path: rel });
+  }
+  if (issues.length > 0) throw new CandidateError(issues);
+  return { ops, warnings: [], fuzz: [] };
+}

@@ -1,0 +1,40 @@
+import { UserError } from "../util/errors.js";
+
+/** One change to the worktree, computed before anything is written (so a candidate applies all-or-nothing). */
+export type FileOp =
+  | { op: "write"; path: string; content: Buffer; create: boolean }
+  | { op: "delete"; path: string };
+
+/** Read access to the state a candidate applies to. `read` returns null when the file does not exist. */
+export interface TreeReader {
+  read(path: string): Promise<Buffer | null>;
+}
+
+/** Why one part of a candidate could not be applied, precise enough for the model to resend it right. */
+export interface CandidateIssue {
+  file?: string;
+  /** 1-based index of the hunk or edit within its file, when the issue is about one. */
+  hunk?: number;
+  message: string;
+  expected?: string[];
+  closest?: { line: number; text: string[]; score: number };
+  hint?: string;
+}
+
+export interface Plan {
+  ops: FileOp[];
+  warnings: string[];
+  /** Fuzz used to place hunks (moved, whitespace-tolerant); empty when every hunk applied exactly. */
+  fuzz: string[];
+}
+
+export class CandidateError extends UserError {
+  constructor(readonly issues: CandidateIssue[]) {
+    super(
+      `Candidate does not apply: ${issues.map((i) => (i.file ? `${i.file}: ` : "") + i.message).join("; ")}`,
+      issues.find((i) => i.hint)?.hint ?? "Fix the listed parts and resend; nothing was changed.",
+      { issues },
+    );
+    this.name = "CandidateError";
+  }
+}

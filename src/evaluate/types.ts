@@ -1,0 +1,37 @@
+/** Contracts shared by the evaluator, the parsers and feedback. */
+
+export interface TestFailure {
+  name: string;
+  message?: string;
+  file?: string;
+  line?: number;
+}
+
+export interface TestCounts {
+  passed: number;
+  failed: number;
+  skipped: number;
+  total: number;
+  failures: TestFailure[];
+  /** Which format the counts were read from, e.g. "tap", "vitest-json", "pytest". */
+  format: string;
+}
+
+export interface Diagnostic {
+  file?: string;
+  line?: number;
+  column?: number;
+  code?: string;
+  message: string;
+  severity: "error" | "warning";
+  /** The tool that reported it: "tsc", "eslint", "python", "flake8", ... */
+  source: string;
+}
+
+/** What a command printed, split as the parsers need it (JSON reporters write only to stdout). */
+export interface CommandOutput {
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr interleaved as they arrived. */
+  all: string;
+}

@@ -1,0 +1,36 @@
+// Matches CSI / OSC escape sequences emitted by coloured test runners and compilers.
+// eslint-disable-next-line no-control-regex
+const ANSI_RE = /[\u001B\u009B][[\]()#;?]*(?:(?:(?:[a-zA-Z\d]*(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-ntqry=><~]))/g;
+
+export function stripAnsi(s: string): string {
+  return s.replace(ANSI_RE, "");
+}
+
+/**
+ * Keeps the head and the tail of a long text, because compilers put the first error at the top and
+ * test runners put the summary at the bottom; the middle is the least informative part.
+ */
+export function capHeadTail(s: string, maxChars: number): { text: string; truncated: boolean; omittedChars: number } {
+  if (s.length <= maxChars) return { text: s, truncated: false, omittedChars: 0 };
+  const head = Math.floor(maxChars * 0.4);
+  const tail = maxChars - head;
+  const omitted = s.length - head - tail;
+  return {
+    text: `${s.slice(0, head)}\n… [${omitted} characters omitted] …\n${s.slice(s.length - tail)}`,
+    truncated: true,
+    omittedChars: omitted,
+  };
+}
+
+export function countLines(s: string): number {
+  if (s.length === 0) return 0;
+  let n = 1;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 10) n++;
+  // A trailing newline terminates the last line rather than starting a new one.
+  if (s.charCodeAt(s.length - 1) === 10) n--;
+  return n;
+}
+
+export function truncate(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`;
+}
