@@ -1,0 +1,136 @@
+import { stat, unlink } from "node:fs/promises";
+import path from "node:path";
+import { simpleGit, type SimpleGit } from "simple-git";
+import { UserError, errorMessage } from "../util/errors.js";
+
+/**
+ * The one way code-trm runs the git CLI. Every call:
+ * - disables the user's hooks, signing prompts, fsmonitor and auto-gc (they must not run on our commits),
+ * - commits as a fixed identity, so a machine with no user.name / user.email works,
+ * - runs with a cleaned environment: inherited GIT_DIR / GIT_INDEX_FILE (e.g. when started from a hook)
+ *   would redirect git into the user's repository state,
+ * - sets GIT_OPTIONAL_LOCKS=0 so read-only commands never refresh (rewrite) the user's index.
+ * Client-supplied strings are only ever passed after `--end-of-options` or `--` by the callers.
+ */
+const SAFE_CONFIG = [
+  "core.hooksPath=/dev/null",
+  "commit.gpgsign=false",
+  "tag.gpgsign=false",
+  "gc.auto=0",
+  "maintenance.auto=false",
+  "core.fsmonitor=false",
+  "core.quotepath=false",
+  "advice.detachedHead=false",
+  "init.defaultBranch=main",
+];
+
+export const TRM_IDENTITY = { name: "code-trm", email: "code-trm@localhost" };
+
+const REDIRECTING_VARS = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
+  "GIT_EDITOR",
+  "GIT_SEQUENCE_EDITOR",
+];
+
+/** The environment for git and for the session's own commands: no variable that points git elsewhere. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || REDIRECTING_VARS.includes(k) || /^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(k)) continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+function gitEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return cleanEnv({
+    GIT_AUTHOR_NAME: TRM_IDENTITY.name,
+    GIT_AUTHOR_EMAIL: TRM_IDENTITY.email,
+    GIT_COMMITTER_NAME: TRM_IDENTITY.name,
+    GIT_COMMITTER_EMAIL: TRM_IDENTITY.email,
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_OPTIONAL_LOCKS: "0",
+    LC_ALL: "C",
+    ...extra,
+  });
+}
+
+export interface GitOptions {
+  /** Extra environment, e.g. GIT_INDEX_FILE for a temporary index. */
+  env?: Record<string, string>;
+}
+
+const clients = new Map<string, SimpleGit>();
+
+function client(cwd: string): SimpleGit {
+  let c = clients.get(cwd);
+  if (!c) {
+    c = simpleGit({
+      baseDir: cwd,
+      config: SAFE_CONFIG,
+      maxConcurrentProcesses: 8,
+      trimmed: false,
+      // We set these on purpose to neutralise the user's configuration, not to run anything.
+      unsafe: { allowUnsafeHooksPath: true },
+    });
+    clients.set(cwd, c);
+  }
+  return c;
+}
+
+const LOCK_RE = /Unable to create '([^']+\.lock)': File exists/;
+/** Locks that only code-trm creates: safe to remove when a crash left them behind. */
+const OWN_LOCK_RE = /(\/worktrees\/trm-[^/]+\/[^/]+\.lock$)|(\/refs\/(heads|tags|notes)\/trm\/.+\.lock$)/;
+const STALE_LOCK_MS = 10_000;
+
+/**
+ * Runs `git <args>` in `cwd` and returns stdout. Retries briefly when git reports a lock held by a
+ * concurrent git process (git fails at once instead of waiting); removes a lock that code-trm alone
+ * owns if it is older than any live operation could make it.
+ */
+export async function git(cwd: string, args: string[], opts: GitOptions = {}): Promise<string> {
+  const env = gitEnv(opts.env);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await client(cwd).env(env).raw(args);
+    } catch (err) {
+      const m = LOCK_RE.exec(errorMessage(err));
+      if (!m || attempt >= 6) throw err;
+      const lock = m[1]!;
+      if (OWN_LOCK_RE.test(lock)) {
+        const age = await stat(lock).then((s) => Date.now() - s.mtimeMs).catch(() => 0);
+        if (age > STALE_LOCK_MS) await unlink(lock).catch(() => undefined);
+      }
+      await new Promise((r) => setTimeout(r, 40 * (attempt + 1)));
+    }
+  }
+}
+
+/** Like {@link git} but returns null instead of throwing (for probes such as `rev-parse --verify`). */
+export async function gitOrNull(cwd: string, args: string[], opts: GitOptions = {}): Promise<string | null> {
+  try {
+    return await git(cwd, args, opts);
+  } catch {
+    return null;
+  }
+}
+
+/** Resolves the repository of `repoPath`: its top level and its common git directory. */
+export async function openRepo(repoPath: string): Promise<{ top: string; commonDir: string; gitDir: string }> {
+  const out = await gitOrNull(repoPath, ["rev-parse", "--show-toplevel", "--git-common-dir", "--absolute-git-dir"]).catch(() => null);
+  if (out === null) {
+    throw new UserError(`Not a git repository (or not readable): ${repoPath}.`, "Pass repoPath = the absolute path of a git checkout (run `git init` first if it has none).");
+  }
+  const [top, common, gitDir] = out.trim().split("\n");
+  if (!top || !common || !gitDir) throw new UserError(`${repoPath} is a bare repository or has no working tree.`, "Pass the path of a checkout with a working tree.");
+  return { top, commonDir: path.resolve(top, common), gitDir };
+}
