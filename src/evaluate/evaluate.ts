@@ -1,0 +1,191 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { LIMITS } from "../util/limits.js";
+import { capHeadTail } from "../util/text.js";
+import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
+import { runCommand, type RunResult } from "./run.js";
+import { perfScore, testScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
+import type { Diagnostic, TestCounts } from "./types.js";
+
+export type CommandKind = "build" | "test" | "lint" | "bench";
+export const COMMAND_ORDER: CommandKind[] = ["build", "test", "lint", "bench"];
+
+export interface CommandRecord {
+  cmd: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** Why the command did not run (cascade after a failed build). */
+  skipped?: string;
+  /** Output kept in the record (head and tail when long). */
+  output: string;
+  truncated: boolean;
+}
+
+export interface Evaluation {
+  commands: Partial<Record<CommandKind, CommandRecord>>;
+  okBuild?: boolean;
+  okLint?: boolean;
+  tests?: TestCounts | null;
+  perf?: { value: number | null; score: number };
+  components: Components;
+  score: number;
+  testsPass: boolean;
+  diagnostics: Diagnostic[];
+  /** Plain statements about the environment, e.g. dependencies missing in the worktree. */
+  notices: string[];
+  /** Time the configured commands themselves took. */
+  commandsMs: number;
+}
+
+export interface EvaluateOptions {
+  cwd: string;
+  commands: Partial<Record<CommandKind, string>>;
+  timeoutSec: number;
+  weights: Weights;
+  cascade: boolean;
+  perfDirection: PerfDirection;
+  /** Best bench value of the earlier steps, for perf normalisation. */
+  previousBestPerf?: number;
+  signal?: AbortSignal;
+  onProgress?: (message: string) => void;
+  env?: Record<string, string>;
+}
+
+export class EvaluationCancelled extends Error {
+  constructor() {
+    super("Evaluation cancelled by the client.");
+  }
+}
+
+/**
+ * Runs build, test, lint and bench (those configured) in the worktree and scores the result. A failing
+ * command is a normal, scored outcome; only a cancellation throws.
+ */
+export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
+  const commands: Evaluation["commands"] = {};
+  const results: Partial<Record<CommandKind, RunResult>> = {};
+  let commandsMs = 0;
+  let buildFailed = false;
+
+  for (const kind of COMMAND_ORDER) {
+    const cmd = opts.commands[kind];
+    if (!cmd) continue;
+    if (buildFailed && opts.cascade && (kind === "test" || kind === "bench")) {
+      commands[kind] = { cmd, exitCode: null, timedOut: false, durationMs: 0, skipped: "build failed", output: "", truncated: false };
+      continue;
+    }
+    opts.onProgress?.(`running ${kind}: ${cmd}`);
+    const res = await runCommand(cmd, {
+      cwd: opts.cwd,
+      timeoutMs: opts.timeoutSec * 1000,
+      signal: opts.signal,
+      env: opts.env,
+      onTick: (ms) => opts.onProgress?.(`running ${kind} (${Math.round(ms / 1000)}s): ${cmd}`),
+    });
+    if (res.cancelled) throw new EvaluationCancelled();
+    results[kind] = res;
+    commandsMs += res.durationMs;
+    const stored = capHeadTail(res.output.all, LIMITS.maxStoredOutputChars);
+    commands[kind] = {
+      cmd,
+      exitCode: res.exitCode,
+      timedOut: res.timedOut,
+      durationMs: res.durationMs,
+      output: res.spawnError ? `${res.spawnError}\n${stored.text}` : stored.text,
+      truncated: res.truncated || stored.truncated,
+    };
+    if (kind === "build" && !succeeded(res)) buildFailed = true;
+  }
+
+  const components: Components = {};
+  const ev: Evaluation = { commands, components, score: 0, testsPass: true, diagnostics: [], notices: [], commandsMs };
+
+  if (opts.commands.build) {
+    ev.okBuild = results.build ? succeeded(results.build) : false;
+    components.build = ev.okBuild ? 1 : 0;
+  }
+  if (opts.commands.lint) {
+    ev.okLint = results.lint ? succeeded(results.lint) : false;
+    components.lint = ev.okLint ? 1 : 0;
+  }
+  if (opts.commands.test) {
+    const r = results.test;
+    ev.tests = r ? parseTests(r.output) : null;
+    if (ev.tests && r && !succeeded(r) && ev.tests.failed === 0) {
+      // The runner failed but reported no failing test (a crash, a timeout, an error outside tests):
+      // that is a failure the counts alone would hide.
+      ev.tests = { ...ev.tests, failed: ev.tests.failed + 1, total: ev.tests.total + 1, failures: [...ev.tests.failures, { name: r.timedOut ? "(test command timed out)" : `(test command exited ${r.exitCode ?? r.signal})` }] };
+    }
+    components.test = ev.tests ? testScore(ev.tests.passed, ev.tests.total) : 0;
+    ev.testsPass = !!ev.tests && ev.tests.total > 0 && ev.tests.failed === 0 && !!r && succeeded(r);
+  }
+  if (opts.commands.bench) {
+    const r = results.bench;
+    const value = r && succeeded(r) ? parseBenchValue(r.output.stdout || r.output.all) : null;
+    const score = value === null ? 0 : perfScore(value, opts.previousBestPerf, opts.perfDirection);
+    ev.perf = { value, score };
+    components.perf = score;
+  }
+  ev.score = weightedScore(components, opts.weights);
+
+  for (const kind of ["build", "lint", "test"] as const) {
+    const r = results[kind];
+    if (r && !succeeded(r)) ev.diagnostics.push(...parseDiagnostics(r.output.all, { cwd: opts.cwd }));
+  }
+  ev.diagnostics = dedupe(ev.diagnostics);
+  ev.notices.push(...environmentNotices(opts.cwd, results));
+  return ev;
+}
+
+function succeeded(r: RunResult): boolean {
+  return r.exitCode === 0 && !r.timedOut;
+}
+
+function dedupe(ds: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return ds.filter((d) => {
+    const k = `${d.file}:${d.line}:${d.column}:${d.code}:${d.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+const MISSING_DEP_RE = /Cannot find module|ERR_MODULE_NOT_FOUND|Cannot find package|: command not found|: not found\b|ModuleNotFoundError/;
+
+/** Node and tsc resolve node_modules by walking up, so a worktree inside .git may still find the checkout's. */
+function nodeModulesReachable(dir: string): boolean {
+  let d = dir;
+  for (;;) {
+    if (existsSync(path.join(d, "node_modules"))) return true;
+    const up = path.dirname(d);
+    if (up === d) return false;
+    d = up;
+  }
+}
+
+function environmentNotices(cwd: string, results: Partial<Record<CommandKind, RunResult>>): string[] {
+  const notices: string[] = [];
+  for (const r of Object.values(results)) {
+    if (r?.timedOut) notices.push(`"${r.cmd}" timed out and was killed with its child processes; raise timeoutSec if it needs longer.`);
+  }
+  const missing = Object.values(results).some((r) => r && !succeeded(r) && MISSING_DEP_RE.test(r.output.all));
+  if (missing && existsSync(path.join(cwd, "package.json")) && !nodeModulesReachable(cwd)) {
+    notices.push("Dependencies not installed: the worktree has no node_modules. Start the session with setupCmd (e.g. \"npm ci\") or linkPaths: [\"node_modules\"].");
+  } else if (missing) {
+    notices.push("A command could not find a module or program: dependencies may be missing in the worktree (setupCmd / linkPaths), or the candidate imports something that does not exist.");
+  }
+  return notices;
+}
+
+/**
+ * Re-derives the perf component and the score of an evaluation against the current best bench value.
+ * Needed when an evaluation is reused from the cache: its perf score was relative to another history.
+ */
+export function rescore(ev: Evaluation, weights: Weights, perfDirection: PerfDirection, previousBestPerf: number | undefined): Evaluation {
+  if (!ev.perf) return { ...ev, score: weightedScore(ev.components, weights) };
+  const score = ev.perf.value === null ? 0 : perfScore(ev.perf.value, previousBestPerf, perfDirection);
+  const components = { ...ev.components, perf: score };
+  return { ...ev, perf: { ...ev.perf, score }, components, score: weightedScore(components, weights) };
+}

@@ -1,0 +1,186 @@
+import { existsSync } from "node:fs";
+import { execa } from "execa";
+import { cleanEnv } from "../git/cli.js";
+import { LIMITS } from "../util/limits.js";
+import { stripAnsi } from "../util/text.js";
+import type { CommandOutput } from "./types.js";
+
+export interface RunOptions {
+  cwd: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  env?: Record<string, string>;
+  /** Called every `tickMs` while the command runs (progress notifications keep clients from timing out). */
+  onTick?: (elapsedMs: number) => void;
+  tickMs?: number;
+  /** Grace period between SIGTERM and SIGKILL. */
+  killGraceMs?: number;
+}
+
+export interface RunResult {
+  cmd: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  output: CommandOutput;
+  /** True when output beyond the parse cap was dropped (head and tail are kept). */
+  truncated: boolean;
+  /** Set when the command could not be started at all. */
+  spawnError?: string;
+}
+
+/**
+ * Keeps the first and the last part of a stream. Compilers print the first error first and test
+ * runners print their summary last, so both ends matter; the middle of a huge log does not.
+ */
+class CappedText {
+  private head = "";
+  private tail = "";
+  private dropped = 0;
+  constructor(private readonly cap: number) {}
+  push(s: string): void {
+    const headCap = Math.floor(this.cap / 4);
+    if (this.head.length < headCap) {
+      const take = s.slice(0, headCap - this.head.length);
+      this.head += take;
+      s = s.slice(take.length);
+      if (s.length === 0) return;
+    }
+    this.tail += s;
+    const tailCap = this.cap - headCap;
+    // Trim lazily (at twice the cap) so appending stays amortised O(1).
+    if (this.tail.length > tailCap * 2) {
+      this.dropped += this.tail.length - tailCap;
+      this.tail = this.tail.slice(this.tail.length - tailCap);
+    }
+  }
+  finish(): { text: string; truncated: boolean } {
+    const tailCap = this.cap - Math.floor(this.cap / 4);
+    if (this.tail.length > tailCap) {
+      this.dropped += this.tail.length - tailCap;
+      this.tail = this.tail.slice(this.tail.length - tailCap);
+    }
+    if (this.dropped === 0) return { text: this.head + this.tail, truncated: false };
+    return { text: `${this.head}\n… [${this.dropped} characters omitted] …\n${this.tail}`, truncated: true };
+  }
+}
+
+const SHELL = existsSync("/bin/bash") ? "/bin/bash" : true;
+
+/** Process groups of commands still running, so they can be killed when the server exits. */
+const liveGroups = new Set<number>();
+
+function killGroup(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+export function killAllRunning(): void {
+  for (const pid of liveGroups) killGroup(pid, "SIGKILL");
+  liveGroups.clear();
+}
+
+/**
+ * Runs `cmd` through the shell as a person would type it, in its own process group, so that a
+ * timeout or a cancellation kills the whole tree (e.g. jest workers under npm), not just the shell.
+ * Never throws for a failing command: a non-zero exit is data for scoring.
+ */
+export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResult> {
+  const started = performance.now();
+  const stdout = new CappedText(LIMITS.maxParseOutputChars);
+  const stderr = new CappedText(LIMITS.maxParseOutputChars);
+  const all = new CappedText(LIMITS.maxParseOutputChars);
+  let timedOut = false;
+  let cancelled = false;
+  const grace = opts.killGraceMs ?? 2000;
+
+  const finish = (exitCode: number | null, signal: string | null, spawnError?: string): RunResult => {
+    const o = stdout.finish();
+    const e = stderr.finish();
+    const a = all.finish();
+    return {
+      cmd,
+      exitCode,
+      signal,
+      timedOut,
+      cancelled,
+      durationMs: Math.round(performance.now() - started),
+      output: { stdout: stripAnsi(o.text), stderr: stripAnsi(e.text), all: stripAnsi(a.text) },
+      truncated: o.truncated || e.truncated || a.truncated,
+      spawnError,
+    };
+  };
+
+  if (opts.signal?.aborted) {
+    cancelled = true;
+    return finish(null, null);
+  }
+
+  const child = execa(cmd, {
+    shell: SHELL,
+    cwd: opts.cwd,
+    env: cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0", CI: "true", ...opts.env }),
+    extendEnv: false,
+    stdin: "ignore",
+    detached: true,
+    buffer: false,
+    reject: false,
+    encoding: "utf8",
+  });
+  const pid = child.pid;
+  if (pid !== undefined) liveGroups.add(pid);
+
+  const onData = (sink: CappedText) => (chunk: Buffer | string) => {
+    const s = typeof chunk === "string" ? chunk : chunk.toString("utf8");
+    sink.push(s);
+    all.push(s);
+  };
+  child.stdout?.on("data", onData(stdout));
+  child.stderr?.on("data", onData(stderr));
+
+  let killTimer: NodeJS.Timeout | undefined;
+  const terminate = () => {
+    if (pid === undefined) return;
+    killGroup(pid, "SIGTERM");
+    killTimer ??= setTimeout(() => killGroup(pid, "SIGKILL"), grace);
+  };
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    terminate();
+  }, opts.timeoutMs);
+  const onAbort = () => {
+    cancelled = true;
+    terminate();
+  };
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const ticker = opts.onTick ? setInterval(() => opts.onTick!(Math.round(performance.now() - started)), opts.tickMs ?? 5000) : undefined;
+
+  // When the shell exits, anything it left running in the background would keep the pipes open and
+  // outlive the evaluation; it belongs to this command, so it goes too.
+  child.on("exit", () => {
+    if (pid !== undefined) killGroup(pid, "SIGKILL");
+  });
+
+  try {
+    const res = await child;
+    return finish(
+      typeof res.exitCode === "number" ? res.exitCode : null,
+      res.signal ?? null,
+      res.failed && res.exitCode === undefined && !timedOut && !cancelled ? res.shortMessage : undefined,
+    );
+  } finally {
+    clearTimeout(timeout);
+    if (killTimer) clearTimeout(killTimer);
+    if (ticker) clearInterval(ticker);
+    opts.signal?.removeEventListener("abort", onAbort);
+    if (pid !== undefined) {
+      killGroup(pid, "SIGKILL");
+      liveGroups.delete(pid);
+    }
+  }
+}

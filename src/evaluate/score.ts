@@ -1,0 +1,163 @@
+/**
+ * Scoring, EMA, improvement and halting: pure functions, the semantics users of the originals rely on.
+ *
+ * EMA convention: `ema = alpha * score + (1 - alpha) * previousEma`, i.e. alpha is the weight of the
+ * NEWEST score (alpha 0.9 follows the latest step closely). The first evaluated step's EMA is its score.
+ */
+
+export const IMPROVEMENT_EPSILON = 1e-6;
+
+export type SignalName = "build" | "test" | "lint" | "perf";
+
+export interface Weights {
+  build: number;
+  test: number;
+  lint: number;
+  perf: number;
+}
+
+export interface HaltPolicy {
+  maxSteps: number;
+  passThreshold: number;
+  patienceNoImprove: number;
+  minSteps: number;
+}
+
+/**
+ * Per-signal scores in [0, 1]. A signal that is `undefined` is not configured and is left out of both
+ * sums (the TypeScript original kept it in the denominator, capping scores below 1: a bug). A signal
+ * that was configured but skipped (cascade after a failed build) scores 0, so a broken build never
+ * outscores a build whose tests fail.
+ */
+export type Components = Partial<Record<SignalName, number>> & { checks?: Record<string, number> };
+
+export function weightedScore(components: Components, weights: Weights, checkWeights: Record<string, number> = {}): number {
+  let num = 0;
+  let den = 0;
+  for (const k of ["build", "test", "lint", "perf"] as const) {
+    const s = components[k];
+    if (s === undefined) continue;
+    num += weights[k] * clamp01(s);
+    den += weights[k];
+  }
+  for (const [name, s] of Object.entries(components.checks ?? {})) {
+    const w = checkWeights[name] ?? 0;
+    num += w * clamp01(s);
+    den += w;
+  }
+  return den > 0 ? num / den : 0;
+}
+
+export function testScore(passed: number, total: number): number {
+  return total > 0 ? passed / total : 0;
+}
+
+export type PerfDirection = "lower" | "higher";
+
+/**
+ * Normalised performance: best / current for lower-is-better metrics (current / best when higher is
+ * better), where best includes the current observation. The first observation scores 1.
+ */
+export function perfScore(current: number, previousBest: number | undefined, direction: PerfDirection = "lower"): number {
+  if (!Number.isFinite(current)) return 0;
+  if (previousBest === undefined || !Number.isFinite(previousBest)) return 1;
+  if (direction === "lower") {
+    const best = Math.min(previousBest, current);
+    if (current <= 0) return 1;
+    return best <= 0 ? 0 : best / current;
+  }
+  const best = Math.max(previousBest, current);
+  if (best <= 0) return current >= best ? 1 : 0;
+  return current / best;
+}
+
+export function bestPerf(values: (number | undefined)[], direction: PerfDirection = "lower"): number | undefined {
+  let best: number | undefined;
+  for (const v of values) {
+    if (v === undefined || !Number.isFinite(v)) continue;
+    if (best === undefined || (direction === "lower" ? v < best : v > best)) best = v;
+  }
+  return best;
+}
+
+export function nextEma(score: number, previousEma: number | undefined, alpha: number): number {
+  return previousEma === undefined ? score : alpha * score + (1 - alpha) * previousEma;
+}
+
+export interface ScoredStep {
+  step: number;
+  score: number;
+  /** True when every test passed (or no test command is configured). */
+  testsPass: boolean;
+}
+
+export interface Progress {
+  step: number;
+  score: number;
+  ema: number;
+  bestScore: number;
+  bestStep: number;
+  noImproveStreak: number;
+  improved: boolean;
+}
+
+/**
+ * Folds a session's evaluated steps (in order; step 0 is the baseline when preflight ran) into the
+ * running figures. Undo and restore simply fold a shorter history, so the figures never drift.
+ */
+export function foldProgress(steps: ScoredStep[], alpha: number): Progress | undefined {
+  let p: Progress | undefined;
+  for (const s of steps) {
+    if (!p) {
+      p = { step: s.step, score: s.score, ema: s.score, bestScore: s.score, bestStep: s.step, noImproveStreak: 0, improved: true };
+      continue;
+    }
+    const improved = s.score > p.bestScore + IMPROVEMENT_EPSILON;
+    p = {
+      step: s.step,
+      score: s.score,
+      ema: nextEma(s.score, p.ema, alpha),
+      bestScore: improved ? s.score : p.bestScore,
+      bestStep: improved ? s.step : p.bestStep,
+      noImproveStreak: improved ? 0 : p.noImproveStreak + 1,
+      improved,
+    };
+  }
+  return p;
+}
+
+export interface HaltDecision {
+  shouldHalt: boolean;
+  reasons: string[];
+}
+
+/** Halting rules, in order: success, plateau, limit. */
+export function haltDecision(p: Progress | undefined, testsPass: boolean, policy: HaltPolicy): HaltDecision {
+  if (!p || p.step === 0) {
+    return { shouldHalt: false, reasons: ["no candidate evaluated yet"] };
+  }
+  const reasons: string[] = [];
+  if (p.step >= policy.minSteps && testsPass && p.score >= policy.passThreshold) {
+    reasons.push(`success: all tests pass and score ${fmt(p.score)} >= passThreshold ${policy.passThreshold}`);
+  }
+  if (p.noImproveStreak >= policy.patienceNoImprove) {
+    reasons.push(`plateau: no improvement for ${p.noImproveStreak} steps (patience ${policy.patienceNoImprove})`);
+  }
+  if (p.step >= policy.maxSteps) {
+    reasons.push(`limit: reached maxSteps ${policy.maxSteps}`);
+  }
+  if (reasons.length === 0) {
+    const why = [`score ${fmt(p.score)} < ${policy.passThreshold}`];
+    if (!testsPass) why[0] = "tests failing";
+    return { shouldHalt: false, reasons: [`continue: ${why[0]}; step ${p.step}/${policy.maxSteps}; no-improvement streak ${p.noImproveStreak}/${policy.patienceNoImprove}`] };
+  }
+  return { shouldHalt: true, reasons };
+}
+
+function clamp01(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
+}
+
+export function fmt(x: number): string {
+  return x.toFixed(3);
+}

@@ -1,0 +1,40 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z, type ZodRawShape } from "zod";
+import type { CallContext } from "../session/context.js";
+import { callContext, type SdkExtra } from "./context.js";
+import { fail, ok } from "./respond.js";
+
+/** The four hints are always explicit: the SDK's defaults would call every tool destructive and open-world. */
+export type Hints = Required<Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">>;
+
+export const READ_ONLY: Hints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+export interface ToolDef<I extends ZodRawShape, O extends ZodRawShape> {
+  name: string;
+  description: string;
+  input: I;
+  output: O;
+  hints: Hints;
+  run(args: z.infer<z.ZodObject<I>>, ctx: CallContext): Promise<{ structured: z.infer<z.ZodObject<O>>; text: string }>;
+}
+
+export function defineTool<I extends ZodRawShape, O extends ZodRawShape>(def: ToolDef<I, O>): ToolDef<I, O> {
+  return def;
+}
+
+export function registerTool<I extends ZodRawShape, O extends ZodRawShape>(server: McpServer, def: ToolDef<I, O>): void {
+  server.registerTool(
+    def.name,
+    { description: def.description, inputSchema: def.input, outputSchema: def.output, annotations: def.hints },
+    // The SDK's callback generics do not follow a generic shape parameter; the input was validated against def.input.
+    (async (args: unknown, extra: SdkExtra) => {
+      try {
+        const r = await def.run(args as z.infer<z.ZodObject<I>>, callContext(extra));
+        return ok(r.structured as Record<string, unknown>, r.text);
+      } catch (err) {
+        return fail(err);
+      }
+    }) as never,
+  );
+}

@@ -1,0 +1,31 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CandidateError } from "../candidate/types.js";
+import { UserError, errorMessage } from "../util/errors.js";
+
+/** A successful result: structured content for programs and a compact text for clients that read text. */
+export function ok(structured: Record<string, unknown>, text: string): CallToolResult {
+  return { content: [{ type: "text", text }], structuredContent: structured };
+}
+
+/** Failures are tool results with isError (never protocol errors), saying what went wrong and what to do. */
+export function fail(err: unknown): CallToolResult {
+  if (err instanceof UserError) {
+    const parts = [err.message];
+    if (err instanceof CandidateError) {
+      for (const i of err.issues) {
+        const where = [i.file, i.hunk !== undefined ? `#${i.hunk}` : ""].filter(Boolean).join(" ");
+        parts.push(`- ${where ? `${where}: ` : ""}${i.message}`);
+        if (i.expected?.length) parts.push(`  expected:\n${i.expected.map((l) => `    ${l}`).join("\n")}`);
+        if (i.closest) parts.push(`  closest (line ${i.closest.line}, similarity ${i.closest.score.toFixed(2)}):\n${i.closest.text.map((l) => `    ${l}`).join("\n")}`);
+        if (i.hint) parts.push(`  hint: ${i.hint}`);
+      }
+    }
+    if (err.hint) parts.push(`What to do: ${err.hint}`);
+    return { content: [{ type: "text", text: parts.join("\n") }], isError: true };
+  }
+  process.stderr.write(`code-trm: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return {
+    content: [{ type: "text", text: `Unexpected error: ${errorMessage(err)}\nWhat to do: nothing was recorded for this call; retry once, and if it persists report it with this message.` }],
+    isError: true,
+  };
+}

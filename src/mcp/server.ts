@@ -1,0 +1,42 @@
+import { readFileSync } from "node:fs";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { killAllRunning } from "../evaluate/run.js";
+import { SessionManager } from "../session/manager.js";
+import { registerTool } from "./register.js";
+import { fileTools } from "./tools/file-tools.js";
+import { sessionTools } from "./tools/session-tools.js";
+
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+
+export function allTools(sessions: SessionManager) {
+  return [...sessionTools(sessions), ...fileTools(sessions)];
+}
+
+export function createServer(): McpServer {
+  const server = new McpServer(
+    { name: "code-trm", version: pkg.version },
+    {
+      instructions:
+        "code-trm is the critic in a refinement loop: trm_start_session on a repo, then repeat trm_submit_candidate (small changes, a rationale each) until shouldHalt. Every step is a commit on branch trm/<id>; the user's checkout is never modified.",
+    },
+  );
+  const sessions = new SessionManager();
+  for (const t of allTools(sessions)) registerTool(server, t as never);
+  return server;
+}
+
+/** Serves MCP over stdio: nothing but protocol on stdout, logs on stderr. */
+export async function serveStdio(): Promise<void> {
+  const server = createServer();
+  const transport = new StdioServerTransport();
+  const shutdown = () => {
+    killAllRunning();
+    process.exit(0);
+  };
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+  process.stdin.on("close", shutdown);
+  await server.connect(transport);
+  process.stderr.write(`code-trm ${pkg.version} serving MCP on stdio\n`);
+}

@@ -1,0 +1,217 @@
+import { z } from "zod";
+import { candidateSchema } from "../../candidate/schema.js";
+import { fmt } from "../../evaluate/score.js";
+import { shortRef } from "../../git/refs.js";
+import { startSessionInput } from "../../session/config.js";
+import type { SessionManager } from "../../session/manager.js";
+import { startSession } from "../../session/start.js";
+import { LIMITS } from "../../util/limits.js";
+import { defineTool, READ_ONLY } from "../register.js";
+import { diagnosticOut, evaluationOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
+import { evaluationLine, evaluationView, stateText, stateView } from "../views.js";
+
+const sessionId = z.string().describe("from trm_start_session");
+
+export function sessionTools(sessions: SessionManager) {
+  const start = defineTool({
+    name: "trm_start_session",
+    description: "Start a refinement session: baseline commit of the checkout (uncommitted work included), branch trm/<id>, isolated worktree. The checkout itself is never modified.",
+    input: startSessionInput,
+    output: {
+      sessionId: z.string(),
+      branch: z.string(),
+      worktreePath: z.string(),
+      baselineCommit: z.string(),
+      uncommittedIncluded: z.boolean(),
+      startMs: z.number(),
+      setup: z.object({ cmd: z.string(), ok: z.boolean(), exitCode: z.number().nullable(), durationMs: z.number(), output: z.string() }).optional(),
+      preflight: evaluationOut.optional(),
+    },
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(args, ctx) {
+      const r = await startSession(args, ctx);
+      sessions.add(r.session);
+      const pre = r.session.preflight;
+      const structured = {
+        sessionId: r.session.id,
+        branch: r.branch,
+        worktreePath: r.session.worktree,
+        baselineCommit: r.snap.commit,
+        uncommittedIncluded: r.snap.dirty,
+        startMs: r.startMs,
+        ...(r.setup ? { setup: r.setup } : {}),
+        ...(pre ? { preflight: evaluationView(pre) } : {}),
+      };
+      const text = [
+        `session ${r.session.id} started on branch ${r.branch} (baseline ${r.snap.commit.slice(0, 12)}${r.snap.dirty ? ", uncommitted changes included" : ""})`,
+        `worktree: ${r.session.worktree}`,
+        ...(r.setup ? [`setup ${r.setup.ok ? "ok" : `FAILED (exit ${r.setup.exitCode})`}: ${r.setup.cmd}${r.setup.ok ? "" : `\n${r.setup.output}`}`] : []),
+        ...(pre ? [`preflight (step 0): ${evaluationLine(pre)}`, ...pre.notices.map((n) => `note: ${n}`)] : []),
+      ].join("\n");
+      return { structured, text };
+    },
+  });
+
+  const submit = defineTool({
+    name: "trm_submit_candidate",
+    description: "Apply a candidate in the session worktree (all-or-nothing), run the commands, score it and commit it as the next step. Returns scores, test results, diagnostics and whether to stop.",
+    input: {
+      sessionId,
+      candidate: candidateSchema,
+      rationale: z.string().max(LIMITS.maxRationaleChars).optional().describe("why; becomes the commit message"),
+      zNotes: z.string().max(LIMITS.maxZNotesChars).optional().describe("notes carried to later steps"),
+    },
+    output: {
+      step: z.number(),
+      commit: z.string(),
+      score: z.number(),
+      emaScore: z.number(),
+      bestScore: z.number(),
+      improved: z.boolean(),
+      noImproveStreak: z.number(),
+      okBuild: z.boolean().optional(),
+      okLint: z.boolean().optional(),
+      tests: testsOut.optional(),
+      perf: z.object({ value: z.number().nullable(), score: z.number() }).optional(),
+      shouldHalt: z.boolean(),
+      reasons: z.array(z.string()),
+      feedback: z.string(),
+      diagnostics: z.array(diagnosticOut),
+      cached: z.boolean(),
+      warnings: z.array(z.string()),
+      modeSuggestion: z.string().optional(),
+      commandsMs: z.number(),
+    },
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(args, ctx) {
+      const s = await sessions.get(args.sessionId);
+      const r = await s.submit(args.candidate, args.rationale ?? "", args.zNotes, ctx);
+      const failureSteps = new Map(r.failures.map((f) => [f.item.name, f.introducedAtStep]));
+      const tests = r.ev.tests === undefined ? undefined : r.ev.tests === null ? null : { ...r.ev.tests, failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
+      const structured = {
+        step: r.step,
+        commit: r.commit,
+        score: r.progress.score,
+        emaScore: r.progress.ema,
+        bestScore: r.progress.bestScore,
+        improved: r.progress.improved,
+        noImproveStreak: r.progress.noImproveStreak,
+        ...(r.ev.okBuild !== undefined ? { okBuild: r.ev.okBuild } : {}),
+        ...(r.ev.okLint !== undefined ? { okLint: r.ev.okLint } : {}),
+        ...(tests !== undefined ? { tests } : {}),
+        ...(r.ev.perf ? { perf: r.ev.perf } : {}),
+        shouldHalt: r.halt.shouldHalt,
+        reasons: r.halt.reasons,
+        feedback: r.feedback,
+        diagnostics: r.diagnostics.map((d) => ({ ...d.item, introducedAtStep: d.introducedAtStep })),
+        cached: !!r.cachedFrom,
+        warnings: [...r.plan.warnings, ...r.plan.fuzz.map((f) => `fuzz: ${f}`)],
+        ...(r.modeSuggestion ? { modeSuggestion: r.modeSuggestion } : {}),
+        commandsMs: r.cachedFrom ? 0 : r.ev.commandsMs,
+      };
+      const extra = [...structured.warnings.map((w) => `warning: ${w}`), ...(r.modeSuggestion ? [`tip: ${r.modeSuggestion}`] : [])];
+      return { structured, text: [r.feedback, ...extra].join("\n") };
+    },
+  });
+
+  const getState = defineTool({
+    name: "trm_get_state",
+    description: "Session snapshot: step, score, EMA, best, streak, last evaluation, zNotes, compact history.",
+    input: { sessionId },
+    output: {
+      sessionId: z.string(),
+      branch: z.string(),
+      status: z.string(),
+      worktreePath: z.string(),
+      step: z.number(),
+      score: z.number().nullable(),
+      emaScore: z.number().nullable(),
+      bestScore: z.number().nullable(),
+      bestStep: z.number().nullable(),
+      noImproveStreak: z.number(),
+      commit: z.string(),
+      last: evaluationOut.extend({ step: z.number() }).nullable(),
+      zNotes: z.string(),
+      shouldHalt: z.boolean(),
+      reasons: z.array(z.string()),
+      history: z.array(historyItemOut),
+    },
+    hints: READ_ONLY,
+    async run(args) {
+      const s = await sessions.get(args.sessionId);
+      if (s.status === "active") await s.mutex.run(() => s.sync());
+      const v = stateView(s);
+      return { structured: v, text: stateText(v) };
+    },
+  });
+
+  const shouldHalt = defineTool({
+    name: "trm_should_halt",
+    description: "Whether to stop refining (success, plateau or step limit), with reasons.",
+    input: { sessionId },
+    output: { shouldHalt: z.boolean(), reasons: z.array(z.string()), step: z.number() },
+    hints: READ_ONLY,
+    async run(args) {
+      const s = await sessions.get(args.sessionId);
+      const h = s.halt();
+      return { structured: { ...h, step: s.currentStep }, text: `${h.shouldHalt ? "STOP" : "continue"}: ${h.reasons.join("; ")}` };
+    },
+  });
+
+  const end = defineTool({
+    name: "trm_end_session",
+    description: "Remove the session worktree. Branch, tags and notes stay (unless discard: true) so the result can be merged.",
+    input: { sessionId, discard: z.boolean().optional().describe("also delete branch, tags, notes") },
+    output: { ok: z.boolean(), branch: z.string(), bestCommit: z.string().nullable(), bestStep: z.number().nullable(), discarded: z.boolean(), howToApply: z.array(z.string()) },
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async run(args) {
+      const s = await sessions.get(args.sessionId);
+      const best = s.bestEntry();
+      const branch = shortRef(s.refs.branch);
+      await s.end(!!args.discard);
+      sessions.forget(s.id);
+      const howToApply = args.discard ? [] : applyInstructions(s.id, branch, best?.commit ?? null, s.config.uncommittedIncluded);
+      const structured = { ok: true, branch, bestCommit: best?.commit ?? null, bestStep: best?.step ?? null, discarded: !!args.discard, howToApply };
+      const text = args.discard
+        ? `session ${s.id} ended; worktree, branch, tags and notes deleted.`
+        : [`session ${s.id} ended; worktree removed; branch ${branch} kept${best ? ` (best: step ${best.step}, score ${fmt(best.evaluation.score)}, ${best.commit.slice(0, 12)})` : ""}.`, "to bring the result in:", ...howToApply.map((h) => `  ${h}`)].join("\n");
+      return { structured, text };
+    },
+  });
+
+  const list = defineTool({
+    name: "trm_list_sessions",
+    description: "Sessions of a repository (active and ended), read from git; use after a server restart.",
+    input: { repoPath: z.string().describe("absolute path of the checkout") },
+    output: { sessions: z.array(sessionSummaryOut) },
+    hints: READ_ONLY,
+    async run(args) {
+      const all = await sessions.list(args.repoPath);
+      const rows = all.map((s) => s.summaryLine());
+      const text = rows.length
+        ? rows.map((r) => `${r.sessionId} ${r.status.padEnd(6)} step ${r.step} score ${r.score === null ? "-" : fmt(r.score)} best ${r.bestScore === null ? "-" : fmt(r.bestScore)} tests ${r.tests ?? "-"} ${r.branch}`).join("\n")
+        : "no sessions in this repository";
+      return { structured: { sessions: rows }, text };
+    },
+  });
+
+  return [start, submit, getState, shouldHalt, end, list];
+}
+
+/**
+ * How to bring a session's result into the user's branch. When the baseline carried uncommitted work,
+ * a merge would also commit that work, so the session's own changes are applied as a diff instead.
+ */
+export function applyInstructions(id: string, branch: string, bestCommit: string | null, uncommittedIncluded: boolean): string[] {
+  const base = `trm/${id}/baseline`;
+  const out: string[] = [];
+  if (uncommittedIncluded) {
+    out.push(`git diff ${base} ${branch} | git apply --3way   # the session's changes on top of your working tree`);
+  } else {
+    out.push(`git merge ${branch}   # or: git merge --squash ${branch}`);
+    out.push(`git cherry-pick ${base}..${branch}`);
+  }
+  if (bestCommit) out.push(`best step only: git diff ${base} ${bestCommit.slice(0, 12)} | git apply --3way`);
+  out.push(`inspect: git log --notes=trm/${id} ${branch}; git diff ${base} ${branch}`);
+  return out;
+}

@@ -1,0 +1,79 @@
+import type { Evaluation } from "../evaluate/evaluate.js";
+import { COMMAND_ORDER } from "../evaluate/evaluate.js";
+import { fmt } from "../evaluate/score.js";
+import { testsTrailer } from "../session/record.js";
+import type { Session } from "../session/session.js";
+import { truncate } from "../util/text.js";
+
+/** Structured views of session objects, shared by the tools (and the command line). */
+export function evaluationView(ev: Evaluation) {
+  return {
+    score: ev.score,
+    ...(ev.okBuild !== undefined ? { okBuild: ev.okBuild } : {}),
+    ...(ev.okLint !== undefined ? { okLint: ev.okLint } : {}),
+    ...(ev.tests !== undefined ? { tests: ev.tests } : {}),
+    ...(ev.perf ? { perf: ev.perf } : {}),
+    commands: COMMAND_ORDER.flatMap((kind) => {
+      const c = ev.commands[kind];
+      if (!c) return [];
+      return [{ kind, cmd: c.cmd, ok: !c.skipped && c.exitCode === 0 && !c.timedOut, exitCode: c.exitCode, timedOut: c.timedOut, ...(c.skipped ? { skipped: c.skipped } : {}), durationMs: c.durationMs }];
+    }),
+    notices: ev.notices,
+  };
+}
+
+export function evaluationLine(ev: Evaluation): string {
+  const parts = [`score ${fmt(ev.score)}`];
+  for (const kind of COMMAND_ORDER) {
+    const c = ev.commands[kind];
+    if (!c) continue;
+    const status = c.skipped ? "skipped" : c.timedOut ? "timed out" : c.exitCode === 0 ? "ok" : `exit ${c.exitCode}`;
+    parts.push(`${kind} ${status} (${c.durationMs} ms)${kind === "test" && ev.tests ? ` ${testsTrailer(ev)}` : ""}${kind === "bench" && ev.perf ? ` value ${ev.perf.value}` : ""}`);
+  }
+  return parts.join(" · ");
+}
+
+export function historyView(s: Session, max = 20) {
+  return s.entries.slice(-max).map((e) => ({
+    step: e.step,
+    commit: e.commit.slice(0, 12),
+    score: e.evaluation.score,
+    tests: testsTrailer(e.evaluation),
+    build: e.evaluation.okBuild === undefined ? "skip" : e.evaluation.okBuild ? "ok" : "fail",
+    rationale: truncate(e.step === 0 ? "(baseline preflight)" : (e.note?.rationale.split("\n")[0] ?? ""), 100),
+  }));
+}
+
+export function stateView(s: Session) {
+  const p = s.progress();
+  const halt = s.halt();
+  const last = s.entries[s.entries.length - 1];
+  return {
+    sessionId: s.id,
+    branch: s.summaryLine().branch,
+    status: s.status,
+    worktreePath: s.worktree,
+    step: s.currentStep,
+    score: p?.score ?? null,
+    emaScore: p?.ema ?? null,
+    bestScore: p?.bestScore ?? null,
+    bestStep: p?.bestStep ?? null,
+    noImproveStreak: p?.noImproveStreak ?? 0,
+    commit: s.tip,
+    last: last ? { step: last.step, ...evaluationView(last.evaluation) } : null,
+    zNotes: s.zNotes(),
+    shouldHalt: halt.shouldHalt,
+    reasons: halt.reasons,
+    history: historyView(s),
+  };
+}
+
+export function stateText(v: ReturnType<typeof stateView>): string {
+  const lines = [
+    `session ${v.sessionId} (${v.status}) on ${v.branch}: step ${v.step}, score ${v.score === null ? "-" : fmt(v.score)}, ema ${v.emaScore === null ? "-" : fmt(v.emaScore)}, best ${v.bestScore === null ? "-" : `${fmt(v.bestScore)} at step ${v.bestStep}`}, streak ${v.noImproveStreak}`,
+    ...v.history.map((h) => `  ${String(h.step).padStart(3)} ${h.commit.slice(0, 8)} ${fmt(h.score)} tests ${h.tests} build ${h.build}  ${h.rationale}`),
+    `halt: ${v.shouldHalt ? "STOP" : "continue"}: ${v.reasons.join("; ")}`,
+  ];
+  if (v.zNotes) lines.push(`zNotes: ${truncate(v.zNotes, 500)}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { LIMITS } from "../util/limits.js";
+import { UserError } from "../util/errors.js";
+import type { HaltPolicy, PerfDirection, Weights } from "../evaluate/score.js";
+
+export const DEFAULT_WEIGHTS: Weights = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
+export const DEFAULT_HALT: HaltPolicy = { maxSteps: 12, passThreshold: 0.95, patienceNoImprove: 3, minSteps: 1 };
+export const DEFAULT_TIMEOUT_SEC = 120;
+export const DEFAULT_EMA_ALPHA = 0.9;
+
+const cmd = z.string().min(1).max(4000);
+const weight = z.number().min(0).max(100);
+
+/** Input of trm_start_session. Descriptions are minimal: this schema is part of every model turn. */
+export const startSessionInput = {
+  repoPath: z.string().describe("absolute path of a git checkout"),
+  buildCmd: cmd.optional(),
+  testCmd: cmd.optional(),
+  lintCmd: cmd.optional(),
+  benchCmd: cmd.optional().describe("prints a number (lower is better unless perfDirection=higher)"),
+  setupCmd: cmd.optional().describe("run once in the new worktree, e.g. npm ci"),
+  timeoutSec: z.number().int().min(1).max(LIMITS.maxTimeoutSec).optional().describe("per command, default 120"),
+  weights: z.object({ build: weight, test: weight, lint: weight, perf: weight }).partial().optional(),
+  halt: z
+    .object({
+      maxSteps: z.number().int().min(1).max(1000),
+      passThreshold: z.number().min(0).max(1),
+      patienceNoImprove: z.number().int().min(1).max(1000),
+      minSteps: z.number().int().min(0).max(1000),
+    })
+    .partial()
+    .optional(),
+  emaAlpha: z.number().gt(0).max(1).optional(),
+  zNotes: z.string().max(LIMITS.maxZNotesChars).optional(),
+  preflight: z.boolean().optional().describe("evaluate the baseline as step 0"),
+  cascade: z.boolean().optional().describe("skip test/bench when build fails, default true"),
+  perfDirection: z.enum(["lower", "higher"]).optional(),
+  linkPaths: z.array(z.string()).max(50).optional().describe("ignored paths to symlink from the checkout, e.g. .env"),
+};
+
+/** What is stored durably with the session (a git note on the baseline commit). */
+export interface SessionConfig {
+  version: 1;
+  id: string;
+  repoTop: string;
+  commonDir: string;
+  createdAt: string;
+  userHead: string | null;
+  userBranch: string | null;
+  uncommittedIncluded: boolean;
+  commands: { build?: string; test?: string; lint?: string; bench?: string; setup?: string };
+  timeoutSec: number;
+  weights: Weights;
+  halt: HaltPolicy;
+  emaAlpha: number;
+  zNotes: string;
+  cascade: boolean;
+  perfDirection: PerfDirection;
+  linkPaths: string[];
+}
+
+export type StartInput = z.infer<z.ZodObject<typeof startSessionInput>>;
+
+export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "repoTop" | "commonDir" | "createdAt" | "userHead" | "userBranch" | "uncommittedIncluded"> {
+  const commands = {
+    build: input.buildCmd?.trim() || undefined,
+    test: input.testCmd?.trim() || undefined,
+    lint: input.lintCmd?.trim() || undefined,
+    bench: input.benchCmd?.trim() || undefined,
+    setup: input.setupCmd?.trim() || undefined,
+  };
+  if (!commands.build && !commands.test && !commands.lint && !commands.bench) {
+    throw new UserError(
+      "No evaluation command given, so nothing could be scored.",
+      'Pass at least one of buildCmd, testCmd, lintCmd, benchCmd (e.g. testCmd: "npm test").',
+    );
+  }
+  const weights: Weights = { ...DEFAULT_WEIGHTS, ...input.weights };
+  const configured = (["build", "test", "lint", "perf"] as const).filter((k) => (k === "perf" ? commands.bench : commands[k]));
+  if (configured.every((k) => weights[k] === 0)) {
+    throw new UserError(
+      `Every configured signal (${configured.join(", ")}) has weight 0, so every score would be 0.`,
+      "Give at least one configured signal a positive weight.",
+    );
+  }
+  const halt: HaltPolicy = { ...DEFAULT_HALT, ...input.halt };
+  if (halt.minSteps > halt.maxSteps) {
+    throw new UserError(`halt.minSteps (${halt.minSteps}) is greater than halt.maxSteps (${halt.maxSteps}).`, "Lower minSteps or raise maxSteps.");
+  }
+  return {
+    version: 1,
+    commands,
+    timeoutSec: input.timeoutSec ?? DEFAULT_TIMEOUT_SEC,
+    weights,
+    halt,
+    emaAlpha: input.emaAlpha ?? DEFAULT_EMA_ALPHA,
+    zNotes: input.zNotes ?? "",
+    cascade: input.cascade ?? true,
+    perfDirection: input.perfDirection ?? "lower",
+    linkPaths: input.linkPaths ?? [],
+  };
+}

@@ -1,0 +1,42 @@
+import { git } from "../git/cli.js";
+import { resolveRefFast } from "../git/session-git.js";
+import { UserError } from "../util/errors.js";
+import type { Session } from "./session.js";
+
+export interface Point {
+  label: string;
+  commit: string;
+  step?: number;
+}
+
+const CHECKPOINT_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * Resolves a point of a session's history named by a client: "baseline", "best", "current", a step
+ * number, or a checkpoint name. Only names of that shape are accepted, so nothing the client sends
+ * reaches git as an option or a revision expression.
+ */
+export async function resolvePoint(s: Session, at: string): Promise<Point> {
+  const a = at.trim();
+  if (a === "current" || a === "head") return { label: "current", commit: s.tip, step: s.currentStep };
+  if (a === "baseline") return { label: "baseline", commit: s.baseline.commit, step: 0 };
+  if (a === "best") {
+    const b = await resolveRefFast(s.config.commonDir, s.refs.bestTag);
+    if (!b) throw new UserError("No best step yet.", "Submit a candidate (or start with preflight) first.");
+    return { label: "best", commit: b, step: s.entries.find((e) => e.commit === b)?.step };
+  }
+  if (/^\d+$/.test(a)) {
+    const n = Number(a);
+    if (n === 0) return { label: "baseline", commit: s.baseline.commit, step: 0 };
+    const e = s.entries.find((x) => x.step === n);
+    if (!e) throw new UserError(`No step ${n} in the current history (steps 0..${s.currentStep}).`);
+    return { label: `step ${n}`, commit: e.commit, step: n };
+  }
+  if (!CHECKPOINT_RE.test(a)) {
+    throw new UserError(`Unknown point ${JSON.stringify(at)}.`, 'Use "baseline", "best", "current", a step number, or a checkpoint name.');
+  }
+  const c = await resolveRefFast(s.config.commonDir, `${s.refs.tagPrefix}${a}`);
+  if (!c) throw new UserError(`No checkpoint named ${a}.`, "List them with trm_list_checkpoints.");
+  const commit = (await git(s.config.commonDir, ["rev-parse", `${c}^{commit}`])).trim();
+  return { label: `checkpoint ${a}`, commit, step: s.entries.find((e) => e.commit === commit)?.step };
+}

@@ -1,0 +1,286 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { applyPlan, worktreeReader } from "../candidate/write.js";
+import { planCandidate } from "../candidate/plan.js";
+import type { Candidate } from "../candidate/schema.js";
+import { evaluate, rescore, EvaluationCancelled, type Evaluation } from "../evaluate/evaluate.js";
+import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
+import { bestPerf, foldProgress, haltDecision, type HaltDecision, type Progress } from "../evaluate/score.js";
+import { git, gitOrNull } from "../git/cli.js";
+import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
+import { addWorktree, casUpdateRef, readChain, readNote, removeWorktree, resolveRefFast, writeNote } from "../git/session-git.js";
+import { UserError } from "../util/errors.js";
+import { LIMITS } from "../util/limits.js";
+import type { SessionConfig } from "./config.js";
+import type { CallContext } from "./context.js";
+import { Mutex } from "./mutex.js";
+import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
+
+export type SessionStatus = "active" | "ended";
+
+export class Session {
+  readonly refs: SessionRefs;
+  readonly worktree: string;
+  readonly mutex = new Mutex();
+  /** Evaluated points of the current history, oldest first (step 0 = baseline when preflight ran). */
+  entries: StepEntry[] = [];
+  tip: string;
+  tipTree: string;
+  /** Evaluations by tree id, so a state already evaluated (after undo, restore, a repeat) costs no command. */
+  private cache = new Map<string, { commit: string; evaluation: Evaluation }>();
+
+  constructor(
+    readonly config: SessionConfig,
+    readonly baseline: { commit: string; tree: string },
+  ) {
+    this.refs = sessionRefs(config.id);
+    this.worktree = worktreePath(config.commonDir, config.id);
+    this.tip = baseline.commit;
+    this.tipTree = baseline.tree;
+  }
+
+  get id(): string {
+    return this.config.id;
+  }
+  get top(): string {
+    return this.config.repoTop;
+  }
+  get status(): SessionStatus {
+    return existsSync(this.worktree) ? "active" : "ended";
+  }
+
+  /** Rebuilds the session from git alone: config from the baseline note, steps from the branch and its notes. */
+  static async load(commonDir: string, id: string): Promise<Session | null> {
+    const refs = sessionRefs(id);
+    const baselineCommit = await resolveRefFast(commonDir, refs.baselineTag);
+    if (!baselineCommit) return null;
+    const cwd = path.dirname(commonDir);
+    const note = await readNote<BaselineNote>(commonDir, refs.notes, baselineCommit);
+    if (!note || note.kind !== "baseline") return null;
+    const tree = (await git(commonDir, ["rev-parse", `${baselineCommit}^{tree}`])).trim();
+    const cfg = { ...note.config, commonDir, repoTop: existsSync(note.config.repoTop) ? note.config.repoTop : cwd };
+    const s = new Session(cfg, { commit: baselineCommit, tree });
+    s.preflight = note.preflight;
+    await s.reload();
+    return s;
+  }
+
+  preflight?: Evaluation;
+
+  /** Re-reads the history from the session branch (it may have been moved by undo, restore, or a person). */
+  async reload(): Promise<void> {
+    const tip = (await resolveRefFast(this.config.commonDir, this.refs.branch)) ?? this.baseline.commit;
+    const chain = await readChain<StepNote>(this.config.commonDir, this.refs.notes, tip, this.baseline.commit);
+    const entries: StepEntry[] = [];
+    if (this.preflight) entries.push({ step: 0, commit: this.baseline.commit, tree: this.baseline.tree, evaluation: this.preflight });
+    let step = 0;
+    for (const c of chain) {
+      step++;
+      if (c.note?.kind === "step") {
+        entries.push({ step, commit: c.commit, tree: c.tree, evaluation: c.note.evaluation, note: c.note });
+        this.cache.set(c.tree, { commit: c.commit, evaluation: c.note.evaluation });
+      } else {
+        // A commit without a record (made by a person on the session branch, or a crash between
+        // commit and note) counts as a step that was never evaluated.
+        entries.push({ step, commit: c.commit, tree: c.tree, evaluation: unevaluated() });
+      }
+    }
+    this.entries = entries;
+    this.tip = tip;
+    this.tipTree = chain.length > 0 ? chain[chain.length - 1]!.tree : this.baseline.tree;
+  }
+
+  get currentStep(): number {
+    return this.tip === this.baseline.commit ? 0 : (this.entries[this.entries.length - 1]?.step ?? 0);
+  }
+
+  progress(): Progress | undefined {
+    return foldProgress(
+      this.entries.map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
+      this.config.emaAlpha,
+    );
+  }
+
+  halt(): HaltDecision {
+    const last = this.entries[this.entries.length - 1];
+    return haltDecision(this.currentStep === 0 ? undefined : this.progress(), last?.evaluation.testsPass ?? false, this.config.halt);
+  }
+
+  zNotes(): string {
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const z = this.entries[i]!.note?.zNotes;
+      if (z) return z;
+    }
+    return this.config.zNotes;
+  }
+
+  assertActive(): void {
+    if (this.status !== "active") {
+      throw new UserError(`Session ${this.id} has ended (its worktree was removed).`, `Start a new session; this one's work stays on branch ${shortRef(this.refs.branch)}.`);
+    }
+  }
+
+  /**
+   * Brings memory and worktree in line with git before any operation: the branch may have been moved
+   * by another process or a person, and a crash may have left the worktree dirty or behind.
+   */
+  async sync(): Promise<void> {
+    this.assertActive();
+    const tip = await resolveRefFast(this.config.commonDir, this.refs.branch);
+    if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
+    if (tip !== this.tip) await this.reload();
+    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"]);
+    const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
+    const dirty = status.split("\n").some((l) => l && !l.startsWith("#"));
+    if (head !== this.tip || dirty) await git(this.worktree, ["reset", "--hard", "-q", this.tip]);
+  }
+
+  private commandEnv(step: number): Record<string, string> {
+    return { TRM_SESSION_ID: this.id, TRM_STEP: String(step) };
+  }
+
+  async evaluateHere(step: number, ctx: CallContext): Promise<Evaluation> {
+    const prev = bestPerf(this.entries.map((e) => e.evaluation.perf?.value ?? undefined), this.config.perfDirection);
+    return evaluate({
+      cwd: this.worktree,
+      commands: this.config.commands,
+      timeoutSec: this.config.timeoutSec,
+      weights: this.config.weights,
+      cascade: this.config.cascade,
+      perfDirection: this.config.perfDirection,
+      previousBestPerf: prev,
+      signal: ctx.signal,
+      onProgress: ctx.progress,
+      env: this.commandEnv(step),
+    });
+  }
+
+  /** Applies a candidate, evaluates it and records it as one commit on the session branch. */
+  async submit(candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
+    if (rationale.length > LIMITS.maxRationaleChars) {
+      throw new UserError(`rationale is ${rationale.length} characters; the limit is ${LIMITS.maxRationaleChars}.`, "Shorten it; put long reasoning in zNotes.");
+    }
+    return this.mutex.run(async () => {
+      await this.sync();
+      const plan = await planCandidate(candidate, worktreeReader(this.worktree));
+      const applied = await applyPlan(this.worktree, plan.ops);
+      const undo = async () => {
+        await applied.rollback();
+        await gitOrNull(this.worktree, ["reset", "-q"]);
+      };
+      let ev: Evaluation;
+      let tree: string;
+      let cachedFrom: string | undefined;
+      const step = this.currentStep + 1;
+      try {
+        await git(this.worktree, ["add", "-A", "--", ...applied.paths], { env: { GIT_LITERAL_PATHSPECS: "1" } });
+        tree = (await git(this.worktree, ["write-tree"])).trim();
+        if (tree === this.tipTree) {
+          throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
+        }
+        const prevBest = bestPerf(this.entries.map((e) => e.evaluation.perf?.value ?? undefined), this.config.perfDirection);
+        const hit = this.cache.get(tree);
+        if (hit) {
+          cachedFrom = hit.commit;
+          ev = rescore(hit.evaluation, this.config.weights, this.config.perfDirection, prevBest);
+        } else {
+          ev = await this.evaluateHere(step, ctx);
+        }
+      } catch (err) {
+        await undo();
+        if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
+        throw err;
+      }
+
+      const earlier = this.entries;
+      const progress = foldProgress(
+        [...earlier, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
+        this.config.emaAlpha,
+      )!;
+      const note: StepNote = {
+        v: 1,
+        kind: "step",
+        step,
+        at: new Date().toISOString(),
+        rationale,
+        ...(zNotes ? { zNotes } : {}),
+        candidate: { mode: candidate.mode, files: applied.paths },
+        evaluation: ev,
+        ...(cachedFrom ? { cachedFrom } : {}),
+        score: ev.score,
+        ema: progress.ema,
+        bestScore: progress.bestScore,
+        improved: progress.improved,
+        noImproveStreak: progress.noImproveStreak,
+      };
+      let commit: string;
+      try {
+        commit = (await git(this.worktree, ["commit-tree", tree, "-p", this.tip, "-m", stepMessage(this.id, note)])).trim();
+        await casUpdateRef(this.worktree, this.refs.branch, commit, this.tip, `trm: step ${step}`);
+      } catch (err) {
+        await undo();
+        throw err;
+      }
+      await git(this.worktree, ["update-ref", "--no-deref", "HEAD", commit]);
+      await writeNote(this.worktree, this.config.commonDir, this.refs.notes, commit, note);
+      this.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
+      this.tip = commit;
+      this.tipTree = tree;
+      this.cache.set(tree, { commit, evaluation: ev });
+      if (progress.improved) await git(this.worktree, ["update-ref", this.refs.bestTag, commit]);
+
+      const halt = this.halt();
+      const diagnostics = correlateDiagnostics(ev, step, earlier);
+      const failures = correlateFailures(ev, step, earlier);
+      const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom });
+      const modeSuggestion: string | undefined = undefined;
+      return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
+    });
+  }
+
+  bestEntry(): StepEntry | undefined {
+    const p = this.progress();
+    return p ? this.entries.find((e) => e.step === p.bestStep) : undefined;
+  }
+
+  /** Removes the worktree; keeps branch, tags and notes unless `discard`. */
+  async end(discard: boolean): Promise<void> {
+    return this.mutex.run(async () => {
+      await removeWorktree(this.top, this.worktree);
+      if (discard) {
+        const refs = await git(this.top, ["for-each-ref", "--format=%(refname)", this.refs.tagPrefix, this.refs.keepPrefix, this.refs.notes]);
+        for (const r of [...refs.split("\n").filter(Boolean), this.refs.branch]) await gitOrNull(this.top, ["update-ref", "-d", r]);
+      } else {
+        await git(this.top, ["update-ref", `${this.refs.keepPrefix}ended`, this.tip]);
+      }
+    });
+  }
+
+  /** Re-creates a worktree that disappeared without the session being ended (e.g. `.git/trm` removed by hand). */
+  async heal(): Promise<void> {
+    if (existsSync(this.worktree)) return;
+    if (await resolveRefFast(this.config.commonDir, `${this.refs.keepPrefix}ended`)) return;
+    if (!(await resolveRefFast(this.config.commonDir, this.refs.branch))) return;
+    await addWorktree(this.top, this.worktree, this.tip, this.id);
+  }
+
+  summaryLine() {
+    const p = this.progress();
+    const last = this.entries[this.entries.length - 1];
+    return {
+      sessionId: this.id,
+      branch: shortRef(this.refs.branch),
+      status: this.status,
+      step: this.currentStep,
+      score: p?.score ?? null,
+      bestScore: p?.bestScore ?? null,
+      tests: last ? testsTrailer(last.evaluation) : null,
+      createdAt: this.config.createdAt,
+      worktreePath: this.worktree,
+    };
+  }
+}
+
+function unevaluated(): Evaluation {
+  return { commands: {}, components: {}, score: 0, testsPass: false, diagnostics: [], notices: ["this commit has no evaluation record"], commandsMs: 0 };
+}

@@ -1,0 +1,75 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, lstatSync, readlinkSync, existsSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname, "..", "..");
+
+/** Git for the tests themselves (making fixture repos); code-trm must not rely on this identity. */
+export function g(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_AUTHOR_NAME: "Test User", GIT_AUTHOR_EMAIL: "user@example.com", GIT_COMMITTER_NAME: "Test User", GIT_COMMITTER_EMAIL: "user@example.com", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+export function tmpDir(prefix = "trm-test-"): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A git repository made from fixtures/repos/<name>, with one commit on main. */
+export function makeRepo(fixture: string): string {
+  const dir = path.join(tmpDir(), fixture);
+  cpSync(path.join(ROOT, "fixtures", "repos", fixture), dir, { recursive: true });
+  g(dir, "init", "-q", "-b", "main");
+  g(dir, "add", "-A");
+  g(dir, "commit", "-q", "-m", "initial");
+  return dir;
+}
+
+/** Leaves the checkout in the messy state real users have: staged, unstaged, untracked, a stash. */
+export function makeMessy(dir: string, file: string): void {
+  writeFileSync(path.join(dir, "stashed.txt"), "stash me\n");
+  g(dir, "add", "stashed.txt");
+  g(dir, "stash", "push", "-q", "-m", "user stash");
+  writeFileSync(path.join(dir, "staged.txt"), "staged\n");
+  g(dir, "add", "staged.txt");
+  writeFileSync(path.join(dir, file), readFileSync(path.join(dir, file), "utf8") + "\n// user's uncommitted edit\n");
+  writeFileSync(path.join(dir, "untracked-notes.md"), "user's untracked file\n");
+}
+
+function hashTree(dir: string, rel = ""): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(path.join(dir, rel))) {
+    if (rel === "" && name === ".git") continue;
+    const r = rel ? `${rel}/${name}` : name;
+    const st = lstatSync(path.join(dir, r));
+    if (st.isDirectory()) Object.assign(out, hashTree(dir, r));
+    else if (st.isSymbolicLink()) out[r] = `link:${readlinkSync(path.join(dir, r))}`;
+    else out[r] = `${st.mode.toString(8)}:${createHash("sha1").update(readFileSync(path.join(dir, r))).digest("hex")}`;
+  }
+  return out;
+}
+
+/**
+ * Everything of the user's that code-trm must never change: working-tree files (bytes and modes), the
+ * index file byte for byte, HEAD, every ref outside code-trm's own namespaces, and the stash.
+ */
+export function checkoutState(dir: string) {
+  const gitDir = path.join(dir, ".git");
+  const refs = g(dir, "for-each-ref", "--format=%(refname) %(objectname)")
+    .split("\n")
+    .filter((l) => l && !/^refs\/(heads\/trm\/|tags\/trm\/|notes\/trm\/|trm\/)/.test(l));
+  return {
+    files: hashTree(dir),
+    index: existsSync(path.join(gitDir, "index")) ? createHash("sha1").update(readFileSync(path.join(gitDir, "index"))).digest("hex") : null,
+    head: readFileSync(path.join(gitDir, "HEAD"), "utf8"),
+    headCommit: g(dir, "rev-parse", "HEAD").trim(),
+    refs,
+    stash: g(dir, "stash", "list", "--format=%H %gs"),
+    status: g(dir, "status", "--porcelain=v1", "--untracked-files=all"),
+  };
+}

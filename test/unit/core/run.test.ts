@@ -1,0 +1,92 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCommand } from "../../../src/evaluate/run.js";
+
+const cwd = mkdtempSync(path.join(os.tmpdir(), "trm-run-"));
+
+/**
+ * A killed orphan is reparented to PID 1; where PID 1 does not reap (some containers), it stays a
+ * zombie: dead, but still answering kill(pid, 0). So read its state instead.
+ */
+function alive(pid: number): boolean {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    return !/^State:\s+Z/m.test(status);
+  } catch {
+    return false;
+  }
+}
+
+describe("runCommand", () => {
+  it("runs through the shell as typed: pipes, &&, VAR=x", async () => {
+    const r = await runCommand("X=hello sh -c 'echo $X' | tr a-z A-Z && echo done >&2", { cwd, timeoutMs: 10_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.output.stdout.trim()).toBe("HELLO");
+    expect(r.output.stderr.trim()).toBe("done");
+  });
+
+  it("reports a failing exit code without throwing", async () => {
+    const r = await runCommand("exit 3", { cwd, timeoutMs: 10_000 });
+    expect(r.exitCode).toBe(3);
+    expect(r.timedOut).toBe(false);
+  });
+
+  it("kills the whole process tree on timeout, grandchildren included", async () => {
+    const pidFile = path.join(cwd, "grandchild.pid");
+    // A grandchild that ignores nothing and would outlive a plain kill of the shell.
+    const r = await runCommand(`sh -c 'sleep 300 & echo $! > ${pidFile}; wait'`, { cwd, timeoutMs: 500, killGraceMs: 200 });
+    expect(r.timedOut).toBe(true);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    await new Promise((res) => setTimeout(res, 300));
+    expect(alive(pid)).toBe(false);
+    expect(r.durationMs).toBeLessThan(5000);
+  });
+
+  it("kills a tree that ignores SIGTERM after the grace period", async () => {
+    const r = await runCommand(`trap '' TERM; sleep 300`, { cwd, timeoutMs: 300, killGraceMs: 300 });
+    expect(r.timedOut).toBe(true);
+    expect(r.durationMs).toBeLessThan(5000);
+  });
+
+  it("stops on abort and reports it as cancelled", async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    const r = await runCommand("sleep 300", { cwd, timeoutMs: 60_000, signal: ac.signal, killGraceMs: 200 });
+    expect(r.cancelled).toBe(true);
+    expect(r.durationMs).toBeLessThan(5000);
+  });
+
+  it("reaps background processes left behind by a command that exited", async () => {
+    const pidFile = path.join(cwd, "bg.pid");
+    const r = await runCommand(`(sleep 300 & echo $! > ${pidFile}) ; echo started`, { cwd, timeoutMs: 10_000 });
+    expect(r.exitCode).toBe(0);
+    await new Promise((res) => setTimeout(res, 200));
+    expect(alive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
+  });
+
+  it("caps huge output keeping head and tail, and strips ANSI colours", async () => {
+    const r = await runCommand(`printf '\\033[31mFIRST\\033[0m\\n'; yes middle | head -n 2000000; echo LAST`, { cwd, timeoutMs: 30_000 });
+    expect(r.truncated).toBe(true);
+    expect(r.output.stdout.startsWith("FIRST\n")).toBe(true);
+    expect(r.output.stdout.trimEnd().endsWith("LAST")).toBe(true);
+    expect(r.output.stdout.length).toBeLessThan(9 * 1024 * 1024);
+  });
+
+  it("does not leak GIT_DIR or GIT_INDEX_FILE into commands", async () => {
+    process.env.GIT_INDEX_FILE = "/tmp/should-not-leak";
+    try {
+      const r = await runCommand("echo \"[${GIT_INDEX_FILE:-unset}]\"", { cwd, timeoutMs: 10_000 });
+      expect(r.output.stdout.trim()).toBe("[unset]");
+    } finally {
+      delete process.env.GIT_INDEX_FILE;
+    }
+  });
+
+  it("reports a missing working directory as a spawn error, not a crash", async () => {
+    const r = await runCommand("true", { cwd: path.join(cwd, "missing"), timeoutMs: 10_000 });
+    expect(r.exitCode).not.toBe(0);
+    expect(existsSync(path.join(cwd, "missing"))).toBe(false);
+  });
+});

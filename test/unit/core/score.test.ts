@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { foldProgress, haltDecision, nextEma, perfScore, weightedScore, bestPerf } from "../../../src/evaluate/score.js";
+
+const W = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
+const H = { maxSteps: 12, passThreshold: 0.95, patienceNoImprove: 3, minSteps: 1 };
+
+describe("weightedScore", () => {
+  it("leaves unconfigured signals out of both sums, so a perfect run without bench scores 1", () => {
+    expect(weightedScore({ build: 1, test: 1, lint: 1 }, W)).toBe(1);
+    expect(weightedScore({ test: 0.5 }, W)).toBe(0.5);
+  });
+  it("weights configured signals", () => {
+    // (0.3*1 + 0.5*0.5 + 0.1*0) / 0.9
+    expect(weightedScore({ build: 1, test: 0.5, lint: 0 }, W)).toBeCloseTo(0.55 / 0.9, 10);
+  });
+  it("counts a skipped signal as 0, so a broken build never beats failing tests", () => {
+    const brokenBuild = weightedScore({ build: 0, test: 0, lint: 1 }, W);
+    const failingTests = weightedScore({ build: 1, test: 0.5, lint: 1 }, W);
+    expect(brokenBuild).toBeLessThan(failingTests);
+  });
+  it("adds extra checks with their own weights", () => {
+    expect(weightedScore({ test: 1, checks: { sec: 0 } }, W, { sec: 0.5 })).toBeCloseTo(0.5, 10);
+  });
+});
+
+describe("perfScore", () => {
+  it("first observation is 1", () => expect(perfScore(120, undefined)).toBe(1));
+  it("lower is better: best/current", () => {
+    expect(perfScore(200, 100)).toBe(0.5);
+    expect(perfScore(50, 100)).toBe(1);
+  });
+  it("higher is better: current/best", () => {
+    expect(perfScore(50, 100, "higher")).toBe(0.5);
+    expect(perfScore(150, 100, "higher")).toBe(1);
+  });
+  it("best over a history ignores missing values", () => {
+    expect(bestPerf([undefined, 5, 3, 9])).toBe(3);
+    expect(bestPerf([5, 3, 9], "higher")).toBe(9);
+  });
+});
+
+describe("EMA, improvement and halting", () => {
+  it("ema = alpha*score + (1-alpha)*prev; the first ema is the score", () => {
+    expect(nextEma(0.5, undefined, 0.9)).toBe(0.5);
+    expect(nextEma(1, 0.5, 0.9)).toBeCloseTo(0.95, 10);
+  });
+  it("tracks best, streak and ema over steps", () => {
+    const p = foldProgress(
+      [
+        { step: 1, score: 0.5, testsPass: false },
+        { step: 2, score: 0.8, testsPass: false },
+        { step: 3, score: 0.8, testsPass: false },
+        { step: 4, score: 0.8 + 5e-7, testsPass: false },
+      ],
+      0.9,
+    )!;
+    expect(p.bestScore).toBe(0.8);
+    expect(p.bestStep).toBe(2);
+    expect(p.noImproveStreak).toBe(2); // 5e-7 is within the 1e-6 epsilon: not an improvement
+    expect(p.ema).toBeCloseTo(0.9 * (0.8 + 5e-7) + 0.1 * (0.9 * 0.8 + 0.1 * (0.9 * 0.8 + 0.1 * 0.5)), 10);
+  });
+  it("halts on success only from minSteps, with all tests passing and the threshold met", () => {
+    const p = foldProgress([{ step: 1, score: 1, testsPass: true }], 0.9)!;
+    expect(haltDecision(p, true, H).shouldHalt).toBe(true);
+    expect(haltDecision(p, true, { ...H, minSteps: 2 }).shouldHalt).toBe(false);
+    expect(haltDecision(p, false, H).shouldHalt).toBe(false);
+    expect(haltDecision({ ...p, score: 0.9 }, true, H).shouldHalt).toBe(false);
+  });
+  it("halts on plateau and on the step limit, reasons in the documented order", () => {
+    const plateau = { step: 12, score: 0.5, ema: 0.5, bestScore: 0.6, bestStep: 1, noImproveStreak: 3, improved: false };
+    const d = haltDecision(plateau, false, H);
+    expect(d.shouldHalt).toBe(true);
+    expect(d.reasons[0]).toMatch(/^plateau/);
+    expect(d.reasons[1]).toMatch(/^limit/);
+  });
+  it("never halts before a candidate was evaluated", () => {
+    expect(haltDecision(undefined, true, H).shouldHalt).toBe(false);
+  });
+});
