@@ -50,6 +50,8 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
   env?: Record<string, string>;
+  /** Interval of progress ticks while a command runs (clients time out after 60 s without them). */
+  tickMs?: number;
 }
 
 export class EvaluationCancelled extends Error {
@@ -82,6 +84,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
       signal: opts.signal,
       env: opts.env,
       onTick: (ms) => opts.onProgress?.(`running ${kind} (${Math.round(ms / 1000)}s): ${cmd}`),
+      tickMs: opts.tickMs,
     });
     if (res.cancelled) throw new EvaluationCancelled();
     results[kind] = res;
@@ -111,7 +114,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
   }
   if (opts.commands.test) {
     const r = results.test;
-    ev.tests = r ? parseTests(r.output) : null;
+    ev.tests = r ? parseTests(r.output, { cwd: opts.cwd }) : null;
     if (ev.tests && r && !succeeded(r) && ev.tests.failed === 0) {
       // The runner failed but reported no failing test (a crash, a timeout, an error outside tests):
       // that is a failure the counts alone would hide.

@@ -4,6 +4,7 @@ import { fmt } from "./score.js";
 import type { Diagnostic, TestFailure } from "./types.js";
 import { capHeadTail, truncate } from "../util/text.js";
 import { LIMITS } from "../util/limits.js";
+import { KNOWN_TEST_FORMATS } from "./parsers/index.js";
 
 export interface Correlated<T> {
   item: T;
@@ -74,7 +75,7 @@ export function renderFeedback(args: {
   lines.push(sig.join(" · "));
   for (const n of ev.notices) lines.push(`note: ${n}`);
   if (c.test && !c.test.skipped && !ev.tests) {
-    lines.push("note: could not read test results from the test command's output (see the output excerpt); the test score is 0. Use a reporter code-trm reads: TAP/node --test, Vitest/Jest (JSON or default), Mocha, pytest, unittest, go test, cargo test, or a JUnit XML report.");
+    lines.push(`note: could not read test results from the test command's output (see the output excerpt); the test score is 0. Formats read: ${KNOWN_TEST_FORMATS.join("; ")}.`);
   }
 
   const build = args.diagnostics.filter((d) => d.item.severity === "error");

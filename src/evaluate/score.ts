@@ -147,9 +147,8 @@ export function haltDecision(p: Progress | undefined, testsPass: boolean, policy
     reasons.push(`limit: reached maxSteps ${policy.maxSteps}`);
   }
   if (reasons.length === 0) {
-    const why = [`score ${fmt(p.score)} < ${policy.passThreshold}`];
-    if (!testsPass) why[0] = "tests failing";
-    return { shouldHalt: false, reasons: [`continue: ${why[0]}; step ${p.step}/${policy.maxSteps}; no-improvement streak ${p.noImproveStreak}/${policy.patienceNoImprove}`] };
+    const why = !testsPass ? "tests failing" : p.step < policy.minSteps ? `minSteps ${policy.minSteps} not reached` : `score ${fmt(p.score)} < ${policy.passThreshold}`;
+    return { shouldHalt: false, reasons: [`${why}; step ${p.step}/${policy.maxSteps}; no-improvement streak ${p.noImproveStreak}/${policy.patienceNoImprove}`] };
   }
   return { shouldHalt: true, reasons };
 }

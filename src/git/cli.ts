@@ -51,8 +51,29 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, ...extra };
 }
 
+/**
+ * Programs git could start on its own (editors, pagers, ssh, askpass, external diff). Internal git
+ * calls never need them, and simple-git refuses to run with them set, which would make every call fail
+ * for a user with EDITOR or PAGER exported. Removed for git only; the session's commands keep them.
+ */
+const GIT_ONLY_STRIPPED = [
+  "EDITOR",
+  "VISUAL",
+  "PAGER",
+  "GIT_PAGER",
+  "GIT_ASKPASS",
+  "SSH_ASKPASS",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_PROXY_COMMAND",
+  "GIT_EXTERNAL_DIFF",
+  "GIT_EXEC_PATH",
+  "GIT_TEMPLATE_DIR",
+  "PREFIX",
+];
+
 function gitEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return cleanEnv({
+  const env = cleanEnv({
     GIT_AUTHOR_NAME: TRM_IDENTITY.name,
     GIT_AUTHOR_EMAIL: TRM_IDENTITY.email,
     GIT_COMMITTER_NAME: TRM_IDENTITY.name,
@@ -62,6 +83,8 @@ function gitEnv(extra: Record<string, string> = {}): Record<string, string> {
     LC_ALL: "C",
     ...extra,
   });
+  for (const k of Object.keys(env)) if (GIT_ONLY_STRIPPED.includes(k.toUpperCase())) delete env[k];
+  return env;
 }
 
 export interface GitOptions {
@@ -69,22 +92,20 @@ export interface GitOptions {
   env?: Record<string, string>;
 }
 
-const clients = new Map<string, SimpleGit>();
-
-function client(cwd: string): SimpleGit {
-  let c = clients.get(cwd);
-  if (!c) {
-    c = simpleGit({
-      baseDir: cwd,
-      config: SAFE_CONFIG,
-      maxConcurrentProcesses: 8,
-      trimmed: false,
-      // We set these on purpose to neutralise the user's configuration, not to run anything.
-      unsafe: { allowUnsafeHooksPath: true },
-    });
-    clients.set(cwd, c);
-  }
-  return c;
+/**
+ * simple-git refuses any GIT_* variable it was not told about (its guard against attacker-controlled
+ * environments). Ours is built here from the server's own environment, never from a client, so the
+ * instance allows exactly the keys of this call's environment.
+ */
+function client(cwd: string, env: Record<string, string>): SimpleGit {
+  return simpleGit({
+    baseDir: cwd,
+    config: SAFE_CONFIG,
+    trimmed: false,
+    allowEnvironment: Object.keys(env),
+    // We set these on purpose, to neutralise the user's configuration, not to run anything.
+    unsafe: { allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true, allowUnsafeConfigPaths: true },
+  }).env(env);
 }
 
 const LOCK_RE = /Unable to create '([^']+\.lock)': File exists/;
@@ -101,7 +122,7 @@ export async function git(cwd: string, args: string[], opts: GitOptions = {}): P
   const env = gitEnv(opts.env);
   for (let attempt = 0; ; attempt++) {
     try {
-      return await client(cwd).env(env).raw(args);
+      return await client(cwd, env).raw(args);
     } catch (err) {
       const m = LOCK_RE.exec(errorMessage(err));
       if (!m || attempt >= 6) throw err;

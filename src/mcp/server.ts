@@ -1,9 +1,12 @@
 import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { killAllRunning } from "../evaluate/run.js";
 import { SessionManager } from "../session/manager.js";
-import { registerTool } from "./register.js";
+import { leanJsonSchema } from "./lean-schema.js";
+import { registerTool, type ToolDef } from "./register.js";
 import { fileTools } from "./tools/file-tools.js";
 import { sessionTools } from "./tools/session-tools.js";
 
@@ -22,8 +25,22 @@ export function createServer(): McpServer {
     },
   );
   const sessions = new SessionManager();
-  for (const t of allTools(sessions)) registerTool(server, t as never);
+  const tools = allTools(sessions) as unknown as ToolDef<z.ZodRawShape, z.ZodRawShape>[];
+  for (const t of tools) registerTool(server, t);
+  // Calls still go through the SDK (and its zod validation); only the advertised schemas are leaner.
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing(tools) }));
   return server;
+}
+
+/** What tools/list returns: lean input schemas (see lean-schema.ts), full output schemas. */
+export function listing(tools: ToolDef<z.ZodRawShape, z.ZodRawShape>[]) {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: leanJsonSchema(z.toJSONSchema(z.object(t.input), { target: "draft-7", io: "input" })) as { type: "object" },
+    outputSchema: (({ $schema: _drop, ...rest }) => rest)(z.toJSONSchema(z.object(t.output), { target: "draft-7", io: "output" })) as { type: "object" },
+    annotations: t.hints,
+  }));
 }
 
 /** Serves MCP over stdio: nothing but protocol on stdout, logs on stderr. */

@@ -71,7 +71,7 @@ export function stateView(s: Session) {
 export function stateText(v: ReturnType<typeof stateView>): string {
   const lines = [
     `session ${v.sessionId} (${v.status}) on ${v.branch}: step ${v.step}, score ${v.score === null ? "-" : fmt(v.score)}, ema ${v.emaScore === null ? "-" : fmt(v.emaScore)}, best ${v.bestScore === null ? "-" : `${fmt(v.bestScore)} at step ${v.bestStep}`}, streak ${v.noImproveStreak}`,
-    ...v.history.map((h) => `  ${String(h.step).padStart(3)} ${h.commit.slice(0, 8)} ${fmt(h.score)} tests ${h.tests} build ${h.build}  ${h.rationale}`),
+    ...v.history.map((h) => `  ${String(h.step).padStart(3)} ${h.commit.slice(0, 8)} ${fmt(h.score)}${h.tests === "skip" ? "" : ` tests ${h.tests}`}${h.build === "skip" ? "" : ` build ${h.build}`}  ${h.rationale}`),
     `halt: ${v.shouldHalt ? "STOP" : "continue"}: ${v.reasons.join("; ")}`,
   ];
   if (v.zNotes) lines.push(`zNotes: ${truncate(v.zNotes, 500)}`);

@@ -152,6 +152,7 @@ export class Session {
       signal: ctx.signal,
       onProgress: ctx.progress,
       env: this.commandEnv(step),
+      tickMs: progressIntervalMs(),
     });
   }
 
@@ -279,6 +280,12 @@ export class Session {
       worktreePath: this.worktree,
     };
   }
+}
+
+/** Progress interval; overridable (CODE_TRM_PROGRESS_MS) so tests need not wait for the 5 s default. */
+export function progressIntervalMs(): number {
+  const v = Number(process.env.CODE_TRM_PROGRESS_MS);
+  return Number.isFinite(v) && v >= 50 ? v : 5000;
 }
 
 function unevaluated(): Evaluation {

@@ -11,7 +11,7 @@ import { resolveConfig, type SessionConfig, type StartInput } from "./config.js"
 import type { CallContext } from "./context.js";
 import type { BaselineNote } from "./record.js";
 import { registrySet } from "./registry.js";
-import { Session } from "./session.js";
+import { progressIntervalMs, Session } from "./session.js";
 
 
 export interface SetupResult {
@@ -76,6 +76,7 @@ export async function startSession(input: StartInput, ctx: CallContext) {
       timeoutMs: Math.max(config.timeoutSec, 600) * 1000,
       signal: ctx.signal,
       onTick: (ms) => ctx.progress?.(`running setup (${Math.round(ms / 1000)}s)`),
+      tickMs: progressIntervalMs(),
     });
     setup = { cmd: r.cmd, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs, output: capHeadTail(r.output.all, 2000).text };
   }

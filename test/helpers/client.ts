@@ -20,13 +20,13 @@ export interface TestServer {
  * Starts the built server (dist/) over stdio, as an MCP client would, with no git identity configured
  * (HOME is empty) to prove code-trm commits without one.
  */
-export async function startServer(opts: { stateDir?: string } = {}): Promise<TestServer> {
+export async function startServer(opts: { stateDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const home = tmpDir("trm-home-");
   const stateDir = opts.stateDir ?? tmpDir("trm-state-");
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(ROOT, "dist", "cli", "main.js")],
-    env: { PATH: process.env.PATH ?? "", HOME: home, CODE_TRM_STATE_DIR: stateDir, GIT_CONFIG_NOSYSTEM: "1" },
+    env: { PATH: process.env.PATH ?? "", HOME: home, CODE_TRM_STATE_DIR: stateDir, GIT_CONFIG_NOSYSTEM: "1", ...opts.env },
     stderr: "pipe",
   });
   let err = "";

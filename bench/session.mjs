@@ -1,0 +1,81 @@
+// Session start time vs a plain `git worktree add`, and per-step server overhead, on a generated
+// 5,000-file repository. Run: npm run build && node bench/session.mjs [files] [steps]
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { startSession } from "../dist/session/start.js";
+
+const FILES = Number(process.argv[2] ?? 5000);
+const STEPS = Number(process.argv[3] ?? 20);
+const ROOT = path.resolve(import.meta.dirname, "..");
+const env = { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" };
+const git = (cwd, ...args) => execFileSync("git", args, { cwd, env, encoding: "utf8" });
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x) => `${x.toFixed(1)} ms`;
+
+function makeRepo() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "trm-bench-"));
+  for (let i = 0; i < FILES; i++) {
+    const d = path.join(dir, "src", `m${i % 50}`);
+    mkdirSync(d, { recursive: true });
+    writeFileSync(path.join(d, `f${i}.js`), `export const v${i} = ${i};\n// ${"x".repeat(200)}\n`);
+  }
+  git(dir, "init", "-q", "-b", "main");
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", "init");
+  return dir;
+}
+
+const repo = makeRepo();
+console.log(`repository: ${FILES} files (${repo})`);
+
+// Baseline: what git itself needs to make a linked worktree of the same repository.
+const plain = [];
+for (let i = 0; i < 5; i++) {
+  const wt = path.join(os.tmpdir(), `trm-bench-wt-${process.pid}-${i}`);
+  const t = performance.now();
+  git(repo, "worktree", "add", "-q", "--detach", wt, "HEAD");
+  plain.push(performance.now() - t);
+  git(repo, "worktree", "remove", "--force", wt);
+}
+
+const starts = [];
+let session;
+for (let i = 0; i < 5; i++) {
+  const t = performance.now();
+  const r = await startSession({ repoPath: repo, testCmd: "true" }, {});
+  starts.push(performance.now() - t);
+  if (i < 4) await r.session.end(true);
+  else session = r.session;
+}
+console.log(`session start:          median ${ms(median(starts))}  (plain git worktree add: ${ms(median(plain))}; ratio ${(median(starts) / median(plain)).toFixed(2)}x, target <= 1.3x)`);
+
+const overhead = [];
+for (let i = 0; i < STEPS; i++) {
+  const t = performance.now();
+  const r = await session.submit({ mode: "files", files: [{ path: `src/m0/f0.js`, content: `export const v0 = ${i + 1000};\n` }] }, `step ${i}`, undefined, {});
+  overhead.push(performance.now() - t - r.ev.commandsMs);
+}
+console.log(`per-step overhead:      median ${ms(median(overhead))}, max ${ms(Math.max(...overhead))} over ${STEPS} steps (in-process; submit latency minus command time; target < 60 ms)`);
+await session.end(true);
+
+// The same through the real stdio server, as a client sees it (protocol and process boundary included).
+const client = new Client({ name: "bench", version: "0" });
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(ROOT, "dist/cli/main.js")], stderr: "ignore" }));
+const call = async (name, args) => (await client.callTool({ name, arguments: args })).structuredContent;
+const t0 = performance.now();
+const { sessionId } = await call("trm_start_session", { repoPath: repo, testCmd: "true" });
+const mcpStart = performance.now() - t0;
+const mcpOverhead = [];
+for (let i = 0; i < STEPS; i++) {
+  const t = performance.now();
+  const r = await call("trm_submit_candidate", { sessionId, candidate: { mode: "files", files: [{ path: "src/m0/f0.js", content: `export const v0 = ${i};\n` }] } });
+  mcpOverhead.push(performance.now() - t - r.commandsMs);
+}
+await call("trm_end_session", { sessionId, discard: true });
+await client.close();
+console.log(`over MCP stdio:         start ${ms(mcpStart)}; per-step overhead median ${ms(median(mcpOverhead))}`);
+rmSync(repo, { recursive: true, force: true });

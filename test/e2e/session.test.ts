@@ -1,0 +1,163 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/client.js";
+import { filesCandidate, MEDIAN_RIGHT, MEDIAN_WRONG, statsWith } from "../helpers/fixtures.js";
+import { checkoutState, g, makeMessy, makeRepo, ROOT } from "../helpers/repo.js";
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer();
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+type Any = Record<string, any>;
+
+describe("a whole session on a JS project tested with node --test", () => {
+  it("scores a failing candidate, then a fixing one, halts on success, and leaves the checkout untouched", async () => {
+    const repo = makeRepo("js-stats");
+    makeMessy(repo, "src/stats.js");
+    const before = checkoutState(repo);
+
+    const start = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    expect(start.branch).toBe(`trm/${start.sessionId}`);
+    expect(start.uncommittedIncluded).toBe(true);
+    expect(start.preflight.tests).toMatchObject({ passed: 3, failed: 1, total: 4 });
+    expect(start.preflight.score).toBeCloseTo(0.75, 6);
+    // The worktree lives outside the working tree and sees the user's uncommitted edit and untracked file.
+    expect(start.worktreePath.startsWith(path.join(repo, ".git"))).toBe(true);
+    expect(readFileSync(path.join(start.worktreePath, "src/stats.js"), "utf8")).toContain("user's uncommitted edit");
+    expect(existsSync(path.join(start.worktreePath, "untracked-notes.md"))).toBe(true);
+    expect(existsSync(path.join(start.worktreePath, "staged.txt"))).toBe(true);
+
+    const s1 = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: start.sessionId,
+      candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_WRONG)),
+      rationale: "median: take the first element",
+    });
+    expect(s1.step).toBe(1);
+    expect(s1.tests).toMatchObject({ passed: 2, failed: 2, total: 4 });
+    expect(s1.score).toBeCloseTo(0.5, 6);
+    expect(s1.improved).toBe(false);
+    expect(s1.noImproveStreak).toBe(1);
+    expect(s1.bestScore).toBeCloseTo(0.75, 6);
+    expect(s1.emaScore).toBeCloseTo(0.9 * 0.5 + 0.1 * 0.75, 6);
+    expect(s1.shouldHalt).toBe(false);
+    expect(s1.feedback).toMatch(/median of odd length/);
+    const oddFailure = s1.tests.failures.find((f: Any) => f.name.includes("odd"));
+    expect(oddFailure.introducedAtStep).toBe(1);
+    const evenFailure = s1.tests.failures.find((f: Any) => f.name.includes("even"));
+    expect(evenFailure.introducedAtStep).toBe(0);
+
+    const s2 = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: start.sessionId,
+      candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)),
+      rationale: "median: mean of the middle pair for even lengths",
+    });
+    expect(s2).toMatchObject({ step: 2, score: 1, bestScore: 1, improved: true, noImproveStreak: 0, shouldHalt: true });
+    expect(s2.tests).toMatchObject({ passed: 4, failed: 0, total: 4 });
+    expect(s2.reasons[0]).toMatch(/^success/);
+
+    // Plain git tells the story: one commit per step with trailers, a note with the full record, tags.
+    const branch = start.branch;
+    const log = g(repo, "log", "--format=%s|%(trailers:key=TRM-Step,valueonly,separator=)|%(trailers:key=TRM-Tests,valueonly,separator=)", `${branch}/baseline..${branch}`).trim().split("\n");
+    expect(log).toEqual(["trm step 2: median: mean of the middle pair for even lengths|2|4/4", "trm step 1: median: take the first element|1|2/4"]);
+    const note = JSON.parse(g(repo, "notes", `--ref=trm/${start.sessionId}`, "show", branch));
+    expect(note).toMatchObject({ kind: "step", step: 2, score: 1 });
+    expect(g(repo, "rev-parse", `${branch}/best`).trim()).toBe(s2.commit);
+    expect(g(repo, "rev-parse", `${branch}/baseline^`).trim()).toBe(before.headCommit);
+    // The baseline carries the user's uncommitted state; the user's branch does not.
+    expect(g(repo, "show", `${branch}/baseline:untracked-notes.md`)).toBe("user's untracked file\n");
+
+    const state = await srv.call<Any>("trm_get_state", { sessionId: start.sessionId });
+    expect(state).toMatchObject({ step: 2, score: 1, bestStep: 2, noImproveStreak: 0, shouldHalt: true });
+    expect(state.history.map((h: Any) => h.step)).toEqual([0, 1, 2]);
+
+    const end = await srv.call<Any>("trm_end_session", { sessionId: start.sessionId });
+    expect(end).toMatchObject({ ok: true, branch, bestCommit: s2.commit, bestStep: 2 });
+    expect(end.howToApply.join("\n")).toContain(`git diff trm/${start.sessionId}/baseline ${branch}`);
+    expect(existsSync(start.worktreePath)).toBe(false);
+    expect(g(repo, "worktree", "list", "--porcelain")).not.toContain(start.worktreePath);
+
+    expect(checkoutState(repo)).toEqual(before);
+    // The user can check the session branch out without "already checked out" errors (detached worktree).
+    expect(g(repo, "branch", "--list", "trm/*").trim()).toBe(branch);
+  });
+
+  it("halts on plateau after patienceNoImprove steps without improvement", async () => {
+    const repo = makeRepo("js-stats");
+    const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", halt: { patienceNoImprove: 2 } });
+    const a = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("a.txt", "1\n") });
+    expect(a).toMatchObject({ step: 1, improved: true, shouldHalt: false });
+    const b = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("a.txt", "2\n") });
+    expect(b).toMatchObject({ step: 2, improved: false, noImproveStreak: 1, shouldHalt: false });
+    const c = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("a.txt", "3\n") });
+    expect(c).toMatchObject({ step: 3, noImproveStreak: 2, shouldHalt: true });
+    expect(c.reasons[0]).toMatch(/^plateau/);
+    const h = await srv.call<Any>("trm_should_halt", { sessionId });
+    expect(h.shouldHalt).toBe(true);
+    await srv.call("trm_end_session", { sessionId, discard: true });
+    expect(g(repo, "for-each-ref", "refs/heads/trm", "refs/tags/trm", "refs/notes/trm")).toBe("");
+  });
+
+  it("halts on the step limit", async () => {
+    const repo = makeRepo("js-stats");
+    const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", halt: { maxSteps: 2, patienceNoImprove: 10 } });
+    await srv.call("trm_submit_candidate", { sessionId, candidate: filesCandidate("a.txt", "1\n") });
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("a.txt", "2\n") });
+    expect(r.shouldHalt).toBe(true);
+    expect(r.reasons).toEqual([expect.stringMatching(/^limit/)]);
+  });
+});
+
+describe("a TypeScript project built with tsc", () => {
+  const tsc = `node ${path.join(ROOT, "node_modules", "typescript", "bin", "tsc")} -p .`;
+  it("reports tsc diagnostics with file and line, skips tests after a failed build, and recovers", async () => {
+    const repo = makeRepo("ts-shapes");
+    const before = checkoutState(repo);
+    const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, buildCmd: tsc, testCmd: "node -e \"console.log('ok 1 - t'); console.log('1..1')\"", preflight: true });
+    const broken = await srv.call<Any>("trm_submit_candidate", {
+      sessionId,
+      candidate: filesCandidate("src/index.ts", 'import { area, type Shape } from "./shapes.js";\n\nexport function totalArea(shapes: Shape[]): string {\n  return shapes.reduce((acc, s) => acc + area(s), 0);\n}\n'),
+      rationale: "return a string",
+    });
+    expect(broken.okBuild).toBe(false);
+    expect(broken.score).toBe(0);
+    expect(broken.feedback).toMatch(/tests skipped \(build failed\)/);
+    expect(broken.diagnostics[0]).toMatchObject({ file: "src/index.ts", line: 4, code: "TS2322", introducedAtStep: 1 });
+    const fixed = await srv.call<Any>("trm_submit_candidate", {
+      sessionId,
+      candidate: filesCandidate("src/index.ts", 'import { area, type Shape } from "./shapes.js";\n\nexport function totalArea(shapes: Shape[]): number {\n  return shapes.reduce((acc, s) => acc + area(s), 0);\n}\n'),
+    });
+    expect(fixed).toMatchObject({ okBuild: true, score: 1, diagnostics: [] });
+    expect(checkoutState(repo)).toEqual(before);
+  });
+});
+
+describe("timeouts", () => {
+  it("kills a hanging test command and its children, and scores the step", async () => {
+    const repo = makeRepo("js-stats");
+    const pidFile = path.join(repo, "..", "child.pid");
+    const { sessionId } = await srv.call<Any>("trm_start_session", {
+      repoPath: repo,
+      testCmd: `sh -c 'sleep 300 & echo $! > ${pidFile}; wait'`,
+      timeoutSec: 1,
+    });
+    const t0 = Date.now();
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("a.txt", "x\n") });
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(r.score).toBe(0);
+    expect(r.feedback).toMatch(/timed out and was killed/);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    await new Promise((res) => setTimeout(res, 300));
+    let state = "gone";
+    try {
+      state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "gone";
+    } catch {
+      /* gone */
+    }
+    expect(["gone", "Z"]).toContain(state);
+  });
+});
