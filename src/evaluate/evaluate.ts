@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../util/limits.js";
 import { capHeadTail } from "../util/text.js";
@@ -101,6 +102,8 @@ export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
     if (kind === "build" && !succeeded(res)) buildFailed = true;
   }
 
+  // The parsers make paths relative by prefix; they need the real path (e.g. macOS /tmp is a symlink).
+  const realCwd = await realpath(opts.cwd).catch(() => opts.cwd);
   const components: Components = {};
   const ev: Evaluation = { commands, components, score: 0, testsPass: true, diagnostics: [], notices: [], commandsMs };
 
@@ -114,7 +117,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
   }
   if (opts.commands.test) {
     const r = results.test;
-    ev.tests = r ? parseTests(r.output, { cwd: opts.cwd }) : null;
+    ev.tests = r ? parseTests(r.output, { cwd: realCwd }) : null;
     if (ev.tests && r && !succeeded(r) && ev.tests.failed === 0) {
       // The runner failed but reported no failing test (a crash, a timeout, an error outside tests):
       // that is a failure the counts alone would hide.
@@ -134,7 +137,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
 
   for (const kind of ["build", "lint", "test"] as const) {
     const r = results[kind];
-    if (r && !succeeded(r)) ev.diagnostics.push(...parseDiagnostics(r.output.all, { cwd: opts.cwd }));
+    if (r && !succeeded(r)) ev.diagnostics.push(...parseDiagnostics(r.output.all, { cwd: realCwd }));
   }
   ev.diagnostics = dedupe(ev.diagnostics);
   ev.notices.push(...environmentNotices(opts.cwd, results));

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, rm } from "node:fs/promises";
 import fs from "node:fs";
 import path from "node:path";
 import isogit from "isomorphic-git";
@@ -29,14 +29,14 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
     const env = { GIT_INDEX_FILE: tmpIndex };
     await git(repo.top, ["add", "-A", "--ignore-errors", "--", "."], { env });
     const tree = (await git(repo.top, ["write-tree"], { env })).trim();
-    const head = (await gitOrNull(repo.top, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]))?.trim() || null;
+    // One call for HEAD, its tree and its branch; an unborn HEAD makes it fail, which means "no parent".
+    // (`--verify` takes a single revision, so the pair is terminated with `--` instead.)
+    const [head, headTree] = ((await gitOrNull(repo.top, ["rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--"])) ?? "").trim().split("\n");
     const branch = (await gitOrNull(repo.top, ["symbolic-ref", "-q", "--short", "HEAD"]))?.trim() || null;
-    const headTree = head ? (await git(repo.top, ["rev-parse", `${head}^{tree}`])).trim() : null;
-    const dirty = tree !== headTree;
-    const msg = `trm: baseline of session ${id}\n\nThe checkout as it was when the session started${dirty ? " (uncommitted changes included)" : ""}.\n\nTRM-Session: ${id}\nTRM-Step: 0`;
-    const args = ["commit-tree", tree, ...(head ? ["-p", head] : []), "-m", msg];
-    const commit = (await git(repo.top, args)).trim();
-    return { commit, tree, head, branch, dirty };
+    const dirty = tree !== (headTree || null);
+    const msg = `trm: baseline of session ${id}\n\nThe checkout as it was when the session started${dirty ? " (uncommitted changes included)" : ""}.\n\nTRM-Session: ${id}\nTRM-Step: 0\n`;
+    const commit = (await git(repo.top, ["commit-tree", tree, ...(head ? ["-p", head] : []), "-F", "-"], { input: msg })).trim();
+    return { commit, tree, head: head || null, branch, dirty };
   } finally {
     await rm(tmpIndex, { force: true });
     await rm(`${tmpIndex}.lock`, { force: true });
@@ -61,29 +61,36 @@ export async function removeWorktree(top: string, wtPath: string): Promise<void>
   await gitOrNull(top, ["worktree", "prune"]);
 }
 
-/** Moves a ref only if it still points where we think (compare-and-swap): a concurrent move is an error, not a lost update. */
-export async function casUpdateRef(cwd: string, ref: string, next: string, expected: string | null, reason: string): Promise<void> {
+export interface RefUpdate {
+  ref: string;
+  next: string;
+  /** The value the ref must still have (compare-and-swap); null = must not exist yet; undefined = no check. */
+  expected?: string | null;
+}
+
+const ZERO = "0".repeat(40);
+
+/**
+ * Moves several refs in one atomic transaction (`update-ref --stdin`): either all move or none do.
+ * With `expected`, a ref moved by someone else meanwhile fails the whole transaction instead of
+ * being overwritten. Run in a worktree, `HEAD` names that worktree's own (detached) HEAD.
+ */
+export async function updateRefs(cwd: string, updates: RefUpdate[], reason: string): Promise<void> {
+  const lines = updates.map((u) => `update ${u.ref} ${u.next}${u.expected === undefined ? "" : ` ${u.expected ?? ZERO}`}`);
   try {
-    await git(cwd, ["update-ref", "-m", reason, ref, next, expected ?? ""]);
+    await git(cwd, ["update-ref", "--no-deref", "-m", reason, "--stdin"], { input: `${lines.join("\n")}\n` });
   } catch (err) {
-    throw new UserError(
-      `${ref} was moved outside this server (expected ${expected?.slice(0, 12) ?? "no ref"}): ${(err as Error).message.trim()}`,
-      "Another process changed the session. Call trm_get_state to reload it, then retry.",
-    );
+    const msg = (err as Error).message;
+    if (/expected|already exists|is at/.test(msg)) {
+      throw new UserError(`A session ref was moved outside this server: ${msg.trim()}`, "Another process changed the session. Call trm_get_state to reload it, then retry.");
+    }
+    throw err;
   }
 }
 
-export async function writeNote(cwd: string, commonDir: string, notesRef: string, commit: string, data: unknown): Promise<void> {
-  const tmpDir = path.join(commonDir, "trm", "tmp");
-  await mkdir(tmpDir, { recursive: true });
-  // A file, not -m: evaluation records can exceed the kernel's per-argument limit (128 KiB).
-  const file = path.join(tmpDir, `note-${process.pid}-${commit}.json`);
-  await writeFile(file, JSON.stringify(data));
-  try {
-    await git(cwd, ["notes", `--ref=${notesRef}`, "add", "-f", "-F", file, commit]);
-  } finally {
-    await rm(file, { force: true });
-  }
+export async function writeNote(cwd: string, notesRef: string, commit: string, data: unknown): Promise<void> {
+  // Through stdin: evaluation records can exceed the kernel's per-argument limit (128 KiB).
+  await git(cwd, ["notes", `--ref=${notesRef}`, "add", "-f", "-F", "-", commit], { input: JSON.stringify(data) });
 }
 
 export async function readNote<T>(cwd: string, notesRef: string, commit: string): Promise<T | null> {

@@ -8,7 +8,7 @@ import { correlateDiagnostics, correlateFailures, renderFeedback } from "../eval
 import { bestPerf, foldProgress, haltDecision, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, gitOrNull } from "../git/cli.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
-import { addWorktree, casUpdateRef, readChain, readNote, removeWorktree, resolveRefFast, writeNote } from "../git/session-git.js";
+import { addWorktree, readChain, readNote, removeWorktree, resolveRefFast, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
@@ -129,7 +129,9 @@ export class Session {
     const tip = await resolveRefFast(this.config.commonDir, this.refs.branch);
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
     if (tip !== this.tip) await this.reload();
-    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"]);
+    // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
+    // the same second as the index stay "racily clean" and would be re-hashed on every step otherwise.
+    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
     const dirty = status.split("\n").some((l) => l && !l.startsWith("#"));
     if (head !== this.tip || dirty) await git(this.worktree, ["reset", "--hard", "-q", this.tip]);
@@ -216,19 +218,26 @@ export class Session {
       };
       let commit: string;
       try {
-        commit = (await git(this.worktree, ["commit-tree", tree, "-p", this.tip, "-m", stepMessage(this.id, note)])).trim();
-        await casUpdateRef(this.worktree, this.refs.branch, commit, this.tip, `trm: step ${step}`);
+        commit = (await git(this.worktree, ["commit-tree", tree, "-p", this.tip, "-F", "-"], { input: stepMessage(this.id, note) })).trim();
+        // The record goes first: a crash before the refs move leaves only an unreachable commit.
+        await writeNote(this.worktree, this.refs.notes, commit, note);
+        await updateRefs(
+          this.worktree,
+          [
+            { ref: this.refs.branch, next: commit, expected: this.tip },
+            { ref: "HEAD", next: commit },
+            ...(progress.improved ? [{ ref: this.refs.bestTag, next: commit }] : []),
+          ],
+          `trm: step ${step}`,
+        );
       } catch (err) {
         await undo();
         throw err;
       }
-      await git(this.worktree, ["update-ref", "--no-deref", "HEAD", commit]);
-      await writeNote(this.worktree, this.config.commonDir, this.refs.notes, commit, note);
       this.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
       this.tip = commit;
       this.tipTree = tree;
       this.cache.set(tree, { commit, evaluation: ev });
-      if (progress.improved) await git(this.worktree, ["update-ref", this.refs.bestTag, commit]);
 
       const halt = this.halt();
       const diagnostics = correlateDiagnostics(ev, step, earlier);

@@ -1,9 +1,10 @@
+import { existsSync } from "node:fs";
 import { lstat, mkdir, symlink } from "node:fs/promises";
 import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
-import { git, gitOrNull, openRepo } from "../git/cli.js";
+import { gitOrNull, openRepo } from "../git/cli.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
-import { addWorktree, removeWorktree, snapshotCheckout, writeNote } from "../git/session-git.js";
+import { addWorktree, removeWorktree, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath } from "../util/paths.js";
 import { capHeadTail } from "../util/text.js";
@@ -33,7 +34,7 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   const partial = resolveConfig(input);
   const linkPaths = partial.linkPaths.map((p) => normalizeRelPath(p));
   const repo = await openRepo(input.repoPath);
-  if (await gitOrNull(repo.top, ["rev-parse", "--verify", "-q", "MERGE_HEAD"])) {
+  if (existsSync(path.join(repo.gitDir, "MERGE_HEAD"))) {
     // Not a refusal on safety grounds (we never touch the checkout), but the baseline would be ambiguous.
     throw new UserError("The checkout is in the middle of a merge.", "Finish or abort the merge, then start the session.");
   }
@@ -54,10 +55,14 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     uncommittedIncluded: snap.dirty,
   };
   try {
-    await git(repo.top, ["update-ref", "-m", "trm: session start", refs.branch, snap.commit, ""]);
-    await git(repo.top, ["update-ref", refs.baselineTag, snap.commit, ""]);
-    await writeNote(repo.top, repo.commonDir, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote);
-    await addWorktree(repo.top, wt, snap.commit, id);
+    // The refs and the config note do not depend on the checkout of the worktree: do both at once.
+    await Promise.all([
+      (async () => {
+        await updateRefs(repo.top, [{ ref: refs.branch, next: snap.commit, expected: null }, { ref: refs.baselineTag, next: snap.commit, expected: null }], "trm: session start");
+        await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote);
+      })(),
+      addWorktree(repo.top, wt, snap.commit, id),
+    ]);
     await linkIgnored(repo.top, wt, linkPaths);
   } catch (err) {
     await removeWorktree(repo.top, wt).catch(() => undefined);
@@ -83,9 +88,9 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   if (input.preflight) {
     const ev = await session.evaluateHere(0, ctx);
     session.preflight = ev;
-    await writeNote(repo.top, repo.commonDir, refs.notes, snap.commit, { v: 1, kind: "baseline", config, preflight: ev } satisfies BaselineNote);
+    await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config, preflight: ev } satisfies BaselineNote);
     await session.reload();
-    await git(repo.top, ["update-ref", refs.bestTag, snap.commit]);
+    await updateRefs(repo.top, [{ ref: refs.bestTag, next: snap.commit }], "trm: preflight");
   }
   return { session, snap, setup, startMs, branch: shortRef(refs.branch) };
 }
