@@ -3,6 +3,9 @@ import { normalizeRelPath } from "../util/paths.js";
 import { UserError } from "../util/errors.js";
 import type { Candidate } from "./schema.js";
 import { CandidateError, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "./types.js";
+import { planModify } from "./modify.js";
+import { planDiffs, planPatch } from "./patch-plan.js";
+import { changeNote, matchExistingText } from "./whole-file.js";
 
 const FIELD_FOR_MODE = {
   files: "files",
@@ -28,6 +31,9 @@ export function checkCandidateShape(c: Candidate): void {
   for (const f of c.files ?? []) bytes += Buffer.byteLength(f.content);
   for (const d of c.diffs ?? []) bytes += Buffer.byteLength(d.diff);
   bytes += c.patch ? Buffer.byteLength(c.patch) : 0;
+  for (const ch of c.changes ?? []) {
+    for (const e of ch.edits) bytes += Buffer.byteLength((e.oldText ?? "") + (e.newText ?? "") + (e.content ?? ""));
+  }
   if (bytes > LIMITS.maxCandidateBytes) {
     throw new UserError(`Candidate is ${bytes} bytes; the limit is ${LIMITS.maxCandidateBytes}.`, "Send fewer or smaller files per step.");
   }
@@ -49,41 +55,57 @@ export function modeExample(mode: Candidate["mode"]): string {
   }
 }
 
-/** Mode-specific planners register here so that the patch / diff / modify modes live in their own modules. */
-export type ModePlanner = (c: Candidate, tree: TreeReader) => Promise<Plan>;
-const planners = new Map<Candidate["mode"], ModePlanner>();
-
-export function registerPlanner(mode: Candidate["mode"], planner: ModePlanner): void {
-  planners.set(mode, planner);
-}
-
 /**
  * Computes every file operation a candidate implies against `tree`, without writing anything.
  * Throws {@link CandidateError} listing every part that does not apply.
  */
 export async function planCandidate(c: Candidate, tree: TreeReader): Promise<Plan> {
   checkCandidateShape(c);
-  const planner = planners.get(c.mode) ?? builtinPlanner(c.mode);
-  const plan = await planner(c, tree);
+  const cached = cachedReader(tree);
+  const plan = await plannerFor(c.mode)(c, cached);
   for (const op of plan.ops) {
     if (op.op === "write" && op.content.length > LIMITS.maxFileBytes) {
       throw new CandidateError([{ file: op.path, message: `file would be ${op.content.length} bytes; the limit is ${LIMITS.maxFileBytes}` }]);
     }
   }
+  for (const op of plan.ops) {
+    if (op.op !== "write") continue;
+    const note = changeNote(await cached.read(op.path), op.content);
+    if (note) plan.warnings.push(`${op.path}: ${note}`);
+  }
   return plan;
 }
 
-function builtinPlanner(mode: Candidate["mode"]): ModePlanner {
+/** Planning reads the same file several times (existence, content, rename targets): read each once. */
+function cachedReader(tree: TreeReader): TreeReader {
+  const cache = new Map<string, Promise<Buffer | null>>();
+  return {
+    read(path: string) {
+      let p = cache.get(path);
+      if (!p) {
+        p = tree.read(path);
+        cache.set(path, p);
+      }
+      return p;
+    },
+  };
+}
+
+type ModePlanner = (c: Candidate, tree: TreeReader) => Promise<Plan>;
+
+function plannerFor(mode: Candidate["mode"]): ModePlanner {
   switch (mode) {
     case "files":
     case "create":
       return planWholeFiles;
     case "delete":
       return planDelete;
-    default:
-      return async () => {
-        throw new UserError(`Mode "${mode}" is not available in this build.`, "Use mode files, create or delete.");
-      };
+    case "patch":
+      return planPatch;
+    case "diff":
+      return planDiffs;
+    case "modify":
+      return planModify;
   }
 }
 
@@ -115,8 +137,7 @@ async function planWholeFiles(c: Candidate, tree: TreeReader): Promise<Plan> {
       issues.push({ file: rel, message: "already exists (mode create only makes new files)", hint: "Use mode files to replace it, or modify to edit it." });
       continue;
     }
-    const content = Buffer.from(f.content, "utf8");
-    if (before !== null && before.equals(content)) warnings.push(`${rel}: content identical to the current file`);
+    const content = matchExistingText(rel, f.content, before, warnings);
     ops.push({ op: "write", path: rel, content, create: before === null });
   }
   if (issues.length > 0) throw new CandidateError(issues);

@@ -38,3 +38,27 @@ export class CandidateError extends UserError {
     this.name = "CandidateError";
   }
 }
+
+/** A bounded before/after view of one changed region, with a few lines of context. */
+export interface PreviewExcerpt {
+  /** 1-based line in the file before the change where `before` starts (in the new file for added files). */
+  startLine: number;
+  before: string[];
+  after: string[];
+}
+
+export interface PreviewFile {
+  path: string;
+  status: "added" | "modified" | "deleted";
+  linesAdded: number;
+  linesRemoved: number;
+  excerpts: PreviewExcerpt[];
+}
+
+/** What a candidate would change, computed from a plan without writing anything. */
+export interface Preview {
+  filesAffected: string[];
+  linesAdded: number;
+  linesRemoved: number;
+  files: PreviewFile[];
+}

@@ -1,4 +1,4 @@
-import { lstat, mkdir, readFile, rm, rmdir, unlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readFile, readlink, realpath, rm, rmdir, symlink, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { resolveInside } from "../util/paths.js";
 import { UserError, errorMessage } from "../util/errors.js";
@@ -14,16 +14,47 @@ export function worktreeReader(root: string): TreeReader {
         if (!st.isFile() && !st.isSymbolicLink()) return null;
         return await readFile(abs);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+        // A link to a directory reads as EISDIR: like a directory, it is not a file a candidate can edit.
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return null;
         throw err;
       }
     },
   };
 }
 
-interface Backup {
-  abs: string;
-  before: Buffer | null;
+/** What a path was before the plan touched it, precise enough to put it back byte for byte. */
+type Backup =
+  | { abs: string; kind: "missing" }
+  | { abs: string; kind: "file"; content: Buffer; mode: number }
+  | { abs: string; kind: "symlink"; target: string };
+
+async function snapshot(abs: string, rel: string): Promise<Backup> {
+  try {
+    const st = await lstat(abs);
+    if (st.isSymbolicLink()) return { abs, kind: "symlink", target: await readlink(abs) };
+    if (st.isFile()) return { abs, kind: "file", content: await readFile(abs), mode: st.mode & 0o7777 };
+    throw new UserError(`Cannot write ${rel}: it is a directory or a special file, not a regular file.`);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { abs, kind: "missing" };
+    throw err;
+  }
+}
+
+async function restore(b: Backup): Promise<void> {
+  if (b.kind === "missing") {
+    await rm(b.abs, { force: true });
+    return;
+  }
+  await mkdir(path.dirname(b.abs), { recursive: true });
+  if (b.kind === "symlink") {
+    await rm(b.abs, { force: true });
+    await symlink(b.target, b.abs);
+    return;
+  }
+  await writeFile(b.abs, b.content);
+  await chmod(b.abs, b.mode);
 }
 
 export interface AppliedPlan {
@@ -42,21 +73,22 @@ export async function applyPlan(root: string, ops: FileOp[]): Promise<AppliedPla
   const backups: Backup[] = [];
   const createdDirs: string[] = [];
   const rollback = async () => {
-    for (const b of backups.reverse()) {
-      if (b.before === null) await rm(b.abs, { force: true });
-      else {
-        await mkdir(path.dirname(b.abs), { recursive: true });
-        await writeFile(b.abs, b.before);
-      }
+    // Every entry is attempted even if one fails: a half-finished rollback is worse than a reported one.
+    const failures: string[] = [];
+    for (const b of [...backups].reverse()) {
+      await restore(b).catch((err: unknown) => failures.push(`${path.relative(root, b.abs)}: ${errorMessage(err)}`));
     }
     // Deepest first, and only if still empty: the plan made them, nothing else should be inside.
-    for (const d of createdDirs.sort((a, b) => b.length - a.length)) await rmdir(d).catch(() => undefined);
+    for (const d of [...createdDirs].sort((a, b) => b.length - a.length)) await rmdir(d).catch(() => undefined);
+    if (failures.length > 0) throw new Error(`rollback incomplete: ${failures.join("; ")}`);
   };
   try {
     for (const op of ops) {
-      const { abs } = await resolveInside(root, op.path);
-      const before = await readFile(abs).catch(() => null);
-      backups.push({ abs, before });
+      const { rel, abs } = await resolveInside(root, op.path);
+      const before = await snapshot(abs, rel);
+      backups.push(before);
+      // Writing through a link changes its target: keep the target too so it can be put back.
+      if (before.kind === "symlink" && op.op === "write") backups.push(await snapshot(await realpath(abs).catch(() => abs), rel));
       if (op.op === "delete") {
         await unlink(abs);
         await removeEmptyParents(root, path.dirname(abs));
@@ -66,9 +98,11 @@ export async function applyPlan(root: string, ops: FileOp[]): Promise<AppliedPla
       }
     }
   } catch (err) {
-    await rollback();
-    if (err instanceof UserError) throw err;
-    throw new UserError(`Could not write the candidate: ${errorMessage(err)}. Nothing was changed.`);
+    let rollbackError = "";
+    await rollback().catch((e: unknown) => (rollbackError = ` (${errorMessage(e)})`));
+    if (err instanceof UserError && !rollbackError) throw err;
+    const why = err instanceof UserError ? err.message : `Could not write the candidate: ${errorMessage(err)}.`;
+    throw new UserError(rollbackError ? `${why} Restoring the worktree failed${rollbackError}.` : `${why} Nothing was changed.`);
   }
   return { paths: ops.map((o) => o.path), rollback };
 }

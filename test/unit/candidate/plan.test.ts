@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { planCandidate } from "../../../src/candidate/plan.js";
+import { UserError } from "../../../src/util/errors.js";
+import { issuesOf, memTree, run } from "./helpers.js";
+
+describe("planCandidate: files and create", () => {
+  it("keeps an existing file's CRLF endings and BOM, with warnings", async () => {
+    const r = await run({ w: "\uFEFFa\r\nb\r\n" }, { mode: "files", files: [{ path: "w", content: "a\nc\n" }] });
+    expect(r.files.w).toBe("\uFEFFa\r\nc\r\n");
+    expect(r.plan.warnings).toEqual(["w: the file uses CRLF line endings; the LF content sent was converted to CRLF", "w: kept the file's UTF-8 byte-order mark"]);
+  });
+
+  it("writes new files and LF files exactly as sent", async () => {
+    const r = await run({ lf: "a\n" }, { mode: "files", files: [{ path: "lf", content: "b" }, { path: "new/x", content: "x\r\n" }] });
+    expect(r.files).toEqual({ lf: "b", "new/x": "x\r\n" });
+    expect(r.plan.warnings).toEqual([]);
+  });
+
+  it.each([
+    ["identical content", "a\nb\n", "a\nb\n", /content identical/],
+    ["whitespace only", "a  b\n", "a b\n", /whitespace-only change/],
+    ["line endings only", "a\nb\n", "a\r\nb\r\n", /only line endings change/],
+  ])("warns about %s", async (_, before, after, re) => {
+    const r = await run({ f: before }, { mode: "files", files: [{ path: "f", content: after }] });
+    expect(r.plan.warnings.join("\n")).toMatch(re);
+  });
+
+  it("create refuses existing files; both modes refuse a path given twice", async () => {
+    const issues = await issuesOf({ a: "x" }, { mode: "create", files: [{ path: "a", content: "y" }, { path: "b", content: "1" }, { path: "./b", content: "2" }] });
+    expect(issues.map((i) => i.file)).toEqual(["a", "b"]);
+  });
+});
+
+describe("planCandidate: shape", () => {
+  it("names the field a mode needs", async () => {
+    await expect(planCandidate({ mode: "modify" }, memTree({}))).rejects.toThrow(/needs a non-empty "changes"/);
+    await expect(planCandidate({ mode: "patch", patch: "" }, memTree({}))).rejects.toBeInstanceOf(UserError);
+  });
+
+  it("collects issues of every file before failing", async () => {
+    const issues = await issuesOf({}, { mode: "delete", paths: ["a", "../b", "c"] });
+    expect(issues.map((i) => i.file)).toEqual(["a", "../b", "c"]);
+  });
+
+  it("reads each file once however many times planning needs it", async () => {
+    const reads: string[] = [];
+    const tree = { read: async (p: string) => (reads.push(p), p === "x" ? Buffer.from("1\n") : null) };
+    await planCandidate({ mode: "patch", patch: "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-1\n+2\n" }, tree);
+    expect(reads).toEqual(["x"]);
+  });
+});

@@ -1,0 +1,109 @@
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { FileOp } from "../../../src/candidate/types.js";
+import { applyPlan, worktreeReader } from "../../../src/candidate/write.js";
+
+/** Every entry under `dir` (not following links) with its type, mode and bytes, for before/after comparison. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (d: string) => {
+    for (const name of (await readdir(d)).sort()) {
+      const abs = path.join(d, name);
+      const rel = path.relative(dir, abs);
+      const st = await lstat(abs);
+      if (st.isSymbolicLink()) out[rel] = `link -> ${await readlink(abs)}`;
+      else if (st.isDirectory()) {
+        out[rel] = "dir";
+        await walk(abs);
+      } else out[rel] = `file ${(st.mode & 0o777).toString(8)} ${(await readFile(abs)).toString("base64")}`;
+    }
+  };
+  await walk(dir);
+  return out;
+}
+
+const w = (p: string, s: string): FileOp => ({ op: "write", path: p, content: Buffer.from(s), create: false });
+
+describe("applyPlan", () => {
+  let root: string;
+  let outside: string;
+  beforeEach(async () => {
+    root = await mkdtemp(path.join(tmpdir(), "trm-apply-"));
+    outside = await mkdtemp(path.join(tmpdir(), "trm-outside-"));
+    await mkdir(path.join(root, "src/deep"), { recursive: true });
+    await writeFile(path.join(root, "src/a.ts"), "a\r\n");
+    await writeFile(path.join(root, "src/deep/only.ts"), "only\n");
+    await writeFile(path.join(root, "run.sh"), "#!/bin/sh\n");
+    await chmod(path.join(root, "run.sh"), 0o755);
+    await writeFile(path.join(root, "target.txt"), "target\n");
+    await symlink("target.txt", path.join(root, "link.txt"));
+    await writeFile(path.join(root, "blocker"), "a file, not a dir\n");
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it("writes, creates and deletes", async () => {
+    await applyPlan(root, [w("src/a.ts", "A\n"), { op: "write", path: "new/dir/n.ts", content: Buffer.from("n"), create: true }, { op: "delete", path: "src/deep/only.ts" }]);
+    expect(await readFile(path.join(root, "src/a.ts"), "utf8")).toBe("A\n");
+    expect(await readFile(path.join(root, "new/dir/n.ts"), "utf8")).toBe("n");
+    // The emptied directory goes too: git would not keep it.
+    await expect(stat(path.join(root, "src/deep"))).rejects.toThrow();
+  });
+
+  it.each([
+    ["a write below a file", w("blocker/x.ts", "x")],
+    ["a write onto a directory", w("src", "x")],
+    ["a delete of a missing file", { op: "delete", path: "nope.ts" } as FileOp],
+    ["a path into .git", w(".git/config", "x")],
+    ["a path escaping the root", w("../escape.txt", "x")],
+  ])("leaves the tree byte-identical when %s fails midway", async (_, failing) => {
+    const before = await snapshot(root);
+    const ops: FileOp[] = [
+      w("src/a.ts", "changed\n"),
+      { op: "write", path: "fresh/sub/new.ts", content: Buffer.from("new"), create: true },
+      { op: "delete", path: "src/deep/only.ts" },
+      { op: "delete", path: "run.sh" },
+      w("link.txt", "through the link\n"),
+      failing,
+      w("never.ts", "never"),
+    ];
+    await expect(applyPlan(root, ops)).rejects.toThrow();
+    expect(await snapshot(root)).toEqual(before);
+  });
+
+  it("refuses to write through a symlink that leaves the worktree", async () => {
+    await symlink(outside, path.join(root, "out"));
+    const before = await snapshot(root);
+    await expect(applyPlan(root, [w("src/a.ts", "x"), w("out/pwned.txt", "x")])).rejects.toThrow(/symlink/);
+    expect(await readdir(outside)).toEqual([]);
+    expect(await snapshot(root)).toEqual(before);
+  });
+
+  it("refuses a symlink that resolves into .git", async () => {
+    await mkdir(path.join(root, ".git"));
+    await symlink(".git", path.join(root, "g"));
+    await expect(applyPlan(root, [w("g/config", "x")])).rejects.toThrow(/\.git/);
+    expect(await readdir(path.join(root, ".git"))).toEqual([]);
+  });
+
+  it("rollback() undoes a successful apply", async () => {
+    const before = await snapshot(root);
+    const applied = await applyPlan(root, [w("src/a.ts", "x"), { op: "delete", path: "run.sh" }, { op: "write", path: "n/m.ts", content: Buffer.from("m"), create: true }]);
+    expect(applied.paths).toEqual(["src/a.ts", "run.sh", "n/m.ts"]);
+    await applied.rollback();
+    expect(await snapshot(root)).toEqual(before);
+  });
+
+  it("worktreeReader reads files and links, null for missing files and directories", async () => {
+    const r = worktreeReader(root);
+    expect((await r.read("src/a.ts"))?.toString()).toBe("a\r\n");
+    expect((await r.read("link.txt"))?.toString()).toBe("target\n");
+    expect(await r.read("src/deep")).toBeNull();
+    expect(await r.read("missing.ts")).toBeNull();
+    await expect(r.read("../x")).rejects.toThrow(/escapes/);
+  });
+});
