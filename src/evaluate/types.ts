@@ -15,6 +15,8 @@ export interface TestCounts {
   failures: TestFailure[];
   /** Which format the counts were read from, e.g. "tap", "vitest-json", "pytest". */
   format: string;
+  /** Optional caveat about the counts, e.g. when the format does not list passing tests. */
+  note?: string;
 }
 
 export interface Diagnostic {

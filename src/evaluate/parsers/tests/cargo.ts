@@ -1,0 +1,107 @@
+/**
+ * `cargo test`: one `running N tests` ... `test result: FAILED. 1 passed; 2 failed; 1 ignored; ...`
+ * block per test binary (unit tests, each integration test file, doc tests), summed. Failures come from
+ * the `---- name stdout ----` sections, whose panic line gives the message and location:
+ *
+ *   thread 'tests::multiplies' (8220) panicked at src/lib.rs:30:9:     (Rust 1.73+)
+ *   assertion `left == right` failed
+ *
+ *   thread 'x' panicked at 'message', src/lib.rs:30:9                  (older Rust)
+ *
+ * A test target that does not compile runs nothing; cargo says `error: could not compile `crate`
+ * (test "it")`, which is counted as one failure per target with the first compiler error.
+ */
+import type { TestCounts, TestFailure } from "../../types.js";
+import { boundMessage, normalizePath } from "../util.js";
+import { counts, failure, type TestInput } from "./common.js";
+
+const RESULT_RE = /^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured; (\d+) filtered out/;
+
+export function parseCargo(input: TestInput): TestCounts | null {
+  const { lines, cwd } = input;
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  let results = 0;
+  const failures: TestFailure[] = [];
+  const compileFailures: TestFailure[] = [];
+  /** Names reported FAILED by the `test name ... FAILED` lines, in case a section is missing. */
+  const failedNames: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith("test result: ")) {
+      const m = RESULT_RE.exec(line);
+      if (m) {
+        results++;
+        passed += Number(m[1]);
+        failed += Number(m[2]);
+        skipped += Number(m[3]);
+      }
+      continue;
+    }
+    if (line.startsWith("test ") && line.endsWith(" ... FAILED")) {
+      failedNames.push(line.slice(5, -" ... FAILED".length));
+      continue;
+    }
+    const section = /^---- (.+) stdout ----$/.exec(line);
+    if (section) {
+      const body: string[] = [];
+      let j = i + 1;
+      for (; j < lines.length; j++) {
+        const l = lines[j]!;
+        if (/^---- .+ stdout ----$/.test(l) || l === "failures:" || l.startsWith("test result: ")) break;
+        body.push(l);
+      }
+      failures.push(panicFailure(section[1]!, body, cwd));
+      i = j - 1;
+      continue;
+    }
+    const cc = /^error: could not compile `([^`]+)`(?: \(([^)]*)\))?/.exec(line);
+    if (cc) {
+      const target = cc[2] ? `${cc[1]} (${cc[2]})` : cc[1]!;
+      compileFailures.push(firstCompileError(`could not compile ${target}`, lines, i, cwd));
+    }
+  }
+  if (results === 0 && compileFailures.length === 0) return null;
+  const names = new Set(failures.map((f) => f.name));
+  for (const n of failedNames) if (!names.has(n)) failures.push(failure(n));
+  failures.push(...compileFailures);
+  return counts("cargo", { passed, failed: failed + compileFailures.length, skipped }, failures);
+}
+
+function panicFailure(name: string, body: string[], cwd?: string): TestFailure {
+  for (let k = 0; k < body.length; k++) {
+    const line = body[k]!;
+    if (!line.includes("panicked at ")) continue;
+    const modern = /panicked at (.+?):(\d+):(\d+):\s*$/.exec(line);
+    if (modern) {
+      const msg: string[] = [];
+      for (let j = k + 1; j < body.length; j++) {
+        const l = body[j]!;
+        if (l.startsWith("stack backtrace:") || l.startsWith("note: ") || (l.trim() === "" && msg.length > 0)) break;
+        msg.push(l);
+      }
+      return failure(name, boundMessage(msg.join("\n")), { file: normalizePath(modern[1]!, cwd), line: Number(modern[2]) });
+    }
+    const legacy = /panicked at '(.*)', (.+?):(\d+):(\d+)\s*$/.exec(line);
+    if (legacy) return failure(name, boundMessage(legacy[1]), { file: normalizePath(legacy[2]!, cwd), line: Number(legacy[3]) });
+  }
+  return failure(name, boundMessage(body.join("\n")));
+}
+
+/** The first `error[...]: message` and its ` --> file:line:col` before the "could not compile" line. */
+function firstCompileError(name: string, lines: string[], at: number, cwd?: string): TestFailure {
+  let start = at;
+  // Search back to the previous "could not compile" or the start, bounded.
+  while (start > 0 && at - start < 2000 && !lines[start - 1]!.startsWith("error: could not compile")) start--;
+  for (let i = start; i < at; i++) {
+    const m = /^error(?:\[(E\d+)\])?: (.*)$/.exec(lines[i]!);
+    if (!m) continue;
+    for (let j = i + 1; j < at && j <= i + 3; j++) {
+      const loc = /^\s*--> (.+):(\d+):(\d+)\s*$/.exec(lines[j]!);
+      if (loc) return failure(name, m[2], { file: normalizePath(loc[1]!, cwd), line: Number(loc[2]) });
+    }
+    return failure(name, m[2]);
+  }
+  return failure(name);
+}

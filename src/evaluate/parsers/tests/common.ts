@@ -1,0 +1,43 @@
+import type { TestCounts, TestFailure } from "../../types.js";
+import { dedupeFailures } from "../util.js";
+
+/** What every test parser receives: the output cleaned once, so each parser does not strip ANSI again. */
+export interface TestInput {
+  /** stdout+stderr as they arrived, without colour codes. */
+  text: string;
+  lines: string[];
+  /** stdout alone, without colour codes (JSON reporters write only there). */
+  stdout: string;
+  cwd?: string;
+}
+
+/**
+ * How far from the end a summary line is looked for: runners print it last, but wrappers (npm, make)
+ * may print their own lines after it. Bounding the search keeps a miss cheap on huge logs.
+ */
+export const TAIL_LINES = 2000;
+
+/** Failures kept in one result; the counts stay exact, only the list is cut. */
+export const MAX_FAILURES = 200;
+
+export function counts(
+  format: string,
+  c: { passed: number; failed: number; skipped: number; total?: number },
+  failures: TestFailure[],
+  note?: string,
+): TestCounts {
+  const list = dedupeFailures(failures).slice(0, MAX_FAILURES);
+  const total = c.total ?? c.passed + c.failed + c.skipped;
+  const out: TestCounts = { passed: c.passed, failed: c.failed, skipped: c.skipped, total, failures: list, format };
+  if (note) out.note = note;
+  return out;
+}
+
+/** Builds a TestFailure without undefined-valued keys, so results compare equal to plain JSON. */
+export function failure(name: string, message?: string, loc?: { file?: string; line?: number }): TestFailure {
+  const f: TestFailure = { name };
+  if (message !== undefined && message !== "") f.message = message;
+  if (loc?.file !== undefined) f.file = loc.file;
+  if (loc?.line !== undefined && Number.isFinite(loc.line)) f.line = loc.line;
+  return f;
+}

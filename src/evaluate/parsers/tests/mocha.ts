@@ -1,0 +1,106 @@
+/**
+ * Mocha: the JSON reporter (`--reporter json`), the spec reporter (the default: `2 passing (5ms)`,
+ * `2 pending`, `3 failing`, then numbered failures) and the "Exception during run" that mocha prints
+ * instead of any result when a test file cannot be loaded.
+ *
+ * A failing `before all` hook is reported by mocha as a failure but not as a test; it is counted as a
+ * failed test here so that every format of the same run gives the same totals.
+ */
+import type { TestCounts, TestFailure } from "../../types.js";
+import { boundMessage, findJson, firstProjectFrame, indentOf, isRecord, normalizePath, num, str } from "../util.js";
+import { counts, failure, type TestInput } from "./common.js";
+
+function isMochaJson(v: unknown): v is { stats: Record<string, unknown>; failures?: unknown[] } {
+  return isRecord(v) && isRecord(v.stats) && typeof v.stats.passes === "number" && (Array.isArray(v.failures) || Array.isArray(v.tests));
+}
+
+export function parseMochaJson(input: TestInput): TestCounts | null {
+  const { cwd } = input;
+  if (!input.stdout.includes('"stats"')) return null;
+  const doc = findJson(input.stdout, isMochaJson);
+  if (!isMochaJson(doc)) return null;
+  const failures: TestFailure[] = [];
+  for (const f of doc.failures ?? []) {
+    if (!isRecord(f)) continue;
+    const title = str(f.title) ?? "(unnamed test)";
+    const full = str(f.fullTitle) ?? title;
+    // fullTitle is the suite titles and the test title joined by spaces; recover the suite part.
+    const suite = full.endsWith(title) ? full.slice(0, full.length - title.length).trim() : "";
+    const err = isRecord(f.err) ? f.err : {};
+    const stack = str(err.stack);
+    const text = stack ?? str(err.message) ?? "";
+    const file = str(f.file);
+    const loc = firstProjectFrame(text, cwd) ?? (file ? { file: normalizePath(file, cwd) } : undefined);
+    failures.push(failure(suite ? `${suite} > ${title}` : title, boundMessage(text), loc));
+  }
+  const passed = num(doc.stats.passes) ?? 0;
+  const failed = num(doc.stats.failures) ?? failures.length;
+  const skipped = num(doc.stats.pending) ?? 0;
+  return counts("mocha-json", { passed, failed, skipped }, failures);
+}
+
+const PASSING_RE = /^\s+(\d+) passing(?: \(\d+(?:\.\d+)?m?s\))?\s*$/;
+const PENDING_RE = /^\s+(\d+) pending\s*$/;
+const FAILING_RE = /^\s+(\d+) failing\s*$/;
+
+export function parseMochaSpec(input: TestInput): TestCounts | null {
+  const { lines, cwd } = input;
+  let passingAt = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (PASSING_RE.test(lines[i]!)) {
+      passingAt = i;
+      break;
+    }
+  }
+  if (passingAt < 0) return null;
+  const passed = Number(PASSING_RE.exec(lines[passingAt]!)![1]);
+  let skipped = 0;
+  let failed = 0;
+  let i = passingAt + 1;
+  for (; i < lines.length && i < passingAt + 4; i++) {
+    const p = PENDING_RE.exec(lines[i]!);
+    if (p) skipped = Number(p[1]);
+    const f = FAILING_RE.exec(lines[i]!);
+    if (f) failed = Number(f[1]);
+  }
+  const failures: TestFailure[] = [];
+  for (; i < lines.length; i++) {
+    const head = /^(\s+)(\d+)\) (.*)$/.exec(lines[i]!);
+    if (!head) continue;
+    const baseIndent = head[1]!.length;
+    // The title spans lines (one per suite level) and ends with a colon.
+    const parts: string[] = [];
+    let title = head[3]!;
+    let j = i + 1;
+    while (!title.endsWith(":") && j < lines.length && j < i + 20 && indentOf(lines[j]!) > baseIndent && lines[j]!.trim() !== "") {
+      parts.push(title.trim());
+      title = lines[j++]!.trim();
+    }
+    parts.push(title.replace(/:$/, "").trim());
+    const body: string[] = [];
+    for (; j < lines.length; j++) {
+      const l = lines[j]!;
+      if (/^\s+\d+\) /.test(l) && indentOf(l) === baseIndent) break;
+      body.push(l);
+    }
+    const text = body.join("\n");
+    failures.push(failure(parts.join(" > "), boundMessage(text), firstProjectFrame(text, cwd)));
+    i = j - 1;
+  }
+  return counts("mocha", { passed, failed, skipped }, failures);
+}
+
+/**
+ * `Exception during run: Error [ERR_MODULE_NOT_FOUND]: ...` : mocha could not load the test files and
+ * ran nothing. That is one failure, not an unreadable output: the model must fix the import.
+ */
+export function parseMochaException(input: TestInput): TestCounts | null {
+  const { lines, cwd } = input;
+  const at = lines.findIndex((l) => l.trimStart().startsWith("Exception during run: "));
+  if (at < 0) return null;
+  const first = lines[at]!.trim().slice("Exception during run: ".length);
+  const text = [first, ...lines.slice(at + 1, at + 40)].join("\n");
+  const importer = / imported from (\S+)/.exec(first);
+  const loc = importer ? { file: normalizePath(importer[1]!, cwd) } : firstProjectFrame(text, cwd);
+  return counts("mocha", { passed: 0, failed: 1, skipped: 0 }, [failure("Exception during run", boundMessage(text, 1), loc)]);
+}

@@ -1,0 +1,208 @@
+/**
+ * pytest's terminal output: the summary line (`=== 3 failed, 5 passed, 1 skipped in 0.12s ===`, or
+ * without the rule under `-q`), the FAILURES / ERRORS sections (`___ test_name ___` blocks whose
+ * `E   ` lines are the assertion and whose `path.py:12: AssertionError` line is the location) and the
+ * short test summary (`FAILED tests/test_a.py::test_x - assert 7 == 6`) that gives the node ids.
+ *
+ * Errors (a fixture that raised, a module that failed to import during collection) count as failed
+ * tests; xfailed counts as skipped and xpassed as passed, as pytest's exit status treats them.
+ */
+import type { TestCounts, TestFailure } from "../../types.js";
+import { boundMessage, normalizePath } from "../util.js";
+import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
+
+const OUTCOME_WORDS = "failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|no tests ran";
+// One `N word` item; the summary is a comma-separated list of them followed by ` in 1.23s`.
+const SUMMARY_RE = new RegExp(`^(?:=+ )?((?:\\d+ (?:${OUTCOME_WORDS})|no tests ran)(?:, \\d+ (?:${OUTCOME_WORDS}))*) in [\\d.]+s(?: \\([\\d:.]+\\))?(?: =+)?$`);
+
+interface Section {
+  /** Empty for `--tb=line` output, which has no per-test headers. */
+  title: string;
+  kind: "failure" | "error";
+  lines: string[];
+}
+
+export function parsePytest(input: TestInput): TestCounts | null {
+  const { lines, cwd } = input;
+  let summaryAt = -1;
+  let tallies: Record<string, number> = {};
+  for (let i = lines.length - 1; i >= 0 && i >= lines.length - TAIL_LINES; i--) {
+    const t = lines[i]!.trim();
+    if (!t.includes(" in ") || !/s(?: \([\d:.]+\))?(?: =+)?$/.test(t)) continue;
+    const m = SUMMARY_RE.exec(t);
+    if (!m) continue;
+    summaryAt = i;
+    tallies = {};
+    for (const item of m[1]!.split(", ")) {
+      const im = /^(\d+) (.+)$/.exec(item);
+      if (im) {
+        const word = im[2]!.replace(/s$/, "");
+        tallies[word] = (tallies[word] ?? 0) + Number(im[1]);
+      }
+    }
+    break;
+  }
+  if (summaryAt < 0) return null;
+  const passed = (tallies.passed ?? 0) + (tallies.xpassed ?? 0);
+  const failed = (tallies.failed ?? 0) + (tallies.error ?? 0);
+  const skipped = (tallies.skipped ?? 0) + (tallies.xfailed ?? 0);
+
+  const sections = readSections(lines, summaryAt);
+  const nodeIds = readShortSummary(lines, summaryAt);
+  const index = indexNodeIds(nodeIds);
+  const failures: TestFailure[] = [];
+  const usedIds = new Set<NodeId>();
+  // --tb=line sections have no title: they follow the order of the summary, per kind.
+  const inOrder = { failure: nodeIds.filter((n) => n.kind === "failure"), error: nodeIds.filter((n) => n.kind === "error") };
+  const nextInOrder = { failure: 0, error: 0 };
+  for (const s of sections) {
+    const { name, kind } = sectionName(s);
+    let id: NodeId | undefined;
+    if (s.title === "") {
+      const list = inOrder[kind];
+      while (nextInOrder[kind] < list.length && usedIds.has(list[nextInOrder[kind]]!)) nextInOrder[kind]++;
+      id = list[nextInOrder[kind]];
+      if (!id) continue;
+    } else {
+      id = takeNodeId(index, name, kind, usedIds);
+    }
+    if (id) usedIds.add(id);
+    const { message, loc } = sectionDetails(s.lines, cwd);
+    failures.push(failure(id?.id ?? name, message ?? id?.message, loc ?? fileOfNodeId(id?.id, cwd)));
+  }
+  // Failures listed only in the short summary (`--tb=no`, or sections cut by a capped output).
+  for (const n of nodeIds) {
+    if (usedIds.has(n)) continue;
+    failures.push(failure(n.id, n.message, fileOfNodeId(n.id, cwd)));
+  }
+  return counts("pytest", { passed, failed, skipped }, failures);
+}
+
+function fileOfNodeId(id: string | undefined, cwd?: string): { file: string } | undefined {
+  if (!id) return undefined;
+  const file = id.split("::")[0]!;
+  return file.endsWith(".py") ? { file: normalizePath(file, cwd) } : undefined;
+}
+
+function readSections(lines: string[], end: number): Section[] {
+  const out: Section[] = [];
+  let kind: Section["kind"] | null = null;
+  let current: Section | null = null;
+  for (let i = 0; i < end; i++) {
+    const line = lines[i]!;
+    if (line.startsWith("=")) {
+      const h = /^=+ (FAILURES|ERRORS|short test summary info|warnings summary|PASSES|.*) =+$/.exec(line);
+      if (h) {
+        kind = h[1] === "FAILURES" ? "failure" : h[1] === "ERRORS" ? "error" : null;
+        current = null;
+        continue;
+      }
+    }
+    if (kind === null) continue;
+    const s = /^_{3,} (.+?) _{3,}$/.exec(line);
+    if (s) {
+      current = { title: s[1]!, kind, lines: [] };
+      out.push(current);
+      continue;
+    }
+    if (current === null) {
+      // --tb=line: each failure is its `E` lines closed by one `path.py:12: message` line.
+      if (!(line.startsWith("E ") || /^\S+\.py:\d+: /.test(line))) continue;
+      current = { title: "", kind, lines: [] };
+      out.push(current);
+    }
+    current.lines.push(line);
+    if (current.title === "" && /^\S+\.py:\d+: /.test(line)) current = null;
+  }
+  return out;
+}
+
+function sectionName(s: Section): { name: string; kind: "failure" | "error" } {
+  const setup = /^ERROR at (?:setup|teardown) of (.+)$/.exec(s.title);
+  if (setup) return { name: setup[1]!, kind: "error" };
+  const collecting = /^ERROR collecting (.+)$/.exec(s.title);
+  if (collecting) return { name: collecting[1]!, kind: "error" };
+  return { name: s.title, kind: s.kind };
+}
+
+interface NodeId {
+  id: string;
+  kind: "failure" | "error";
+  message?: string;
+}
+
+function readShortSummary(lines: string[], end: number): NodeId[] {
+  const out: NodeId[] = [];
+  for (let i = 0; i < end; i++) {
+    const line = lines[i]!;
+    if (!(line.startsWith("FAILED ") || line.startsWith("ERROR "))) continue;
+    const kind = line.startsWith("FAILED ") ? "failure" : "error";
+    const rest = line.slice(kind === "failure" ? 7 : 6);
+    const dash = rest.indexOf(" - ");
+    const id = (dash >= 0 ? rest.slice(0, dash) : rest).trim();
+    // `ERROR tests/x.py` also starts pytest's own error lines ("ERROR: file not found"); require a path.
+    if (!/^[^\s:]+\.py(::|$)/.test(id)) continue;
+    const message = dash >= 0 ? rest.slice(dash + 3).trim() : undefined;
+    out.push(message ? { id, kind, message } : { id, kind });
+  }
+  return out;
+}
+
+/**
+ * Section titles name tests differently from node ids: `TestGroup.test_message` is
+ * `tests/x.py::TestGroup::test_message`, `ERROR collecting tests/x.py` is `tests/x.py`. Index the node
+ * ids under every title they can have, so that matching stays linear in the number of failures.
+ */
+function indexNodeIds(ids: NodeId[]): Map<string, NodeId[]> {
+  const index = new Map<string, NodeId[]>();
+  const add = (key: string, n: NodeId): void => {
+    const list = index.get(key);
+    if (list) list.push(n);
+    else index.set(key, [n]);
+  };
+  for (const n of ids) {
+    const parts = n.id.split("::");
+    add(`${n.kind}\u0000${n.id}`, n);
+    if (parts.length > 1) add(`${n.kind}\u0000${parts.slice(1).join(".")}`, n);
+  }
+  return index;
+}
+
+function takeNodeId(index: Map<string, NodeId[]>, name: string, kind: string, used: Set<NodeId>): NodeId | undefined {
+  const list = index.get(`${kind}\u0000${name}`);
+  if (!list) return undefined;
+  while (list.length > 0 && used.has(list[0]!)) list.shift();
+  return list.shift();
+}
+
+/**
+ * The message is the `E   ` lines (pytest's explanation of the assertion); the location is the last
+ * `path.py:12: ExceptionType` line, which is where the exception was raised (pytest prints the frames
+ * outermost first). Tracebacks in `--tb=short` style have `path.py:12: in func` lines instead.
+ */
+function sectionDetails(lines: string[], cwd?: string): { message?: string; loc?: { file: string; line: number } } {
+  const eLines: string[] = [];
+  let loc: { file: string; line: number } | undefined;
+  let anyLoc: { file: string; line: number } | undefined;
+  for (const line of lines) {
+    if (line.startsWith("E ")) {
+      eLines.push(line.slice(1).trim());
+      continue;
+    }
+    const m = /^(\S+\.py):(\d+):(?: (.*))?$/.exec(line);
+    if (m) {
+      const at = { file: normalizePath(m[1]!, cwd), line: Number(m[2]) };
+      const what = m[3] ?? "";
+      if (what !== "" && !what.startsWith("in ")) loc = at;
+      // Collection errors and --tb=short: the innermost `in <func>` frame inside the project.
+      if (!at.file.startsWith("/") || cwd === undefined) anyLoc = at;
+    }
+  }
+  if (eLines.length === 0) {
+    // --tb=line prints `/abs/path.py:15: assert 7 == 6` only.
+    const last = lines.findLast((l) => /^\S+\.py:\d+: /.test(l));
+    const m = last ? /^(\S+\.py):\d+: (.*)$/.exec(last) : null;
+    if (m) eLines.push(m[2]!);
+  }
+  return { message: boundMessage(eLines.join("\n")), loc: loc ?? anyLoc };
+}

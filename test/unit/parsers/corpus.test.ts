@@ -1,0 +1,123 @@
+/**
+ * Every real output in fixtures/outputs parses exactly to its reviewed expectation, and outputs of the
+ * same run printed in different formats agree with each other.
+ */
+import { describe, expect, it } from "vitest";
+import { parseBenchValue, parseDiagnostics, parseTests } from "../../../src/evaluate/parsers/index.js";
+import type { TestCounts } from "../../../src/evaluate/types.js";
+import { CWD, listCases, listOutputCaseIds, loadCase, type CorpusCase } from "./corpus.js";
+
+function run(c: CorpusCase): unknown {
+  if (c.parse === "tests") return parseTests(c.output, { cwd: CWD, ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}) });
+  if (c.parse === "diagnostics") return parseDiagnostics(c.output.all, { cwd: CWD });
+  return parseBenchValue(c.output.all);
+}
+
+const ids = listCases();
+
+describe("corpus of real outputs", () => {
+  it("covers every captured output with an expectation", () => {
+    const outputs = listOutputCaseIds();
+    expect(outputs.filter((id) => !ids.includes(id))).toEqual([]);
+    // Expectations without a captured output are report files alone.
+    for (const id of ids.filter((i) => !outputs.includes(i))) expect(loadCase(id).junitXml, id).toBeDefined();
+    expect(ids.length).toBeGreaterThanOrEqual(70);
+    // Every tool the parsers claim to read is represented.
+    const tools = new Set(ids.map((id) => id.split("/")[0]));
+    for (const t of ["node-test", "vitest", "jest", "mocha", "pytest", "unittest", "go-test", "cargo", "junit", "tsc", "eslint", "python", "flake8", "pylint", "mypy", "go", "rustc", "bench"]) {
+      expect(tools.has(t), t).toBe(true);
+    }
+  });
+
+  it.each(ids)("%s", (id) => {
+    const c = loadCase(id);
+    expect(run(c)).toEqual(c.expected);
+  });
+
+  it("recognises every test output and finds the failures of every failing run", () => {
+    for (const id of ids) {
+      const c = loadCase(id);
+      if (c.parse !== "tests") continue;
+      const r = run(c) as TestCounts | null;
+      expect(r, id).not.toBeNull();
+      expect(r!.total, id).toBe(r!.passed + r!.failed + r!.skipped);
+      // Each failure the counts report is named (the list is capped, these runs are small).
+      expect(r!.failures.length, id).toBe(r!.failed);
+      for (const f of r!.failures) {
+        expect(f.name.length, id).toBeGreaterThan(0);
+        expect(f.message, `${id}: ${f.name}`).toBeTruthy();
+        // Paths are relative to the worktree once cwd is known.
+        if (f.file) expect(f.file.startsWith(CWD), `${id}: ${f.file}`).toBe(false);
+      }
+    }
+  });
+});
+
+/** Runs that were printed by several reporters of one tool: all must give the same counts. */
+const SAME_RUN: Record<string, string[]> = {
+  "node --test": ["node-test/node20-tap-failing", "node-test/node20-spec-failing", "node-test/node22-tap-failing", "node-test/node22-spec-failing-color"],
+  vitest: ["vitest/default-failing", "vitest/verbose-failing", "vitest/json-failing", "vitest/junit-failing"],
+  jest: ["jest/default-failing", "jest/ci-color-failing", "jest/json-failing"],
+  mocha: ["mocha/spec-failing", "mocha/json-failing", "mocha/tap-failing", "mocha/xunit-failing"],
+  pytest: [
+    "pytest/pytest7-failing",
+    "pytest/pytest7-q-failing",
+    "pytest/pytest7-junit-failing",
+    "pytest/pytest9-failing-color",
+    "pytest/pytest9-q-failing",
+    "pytest/pytest9-rA-failing",
+    "pytest/pytest9-tb-short",
+    "pytest/pytest9-tb-line",
+  ],
+  "pytest collection error": ["pytest/pytest7-collection-error", "pytest/pytest9-collection-error"],
+  unittest: ["unittest/default-failing", "unittest/verbose-failing", "unittest/py3117-verbose-failing"],
+};
+
+/** Diagnostics printed by one tool in several styles: all must give the same list. */
+const SAME_DIAGNOSTICS: Record<string, string[]> = {
+  tsc: ["tsc/plain-errors", "tsc/pretty-errors", "tsc/pretty-false-errors"],
+  eslint: ["eslint/stylish", "eslint/stylish-color", "eslint/json"],
+  flake8: ["flake8/default", "flake8/via-python-m"],
+  mypy: ["mypy/default", "mypy/pretty"],
+  rustc: ["rustc/cargo-build-errors", "rustc/cargo-build-errors-color", "rustc/rustc-direct-errors", "rustc/cargo-build-short"],
+};
+
+describe("formats of the same run agree", () => {
+  it.each(Object.entries(SAME_RUN))("%s", (_name, group) => {
+    const results = group.map((id) => run(loadCase(id)) as TestCounts);
+    const countsOf = (r: TestCounts) => ({ passed: r.passed, failed: r.failed, skipped: r.skipped, total: r.total });
+    for (const r of results) expect(countsOf(r)).toEqual(countsOf(results[0]!));
+  });
+
+  it("vitest's text, JSON and JUnit reports name the same failing tests", () => {
+    const names = ["vitest/default-failing", "vitest/json-failing", "vitest/junit-failing"].map((id) =>
+      (run(loadCase(id)) as TestCounts).failures.map((f) => f.name).sort(),
+    );
+    expect(names[1]).toEqual(names[0]);
+    expect(names[2]).toEqual(names[0]);
+  });
+
+  it("pytest's text styles give the same failures with their locations", () => {
+    const lists = ["pytest/pytest7-failing", "pytest/pytest9-failing-color", "pytest/pytest9-tb-short"].map((id) =>
+      (run(loadCase(id)) as TestCounts).failures.map((f) => `${f.name}@${f.file}:${f.line}`),
+    );
+    expect(lists[1]).toEqual(lists[0]);
+    expect(lists[2]).toEqual(lists[0]);
+  });
+
+  it.each(Object.entries(SAME_DIAGNOSTICS))("%s diagnostics", (_name, group) => {
+    const results = group.map((id) => run(loadCase(id)));
+    for (const r of results) expect(r).toEqual(results[0]);
+    expect((results[0] as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it("pylint's 0-based columns line up with flake8 and mypy on the same file", () => {
+    const pylint = parseDiagnostics(loadCase("pylint/default").output.all, { cwd: CWD });
+    const flake8 = parseDiagnostics(loadCase("flake8/default").output.all, { cwd: CWD });
+    const mypy = parseDiagnostics(loadCase("mypy/strict-columns").output.all, { cwd: CWD });
+    // The misspelled `mesage` on line 15 is found by all three at the same column.
+    const at = (ds: typeof pylint) => ds.find((d) => d.line === 15)?.column;
+    expect(at(pylint)).toBe(at(flake8));
+    expect(at(mypy)).toBe(at(flake8));
+  });
+});
