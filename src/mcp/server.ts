@@ -7,13 +7,15 @@ import { killAllRunning } from "../evaluate/run.js";
 import { SessionManager } from "../session/manager.js";
 import { leanJsonSchema } from "./lean-schema.js";
 import { registerTool, type ToolDef } from "./register.js";
+import { candidateTools } from "./tools/candidate-tools.js";
 import { fileTools } from "./tools/file-tools.js";
+import { historyTools } from "./tools/history-tools.js";
 import { sessionTools } from "./tools/session-tools.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 export function allTools(sessions: SessionManager) {
-  return [...sessionTools(sessions), ...fileTools(sessions)];
+  return [...sessionTools(sessions), ...candidateTools(sessions), ...historyTools(sessions), ...fileTools(sessions)];
 }
 
 export function createServer(): McpServer {

@@ -9,7 +9,10 @@ export interface Point {
   step?: number;
 }
 
-const CHECKPOINT_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const CHECKPOINT_RE = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
+
+/** Names that are points of every session, or tags code-trm manages itself: not checkpoint names. */
+export const RESERVED_POINTS = new Set(["baseline", "best", "current", "head"]);
 
 /**
  * Resolves a point of a session's history named by a client: "baseline", "best", "current", a step
@@ -32,7 +35,7 @@ export async function resolvePoint(s: Session, at: string): Promise<Point> {
     if (!e) throw new UserError(`No step ${n} in the current history (steps 0..${s.currentStep}).`);
     return { label: `step ${n}`, commit: e.commit, step: n };
   }
-  if (!CHECKPOINT_RE.test(a)) {
+  if (!CHECKPOINT_RE.test(a) || a.length > 64) {
     throw new UserError(`Unknown point ${JSON.stringify(at)}.`, 'Use "baseline", "best", "current", a step number, or a checkpoint name.');
   }
   const c = await resolveRefFast(s.config.commonDir, `${s.refs.tagPrefix}${a}`);

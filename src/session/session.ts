@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import { planCandidate } from "../candidate/plan.js";
+import { suggestMode } from "../candidate/mode-suggest.js";
 import type { Candidate } from "../candidate/schema.js";
 import { evaluate, rescore, EvaluationCancelled, type Evaluation } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
@@ -70,6 +71,14 @@ export class Session {
   /** Re-reads the history from the session branch (it may have been moved by undo, restore, or a person). */
   async reload(): Promise<void> {
     const tip = (await resolveRefFast(this.config.commonDir, this.refs.branch)) ?? this.baseline.commit;
+    this.entries = await this.entriesFor(tip);
+    this.tip = tip;
+    const last = this.entries[this.entries.length - 1];
+    this.tipTree = last && last.commit === tip ? last.tree : this.baseline.tree;
+  }
+
+  /** The evaluated steps from the baseline up to `tip`, read from the commits and their notes (one git call). */
+  async entriesFor(tip: string): Promise<StepEntry[]> {
     const chain = await readChain<StepNote>(this.config.commonDir, this.refs.notes, tip, this.baseline.commit);
     const entries: StepEntry[] = [];
     if (this.preflight) entries.push({ step: 0, commit: this.baseline.commit, tree: this.baseline.tree, evaluation: this.preflight });
@@ -85,9 +94,7 @@ export class Session {
         entries.push({ step, commit: c.commit, tree: c.tree, evaluation: unevaluated() });
       }
     }
-    this.entries = entries;
-    this.tip = tip;
-    this.tipTree = chain.length > 0 ? chain[chain.length - 1]!.tree : this.baseline.tree;
+    return entries;
   }
 
   get currentStep(): number {
@@ -165,7 +172,10 @@ export class Session {
     }
     return this.mutex.run(async () => {
       await this.sync();
-      const plan = await planCandidate(candidate, worktreeReader(this.worktree));
+      const reader = worktreeReader(this.worktree);
+      const plan = await planCandidate(candidate, reader);
+      // Compared with the files as they are before the write: what the same change would cost in another mode.
+      const modeSuggestion = await suggestMode(candidate, plan, reader);
       const applied = await applyPlan(this.worktree, plan.ops);
       const undo = async () => {
         await applied.rollback();
@@ -243,7 +253,6 @@ export class Session {
       const diagnostics = correlateDiagnostics(ev, step, earlier);
       const failures = correlateFailures(ev, step, earlier);
       const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom });
-      const modeSuggestion: string | undefined = undefined;
       return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
     });
   }

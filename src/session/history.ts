@@ -1,0 +1,175 @@
+import { git } from "../git/cli.js";
+import { listRefs, readNote, updateRefs, type RefUpdate } from "../git/session-git.js";
+import { UserError } from "../util/errors.js";
+import { normalizeRelPath } from "../util/paths.js";
+import { capHeadTail } from "../util/text.js";
+import { CHECKPOINT_RE, RESERVED_POINTS, resolvePoint } from "./points.js";
+import type { StepEntry, StepNote } from "./record.js";
+import type { Session } from "./session.js";
+
+/**
+ * Moving through a session's history. Every move is one atomic ref transaction (the branch with
+ * compare-and-swap, a ref that keeps the work being left reachable, the best tag) followed by a reset
+ * of the session worktree; the figures are re-folded from the entries in memory. So undo and restore
+ * cost the same at step 5 and at step 50, and nothing the session did is ever lost.
+ */
+async function moveTo(s: Session, target: { commit: string; tree: string }, entries: StepEntry[], reason: string, keepRef?: string): Promise<string[]> {
+  const old = s.tip;
+  const changed = (await git(s.worktree, ["diff", "--name-only", "--no-renames", target.commit, old, "--"])).split("\n").filter(Boolean);
+  const previous = s.entries;
+  s.entries = entries;
+  const best = s.bestEntry();
+  s.entries = previous;
+  const updates: RefUpdate[] = [{ ref: s.refs.branch, next: target.commit, expected: old }, { ref: "HEAD", next: target.commit }];
+  if (keepRef && old !== target.commit) updates.push({ ref: keepRef, next: old });
+  if (best) updates.push({ ref: s.refs.bestTag, next: best.commit });
+  await updateRefs(s.worktree, updates, reason);
+  if (!best) await git(s.worktree, ["update-ref", "-d", s.refs.bestTag]).catch(() => undefined);
+  await git(s.worktree, ["reset", "--hard", "-q", target.commit]);
+  s.entries = entries;
+  s.tip = target.commit;
+  s.tipTree = target.tree;
+  return changed;
+}
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
+}
+
+export async function undo(s: Session) {
+  return s.mutex.run(async () => {
+    await s.sync();
+    if (s.currentStep === 0) {
+      throw new UserError("Nothing to undo: the session is at its baseline (step 0).", "Submit a candidate first, or end the session.");
+    }
+    const undone = s.entries[s.entries.length - 1]!;
+    const remaining = s.entries.slice(0, -1);
+    const prev = remaining[remaining.length - 1];
+    // Step 0 is only an entry when preflight ran; the baseline commit is the floor either way.
+    const target = prev && prev.commit !== s.baseline.commit ? { commit: prev.commit, tree: prev.tree } : { commit: s.baseline.commit, tree: s.baseline.tree };
+    const keepRef = `${s.refs.keepPrefix}undone/${undone.step}-${undone.commit.slice(0, 12)}`;
+    const filesRestored = await moveTo(s, target, remaining, `trm: undo step ${undone.step}`, keepRef);
+    return { undone: { step: undone.step, commit: undone.commit, keptAs: keepRef.replace(/^refs\//, "") }, filesRestored };
+  });
+}
+
+function checkName(name: string): string {
+  if (!CHECKPOINT_RE.test(name) || name.length > 64 || name.endsWith(".lock") || RESERVED_POINTS.has(name) || /^\d+$/.test(name)) {
+    throw new UserError(`Invalid checkpoint name ${JSON.stringify(name)}.`, "Use letters, digits, '.', '_' or '-' (up to 64), not a number and not baseline/best/current/head.");
+  }
+  return name;
+}
+
+export async function saveCheckpoint(s: Session, name: string, description: string) {
+  checkName(name);
+  return s.mutex.run(async () => {
+    await s.sync();
+    const ref = `${s.refs.tagPrefix}${name}`;
+    const existing = await listRefs(s.config.commonDir, ref);
+    if (existing.some((r) => r.ref === ref)) {
+      throw new UserError(`Checkpoint ${name} already exists.`, "Pick another name, or restore it with trm_restore_checkpoint.");
+    }
+    // An annotated tag: the description travels with it and `git tag -n` shows it.
+    const msg = `${description.trim() || `checkpoint ${name}`}\n\nTRM-Session: ${s.id}\nTRM-Step: ${s.currentStep}\n`;
+    await git(s.worktree, ["tag", "-a", "-F", "-", "--end-of-options", ref.replace(/^refs\/tags\//, ""), s.tip], { input: msg });
+    return { name, commit: s.tip, step: s.currentStep };
+  });
+}
+
+export interface CheckpointInfo {
+  name: string;
+  commit: string;
+  step: number | null;
+  score: number | null;
+  createdAt: string;
+  description: string;
+  /** False when the checkpoint is not on the current history (e.g. after an undo past it). */
+  onCurrentHistory: boolean;
+}
+
+export async function listCheckpoints(s: Session): Promise<CheckpointInfo[]> {
+  const out = await git(s.config.commonDir, ["for-each-ref", "--sort=creatordate", "--format=%(refname)%00%(*objectname)%00%(objectname)%00%(creatordate:iso-strict)%00%(contents:subject)", s.refs.tagPrefix]);
+  const list: CheckpointInfo[] = [];
+  for (const line of out.split("\n").filter(Boolean)) {
+    const [ref, peeled, oid, date, subject] = line.split("\0");
+    const name = ref!.slice(s.refs.tagPrefix.length);
+    if (RESERVED_POINTS.has(name)) continue;
+    const commit = peeled || oid!;
+    const entry = s.entries.find((e) => e.commit === commit);
+    let step: number | null = entry?.step ?? null;
+    let score: number | null = entry?.evaluation.score ?? null;
+    if (!entry) {
+      const note = await readNote<StepNote>(s.config.commonDir, s.refs.notes, commit);
+      step = commit === s.baseline.commit ? 0 : (note?.step ?? null);
+      score = note?.score ?? null;
+    }
+    list.push({ name, commit, step, score, createdAt: date!, description: subject ?? "", onCurrentHistory: !!entry || commit === s.baseline.commit });
+  }
+  return list;
+}
+
+/** Moves the session to a checkpoint (or the baseline); the work being left stays reachable by a ref. */
+export async function restorePoint(s: Session, at: string) {
+  return s.mutex.run(async () => {
+    await s.sync();
+    const point = await resolvePoint(s, at);
+    const idx = s.entries.findIndex((e) => e.commit === point.commit);
+    let target: { commit: string; tree: string };
+    let entries: StepEntry[];
+    if (point.commit === s.baseline.commit) {
+      target = s.baseline;
+      entries = s.entries.filter((e) => e.step === 0);
+    } else if (idx >= 0) {
+      target = { commit: point.commit, tree: s.entries[idx]!.tree };
+      entries = s.entries.slice(0, idx + 1);
+    } else {
+      // A checkpoint off the current history: its own chain of steps is read back from git.
+      const tree = (await git(s.config.commonDir, ["rev-parse", `${point.commit}^{tree}`])).trim();
+      target = { commit: point.commit, tree };
+      entries = await s.entriesFor(point.commit);
+    }
+    const keepRef = `${s.refs.keepPrefix}superseded/${stamp()}-${s.tip.slice(0, 12)}`;
+    const filesRestored = await moveTo(s, target, entries, `trm: restore ${point.label}`, keepRef);
+    return { restored: point.label, filesRestored, keptAs: s.tip === point.commit && filesRestored.length === 0 ? null : keepRef.replace(/^refs\//, "") };
+  });
+}
+
+export interface DiffResult {
+  from: string;
+  to: string;
+  diff: string;
+  truncated: boolean;
+  files: { path: string; added: number | null; removed: number | null }[];
+  linesAdded: number;
+  linesRemoved: number;
+}
+
+const MAX_DIFF_CHARS = 200_000;
+
+export async function diffPoints(s: Session, from: string, to: string, paths: string[] = []): Promise<DiffResult> {
+  const a = await resolvePoint(s, from);
+  const b = await resolvePoint(s, to);
+  const spec = paths.map((p) => normalizeRelPath(p));
+  const env = { GIT_LITERAL_PATHSPECS: "1" };
+  const [patch, numstat] = await Promise.all([
+    git(s.config.commonDir, ["diff", "--no-color", "--no-ext-diff", a.commit, b.commit, "--", ...spec], { env }),
+    git(s.config.commonDir, ["diff", "--numstat", "--no-renames", a.commit, b.commit, "--", ...spec], { env }),
+  ]);
+  const files = numstat
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      const [add, del, ...p] = l.split("\t");
+      return { path: p.join("\t"), added: add === "-" ? null : Number(add), removed: del === "-" ? null : Number(del) };
+    });
+  const capped = capHeadTail(patch, MAX_DIFF_CHARS);
+  return {
+    from: a.label,
+    to: b.label,
+    diff: capped.text,
+    truncated: capped.truncated,
+    files,
+    linesAdded: files.reduce((n, f) => n + (f.added ?? 0), 0),
+    linesRemoved: files.reduce((n, f) => n + (f.removed ?? 0), 0),
+  };
+}
