@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
-import { realpath } from "node:fs/promises";
+import { mkdir, readFile, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../util/limits.js";
 import { capHeadTail } from "../util/text.js";
+import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { runCommand, type RunResult } from "./run.js";
 import { perfScore, testScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
@@ -24,7 +25,10 @@ export interface CommandRecord {
 }
 
 export interface Evaluation {
-  commands: Partial<Record<CommandKind, CommandRecord>>;
+  /** Keyed by kind (build, test, lint, bench) and `check:<name>` for extra checks. */
+  commands: Record<string, CommandRecord | undefined>;
+  /** Pass/fail of each extra check, by name. */
+  checks?: Record<string, boolean>;
   okBuild?: boolean;
   okLint?: boolean;
   tests?: TestCounts | null;
@@ -39,9 +43,18 @@ export interface Evaluation {
   commandsMs: number;
 }
 
+export interface CheckSpec {
+  name: string;
+  cmd: string;
+  weight: number;
+}
+
 export interface EvaluateOptions {
   cwd: string;
   commands: Partial<Record<CommandKind, string>>;
+  checks?: CheckSpec[];
+  /** Worktree-relative path of a JUnit XML report the test command writes. */
+  testReport?: string;
   timeoutSec: number;
   weights: Weights;
   cascade: boolean;
@@ -61,37 +74,62 @@ export class EvaluationCancelled extends Error {
   }
 }
 
+export function checkWeights(checks: CheckSpec[] = []): Record<string, number> {
+  return Object.fromEntries(checks.map((c) => [c.name, c.weight]));
+}
+
+/** What an evaluation produced: the record (stored with the step) and the full outputs (stored apart). */
+export interface EvaluationRun {
+  evaluation: Evaluation;
+  /** Output of each command as parsed (up to the parse cap), by the same keys as `commands`. */
+  logs: Record<string, string>;
+}
+
 /**
- * Runs build, test, lint and bench (those configured) in the worktree and scores the result. A failing
- * command is a normal, scored outcome; only a cancellation throws.
+ * Runs build, test, lint, the extra checks and bench (those configured) in the worktree and scores the
+ * result. A failing command is a normal, scored outcome; only a cancellation throws.
  */
-export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
+export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   const commands: Evaluation["commands"] = {};
-  const results: Partial<Record<CommandKind, RunResult>> = {};
+  const results: Record<string, RunResult> = {};
+  const logs: Record<string, string> = {};
   let commandsMs = 0;
   let buildFailed = false;
+  let junitXml: string | undefined;
+  const notices: string[] = [];
 
-  for (const kind of COMMAND_ORDER) {
-    const cmd = opts.commands[kind];
-    if (!cmd) continue;
+  const steps: { key: string; kind: CommandKind | "check"; cmd: string }[] = [];
+  for (const kind of ["build", "test", "lint"] as const) if (opts.commands[kind]) steps.push({ key: kind, kind, cmd: opts.commands[kind]! });
+  for (const c of opts.checks ?? []) steps.push({ key: `check:${c.name}`, kind: "check", cmd: c.cmd });
+  if (opts.commands.bench) steps.push({ key: "bench", kind: "bench", cmd: opts.commands.bench });
+
+  for (const { key, kind, cmd } of steps) {
     if (buildFailed && opts.cascade && (kind === "test" || kind === "bench")) {
-      commands[kind] = { cmd, exitCode: null, timedOut: false, durationMs: 0, skipped: "build failed", output: "", truncated: false };
+      commands[key] = { cmd, exitCode: null, timedOut: false, durationMs: 0, skipped: "build failed", output: "", truncated: false };
       continue;
     }
-    opts.onProgress?.(`running ${kind}: ${cmd}`);
+    // A report left by an earlier step must not be read as this step's result.
+    const report = kind === "test" && opts.testReport ? (await resolveInside(opts.cwd, opts.testReport)).abs : undefined;
+    if (report) {
+      await rm(report, { force: true });
+      // Some reporters (node --test's junit) do not create the report's folder themselves.
+      await mkdir(path.dirname(report), { recursive: true });
+    }
+    opts.onProgress?.(`running ${key}: ${cmd}`);
     const res = await runCommand(cmd, {
       cwd: opts.cwd,
       timeoutMs: opts.timeoutSec * 1000,
       signal: opts.signal,
       env: opts.env,
-      onTick: (ms) => opts.onProgress?.(`running ${kind} (${Math.round(ms / 1000)}s): ${cmd}`),
+      onTick: (ms) => opts.onProgress?.(`running ${key} (${Math.round(ms / 1000)}s): ${cmd}`),
       tickMs: opts.tickMs,
     });
     if (res.cancelled) throw new EvaluationCancelled();
-    results[kind] = res;
+    results[key] = res;
+    logs[key] = res.output.all;
     commandsMs += res.durationMs;
     const stored = capHeadTail(res.output.all, LIMITS.maxStoredOutputChars);
-    commands[kind] = {
+    commands[key] = {
       cmd,
       exitCode: res.exitCode,
       timedOut: res.timedOut,
@@ -99,13 +137,17 @@ export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
       output: res.spawnError ? `${res.spawnError}\n${stored.text}` : stored.text,
       truncated: res.truncated || stored.truncated,
     };
+    if (report) {
+      junitXml = await readFile(report, "utf8").then((x) => x.slice(0, LIMITS.maxParseOutputChars)).catch(() => undefined);
+      if (junitXml === undefined) notices.push(`The test command did not write the report ${opts.testReport}; counts were read from its output instead.`);
+    }
     if (kind === "build" && !succeeded(res)) buildFailed = true;
   }
 
   // The parsers make paths relative by prefix; they need the real path (e.g. macOS /tmp is a symlink).
   const realCwd = await realpath(opts.cwd).catch(() => opts.cwd);
   const components: Components = {};
-  const ev: Evaluation = { commands, components, score: 0, testsPass: true, diagnostics: [], notices: [], commandsMs };
+  const ev: Evaluation = { commands, components, score: 0, testsPass: true, diagnostics: [], notices, commandsMs };
 
   if (opts.commands.build) {
     ev.okBuild = results.build ? succeeded(results.build) : false;
@@ -115,9 +157,13 @@ export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
     ev.okLint = results.lint ? succeeded(results.lint) : false;
     components.lint = ev.okLint ? 1 : 0;
   }
+  if (opts.checks?.length) {
+    ev.checks = Object.fromEntries(opts.checks.map((c) => [c.name, !!results[`check:${c.name}`] && succeeded(results[`check:${c.name}`]!)]));
+    components.checks = Object.fromEntries(Object.entries(ev.checks).map(([n, ok]) => [n, ok ? 1 : 0]));
+  }
   if (opts.commands.test) {
     const r = results.test;
-    ev.tests = r ? parseTests(r.output, { cwd: realCwd }) : null;
+    ev.tests = r ? parseTests(r.output, { cwd: realCwd, ...(junitXml !== undefined ? { junitXml } : {}) }) : null;
     if (ev.tests && r && !succeeded(r) && ev.tests.failed === 0) {
       // The runner failed but reported no failing test (a crash, a timeout, an error outside tests):
       // that is a failure the counts alone would hide.
@@ -133,15 +179,14 @@ export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
     ev.perf = { value, score };
     components.perf = score;
   }
-  ev.score = weightedScore(components, opts.weights);
+  ev.score = weightedScore(components, opts.weights, checkWeights(opts.checks));
 
-  for (const kind of ["build", "lint", "test"] as const) {
-    const r = results[kind];
-    if (r && !succeeded(r)) ev.diagnostics.push(...parseDiagnostics(r.output.all, { cwd: realCwd }));
+  for (const [key, r] of Object.entries(results)) {
+    if (key !== "bench" && !succeeded(r)) ev.diagnostics.push(...parseDiagnostics(r.output.all, { cwd: realCwd }).map((d) => ({ ...d, command: key })));
   }
   ev.diagnostics = dedupe(ev.diagnostics);
   ev.notices.push(...environmentNotices(opts.cwd, results));
-  return ev;
+  return { evaluation: ev, logs };
 }
 
 function succeeded(r: RunResult): boolean {
@@ -171,7 +216,7 @@ function nodeModulesReachable(dir: string): boolean {
   }
 }
 
-function environmentNotices(cwd: string, results: Partial<Record<CommandKind, RunResult>>): string[] {
+function environmentNotices(cwd: string, results: Record<string, RunResult>): string[] {
   const notices: string[] = [];
   for (const r of Object.values(results)) {
     if (r?.timedOut) notices.push(`"${r.cmd}" timed out and was killed with its child processes; raise timeoutSec if it needs longer.`);
@@ -189,9 +234,9 @@ function environmentNotices(cwd: string, results: Partial<Record<CommandKind, Ru
  * Re-derives the perf component and the score of an evaluation against the current best bench value.
  * Needed when an evaluation is reused from the cache: its perf score was relative to another history.
  */
-export function rescore(ev: Evaluation, weights: Weights, perfDirection: PerfDirection, previousBestPerf: number | undefined): Evaluation {
-  if (!ev.perf) return { ...ev, score: weightedScore(ev.components, weights) };
+export function rescore(ev: Evaluation, weights: Weights, checks: CheckSpec[], perfDirection: PerfDirection, previousBestPerf: number | undefined): Evaluation {
+  if (!ev.perf) return { ...ev, score: weightedScore(ev.components, weights, checkWeights(checks)) };
   const score = ev.perf.value === null ? 0 : perfScore(ev.perf.value, previousBestPerf, perfDirection);
   const components = { ...ev.components, perf: score };
-  return { ...ev, perf: { ...ev.perf, score }, components, score: weightedScore(components, weights) };
+  return { ...ev, perf: { ...ev.perf, score }, components, score: weightedScore(components, weights, checkWeights(checks)) };
 }

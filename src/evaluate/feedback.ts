@@ -41,12 +41,37 @@ export function correlateFailures(ev: Evaluation, step: number, earlier: { step:
   return correlate(ev.tests?.failures ?? [], step, earlier.map((e) => ({ step: e.step, items: e.evaluation.tests?.failures ?? [] })), failKey);
 }
 
-const MAX_ITEMS = 12;
+/**
+ * The feedback text stays under this many characters however much the commands print. Paths and
+ * code run at about 2.6 characters per o200k token, so this keeps it under 2,000 tokens (a test
+ * measures it on 500 tsc errors). The full output stays readable with trm_read_log.
+ */
+export const FEEDBACK_BUDGET_CHARS = 4800;
+const MAX_LOCATIONS = 6;
+
+interface Group {
+  head: Correlated<Diagnostic>;
+  locations: string[];
+}
+
+const loc = (d: Diagnostic) => (d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ""}` : ""}` : "");
+
+/** One line per distinct problem: the same code and message in many places is one thing to fix. */
+export function groupDiagnostics(items: Correlated<Diagnostic>[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const it of items) {
+    const k = `${it.item.code ?? ""}|${it.item.message}|${it.introducedAtStep}`;
+    const g = groups.get(k);
+    if (g) g.locations.push(loc(it.item));
+    else groups.set(k, { head: it, locations: [loc(it.item)] });
+  }
+  return [...groups.values()];
+}
 
 /**
  * The compact text an LLM reads after a step: the verdict first, then what to fix, most important
- * first (build errors, new test failures, older failures, lint), bounded in size with counts of what
- * was left out.
+ * first (build errors, new test failures, older failures, lint and checks, warnings), within a fixed
+ * budget, with counts of what was left out.
  */
 export function renderFeedback(args: {
   step: number;
@@ -58,59 +83,87 @@ export function renderFeedback(args: {
   cachedFrom?: string;
 }): string {
   const { step, ev, progress: p, halt } = args;
-  const lines: string[] = [];
-  lines.push(
+  const head: string[] = [];
+  head.push(
     `step ${step}: score ${fmt(p.score)} (best ${fmt(p.bestScore)} at step ${p.bestStep}, ema ${fmt(p.ema)}) ${p.improved ? "improved" : `not improved, streak ${p.noImproveStreak}`}${args.cachedFrom ? `; evaluation reused from ${args.cachedFrom.slice(0, 12)} (same tree and commands)` : ""}`,
   );
   const sig: string[] = [];
-  const c = ev.commands;
-  if (c.build) sig.push(`build ${c.build.skipped ? "skipped" : ev.okBuild ? "ok" : c.build.timedOut ? "TIMED OUT" : "FAILED"}`);
-  if (c.test) {
-    if (c.test.skipped) sig.push(`tests skipped (${c.test.skipped})`);
-    else if (!ev.tests) sig.push("tests UNREADABLE");
-    else sig.push(`tests ${ev.tests.passed}/${ev.tests.total} passed${ev.tests.failed ? `, ${ev.tests.failed} failed` : ""}${ev.tests.skipped ? `, ${ev.tests.skipped} skipped` : ""}`);
+  for (const [key, c] of Object.entries(ev.commands)) {
+    if (!c) continue;
+    const failedWord = c.timedOut ? "TIMED OUT" : "FAILED";
+    if (key === "test") {
+      if (c.skipped) sig.push(`tests skipped (${c.skipped})`);
+      else if (!ev.tests) sig.push("tests UNREADABLE");
+      else sig.push(`tests ${ev.tests.passed}/${ev.tests.total} passed${ev.tests.failed ? `, ${ev.tests.failed} failed` : ""}${ev.tests.skipped ? `, ${ev.tests.skipped} skipped` : ""}`);
+    } else if (key === "bench") {
+      sig.push(c.skipped ? "bench skipped" : `bench ${ev.perf?.value ?? "UNREADABLE"} (perf score ${fmt(ev.perf?.score ?? 0)})`);
+    } else {
+      sig.push(`${key} ${c.skipped ? "skipped" : c.exitCode === 0 && !c.timedOut ? "ok" : failedWord}`);
+    }
   }
-  if (c.lint) sig.push(`lint ${ev.okLint ? "ok" : "FAILED"}`);
-  if (c.bench) sig.push(c.bench.skipped ? "bench skipped" : `bench ${ev.perf?.value ?? "UNREADABLE"} (perf score ${fmt(ev.perf?.score ?? 0)})`);
-  lines.push(sig.join(" · "));
-  for (const n of ev.notices) lines.push(`note: ${n}`);
-  if (c.test && !c.test.skipped && !ev.tests) {
-    lines.push(`note: could not read test results from the test command's output (see the output excerpt); the test score is 0. Formats read: ${KNOWN_TEST_FORMATS.join("; ")}.`);
+  head.push(sig.join(" · "));
+  for (const n of ev.notices) head.push(`note: ${n}`);
+  if (ev.commands.test && !ev.commands.test.skipped && !ev.tests) {
+    head.push(`note: could not read test results from the test command's output; the test score is 0. Formats read: ${KNOWN_TEST_FORMATS.join("; ")}.`);
   }
+  const tail = `halt: ${halt.shouldHalt ? "STOP" : "continue"}: ${halt.reasons.join("; ")}`;
 
-  const build = args.diagnostics.filter((d) => d.item.severity === "error");
-  const warn = args.diagnostics.filter((d) => d.item.severity !== "error");
-  const newFails = args.failures.filter((f) => f.introducedAtStep === step);
-  const oldFails = args.failures.filter((f) => f.introducedAtStep !== step);
-  const section = <T>(title: string, items: Correlated<T>[], show: (t: Correlated<T>) => string) => {
-    if (items.length === 0) return;
-    lines.push(`${title} (${items.length}):`);
-    for (const it of items.slice(0, MAX_ITEMS)) lines.push(`  - ${show(it)}`);
-    if (items.length > MAX_ITEMS) lines.push(`  … ${items.length - MAX_ITEMS} more not shown`);
-  };
   const since = (n: number) => (n === step ? "new" : `since step ${n}`);
-  const showDiag = (d: Correlated<Diagnostic>) => {
-    const loc = d.item.file ? `${d.item.file}${d.item.line ? `:${d.item.line}${d.item.column ? `:${d.item.column}` : ""}` : ""} ` : "";
-    return `${loc}${d.item.code ? `${d.item.code} ` : ""}${truncate(d.item.message, 200)} [${since(d.introducedAtStep)}]`;
+  const showGroup = (g: Group) => {
+    const d = g.head.item;
+    const where = g.locations.filter(Boolean);
+    const places = where.length <= 1 ? (where[0] ? `${where[0]} ` : "") : `${where.length} places: ${where.slice(0, MAX_LOCATIONS).join(", ")}${where.length > MAX_LOCATIONS ? ", …" : ""} — `;
+    return `${places}${d.code ? `${d.code} ` : ""}${truncate(d.message.replace(/\s+/g, " "), 200)} [${since(g.head.introducedAtStep)}]`;
   };
   const showFail = (f: Correlated<TestFailure>) => {
-    const loc = f.item.file ? ` (${f.item.file}${f.item.line ? `:${f.item.line}` : ""})` : "";
-    return `${truncate(f.item.name, 120)}${f.item.message ? `: ${truncate(f.item.message.replace(/\s+/g, " "), 200)}` : ""}${loc} [${since(f.introducedAtStep)}]`;
+    const l = f.item.file ? ` (${f.item.file}${f.item.line ? `:${f.item.line}` : ""})` : "";
+    return `${truncate(f.item.name, 120)}${f.item.message ? `: ${truncate(f.item.message.replace(/\s+/g, " "), 200)}` : ""}${l} [${since(f.introducedAtStep)}]`;
   };
-  section("errors", build, showDiag);
-  section("new test failures", newFails, showFail);
-  section("failing since earlier steps", oldFails, showFail);
-  section("warnings", warn, showDiag);
+  const isBuild = (d: Correlated<Diagnostic>) => d.item.command === "build" || d.item.command === undefined;
+  const errors = args.diagnostics.filter((d) => d.item.severity === "error");
+  const sections: { title: string; lines: string[] }[] = [
+    { title: "build errors", lines: groupDiagnostics(errors.filter(isBuild)).map(showGroup) },
+    { title: "new test failures", lines: args.failures.filter((f) => f.introducedAtStep === step).map(showFail) },
+    { title: "failing since earlier steps", lines: args.failures.filter((f) => f.introducedAtStep !== step).map(showFail) },
+    { title: "errors from lint, tests and checks", lines: groupDiagnostics(errors.filter((d) => !isBuild(d))).map(showGroup) },
+    { title: "warnings", lines: groupDiagnostics(args.diagnostics.filter((d) => d.item.severity !== "error")).map(showGroup) },
+  ];
 
   // When nothing could be parsed out of a failing command, its raw output is the only clue.
   const structured = args.diagnostics.length + args.failures.length;
-  for (const kind of ["build", "test", "lint", "bench"] as const) {
-    const rec = c[kind];
+  for (const [key, rec] of Object.entries(ev.commands)) {
     if (!rec || rec.skipped || (rec.exitCode === 0 && !rec.timedOut)) continue;
-    if (structured > 0 && kind !== "bench") continue;
-    lines.push(`${kind} output (exit ${rec.exitCode ?? "killed"}):`);
-    lines.push(capHeadTail(rec.output.trim(), LIMITS.maxFeedbackOutputChars).text);
+    if (structured > 0 && key !== "bench" && !key.startsWith("check:")) continue;
+    sections.push({ title: `${key} output (exit ${rec.exitCode ?? "killed"})`, lines: [capHeadTail(rec.output.trim(), LIMITS.maxFeedbackOutputChars).text] });
   }
-  lines.push(`halt: ${halt.shouldHalt ? "STOP" : "continue"}: ${halt.reasons.join("; ")}`);
-  return lines.join("\n");
+
+  let budget = FEEDBACK_BUDGET_CHARS - [...head, tail].join("\n").length;
+  const body: string[] = [];
+  let omitted = 0;
+  for (const sec of sections) {
+    if (sec.lines.length === 0) continue;
+    const title = `${sec.title} (${sec.lines.length}):`;
+    if (budget < title.length + 40) {
+      omitted += sec.lines.length;
+      continue;
+    }
+    body.push(title);
+    budget -= title.length + 1;
+    let shown = 0;
+    for (const l of sec.lines) {
+      const line = `  - ${l}`;
+      if (line.length + 1 > budget - 60) break;
+      body.push(line);
+      budget -= line.length + 1;
+      shown++;
+    }
+    if (shown < sec.lines.length) {
+      const more = `  … ${sec.lines.length - shown} more not shown`;
+      body.push(more);
+      budget -= more.length + 1;
+      omitted += sec.lines.length - shown;
+    }
+  }
+  if (omitted > 0) body.push(`(${omitted} items left out to keep this short; trm_read_log has the full output)`);
+  return [...head, ...body, tail].join("\n");
 }

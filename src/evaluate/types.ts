@@ -28,6 +28,8 @@ export interface Diagnostic {
   severity: "error" | "warning";
   /** The tool that reported it: "tsc", "eslint", "python", "flake8", ... */
   source: string;
+  /** The session command whose output it came from: build, test, lint, check:<name>. */
+  command?: string;
 }
 
 /** What a command printed, split as the parsers need it (JSON reporters write only to stdout). */

@@ -13,6 +13,8 @@ export interface SessionRefs {
   bestTag: string;
   tagPrefix: string;
   notes: string;
+  /** Full command outputs per step, apart from the records so that loading a history stays fast. */
+  logs: string;
   /** Namespace for refs that keep undone / superseded steps reachable. */
   keepPrefix: string;
 }
@@ -40,6 +42,7 @@ export function sessionRefs(id: string): SessionRefs {
     bestTag: `refs/tags/trm/${id}/best`,
     tagPrefix: `refs/tags/trm/${id}/`,
     notes: `refs/notes/trm/${id}`,
+    logs: `refs/notes/trm-logs/${id}`,
     keepPrefix: `refs/trm/${id}/`,
   };
 }

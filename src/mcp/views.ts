@@ -1,5 +1,4 @@
 import type { Evaluation } from "../evaluate/evaluate.js";
-import { COMMAND_ORDER } from "../evaluate/evaluate.js";
 import { fmt } from "../evaluate/score.js";
 import { testsTrailer } from "../session/record.js";
 import type { Session } from "../session/session.js";
@@ -13,8 +12,8 @@ export function evaluationView(ev: Evaluation) {
     ...(ev.okLint !== undefined ? { okLint: ev.okLint } : {}),
     ...(ev.tests !== undefined ? { tests: ev.tests } : {}),
     ...(ev.perf ? { perf: ev.perf } : {}),
-    commands: COMMAND_ORDER.flatMap((kind) => {
-      const c = ev.commands[kind];
+    // Insertion order is evaluation order: build, test, lint, checks, bench.
+    commands: Object.entries(ev.commands).flatMap(([kind, c]) => {
       if (!c) return [];
       return [{ kind, cmd: c.cmd, ok: !c.skipped && c.exitCode === 0 && !c.timedOut, exitCode: c.exitCode, timedOut: c.timedOut, ...(c.skipped ? { skipped: c.skipped } : {}), durationMs: c.durationMs }];
     }),
@@ -24,8 +23,7 @@ export function evaluationView(ev: Evaluation) {
 
 export function evaluationLine(ev: Evaluation): string {
   const parts = [`score ${fmt(ev.score)}`];
-  for (const kind of COMMAND_ORDER) {
-    const c = ev.commands[kind];
+  for (const [kind, c] of Object.entries(ev.commands)) {
     if (!c) continue;
     const status = c.skipped ? "skipped" : c.timedOut ? "timed out" : c.exitCode === 0 ? "ok" : `exit ${c.exitCode}`;
     parts.push(`${kind} ${status} (${c.durationMs} ms)${kind === "test" && ev.tests ? ` ${testsTrailer(ev)}` : ""}${kind === "bench" && ev.perf ? ` value ${ev.perf.value}` : ""}`);

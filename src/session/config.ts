@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "../util/limits.js";
 import { UserError } from "../util/errors.js";
+import { normalizeRelPath } from "../util/paths.js";
 import type { HaltPolicy, PerfDirection, Weights } from "../evaluate/score.js";
 
 export const DEFAULT_WEIGHTS: Weights = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
@@ -36,6 +37,12 @@ export const startSessionInput = {
   cascade: z.boolean().optional().describe("skip test/bench when build fails, default true"),
   perfDirection: z.enum(["lower", "higher"]).optional(),
   linkPaths: z.array(z.string()).max(50).optional().describe("ignored paths to symlink from the checkout, e.g. .env"),
+  checks: z
+    .array(z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), cmd, weight }))
+    .max(10)
+    .optional()
+    .describe("extra pass/fail signals"),
+  testReport: z.string().optional().describe("JUnit XML file the test command writes"),
 };
 
 /** What is stored durably with the session (a git note on the baseline commit). */
@@ -57,6 +64,10 @@ export interface SessionConfig {
   cascade: boolean;
   perfDirection: PerfDirection;
   linkPaths: string[];
+  /** Extra pass/fail signals (a data-quality script, a security scan, a coverage gate), each weighted. */
+  checks: { name: string; cmd: string; weight: number }[];
+  /** Worktree-relative path of a JUnit XML report the test command writes. */
+  testReport?: string;
 }
 
 export type StartInput = z.infer<z.ZodObject<typeof startSessionInput>>;
@@ -69,7 +80,7 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
     bench: input.benchCmd?.trim() || undefined,
     setup: input.setupCmd?.trim() || undefined,
   };
-  if (!commands.build && !commands.test && !commands.lint && !commands.bench) {
+  if (!commands.build && !commands.test && !commands.lint && !commands.bench && !input.checks?.length) {
     throw new UserError(
       "No evaluation command given, so nothing could be scored.",
       'Pass at least one of buildCmd, testCmd, lintCmd, benchCmd (e.g. testCmd: "npm test").',
@@ -77,12 +88,15 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
   }
   const weights: Weights = { ...DEFAULT_WEIGHTS, ...input.weights };
   const configured = (["build", "test", "lint", "perf"] as const).filter((k) => (k === "perf" ? commands.bench : commands[k]));
-  if (configured.every((k) => weights[k] === 0)) {
+  if (configured.every((k) => weights[k] === 0) && (input.checks ?? []).every((c) => c.weight === 0)) {
     throw new UserError(
       `Every configured signal (${configured.join(", ")}) has weight 0, so every score would be 0.`,
       "Give at least one configured signal a positive weight.",
     );
   }
+  const checks = (input.checks ?? []).map((c) => ({ name: c.name, cmd: c.cmd.trim(), weight: c.weight }));
+  const dup = checks.find((c, i) => checks.findIndex((d) => d.name === c.name) !== i);
+  if (dup) throw new UserError(`Two checks are named ${dup.name}.`, "Give every check its own name.");
   const halt: HaltPolicy = { ...DEFAULT_HALT, ...input.halt };
   if (halt.minSteps > halt.maxSteps) {
     throw new UserError(`halt.minSteps (${halt.minSteps}) is greater than halt.maxSteps (${halt.maxSteps}).`, "Lower minSteps or raise maxSteps.");
@@ -98,5 +112,7 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
     cascade: input.cascade ?? true,
     perfDirection: input.perfDirection ?? "lower",
     linkPaths: input.linkPaths ?? [],
+    checks,
+    ...(input.testReport ? { testReport: normalizeRelPath(input.testReport) } : {}),
   };
 }

@@ -4,7 +4,7 @@ import { applyPlan, worktreeReader } from "../candidate/write.js";
 import { planCandidate } from "../candidate/plan.js";
 import { suggestMode } from "../candidate/mode-suggest.js";
 import type { Candidate } from "../candidate/schema.js";
-import { evaluate, rescore, EvaluationCancelled, type Evaluation } from "../evaluate/evaluate.js";
+import { evaluate, rescore, EvaluationCancelled, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { bestPerf, foldProgress, haltDecision, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, gitOrNull } from "../git/cli.js";
@@ -59,7 +59,8 @@ export class Session {
     const note = await readNote<BaselineNote>(commonDir, refs.notes, baselineCommit);
     if (!note || note.kind !== "baseline") return null;
     const tree = (await git(commonDir, ["rev-parse", `${baselineCommit}^{tree}`])).trim();
-    const cfg = { ...note.config, commonDir, repoTop: existsSync(note.config.repoTop) ? note.config.repoTop : cwd };
+    // Sessions written by an older version lack newer fields: default them.
+    const cfg = { ...note.config, checks: note.config.checks ?? [], commonDir, repoTop: existsSync(note.config.repoTop) ? note.config.repoTop : cwd };
     const s = new Session(cfg, { commit: baselineCommit, tree });
     s.preflight = note.preflight;
     await s.reload();
@@ -148,11 +149,13 @@ export class Session {
     return { TRM_SESSION_ID: this.id, TRM_STEP: String(step) };
   }
 
-  async evaluateHere(step: number, ctx: CallContext): Promise<Evaluation> {
+  async evaluateHere(step: number, ctx: CallContext): Promise<EvaluationRun> {
     const prev = bestPerf(this.entries.map((e) => e.evaluation.perf?.value ?? undefined), this.config.perfDirection);
     return evaluate({
       cwd: this.worktree,
       commands: this.config.commands,
+      checks: this.config.checks,
+      testReport: this.config.testReport,
       timeoutSec: this.config.timeoutSec,
       weights: this.config.weights,
       cascade: this.config.cascade,
@@ -182,6 +185,7 @@ export class Session {
         await gitOrNull(this.worktree, ["reset", "-q"]);
       };
       let ev: Evaluation;
+      let logs: Record<string, string> = {};
       let tree: string;
       let cachedFrom: string | undefined;
       const step = this.currentStep + 1;
@@ -195,9 +199,9 @@ export class Session {
         const hit = this.cache.get(tree);
         if (hit) {
           cachedFrom = hit.commit;
-          ev = rescore(hit.evaluation, this.config.weights, this.config.perfDirection, prevBest);
+          ev = rescore(hit.evaluation, this.config.weights, this.config.checks, this.config.perfDirection, prevBest);
         } else {
-          ev = await this.evaluateHere(step, ctx);
+          ({ evaluation: ev, logs } = await this.evaluateHere(step, ctx));
         }
       } catch (err) {
         await undo();
@@ -229,8 +233,9 @@ export class Session {
       let commit: string;
       try {
         commit = (await git(this.worktree, ["commit-tree", tree, "-p", this.tip, "-F", "-"], { input: stepMessage(this.id, note) })).trim();
-        // The record goes first: a crash before the refs move leaves only an unreachable commit.
+        // The records go first: a crash before the refs move leaves only an unreachable commit.
         await writeNote(this.worktree, this.refs.notes, commit, note);
+        if (Object.keys(logs).length > 0) await writeNote(this.worktree, this.refs.logs, commit, logs);
         await updateRefs(
           this.worktree,
           [
@@ -267,7 +272,7 @@ export class Session {
     return this.mutex.run(async () => {
       await removeWorktree(this.top, this.worktree);
       if (discard) {
-        const refs = await git(this.top, ["for-each-ref", "--format=%(refname)", this.refs.tagPrefix, this.refs.keepPrefix, this.refs.notes]);
+        const refs = await git(this.top, ["for-each-ref", "--format=%(refname)", this.refs.tagPrefix, this.refs.keepPrefix, this.refs.notes, this.refs.logs]);
         for (const r of [...refs.split("\n").filter(Boolean), this.refs.branch]) await gitOrNull(this.top, ["update-ref", "-d", r]);
       } else {
         await git(this.top, ["update-ref", `${this.refs.keepPrefix}ended`, this.tip]);

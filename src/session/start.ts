@@ -66,7 +66,7 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     await linkIgnored(repo.top, wt, linkPaths);
   } catch (err) {
     await removeWorktree(repo.top, wt).catch(() => undefined);
-    for (const r of [refs.branch, refs.baselineTag, refs.notes]) await gitOrNull(repo.top, ["update-ref", "-d", r]);
+    for (const r of [refs.branch, refs.baselineTag, refs.notes, refs.logs]) await gitOrNull(repo.top, ["update-ref", "-d", r]);
     throw err;
   }
   await registrySet(id, repo.commonDir);
@@ -86,9 +86,10 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     setup = { cmd: r.cmd, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs, output: capHeadTail(r.output.all, 2000).text };
   }
   if (input.preflight) {
-    const ev = await session.evaluateHere(0, ctx);
+    const { evaluation: ev, logs } = await session.evaluateHere(0, ctx);
     session.preflight = ev;
     await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config, preflight: ev } satisfies BaselineNote);
+    await writeNote(repo.top, refs.logs, snap.commit, logs);
     await session.reload();
     await updateRefs(repo.top, [{ ref: refs.bestTag, next: snap.commit }], "trm: preflight");
   }

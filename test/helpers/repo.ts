@@ -62,7 +62,7 @@ export function checkoutState(dir: string) {
   const gitDir = path.join(dir, ".git");
   const refs = g(dir, "for-each-ref", "--format=%(refname) %(objectname)")
     .split("\n")
-    .filter((l) => l && !/^refs\/(heads\/trm\/|tags\/trm\/|notes\/trm\/|trm\/)/.test(l));
+    .filter((l) => l && !/^refs\/(heads\/trm\/|tags\/trm\/|notes\/trm\/|notes\/trm-logs\/|trm\/)/.test(l));
   return {
     files: hashTree(dir),
     index: existsSync(path.join(gitDir, "index")) ? createHash("sha1").update(readFileSync(path.join(gitDir, "index"))).digest("hex") : null,

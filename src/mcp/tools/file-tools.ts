@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { SessionManager } from "../../session/manager.js";
 import { readFiles, readLines } from "../../session/files.js";
+import { readLog } from "../../session/logs.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
 
@@ -61,5 +62,32 @@ export function fileTools(sessions: SessionManager) {
       return { structured: r, text: `${r.file} (${r.lineCount} lines)\n${r.lines.join("\n")}` };
     },
   });
-  return [read, lines];
+  const log = defineTool({
+    name: "trm_read_log",
+    description: "Full output of a command at a step (feedback shows only an excerpt). Default: the first failing command, current step.",
+    input: {
+      sessionId: z.string(),
+      at,
+      command: z.string().optional().describe("build|test|lint|bench|check:<name>"),
+      offset: z.number().int().min(0).optional(),
+      limit: z.number().int().min(1).optional(),
+    },
+    output: {
+      at: z.string(),
+      command: z.string(),
+      available: z.array(z.object({ command: z.string(), chars: z.number() })),
+      totalChars: z.number(),
+      offset: z.number(),
+      content: z.string(),
+      truncated: z.boolean(),
+    },
+    hints: READ_ONLY,
+    async run(args) {
+      const s = await sessions.get(args.sessionId);
+      const r = await readLog(s, args);
+      const more = r.truncated ? `\n… ${r.totalChars - r.offset - r.content.length} more characters (offset ${r.offset + r.content.length})` : "";
+      return { structured: r, text: `${r.command} at ${r.at} (${r.totalChars} characters; recorded: ${r.available.map((a) => a.command).join(", ")})\n${r.content}${more}` };
+    },
+  });
+  return [read, lines, log];
 }

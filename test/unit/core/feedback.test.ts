@@ -1,0 +1,76 @@
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { describe, expect, it } from "vitest";
+import type { Evaluation } from "../../../src/evaluate/evaluate.js";
+import { correlate, groupDiagnostics, renderFeedback } from "../../../src/evaluate/feedback.js";
+import { parseDiagnostics } from "../../../src/evaluate/parsers/index.js";
+import type { Diagnostic, TestFailure } from "../../../src/evaluate/types.js";
+
+const progress = { step: 3, score: 0.2, ema: 0.3, bestScore: 0.8, bestStep: 1, noImproveStreak: 2, improved: false };
+const halt = { shouldHalt: false, reasons: ["tests failing"] };
+
+function evaluation(diagnostics: Diagnostic[], failures: TestFailure[], output = ""): Evaluation {
+  return {
+    commands: {
+      build: { cmd: "tsc", exitCode: 2, timedOut: false, durationMs: 10, output, truncated: false },
+      test: { cmd: "node --test", exitCode: 1, timedOut: false, durationMs: 10, output: "", truncated: false },
+    },
+    okBuild: false,
+    tests: { passed: 1, failed: failures.length, skipped: 0, total: failures.length + 1, failures, format: "tap" },
+    components: {},
+    score: 0.2,
+    testsPass: false,
+    diagnostics,
+    notices: [],
+    commandsMs: 20,
+  };
+}
+
+describe("feedback", () => {
+  it("stays under 2,000 o200k tokens for a build with 500 errors, grouping repeats and counting what is left out", () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 500; i++) {
+      // 100 distinct problems, each in 5 files: what a renamed export does to a codebase.
+      lines.push(`src/mod${i % 50}/file${i}.ts(${i + 1},${(i % 40) + 1}): error TS2304: Cannot find name 'helper${i % 100}'.`);
+    }
+    const diags = parseDiagnostics(lines.join("\n"), { cwd: "/w" }).map((d) => ({ ...d, command: "build" }));
+    expect(diags).toHaveLength(500);
+    const ev = evaluation(diags, [], lines.join("\n"));
+    const text = renderFeedback({ step: 3, ev, progress, halt, diagnostics: correlate(diags, 3, [], (d) => d.message), failures: [] });
+    const tokens = countTokens(text);
+    expect(tokens).toBeLessThan(2000);
+    expect(text).toMatch(/build errors \(100\):/);
+    expect(text).toMatch(/5 places: src\/mod\d+\/file\d+\.ts:\d+:\d+/);
+    expect(text).toMatch(/… \d+ more not shown/);
+    expect(text).toMatch(/items left out to keep this short; trm_read_log/);
+    expect(text.startsWith("step 3: score 0.200")).toBe(true);
+    expect(text.trimEnd().endsWith("halt: continue: tests failing")).toBe(true);
+  });
+
+  it("orders build errors, new failures, older failures, then lint", () => {
+    const d = (command: string, message: string): Diagnostic => ({ file: "a.ts", line: 1, message, severity: "error", source: "x", command });
+    const diags = [d("lint", "lint problem"), d("build", "build problem")];
+    const failures = [{ name: "old test" }, { name: "new test" }];
+    const ev = evaluation(diags, failures);
+    const text = renderFeedback({
+      step: 3,
+      ev,
+      progress,
+      halt,
+      diagnostics: diags.map((item) => ({ item, introducedAtStep: 3 })),
+      failures: [
+        { item: failures[0]!, introducedAtStep: 1 },
+        { item: failures[1]!, introducedAtStep: 3 },
+      ],
+    });
+    const order = ["build problem", "new test", "old test", "lint problem"].map((s) => text.indexOf(s));
+    expect(order.every((x) => x > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(text).toMatch(/old test \[since step 1\]/);
+  });
+
+  it("groups only identical problems, keeping first-appearance steps apart", () => {
+    const mk = (file: string, message: string, at: number) => ({ item: { file, line: 1, message, severity: "error" as const, source: "tsc" }, introducedAtStep: at });
+    const groups = groupDiagnostics([mk("a.ts", "X", 1), mk("b.ts", "X", 1), mk("c.ts", "X", 2), mk("d.ts", "Y", 1)]);
+    expect(groups.map((g) => g.locations.length)).toEqual([2, 1, 1]);
+  });
+});
