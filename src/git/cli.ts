@@ -71,7 +71,7 @@ const GIT_ONLY_STRIPPED = [
   "PREFIX",
 ];
 
-function gitEnv(extra: Record<string, string> = {}): Record<string, string> {
+function gitEnv(extra: Record<string, string> = {}, network = false): Record<string, string> {
   const env = cleanEnv({
     GIT_AUTHOR_NAME: TRM_IDENTITY.name,
     GIT_AUTHOR_EMAIL: TRM_IDENTITY.email,
@@ -82,7 +82,10 @@ function gitEnv(extra: Record<string, string> = {}): Record<string, string> {
     LC_ALL: "C",
     ...extra,
   });
-  for (const k of Object.keys(env)) if (GIT_ONLY_STRIPPED.includes(k.toUpperCase())) delete env[k];
+  for (const k of Object.keys(env)) {
+    if (network && (k === "GIT_SSH" || k === "GIT_SSH_COMMAND")) continue;
+    if (GIT_ONLY_STRIPPED.includes(k.toUpperCase())) delete env[k];
+  }
   return env;
 }
 
@@ -91,6 +94,8 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** Written to git's stdin (messages, notes, `update-ref --stdin` transactions). */
   input?: string;
+  /** Keep the user's ssh settings (GIT_SSH, GIT_SSH_COMMAND): only for fetching from their remotes. */
+  network?: boolean;
 }
 
 export class GitError extends Error {
@@ -139,7 +144,7 @@ const STALE_LOCK_MS = 10_000;
  * owns if it is older than any live operation could make it.
  */
 export async function git(cwd: string, args: string[], opts: GitOptions = {}): Promise<string> {
-  const env = gitEnv(opts.env);
+  const env = gitEnv(opts.env, opts.network);
   for (let attempt = 0; ; attempt++) {
     try {
       if (!DEBUG) return await runGit(cwd, args, env, opts.input);

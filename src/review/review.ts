@@ -1,0 +1,187 @@
+import { UserError } from "../util/errors.js";
+import { LIMITS } from "../util/limits.js";
+import { sortComments, summarize } from "./assess.js";
+import { buildContext } from "./context.js";
+import { fileChangeFromContents, parseUnifiedDiff } from "./diff.js";
+import { fetchPullRequest, githubToken, redact, type GitHubOptions, type PrInfo } from "./github.js";
+import { reviewLocalRange } from "./local.js";
+import { parsePrUrl } from "./pr-url.js";
+import { RULES } from "./rules/catalog.js";
+import { runRules } from "./rules/index.js";
+import { toSarif } from "./sarif.js";
+import type { ReviewInput, ReviewResult } from "./schema.js";
+import { evaluateRange, fetchPrHead } from "./evaluate-pr.js";
+import { CATEGORIES, type Category, type FileChange, type ReviewComment } from "./types.js";
+
+/**
+ * `trm_review_pr`: reviews a change given as a GitHub pull request, a unified diff, whole files or a
+ * local range, and returns comments on added lines, a summary and optionally SARIF.
+ */
+
+export type ReviewOptions = GitHubOptions;
+
+/** Comments returned in one result; beyond this the most severe are kept (counts stay complete). */
+export const MAX_COMMENTS = 200;
+const MAX_FILES_INPUT = 500;
+
+const SOURCES_HINT = "Pass exactly one of: prUrl, diff, files, or repoPath + base + head.";
+
+type Source =
+  | { kind: "pr"; prUrl: string }
+  | { kind: "diff"; diff: string }
+  | { kind: "files"; files: NonNullable<ReviewInput["files"]> }
+  | { kind: "local"; repoPath: string; base: string; head: string };
+
+/** Validates which input was given; every refusal says what to send instead. */
+export function selectSource(input: ReviewInput): { source: Source; notes: string[] } {
+  const notes: string[] = [];
+  const hasRange = input.base !== undefined || input.head !== undefined;
+  if (hasRange && !input.repoPath) throw new UserError("base and head need repoPath.", "Add repoPath (the local repository) to review the range base...head.");
+  if (hasRange && (!input.base || !input.head)) throw new UserError("A local range needs both base and head.", 'Pass e.g. base: "main", head: "my-branch".');
+  const given: Source[] = [];
+  if (input.prUrl !== undefined) given.push({ kind: "pr", prUrl: input.prUrl });
+  if (input.diff !== undefined) given.push({ kind: "diff", diff: input.diff });
+  if (input.files !== undefined) given.push({ kind: "files", files: input.files });
+  if (input.repoPath && input.base && input.head) given.push({ kind: "local", repoPath: input.repoPath, base: input.base, head: input.head });
+  if (input.evaluate) {
+    if (!input.repoPath) throw new UserError("evaluate needs repoPath: a local clone of the pull request's repository.", "Add repoPath, and at least one of buildCmd / testCmd / lintCmd.");
+    if (!input.buildCmd && !input.testCmd && !input.lintCmd) throw new UserError("evaluate needs at least one command to run.", "Add buildCmd, testCmd and/or lintCmd.");
+    if (input.diff !== undefined || input.files !== undefined) throw new UserError("evaluate runs commands on commits: it works with prUrl + repoPath, or repoPath + base + head.", "Drop diff/files, or drop evaluate.");
+  }
+  if (given.length === 0) {
+    if (input.repoPath) throw new UserError("repoPath alone does not say what to review.", "Add base and head (e.g. base: \"main\", head: \"HEAD\") to review that range.");
+    throw new UserError("Nothing to review.", SOURCES_HINT);
+  }
+  if (given.length > 1) throw new UserError(`Several inputs given (${given.map((g) => (g.kind === "pr" ? "prUrl" : g.kind === "local" ? "repoPath+base+head" : g.kind)).join(", ")}).`, SOURCES_HINT);
+  if (input.repoPath && given[0]!.kind !== "local" && !input.evaluate) notes.push("repoPath was ignored: it is used with base + head (local range) or with evaluate.");
+  if (!input.evaluate && (input.buildCmd || input.testCmd || input.lintCmd || input.timeoutSec !== undefined)) notes.push("buildCmd / testCmd / lintCmd / timeoutSec were ignored: they apply with evaluate: true.");
+  return { source: given[0]!, notes };
+}
+
+function filesFromInput(files: NonNullable<ReviewInput["files"]>): { changes: FileChange[]; notes: string[] } {
+  if (files.length === 0) throw new UserError("files is empty.", "Send at least one {path, content} (add originalContent for a modified file).");
+  if (files.length > MAX_FILES_INPUT) throw new UserError(`Too many files (${files.length}; at most ${MAX_FILES_INPUT}).`, "Send a unified diff instead, or review the range locally with repoPath + base + head.");
+  let bytes = 0;
+  const seen = new Set<string>();
+  const changes: FileChange[] = [];
+  const unchanged: string[] = [];
+  for (const f of files) {
+    const path = f.path.trim().replace(/^\.\//, "");
+    if (path === "") throw new UserError("A file has an empty path.", "Give each file its path relative to the repository root, e.g. src/index.ts.");
+    if (seen.has(path)) throw new UserError(`File ${path} is given twice.`, "Send each file once.");
+    seen.add(path);
+    bytes += f.content.length + (f.originalContent?.length ?? 0);
+    if (bytes > LIMITS.maxCandidateBytes) throw new UserError(`files are larger than ${LIMITS.maxCandidateBytes} bytes in total.`, "Send a unified diff of the change instead.");
+    const change = fileChangeFromContents(path, f.content, f.originalContent);
+    if (change) changes.push(change);
+    else unchanged.push(path);
+  }
+  const notes = unchanged.length > 0 ? [`${unchanged.length} file(s) identical to their originalContent, nothing to review: ${unchanged.slice(0, 5).join(", ")}${unchanged.length > 5 ? ", …" : ""}.`] : [];
+  return { changes, notes };
+}
+
+function filesFromDiff(diff: string): FileChange[] {
+  if (diff.length > LIMITS.maxCandidateBytes) throw new UserError(`diff is larger than ${LIMITS.maxCandidateBytes} bytes.`, "Review the range locally with repoPath + base + head instead.");
+  if (diff.trim() === "") throw new UserError("diff is empty.", "Send the output of `git diff` (or another unified diff).");
+  const files = parseUnifiedDiff(diff);
+  if (files.length === 0) {
+    throw new UserError("diff contains no file changes.", "Send a unified diff with file headers (--- a/x, +++ b/x) and @@ hunks, e.g. the output of `git diff`.");
+  }
+  return files;
+}
+
+function selectedCategories(focus: ReviewInput["focus"]): { categories: Set<Category>; onlyLongLines: boolean } {
+  if (!focus || focus.length === 0) return { categories: new Set(CATEGORIES), onlyLongLines: false };
+  const categories = new Set<Category>();
+  for (const f of focus) categories.add(f === "formatting" ? "code-quality" : f);
+  // `formatting` (line length) without `code-quality` keeps only the long-line rule.
+  return { categories, onlyLongLines: focus.includes("formatting") && !focus.includes("code-quality") };
+}
+
+function dedupe(comments: ReviewComment[]): ReviewComment[] {
+  const seen = new Set<string>();
+  return comments.filter((c) => {
+    const key = `${c.file}\0${c.line}\0${c.rule}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
+
+/** Runs the commands on both sides of the change: the PR head fetched from its remote, or a local range. */
+async function evaluateSource(source: Source, input: ReviewInput, prInfo: PrInfo | undefined, opts: ReviewOptions) {
+  const run = (base: string, head: string) =>
+    evaluateRange(input.repoPath!, base, head, {
+      commands: { build: input.buildCmd, test: input.testCmd, lint: input.lintCmd },
+      timeoutSec: input.timeoutSec,
+      signal: opts.signal,
+      onProgress: opts.onProgress,
+    });
+  if (source.kind === "local") return run(source.base, source.head);
+  if (source.kind !== "pr" || !prInfo) throw new UserError("evaluate needs prUrl or base + head.");
+  const fetched = await fetchPrHead(input.repoPath!, parsePrUrl(source.prUrl), prInfo.base);
+  try {
+    return await run(fetched.base, fetched.head);
+  } finally {
+    await fetched.cleanup();
+  }
+}
+
+export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Promise<ReviewResult> {
+  const { source, notes } = selectSource(input);
+  let files: FileChange[];
+  let prInfo: PrInfo | undefined;
+  switch (source.kind) {
+    case "pr": {
+      const pr = await fetchPullRequest(parsePrUrl(source.prUrl), opts);
+      files = pr.files;
+      prInfo = pr.info;
+      notes.push(...pr.notes);
+      break;
+    }
+    case "local": {
+      const local = await reviewLocalRange(source.repoPath, source.base, source.head);
+      files = local.files;
+      prInfo = local.info;
+      notes.push(...local.notes);
+      break;
+    }
+    case "diff":
+      files = filesFromDiff(source.diff);
+      break;
+    case "files": {
+      const r = filesFromInput(source.files);
+      files = r.changes;
+      notes.push(...r.notes);
+      break;
+    }
+  }
+
+  const { categories, onlyLongLines } = selectedCategories(input.focus);
+  const contexts = files.map(buildContext);
+  let comments = dedupe(runRules(contexts, categories));
+  if (onlyLongLines) comments = comments.filter((c) => c.category !== "code-quality" || c.rule === RULES.longLine.id);
+  comments = sortComments(comments, files.map((f) => f.path));
+  const summary = summarize(files, comments);
+
+  if (comments.length > MAX_COMMENTS) {
+    const kept = new Set(
+      [...comments].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]).slice(0, MAX_COMMENTS),
+    );
+    notes.push(`${comments.length} comments found; the ${MAX_COMMENTS} most severe are listed (counts include all). Use focus to narrow the review.`);
+    comments = comments.filter((c) => kept.has(c));
+  }
+
+  const result: ReviewResult = { summary, comments };
+  if (input.evaluate) result.evaluation = await evaluateSource(source, input, prInfo, opts);
+  if (prInfo) result.prInfo = prInfo;
+  if (notes.length > 0) result.notes = notes;
+  if (input.format === "sarif") result.sarif = toSarif(comments);
+
+  // Belt and braces: the token must never leave the process, whatever the reviewed text contains.
+  const token = githubToken(opts.env ?? process.env);
+  if (token && JSON.stringify(result).includes(token)) return JSON.parse(redact(JSON.stringify(result), token)) as ReviewResult;
+  return result;
+}

@@ -1,0 +1,29 @@
+import type { FileContext } from "../context.js";
+import type { ReviewComment } from "../types.js";
+import { RULES, finding } from "./catalog.js";
+
+/**
+ * Large changesets are hard to review well. Generated and lock files are left out of the count: a
+ * regenerated package-lock.json does not make a change harder to read.
+ */
+export const LARGE_LINES = 400;
+export const HUGE_LINES = 1000;
+export const MANY_FILES = 50;
+
+export function changeSize(contexts: FileContext[]): { lines: number; files: number } {
+  const counted = contexts.filter((c) => !c.kind.isGenerated);
+  return { lines: counted.reduce((n, c) => n + c.file.linesAdded + c.file.linesRemoved, 0), files: counted.length };
+}
+
+export function size(contexts: FileContext[]): ReviewComment[] {
+  const { lines, files } = changeSize(contexts);
+  if (lines <= LARGE_LINES && files <= MANY_FILES) return [];
+  const anchor = contexts.find((c) => !c.kind.isGenerated && c.addedLines.length > 0);
+  if (!anchor) return [];
+  const huge = lines > HUGE_LINES;
+  const f = finding(RULES.largeChange, anchor.addedLines[0]!.line, `Large change: ${lines} lines in ${files} files (generated files not counted); large reviews miss more defects.`, {
+    severity: huge ? "warning" : "info",
+    suggestion: "Split it into smaller changes that can be reviewed (and reverted) independently.",
+  });
+  return [{ file: anchor.file.path, ...f }];
+}
