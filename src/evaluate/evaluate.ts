@@ -66,6 +66,8 @@ export interface EvaluateOptions {
   env?: Record<string, string>;
   /** Interval of progress ticks while a command runs (clients time out after 60 s without them). */
   tickMs?: number;
+  /** Where a running command's process group is recorded, for recovery after a crash. */
+  groupFile?: string;
 }
 
 export class EvaluationCancelled extends Error {
@@ -123,6 +125,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
       env: opts.env,
       onTick: (ms) => opts.onProgress?.(`running ${key} (${Math.round(ms / 1000)}s): ${cmd}`),
       tickMs: opts.tickMs,
+      groupFile: opts.groupFile,
     });
     if (res.cancelled) throw new EvaluationCancelled();
     results[key] = res;

@@ -3,6 +3,7 @@ import { execa } from "execa";
 import { cleanEnv } from "../git/cli.js";
 import { LIMITS } from "../util/limits.js";
 import { stripAnsi } from "../util/text.js";
+import { forgetGroup, recordGroup } from "./orphans.js";
 import type { CommandOutput } from "./types.js";
 
 export interface RunOptions {
@@ -15,6 +16,8 @@ export interface RunOptions {
   tickMs?: number;
   /** Grace period between SIGTERM and SIGKILL. */
   killGraceMs?: number;
+  /** Where to record the command's process group while it runs (see orphans.ts). */
+  groupFile?: string;
 }
 
 export interface RunResult {
@@ -133,7 +136,10 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     encoding: "utf8",
   });
   const pid = child.pid;
-  if (pid !== undefined) liveGroups.add(pid);
+  if (pid !== undefined) {
+    liveGroups.add(pid);
+    if (opts.groupFile) await recordGroup(opts.groupFile, pid).catch(() => undefined);
+  }
 
   const onData = (sink: CappedText) => (chunk: Buffer | string) => {
     const s = typeof chunk === "string" ? chunk : chunk.toString("utf8");
@@ -181,6 +187,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     if (pid !== undefined) {
       killGroup(pid, "SIGKILL");
       liveGroups.delete(pid);
+      if (opts.groupFile) await forgetGroup(opts.groupFile).catch(() => undefined);
     }
   }
 }

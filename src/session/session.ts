@@ -15,6 +15,7 @@ import { LIMITS } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
+import { reapRecorded } from "../evaluate/orphans.js";
 import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
 
 export type SessionStatus = "active" | "ended";
@@ -42,6 +43,10 @@ export class Session {
 
   get id(): string {
     return this.config.id;
+  }
+  /** Where the running command's process group is recorded (orphans.ts). */
+  get groupFile(): string {
+    return path.join(this.config.commonDir, "trm", "run", `${this.config.id}.pgid`);
   }
   get top(): string {
     return this.config.repoTop;
@@ -134,6 +139,8 @@ export class Session {
    */
   async sync(): Promise<void> {
     this.assertActive();
+    // A command left running by a server that died mid-step would still be changing the worktree.
+    if (await reapRecorded(this.groupFile)) process.stderr.write(`code-trm: killed a command left running by a previous server in session ${this.id}\n`);
     const tip = await resolveRefFast(this.config.commonDir, this.refs.branch);
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
     if (tip !== this.tip) await this.reload();
@@ -165,6 +172,7 @@ export class Session {
       onProgress: ctx.progress,
       env: this.commandEnv(step),
       tickMs: progressIntervalMs(),
+      groupFile: this.groupFile,
     });
   }
 

@@ -1,0 +1,53 @@
+// Undo and restore on a 5,000-file repository at 5 and at 50 steps: the time must not grow with the
+// number of steps. Run: npm run build && node bench/history.mjs
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startSession } from "../dist/session/start.js";
+import { restorePoint, saveCheckpoint, undo } from "../dist/session/history.js";
+
+const FILES = 5000;
+const env = { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" };
+const git = (cwd, ...args) => execFileSync("git", args, { cwd, env, encoding: "utf8" });
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const repo = mkdtempSync(path.join(os.tmpdir(), "trm-bench-hist-"));
+for (let i = 0; i < FILES; i++) {
+  const d = path.join(repo, "src", `m${i % 50}`);
+  mkdirSync(d, { recursive: true });
+  writeFileSync(path.join(d, `f${i}.js`), `export const v${i} = ${i};\n`);
+}
+git(repo, "init", "-q", "-b", "main");
+git(repo, "add", "-A");
+git(repo, "commit", "-q", "-m", "init");
+
+async function measure(steps) {
+  const { session } = await startSession({ repoPath: repo, testCmd: "true" }, {});
+  await saveCheckpoint(session, "start", "");
+  for (let i = 0; i < steps; i++) {
+    // Every step edits the same file, so the points compared differ by the same amount at 5 and at 50
+    // steps: what is measured is the cost of the history's length, not of a bigger difference.
+    await session.submit({ mode: "files", files: [{ path: "src/m0/f0.js", content: `export const v0 = -${i + 1};\n` }] }, `step ${i}`, undefined, {});
+  }
+  const undos = [];
+  const restores = [];
+  for (let r = 0; r < 5; r++) {
+    let t = performance.now();
+    await undo(session);
+    undos.push(performance.now() - t);
+    await saveCheckpoint(session, `here${r}`, "");
+    t = performance.now();
+    await restorePoint(session, "start");
+    restores.push(performance.now() - t);
+    await restorePoint(session, `here${r}`); // back to where we were, for the next round
+  }
+  await session.end(true);
+  return { undo: median(undos), restore: median(restores) };
+}
+
+for (const steps of [5, 50]) {
+  const m = await measure(steps);
+  console.log(`${String(steps).padStart(2)} steps: undo median ${m.undo.toFixed(1)} ms, restore checkpoint median ${m.restore.toFixed(1)} ms (${FILES} files)`);
+}
+rmSync(repo, { recursive: true, force: true });

@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * A server killed in the middle of a step cannot stop the command it was running: that process group
+ * lives on. Each command's group is therefore recorded in a file while it runs, and whoever next
+ * operates on the session kills what is still there. The process is identified by its pid AND its
+ * start time (/proc), so a pid reused by an unrelated process is never killed.
+ */
+function startTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 22 (starttime) follows the parenthesised command name, which may itself contain spaces.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export async function recordGroup(file: string, pid: number): Promise<void> {
+  const st = startTime(pid);
+  if (st === null) return; // no /proc (not Linux): nothing can be verified later, so nothing is recorded
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, `${pid} ${st}\n`);
+}
+
+export async function forgetGroup(file: string): Promise<void> {
+  await rm(file, { force: true });
+}
+
+/** Kills a recorded group that is still the same process; returns true if one was killed. */
+export async function reapRecorded(file: string): Promise<boolean> {
+  const text = await readFile(file, "utf8").catch(() => null);
+  if (text === null) return false;
+  await rm(file, { force: true });
+  const [pidText, st] = text.trim().split(" ");
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 1 || startTime(pid) !== st) return false;
+  try {
+    process.kill(-pid, "SIGKILL");
+    return true;
+  } catch {
+    return false;
+  }
+}
