@@ -26,6 +26,10 @@ function makeRepo() {
   git(dir, "init", "-q", "-b", "main");
   git(dir, "add", "-A");
   git(dir, "commit", "-q", "-m", "init");
+  // Files written in the same second as the index are "racily clean" and would be re-hashed by every
+  // git command; a real checkout's index is older than its files. Refresh it as any `git status` would.
+  execFileSync("sleep", ["1.1"]);
+  git(dir, "update-index", "-q", "--refresh");
   return dir;
 }
 

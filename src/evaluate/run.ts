@@ -136,10 +136,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     encoding: "utf8",
   });
   const pid = child.pid;
-  if (pid !== undefined) {
-    liveGroups.add(pid);
-    if (opts.groupFile) await recordGroup(opts.groupFile, pid).catch(() => undefined);
-  }
+  if (pid !== undefined) liveGroups.add(pid);
 
   const onData = (sink: CappedText) => (chunk: Buffer | string) => {
     const s = typeof chunk === "string" ? chunk : chunk.toString("utf8");
@@ -148,6 +145,8 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   };
   child.stdout?.on("data", onData(stdout));
   child.stderr?.on("data", onData(stderr));
+  // Only after the listeners are attached: output of a fast command would be lost during an await.
+  const recorded = pid !== undefined && opts.groupFile ? recordGroup(opts.groupFile, pid).catch(() => undefined) : undefined;
 
   let killTimer: NodeJS.Timeout | undefined;
   const terminate = () => {
@@ -187,7 +186,10 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     if (pid !== undefined) {
       killGroup(pid, "SIGKILL");
       liveGroups.delete(pid);
-      if (opts.groupFile) await forgetGroup(opts.groupFile).catch(() => undefined);
+      if (opts.groupFile) {
+        await recorded;
+        await forgetGroup(opts.groupFile).catch(() => undefined);
+      }
     }
   }
 }

@@ -182,5 +182,6 @@ export async function openRepo(repoPath: string): Promise<{ top: string; commonD
   }
   const [top, common, gitDir] = out.trim().split("\n");
   if (!top || !common || !gitDir) throw new UserError(`${repoPath} is a bare repository or has no working tree.`, "Pass the path of a checkout with a working tree.");
-  return { top, commonDir: path.resolve(top, common), gitDir };
+  // git prints --git-common-dir relative to the directory it ran in (repoPath), not to the top level.
+  return { top, commonDir: path.resolve(repoPath, common), gitDir };
 }

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { lstat, mkdir, symlink } from "node:fs/promises";
 import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
-import { gitOrNull, openRepo } from "../git/cli.js";
+import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
 import { addWorktree, removeWorktree, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
@@ -42,7 +42,18 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   const id = newSessionId();
   const refs = sessionRefs(id);
   const wt = worktreePath(repo.commonDir, id);
-  const snap = await snapshotCheckout(repo, id);
+  // The checkout of the worktree (the slow part) starts from the user's HEAD while the baseline is
+  // built; a reset then brings in only the files their uncommitted work changed.
+  const head = (await gitOrNull(repo.top, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]))?.trim() || null;
+  const early = head ? addWorktree(repo.top, wt, head, id).then(() => true, (err: unknown) => err) : Promise.resolve(false);
+  let snap: Awaited<ReturnType<typeof snapshotCheckout>>;
+  try {
+    snap = await snapshotCheckout(repo, id);
+  } catch (err) {
+    await early;
+    await removeWorktree(repo.top, wt).catch(() => undefined);
+    throw err;
+  }
   const config: SessionConfig = {
     ...partial,
     linkPaths,
@@ -55,13 +66,20 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     uncommittedIncluded: snap.dirty,
   };
   try {
-    // The refs and the config note do not depend on the checkout of the worktree: do both at once.
     await Promise.all([
       (async () => {
         await updateRefs(repo.top, [{ ref: refs.branch, next: snap.commit, expected: null }, { ref: refs.baselineTag, next: snap.commit, expected: null }], "trm: session start");
         await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote);
       })(),
-      addWorktree(repo.top, wt, snap.commit, id),
+      (async () => {
+        const ready = await early;
+        if (ready !== true) {
+          if (ready !== false) throw ready;
+          await addWorktree(repo.top, wt, snap.commit, id);
+        } else {
+          await git(wt, ["reset", "--hard", "-q", snap.commit]);
+        }
+      })(),
     ]);
     await linkIgnored(repo.top, wt, linkPaths);
   } catch (err) {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
@@ -109,6 +109,23 @@ describe("a whole session on a JS project tested with node --test", () => {
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("a.txt", "2\n") });
     expect(r.shouldHalt).toBe(true);
     expect(r.reasons).toEqual([expect.stringMatching(/^limit/)]);
+  });
+});
+
+describe("a repository without any commit yet", () => {
+  it("makes a parentless baseline of the files as they are", async () => {
+    const repo = makeRepo("js-stats");
+    const fresh = path.join(path.dirname(repo), "fresh");
+    g(path.dirname(repo), "init", "-q", "-b", "main", fresh);
+    writeFileSync(path.join(fresh, "a.txt"), "hello\n");
+    const before = checkoutState(fresh);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: fresh, testCmd: "test -f a.txt && echo 'ok 1 - a' && echo '1..1'", preflight: true });
+    expect(s.uncommittedIncluded).toBe(true);
+    expect(s.preflight.tests).toMatchObject({ passed: 1, total: 1 });
+    expect(g(fresh, "rev-list", "--count", `trm/${s.sessionId}/baseline`).trim()).toBe("1");
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("b.txt", "b\n") });
+    expect(r.step).toBe(1);
+    expect(checkoutState(fresh)).toEqual(before);
   });
 });
 

@@ -67,9 +67,21 @@ export function checkoutState(dir: string) {
     files: hashTree(dir),
     index: existsSync(path.join(gitDir, "index")) ? createHash("sha1").update(readFileSync(path.join(gitDir, "index"))).digest("hex") : null,
     head: readFileSync(path.join(gitDir, "HEAD"), "utf8"),
-    headCommit: g(dir, "rev-parse", "HEAD").trim(),
+    headCommit: (() => {
+      try {
+        return g(dir, "rev-parse", "HEAD").trim();
+      } catch {
+        return null; // unborn HEAD
+      }
+    })(),
     refs,
-    stash: g(dir, "stash", "list", "--format=%H %gs"),
+    stash: (() => {
+      try {
+        return g(dir, "stash", "list", "--format=%H %gs");
+      } catch {
+        return "";
+      }
+    })(),
     status: g(dir, "status", "--porcelain=v1", "--untracked-files=all"),
   };
 }

@@ -16,6 +16,12 @@ describe("git entry point", () => {
     }
   });
 
+  it("finds the repository from a subdirectory", async () => {
+    const repo = makeRepo("js-stats");
+    const r = await openRepo(`${repo}/src`);
+    expect(r).toEqual({ top: repo, commonDir: `${repo}/.git`, gitDir: `${repo}/.git` });
+  });
+
   it("ignores GIT_DIR / GIT_INDEX_FILE inherited from a hook", async () => {
     const repo = makeRepo("js-stats");
     const other = makeRepo("ts-shapes");
