@@ -1,0 +1,184 @@
+import { existsSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { git } from "../git/cli.js";
+import { sessionRefs } from "../git/refs.js";
+import { footprints, statusOf, type CliStatus, type Repo } from "./find.js";
+
+/**
+ * What `code-trm prune` would do, computed without changing anything: dry run and real run print the
+ * same plan, and the real run only executes it.
+ */
+export type PruneActionKind = "remove-worktree" | "delete-ref" | "end-session" | "unlock-worktree" | "prune-worktree-entry" | "remove-lock" | "remove-tmp";
+
+export interface PruneAction {
+  action: PruneActionKind;
+  sessionId: string | null;
+  /** A path or a ref name. */
+  target: string;
+  detail: string;
+  /** For end-session: the commit the `ended` ref records. */
+  commit?: string;
+}
+
+export interface SessionVerdict {
+  sessionId: string;
+  status: CliStatus;
+  pruned: boolean;
+  reason: string;
+  /** What stays (the branch is the user's result). */
+  kept: string[];
+}
+
+export interface PrunePlan {
+  actions: PruneAction[];
+  sessions: SessionVerdict[];
+}
+
+export interface PruneOptions {
+  olderThanDays?: number;
+  deleteBranches: boolean;
+  now: number;
+}
+
+/** Locks younger than this may belong to a git call running right now. */
+export const STALE_MS = 60_000;
+/** Entries of <common>/trm/tmp live longer than locks (a scratch copy for `eslint --fix` may take minutes). */
+export const TMP_STALE_MS = 3_600_000;
+
+interface WorktreeEntry {
+  path: string;
+  branch: string | null;
+  locked: string | null;
+  prunable: string | null;
+}
+
+export function parseWorktreeList(out: string): WorktreeEntry[] {
+  return out
+    .split("\n\n")
+    .filter((b) => b.trim())
+    .map((block) => {
+      const e: WorktreeEntry = { path: "", branch: null, locked: null, prunable: null };
+      for (const line of block.split("\n")) {
+        const [key, ...rest] = line.split(" ");
+        const value = rest.join(" ");
+        if (key === "worktree") e.path = value;
+        else if (key === "branch") e.branch = value;
+        else if (key === "locked") e.locked = value;
+        else if (key === "prunable") e.prunable = value;
+      }
+      return e;
+    });
+}
+
+async function ageMs(p: string, now: number): Promise<number | null> {
+  const st = await stat(p).catch(() => null);
+  return st ? now - st.mtimeMs : null;
+}
+
+async function walkFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const out: string[] = [];
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await walkFiles(p)));
+    else out.push(p);
+  }
+  return out;
+}
+
+/** Lock files only code-trm creates: in its worktrees' admin directories and under its ref namespaces. */
+async function ownLockFiles(commonDir: string): Promise<string[]> {
+  const locks: string[] = [];
+  const admin = path.join(commonDir, "worktrees");
+  for (const name of await readdir(admin).catch(() => [] as string[])) {
+    if (!name.startsWith("trm-")) continue;
+    for (const f of await readdir(path.join(admin, name)).catch(() => [] as string[])) {
+      if (f.endsWith(".lock")) locks.push(path.join(admin, name, f));
+    }
+  }
+  for (const ns of ["refs/heads/trm", "refs/tags/trm", "refs/notes/trm", "refs/notes/trm-logs", "refs/trm"]) {
+    locks.push(...(await walkFiles(path.join(commonDir, ns))).filter((f) => f.endsWith(".lock")));
+  }
+  return locks;
+}
+
+const days = (n: number) => `${n} day${n === 1 ? "" : "s"}`;
+
+export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePlan> {
+  const actions: PruneAction[] = [];
+  const sessions: SessionVerdict[] = [];
+  const worktrees = parseWorktreeList(await git(repo.top, ["worktree", "list", "--porcelain"]));
+  const registered = new Set(worktrees.map((w) => w.path));
+  const checkedOut = new Set(worktrees.flatMap((w) => (w.branch ? [w.branch] : [])));
+
+  for (const f of await footprints(repo.commonDir)) {
+    const refs = sessionRefs(f.id);
+    const status = statusOf(f);
+    const idle = f.lastActivity === null ? null : opts.now - f.lastActivity;
+    const stale = opts.olderThanDays !== undefined && idle !== null && idle > opts.olderThanDays * 86_400_000;
+    // A worktree directory with no refs at all is what a crash during session start leaves behind.
+    const orphanAge = !f.baseline && !f.branchTip && f.worktreeExists && !registered.has(f.worktree) ? await ageMs(f.worktree, opts.now) : null;
+    const orphan = orphanAge !== null && orphanAge > STALE_MS;
+    if (status === "active" && !stale && !orphan) {
+      sessions.push({ sessionId: f.id, status, pruned: false, reason: "active", kept: ["everything"] });
+      continue;
+    }
+    const reason = orphan
+      ? "left behind by an interrupted session start"
+      : status === "ended"
+        ? "ended"
+        : status === "abandoned"
+          ? "abandoned: its worktree is gone but it was never ended"
+          : `no activity for more than ${days(opts.olderThanDays!)}`;
+    const mine: PruneAction[] = [];
+    if (f.worktreeExists) mine.push({ action: "remove-worktree", sessionId: f.id, target: f.worktree, detail: "session worktree" });
+    const kept: string[] = [];
+    if (opts.deleteBranches) {
+      for (const r of f.refs) {
+        if (checkedOut.has(r.ref)) kept.push(`${r.ref} (checked out in a worktree)`);
+        else mine.push({ action: "delete-ref", sessionId: f.id, target: r.ref, detail: r.oid.slice(0, 12) });
+      }
+    } else {
+      for (const r of f.refs) {
+        if (r.ref.startsWith(`${refs.keepPrefix}undone/`) || r.ref.startsWith(`${refs.keepPrefix}superseded/`)) {
+          mine.push({ action: "delete-ref", sessionId: f.id, target: r.ref, detail: "work left behind by undo/restore" });
+        }
+      }
+      // Ending it, as trm_end_session would, stops a server from re-creating the worktree it lost.
+      if (!f.ended && f.baseline) mine.push({ action: "end-session", sessionId: f.id, target: `${refs.keepPrefix}ended`, detail: "mark as ended", commit: f.branchTip ?? f.baseline });
+      if (f.branchTip) kept.push(`branch trm/${f.id}`);
+      if (f.refs.some((r) => r.ref.startsWith(refs.tagPrefix))) kept.push(`tags trm/${f.id}/*`);
+      const notes = f.refs.filter((r) => r.ref === refs.notes || r.ref === refs.logs).map((r) => r.ref);
+      if (notes.length) kept.push(`notes ${notes.join(", ")}`);
+    }
+    actions.push(...mine);
+    sessions.push({ sessionId: f.id, status, pruned: mine.length > 0, reason, kept });
+  }
+
+  const ourRoot = path.join(repo.commonDir, "trm", "worktrees") + path.sep;
+  // Unlocks first: `git worktree prune` runs once, at the first entry, and skips locked entries.
+  const unlocks: PruneAction[] = [];
+  const entries: PruneAction[] = [];
+  for (const w of worktrees.slice(1)) {
+    if (existsSync(w.path)) continue;
+    if (w.locked !== null) {
+      // A session worktree is locked while it lives; with its directory gone the lock only blocks pruning.
+      if (!w.path.startsWith(ourRoot) && !w.locked.startsWith("code-trm")) continue;
+      unlocks.push({ action: "unlock-worktree", sessionId: null, target: w.path, detail: "code-trm worktree whose directory is gone" });
+    }
+    entries.push({ action: "prune-worktree-entry", sessionId: null, target: w.path, detail: w.prunable ?? "directory is gone" });
+  }
+  actions.push(...unlocks, ...entries);
+
+  for (const lock of await ownLockFiles(repo.commonDir)) {
+    const age = await ageMs(lock, opts.now);
+    if (age !== null && age > STALE_MS) actions.push({ action: "remove-lock", sessionId: null, target: lock, detail: `left by a crashed git call, ${Math.round(age / 1000)} s old` });
+  }
+  const tmp = path.join(repo.commonDir, "trm", "tmp");
+  for (const name of await readdir(tmp).catch(() => [] as string[])) {
+    const age = await ageMs(path.join(tmp, name), opts.now);
+    if (age !== null && age > TMP_STALE_MS) actions.push({ action: "remove-tmp", sessionId: null, target: path.join(tmp, name), detail: `left by an interrupted code-trm call, ${Math.round(age / 60_000)} min old` });
+  }
+  return { actions, sessions };
+}
