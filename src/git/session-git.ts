@@ -45,7 +45,9 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
 
 /** A detached, locked worktree (locked so `git worktree prune` elsewhere leaves a live session alone). */
 export async function addWorktree(top: string, wtPath: string, commit: string, id: string): Promise<void> {
-  // A directory deleted without `git worktree remove` stays registered and makes `add` fail.
+  // A directory deleted without `git worktree remove` stays registered and makes `add` fail; prune
+  // skips locked entries, and ours are locked, so a missing one is unlocked first.
+  if (!existsSync(wtPath)) await gitOrNull(top, ["worktree", "unlock", wtPath]);
   await git(top, ["worktree", "prune"]);
   if (existsSync(wtPath)) await rm(wtPath, { recursive: true, force: true });
   await mkdir(path.dirname(wtPath), { recursive: true });

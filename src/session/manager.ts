@@ -21,18 +21,22 @@ export class SessionManager {
     this.sessions.delete(id);
   }
 
+  /** A session to operate on; an abandoned one gets its worktree back. */
   async get(id: string): Promise<Session> {
     checkSessionId(id);
     const known = this.sessions.get(id);
-    if (known) return known;
+    if (known) {
+      await known.heal();
+      return known;
+    }
     const commonDir = await registryGet(id);
     const s = commonDir ? await Session.load(commonDir, id).catch(() => null) : null;
     if (!s) {
       if (commonDir) await registryDelete(id);
       throw new UserError(`Unknown sessionId ${id}.`, "If the server restarted or the session was made elsewhere, call trm_list_sessions with the repoPath first; otherwise start a session.");
     }
-    await s.heal();
     this.sessions.set(id, s);
+    await s.heal();
     return s;
   }
 
@@ -48,7 +52,6 @@ export class SessionManager {
       if (!s) {
         s = (await Session.load(repo.commonDir, id)) ?? undefined;
         if (!s) continue;
-        await s.heal().catch(() => undefined);
         this.sessions.set(id, s);
         await registrySet(id, repo.commonDir);
       } else if (s.status === "active") {

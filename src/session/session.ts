@@ -18,7 +18,8 @@ import { Mutex } from "./mutex.js";
 import { reapRecorded } from "../evaluate/orphans.js";
 import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
 
-export type SessionStatus = "active" | "ended";
+/** active: worktree present; ended: trm_end_session ran; abandoned: worktree gone without an end. */
+export type SessionStatus = "active" | "ended" | "abandoned";
 
 export class Session {
   readonly refs: SessionRefs;
@@ -51,8 +52,12 @@ export class Session {
   get top(): string {
     return this.config.repoTop;
   }
+  /** Set from `refs/trm/<id>/ended` when loaded, and by end(). */
+  ended = false;
+
   get status(): SessionStatus {
-    return existsSync(this.worktree) ? "active" : "ended";
+    if (this.ended) return "ended";
+    return existsSync(this.worktree) ? "active" : "abandoned";
   }
 
   /** Rebuilds the session from git alone: config from the baseline note, steps from the branch and its notes. */
@@ -68,6 +73,7 @@ export class Session {
     const cfg = { ...note.config, checks: note.config.checks ?? [], commonDir, repoTop: existsSync(note.config.repoTop) ? note.config.repoTop : cwd };
     const s = new Session(cfg, { commit: baselineCommit, tree });
     s.preflight = note.preflight;
+    s.ended = (await resolveRefFast(commonDir, `${refs.keepPrefix}ended`)) !== null;
     await s.reload();
     return s;
   }
@@ -129,7 +135,7 @@ export class Session {
 
   assertActive(): void {
     if (this.status !== "active") {
-      throw new UserError(`Session ${this.id} has ended (its worktree was removed).`, `Start a new session; this one's work stays on branch ${shortRef(this.refs.branch)}.`);
+      throw new UserError(`Session ${this.id} has ${this.status === "ended" ? "ended" : "lost its worktree"}.`, `Start a new session; this one's work stays on branch ${shortRef(this.refs.branch)}.`);
     }
   }
 
@@ -285,13 +291,16 @@ export class Session {
       } else {
         await git(this.top, ["update-ref", `${this.refs.keepPrefix}ended`, this.tip]);
       }
+      this.ended = true;
     });
   }
 
-  /** Re-creates a worktree that disappeared without the session being ended (e.g. `.git/trm` removed by hand). */
+  /**
+   * Re-creates the worktree of an abandoned session (e.g. `.git/trm` removed by hand) when a tool is
+   * used on it. Listing never does this: looking at sessions must not resurrect one.
+   */
   async heal(): Promise<void> {
-    if (existsSync(this.worktree)) return;
-    if (await resolveRefFast(this.config.commonDir, `${this.refs.keepPrefix}ended`)) return;
+    if (this.status !== "abandoned") return;
     if (!(await resolveRefFast(this.config.commonDir, this.refs.branch))) return;
     await addWorktree(this.top, this.worktree, this.tip, this.id);
   }

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, MEDIAN_WRONG, statsWith } from "../helpers/fixtures.js";
@@ -44,6 +45,25 @@ describe("sessions survive a server restart", () => {
     const st = await b.call<Any>("trm_get_state", { sessionId });
     expect(st).toMatchObject({ sessionId, step: 0, status: "active" });
     await b.close();
+  });
+});
+
+describe("a session whose worktree was deleted by hand", () => {
+  it("is listed as abandoned without being touched, and comes back when a tool is used on it", async () => {
+    const repo = makeRepo("js-stats");
+    const srv = await startServer();
+    const { sessionId, worktreePath } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    await srv.call("trm_submit_candidate", { sessionId, candidate: filesCandidate("a.txt", "a\n") });
+    rmSync(worktreePath, { recursive: true, force: true });
+    const listed = await srv.call<Any>("trm_list_sessions", { repoPath: repo });
+    expect(listed.sessions[0]).toMatchObject({ sessionId, status: "abandoned", step: 1 });
+    expect(existsSync(worktreePath)).toBe(false);
+    const st = await srv.call<Any>("trm_get_state", { sessionId });
+    expect(st).toMatchObject({ status: "active", step: 1 });
+    expect(readFileSync(`${worktreePath}/a.txt`, "utf8")).toBe("a\n");
+    await srv.call("trm_end_session", { sessionId });
+    expect((await srv.call<Any>("trm_list_sessions", { repoPath: repo })).sessions[0].status).toBe("ended");
+    await srv.close();
   });
 });
 
