@@ -11,12 +11,13 @@ import { candidateTools } from "./tools/candidate-tools.js";
 import { fileTools } from "./tools/file-tools.js";
 import { historyTools } from "./tools/history-tools.js";
 import { reviewTools } from "./tools/review-tools.js";
+import { suggestTools } from "./tools/suggest-tools.js";
 import { sessionTools } from "./tools/session-tools.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 export function allTools(sessions: SessionManager) {
-  return [...sessionTools(sessions), ...candidateTools(sessions), ...historyTools(sessions), ...fileTools(sessions), ...reviewTools()];
+  return [...sessionTools(sessions), ...candidateTools(sessions), ...historyTools(sessions), ...fileTools(sessions), ...suggestTools(sessions), ...reviewTools()];
 }
 
 export function createServer(): McpServer {
