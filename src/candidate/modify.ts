@@ -1,5 +1,4 @@
-import { normalizeRelPath } from "../util/paths.js";
-import type { UserError } from "../util/errors.js";
+import { normalizeInto } from "./paths.js";
 import { LineIndex, findAllBlocks, placeBlock, type MatchKind } from "./hunk-match.js";
 import { reindent } from "./indent.js";
 import { applyLineEdits, describeRange, findOverlaps, type LineEdit } from "./line-edits.js";
@@ -299,14 +298,6 @@ function planFileEdits(ctx: FileCtx, edits: Edit[]): Buffer | null {
   return encodeText(applyLineEdits(ctx.doc, lineEdits));
 }
 
-function normalizeInto(p: string, issues: CandidateIssue[]): string | null {
-  try {
-    return normalizeRelPath(p);
-  } catch (err) {
-    issues.push({ file: p, message: (err as UserError).message, hint: (err as UserError).hint });
-    return null;
-  }
-}
 
 export async function planModify(c: Candidate, tree: TreeReader): Promise<Plan> {
   const issues: CandidateIssue[] = [];

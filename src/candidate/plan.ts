@@ -1,5 +1,5 @@
 import { LIMITS } from "../util/limits.js";
-import { normalizeRelPath } from "../util/paths.js";
+import { normalizeInto } from "./paths.js";
 import { UserError } from "../util/errors.js";
 import type { Candidate } from "./schema.js";
 import { CandidateError, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "./types.js";
@@ -109,15 +109,6 @@ function plannerFor(mode: Candidate["mode"]): ModePlanner {
   }
 }
 
-/** Normalises a path, recording a refusal as an issue instead of throwing so all problems are reported at once. */
-function normalizeInto(p: string, issues: CandidateIssue[]): string | null {
-  try {
-    return normalizeRelPath(p);
-  } catch (err) {
-    issues.push({ file: p, message: (err as UserError).message, hint: (err as UserError).hint });
-    return null;
-  }
-}
 
 async function planWholeFiles(c: Candidate, tree: TreeReader): Promise<Plan> {
   const issues: CandidateIssue[] = [];

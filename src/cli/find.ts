@@ -5,7 +5,7 @@ import { git, openRepo } from "../git/cli.js";
 import { SESSION_ID_RE, sessionRefs, worktreePath } from "../git/refs.js";
 import { resolveRefFast } from "../git/session-git.js";
 import { registryGet } from "../session/registry.js";
-import { Session } from "../session/session.js";
+import { Session, sessionStatus, type SessionStatus } from "../session/session.js";
 import { UserError } from "../util/errors.js";
 import { UsageError } from "./args.js";
 
@@ -25,17 +25,14 @@ export async function openCheckout(repoArg: string | undefined, cwd: string): Pr
   const dir = path.resolve(cwd, repoArg ?? ".");
   if (!existsSync(dir)) throw new UserError(`No such directory: ${dir}.`, "Pass the path of a git checkout.");
   try {
-    // Opened again at its top level: openRepo resolves --git-common-dir against the top level, but git
-    // prints it relative to the directory it ran in, so from a subdirectory the first answer is wrong.
-    const first = await openRepo(dir);
-    return first.top === dir ? first : await openRepo(first.top);
+    return await openRepo(dir);
   } catch (err) {
     if (!(err instanceof UserError)) throw err;
     throw new UserError(`Not a git checkout: ${dir}.`, repoArg === undefined ? "Run this inside a git checkout, or pass the repository's path." : "Pass the path of a git checkout.");
   }
 }
 
-export type CliStatus = "active" | "ended" | "abandoned";
+export type CliStatus = SessionStatus;
 
 /** Everything of one session that exists in a repository, read from refs and the file system only. */
 export interface Footprint {
@@ -95,9 +92,9 @@ export async function footprints(commonDir: string): Promise<Footprint[]> {
   return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
 }
 
+/** The same rule as Session.status, for sessions found by their footprint (possibly half made). */
 export function statusOf(f: Pick<Footprint, "ended" | "worktreeExists">): CliStatus {
-  if (f.ended) return "ended";
-  return f.worktreeExists ? "active" : "abandoned";
+  return sessionStatus(f.ended, f.worktreeExists);
 }
 
 export function checkId(id: string | undefined, command: string): string {

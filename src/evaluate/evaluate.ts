@@ -10,7 +10,6 @@ import { perfScore, testScore, weightedScore, type Components, type PerfDirectio
 import type { Diagnostic, TestCounts } from "./types.js";
 
 export type CommandKind = "build" | "test" | "lint" | "bench";
-export const COMMAND_ORDER: CommandKind[] = ["build", "test", "lint", "bench"];
 
 export interface CommandRecord {
   cmd: string;

@@ -63,3 +63,14 @@ export const sessionSummaryOut = z.object({
   createdAt: z.string(),
   worktreePath: z.string(),
 });
+
+/** The running figures of a session (figuresView). */
+export const figuresOut = {
+  step: z.number(),
+  score: z.number().nullable(),
+  emaScore: z.number().nullable(),
+  bestScore: z.number().nullable(),
+  bestStep: z.number().nullable(),
+  noImproveStreak: z.number(),
+  commit: z.string(),
+};

@@ -42,15 +42,10 @@ export function historyView(s: Session, max = 20) {
   }));
 }
 
-export function stateView(s: Session) {
+/** The running figures of a session, as every tool and the command line report them. */
+export function figuresView(s: Session) {
   const p = s.progress();
-  const halt = s.halt();
-  const last = s.entries[s.entries.length - 1];
   return {
-    sessionId: s.id,
-    branch: s.summaryLine().branch,
-    status: s.status,
-    worktreePath: s.worktree,
     step: s.currentStep,
     score: p?.score ?? null,
     emaScore: p?.ema ?? null,
@@ -58,6 +53,18 @@ export function stateView(s: Session) {
     bestStep: p?.bestStep ?? null,
     noImproveStreak: p?.noImproveStreak ?? 0,
     commit: s.tip,
+  };
+}
+
+export function stateView(s: Session) {
+  const halt = s.halt();
+  const last = s.entries[s.entries.length - 1];
+  return {
+    sessionId: s.id,
+    branch: s.summaryLine().branch,
+    status: s.status,
+    worktreePath: s.worktree,
+    ...figuresView(s),
     last: last ? { step: last.step, ...evaluationView(last.evaluation) } : null,
     zNotes: s.zNotes(),
     shouldHalt: halt.shouldHalt,

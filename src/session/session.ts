@@ -21,6 +21,11 @@ import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type Step
 /** active: worktree present; ended: trm_end_session ran; abandoned: worktree gone without an end. */
 export type SessionStatus = "active" | "ended" | "abandoned";
 
+export function sessionStatus(ended: boolean, worktreeExists: boolean): SessionStatus {
+  if (ended) return "ended";
+  return worktreeExists ? "active" : "abandoned";
+}
+
 export class Session {
   readonly refs: SessionRefs;
   readonly worktree: string;
@@ -56,8 +61,7 @@ export class Session {
   ended = false;
 
   get status(): SessionStatus {
-    if (this.ended) return "ended";
-    return existsSync(this.worktree) ? "active" : "abandoned";
+    return sessionStatus(this.ended, existsSync(this.worktree));
   }
 
   /** Rebuilds the session from git alone: config from the baseline note, steps from the branch and its notes. */

@@ -1,16 +1,16 @@
-import { existsSync } from "node:fs";
 import type { CommandKind, Evaluation } from "../../evaluate/evaluate.js";
 import { foldProgress } from "../../evaluate/score.js";
 import { git } from "../../git/cli.js";
 import { shortRef } from "../../git/refs.js";
-import { readNote, resolveRefFast } from "../../git/session-git.js";
+import { readNote } from "../../git/session-git.js";
 import { listCheckpoints } from "../../session/history.js";
 import { testsTrailer, type StepNote } from "../../session/record.js";
 import type { Session } from "../../session/session.js";
 import { truncate } from "../../util/text.js";
 import { expectPositionals, flagBool, flagString } from "../args.js";
 import { printJson, type Command, type Io } from "../command.js";
-import { checkId, findSession, statusOf } from "../find.js";
+import { checkId, findSession } from "../find.js";
+import { figuresView } from "../../mcp/views.js";
 import { colorScore, fmtScore, table, type Align } from "../format.js";
 
 type CommandStatus = "ok" | "fail" | "timeout" | "skip" | null;
@@ -84,23 +84,16 @@ export async function logView(s: Session) {
       evaluated: e.step === 0 || !!e.note,
     };
   });
-  const p = s.progress();
   const halt = s.halt();
-  const ended = !!(await resolveRefFast(s.config.commonDir, `${s.refs.keepPrefix}ended`));
   const checkpoints = await listCheckpoints(s);
   return {
     sessionId: s.id,
     branch: shortRef(s.refs.branch),
-    status: statusOf({ ended, worktreeExists: existsSync(s.worktree) }),
+    status: s.status,
     createdAt: s.config.createdAt,
     commands: s.config.commands,
     baseline: { commit: s.baseline.commit, evaluated: !!s.preflight, uncommittedIncluded: s.config.uncommittedIncluded },
-    step: s.currentStep,
-    score: p?.score ?? null,
-    emaScore: p?.ema ?? null,
-    bestScore: p?.bestScore ?? null,
-    bestStep: p?.bestStep ?? null,
-    noImproveStreak: p?.noImproveStreak ?? 0,
+    ...figuresView(s),
     halt: { shouldHalt: halt.shouldHalt, reasons: halt.reasons },
     steps,
     checkpoints: checkpoints.map((c) => ({ name: c.name, commit: c.commit, step: c.step, score: c.score, createdAt: c.createdAt, description: c.description, onCurrentHistory: c.onCurrentHistory })),

@@ -3,25 +3,17 @@ import { diffPoints, listCheckpoints, restorePoint, saveCheckpoint, undo } from 
 import type { SessionManager } from "../../session/manager.js";
 import { fmt } from "../../evaluate/score.js";
 import { defineTool, READ_ONLY, type Hints } from "../register.js";
-import { historyItemOut } from "../shapes.js";
-import { stateText, stateView } from "../views.js";
+import type { Session } from "../../session/session.js";
+import { figuresOut, historyItemOut } from "../shapes.js";
+import { figuresView, historyView, stateText, stateView } from "../views.js";
 
 const MOVES: Hints = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
-/** What every history move returns: the session's figures afterwards. */
-const stateOut = {
-  step: z.number(),
-  score: z.number().nullable(),
-  emaScore: z.number().nullable(),
-  bestScore: z.number().nullable(),
-  bestStep: z.number().nullable(),
-  noImproveStreak: z.number(),
-  commit: z.string(),
-  history: z.array(historyItemOut),
-};
+/** What every history move returns: the session's figures afterwards, and its recent history. */
+const stateOut = { ...figuresOut, history: z.array(historyItemOut) };
 
-function stateOf(v: ReturnType<typeof stateView>) {
-  return { step: v.step, score: v.score, emaScore: v.emaScore, bestScore: v.bestScore, bestStep: v.bestStep, noImproveStreak: v.noImproveStreak, commit: v.commit, history: v.history };
+function stateOf(s: Session) {
+  return { ...figuresView(s), history: historyView(s) };
 }
 
 export function historyTools(sessions: SessionManager) {
@@ -36,7 +28,7 @@ export function historyTools(sessions: SessionManager) {
       const r = await undo(s);
       const v = stateView(s);
       return {
-        structured: { ...stateOf(v), undone: r.undone, filesRestored: r.filesRestored },
+        structured: { ...stateOf(s), undone: r.undone, filesRestored: r.filesRestored },
         text: `undid step ${r.undone.step} (kept as ${r.undone.keptAs}); restored ${r.filesRestored.join(", ") || "no files"}\n${stateText(v)}`,
       };
     },
@@ -65,7 +57,7 @@ export function historyTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       const r = await restorePoint(s, args.name);
       const v = stateView(s);
-      return { structured: { ...stateOf(v), ...r }, text: `restored ${r.restored}${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v)}` };
+      return { structured: { ...stateOf(s), ...r }, text: `restored ${r.restored}${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v)}` };
     },
   });
 
@@ -97,7 +89,7 @@ export function historyTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       const r = await restorePoint(s, "baseline");
       const v = stateView(s);
-      return { structured: { ...stateOf(v), filesRestored: r.filesRestored, keptAs: r.keptAs }, text: `reset to baseline${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v)}` };
+      return { structured: { ...stateOf(s), filesRestored: r.filesRestored, keptAs: r.keptAs }, text: `reset to baseline${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v)}` };
     },
   });
 

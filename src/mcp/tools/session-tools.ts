@@ -7,7 +7,7 @@ import type { SessionManager } from "../../session/manager.js";
 import { startSession } from "../../session/start.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
-import { diagnosticOut, evaluationOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
+import { diagnosticOut, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
 import { evaluationLine, evaluationView, stateText, stateView } from "../views.js";
 
 const sessionId = z.string().describe("from trm_start_session");
@@ -123,13 +123,7 @@ export function sessionTools(sessions: SessionManager) {
       branch: z.string(),
       status: z.string(),
       worktreePath: z.string(),
-      step: z.number(),
-      score: z.number().nullable(),
-      emaScore: z.number().nullable(),
-      bestScore: z.number().nullable(),
-      bestStep: z.number().nullable(),
-      noImproveStreak: z.number(),
-      commit: z.string(),
+      ...figuresOut,
       last: evaluationOut.extend({ step: z.number() }).nullable(),
       zNotes: z.string(),
       shouldHalt: z.boolean(),
