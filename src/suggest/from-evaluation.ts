@@ -41,18 +41,24 @@ const LINT_SOURCES = new Set(["eslint", "flake8", "pylint", "mypy"]);
 const BUILD_SOURCES = new Set(["tsc", "go", "rustc"]);
 
 /**
- * Which command reported each diagnostic. The evaluation keeps one merged list, so the stored output
- * of each failed command is parsed again; a diagnostic whose command output was capped away falls
- * back to what its tool usually is.
+ * Which command reported each diagnostic: recorded on the diagnostic itself. Records written before
+ * that field existed are classified by parsing each failed command's stored output again; a
+ * diagnostic whose output was capped away falls back to what its tool usually is.
  */
 export function classifyDiagnostics(ev: Evaluation, cwd = "/"): Map<Diagnostic, DiagKind> {
+  const out = new Map<Diagnostic, DiagKind>();
+  const isKind = (c: string | undefined): c is DiagKind => c === "build" || c === "lint" || c === "test";
+  if (ev.diagnostics.every((d) => d.command !== undefined)) {
+    // Diagnostics of extra checks are reported with the check itself (checkSuggestions).
+    for (const d of ev.diagnostics) if (isKind(d.command)) out.set(d, d.command);
+    return out;
+  }
   const keysBy = new Map<DiagKind, Set<string>>();
   for (const kind of ["build", "lint", "test"] as const) {
     const rec = ev.commands[kind];
     if (!rec || rec.skipped || rec.output === "") continue;
     keysBy.set(kind, new Set(parseDiagnostics(rec.output, { cwd }).map(diagKey)));
   }
-  const out = new Map<Diagnostic, DiagKind>();
   for (const d of ev.diagnostics) {
     const k = diagKey(d);
     const found = (["build", "lint", "test"] as const).find((kind) => keysBy.get(kind)?.has(k));
@@ -143,7 +149,7 @@ function diagnosticSuggestions(last: Point, earlier: Point[], cwd: string | unde
       })),
     );
     if (build.length === 0) {
-      out.push({ priority: "critical", category: "build", message: commandFailure(ev, "build") || "build failed", action: "Read the build output (trm_get_state) and fix the first error it reports." });
+      out.push({ priority: "critical", category: "build", message: commandFailure(ev, "build") || "build failed", action: "Read the build output (trm_read_log) and fix the first error it reports." });
     }
   }
 
@@ -237,6 +243,23 @@ function regressionSuggestions(input: EvaluationInput): Suggestion[] {
   return out;
 }
 
+/** A failed extra check (security scan, data quality, coverage gate) costs its weight in the score. */
+function checkSuggestions(ev: Evaluation): Suggestion[] {
+  return Object.entries(ev.checks ?? {})
+    .filter(([, ok]) => !ok)
+    .map(([name]): Suggestion => {
+      const rec = ev.commands[`check:${name}`];
+      const how = rec?.timedOut ? "timed out" : `exited ${rec?.exitCode ?? "abnormally"}`;
+      const out = rec ? tail(rec.output) : "";
+      return {
+        priority: "high",
+        category: "check",
+        message: truncate(`check ${name} ${how}${out ? `: ${out}` : ""}`, MAX_MESSAGE),
+        action: `Make the check pass; its full output: trm_read_log with command "check:${name}".`,
+      };
+    });
+}
+
 function noticeSuggestions(ev: Evaluation): Suggestion[] {
   return ev.notices
     .filter((n) => n !== "this commit has no evaluation record")
@@ -257,6 +280,7 @@ export function suggestionsFromEvaluations(input: EvaluationInput): Suggestion[]
     ...noticeSuggestions(last.evaluation),
     ...diagnosticSuggestions(last, earlier, input.cwd),
     ...testSuggestions(last, earlier),
+    ...checkSuggestions(last.evaluation),
     ...regressionSuggestions(input),
   ];
 }

@@ -97,7 +97,32 @@ describe("suggestions from the last evaluation", () => {
   });
 });
 
+describe("extra checks", () => {
+  it("a failed check is a high suggestion naming its output and how to read it in full", () => {
+    const e = ev({ checks: { security: false, data: true }, commands: { "check:security": cmd("scanning\nfound AKIA-like key in src/cfg.js\n"), "check:data": cmd("ok", 0) } });
+    const s = run([{ step: 1, evaluation: e }]);
+    expect(s).toEqual([
+      {
+        priority: "high",
+        category: "check",
+        message: "check security exited 1: scanning | found AKIA-like key in src/cfg.js",
+        action: 'Make the check pass; its full output: trm_read_log with command "check:security".',
+      },
+    ]);
+  });
+});
+
 describe("classifyDiagnostics", () => {
+  it("uses the command recorded on each diagnostic, without parsing outputs again", () => {
+    const d1: Diagnostic = { ...eslintDiag, command: "build" };
+    const d2: Diagnostic = { ...tscDiags[0]!, command: "lint" };
+    const d3: Diagnostic = { ...eslintDiag, line: 9, command: "check:style" };
+    // The stored outputs would say otherwise: the recorded command wins.
+    const k = classifyDiagnostics(ev({ diagnostics: [d1, d2, d3], commands: { build: cmd(tscOut) } }));
+    expect([k.get(d1), k.get(d2), k.get(d3)]).toEqual(["build", "lint", undefined]);
+  });
+
+
   it("attributes each diagnostic to the command whose output reported it, else guesses by tool", () => {
     const lintTsc: Diagnostic = { ...tscDiags[2]!, line: 99 };
     const e = ev({ diagnostics: [tscDiags[0]!, lintTsc, eslintDiag], commands: { build: cmd(tscOut), lint: cmd("src/a.ts(99,23): error TS7006: Parameter 'value' implicitly has an 'any' type.\n") } });
