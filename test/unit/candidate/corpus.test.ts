@@ -1,41 +1,10 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { planCandidate } from "../../../src/candidate/plan.js";
-import type { Candidate } from "../../../src/candidate/schema.js";
 import { CandidateError } from "../../../src/candidate/types.js";
+import { CASES, findIssue, loadCase } from "../../helpers/patch-corpus.js";
 import { memTree } from "./helpers.js";
 
-/**
- * Each case under fixtures/patches/<case>/ holds before/ (the files), patch.diff or candidate.json (what
- * the model sent), and either after/ (the complete, byte-exact expected files) or expected-error.json.
- * expected.json optionally says whether fuzz must (not) be reported and which warnings must appear.
- */
-const CORPUS = path.resolve(__dirname, "../../../fixtures/patches");
-
-function readTree(dir: string): Record<string, Buffer> {
-  const out: Record<string, Buffer> = {};
-  if (!existsSync(dir)) return out;
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const abs = path.join(d, name);
-      if (statSync(abs).isDirectory()) walk(abs);
-      else out[path.relative(dir, abs).split(path.sep).join("/")] = readFileSync(abs);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-interface ExpectedIssue {
-  file?: string;
-  hunk?: number;
-  message?: string;
-  closestLine?: number;
-  minScore?: number;
-}
-
-const cases = readdirSync(CORPUS).filter((n) => statSync(path.join(CORPUS, n)).isDirectory()).sort();
+const cases = CASES;
 
 describe("patch corpus", () => {
   it("has at least 25 cases", () => {
@@ -44,16 +13,9 @@ describe("patch corpus", () => {
 
   for (const name of cases) {
     it(name, async () => {
-      const dir = path.join(CORPUS, name);
-      const before = readTree(path.join(dir, "before"));
-      const candidate: Candidate = existsSync(path.join(dir, "candidate.json"))
-        ? JSON.parse(readFileSync(path.join(dir, "candidate.json"), "utf8"))
-        : { mode: "patch", patch: readFileSync(path.join(dir, "patch.diff"), "utf8") };
-      const errorFile = path.join(dir, "expected-error.json");
-      const extra = existsSync(path.join(dir, "expected.json")) ? JSON.parse(readFileSync(path.join(dir, "expected.json"), "utf8")) : {};
+      const { before, candidate, error: want, after: expectedAfter, extra } = loadCase(name);
 
-      if (existsSync(errorFile)) {
-        const want = JSON.parse(readFileSync(errorFile, "utf8")) as { count?: number; issues: ExpectedIssue[] };
+      if (want) {
         const err = await planCandidate(candidate, memTree(before)).then(
           () => undefined,
           (e: unknown) => e,
@@ -62,14 +24,7 @@ describe("patch corpus", () => {
         const issues = (err as CandidateError).issues;
         if (want.count !== undefined) expect(issues).toHaveLength(want.count);
         for (const w of want.issues) {
-          const match = issues.find(
-            (i) =>
-              (w.file === undefined || i.file === w.file) &&
-              (w.hunk === undefined || i.hunk === w.hunk) &&
-              (w.message === undefined || i.message.includes(w.message)) &&
-              (w.closestLine === undefined || i.closest?.line === w.closestLine) &&
-              (w.minScore === undefined || (i.closest?.score ?? 0) >= w.minScore),
-          );
+          const match = findIssue(issues, w);
           expect(match, `no issue like ${JSON.stringify(w)} in ${JSON.stringify(issues, null, 1)}`).toBeDefined();
         }
         return;
@@ -81,7 +36,7 @@ describe("patch corpus", () => {
         if (op.op === "delete") delete result[op.path];
         else result[op.path] = op.content;
       }
-      const after = readTree(path.join(dir, "after"));
+      const after = expectedAfter!;
       expect(Object.keys(result).sort()).toEqual(Object.keys(after).sort());
       for (const [p, content] of Object.entries(after)) {
         // Compared as JSON strings so a CR, BOM or missing final newline shows up in the failure diff.
