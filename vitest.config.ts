@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
+    reporters: ["default", "json"],
+    outputFile: { json: ".tmp/vitest-results.json" },
   },
 });
