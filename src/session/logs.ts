@@ -11,6 +11,7 @@ const MAX_LIMIT = 200_000;
  * excerpt). Without `command`, the first command that failed there is chosen.
  */
 export async function readLog(s: Session, opts: { at?: string; command?: string; offset?: number; limit?: number }) {
+  await s.settle();
   const point = await resolvePoint(s, opts.at ?? "current");
   const entry = s.entries.find((e) => e.commit === point.commit);
   // A step whose evaluation was reused from the cache ran nothing: its logs are the original step's.

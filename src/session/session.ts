@@ -9,7 +9,7 @@ import { correlateDiagnostics, correlateFailures, renderFeedback } from "../eval
 import { bestPerf, foldProgress, haltDecision, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, gitOrNull } from "../git/cli.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
-import { addWorktree, readChain, readNote, removeWorktree, resolveRefFast, updateRefs, writeNote } from "../git/session-git.js";
+import { addWorktree, readChain, readNote, removeWorktree, resolveRefFast, updateRefs, writeCommitFast, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
@@ -147,7 +147,21 @@ export class Session {
    * Brings memory and worktree in line with git before any operation: the branch may have been moved
    * by another process or a person, and a crash may have left the worktree dirty or behind.
    */
+  private pendingWrites: Promise<void> = Promise.resolve();
+
+  /** Work that may finish after the reply; settled before the next operation (see settle). */
+  afterReply(work: () => Promise<void>): void {
+    this.pendingWrites = this.pendingWrites.then(work).catch((err: unknown) => {
+      process.stderr.write(`code-trm: a deferred write of session ${this.id} failed: ${(err as Error).message}\n`);
+    });
+  }
+
+  settle(): Promise<void> {
+    return this.pendingWrites;
+  }
+
   async sync(): Promise<void> {
+    await this.settle();
     this.assertActive();
     // A command left running by a server that died mid-step would still be changing the worktree.
     if (await reapRecorded(this.groupFile)) process.stderr.write(`code-trm: killed a command left running by a previous server in session ${this.id}\n`);
@@ -250,10 +264,9 @@ export class Session {
       };
       let commit: string;
       try {
-        commit = (await git(this.worktree, ["commit-tree", tree, "-p", this.tip, "-F", "-"], { input: stepMessage(this.id, note) })).trim();
-        // The records go first: a crash before the refs move leaves only an unreachable commit.
+        commit = await writeCommitFast(this.config.commonDir, tree, this.tip, stepMessage(this.id, note));
+        // The record goes first: a crash before the refs move leaves only an unreachable commit.
         await writeNote(this.worktree, this.refs.notes, commit, note);
-        if (Object.keys(logs).length > 0) await writeNote(this.worktree, this.refs.logs, commit, logs);
         await updateRefs(
           this.worktree,
           [
@@ -271,6 +284,9 @@ export class Session {
       this.tip = commit;
       this.tipTree = tree;
       this.cache.set(tree, { commit, evaluation: ev });
+      // The full logs are not part of the answer: they are written right after it, and the next
+      // operation on the session waits for them (a crash in between loses that step's raw logs only).
+      if (Object.keys(logs).length > 0) this.afterReply(() => writeNote(this.worktree, this.refs.logs, commit, logs));
 
       const halt = this.halt();
       const diagnostics = correlateDiagnostics(ev, step, earlier);
@@ -288,6 +304,7 @@ export class Session {
   /** Removes the worktree; keeps branch, tags and notes unless `discard`. */
   async end(discard: boolean): Promise<void> {
     return this.mutex.run(async () => {
+      await this.settle();
       await removeWorktree(this.top, this.worktree);
       if (discard) {
         const refs = await git(this.top, ["for-each-ref", "--format=%(refname)", this.refs.tagPrefix, this.refs.keepPrefix, this.refs.notes, this.refs.logs]);

@@ -1,0 +1,19 @@
+// Runs every benchmark in turn and prints their figures. Run: npm run bench (builds first).
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+
+const here = import.meta.dirname;
+const benches = [
+  ["session start and per-step overhead (issue 2)", "session.mjs"],
+  ["undo and restore at 5 and 50 steps (issue 4)", "history.mjs"],
+  ["applying a 50-hunk patch to a 10,000-line file (issue 3)", "patch.mjs"],
+  ["parsing 5 MB test logs (issue 5)", "parse.mjs"],
+  ["feedback size for 500 errors (issue 5)", "feedback.mjs"],
+];
+let failed = 0;
+for (const [title, file] of benches) {
+  console.log(`\n## ${title}: node bench/${file}`);
+  const r = spawnSync(process.execPath, [path.join(here, file)], { stdio: "inherit" });
+  if (r.status !== 0) failed++;
+}
+process.exitCode = failed ? 1 : 0;
