@@ -180,5 +180,18 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
     const age = await ageMs(path.join(tmp, name), opts.now);
     if (age !== null && age > TMP_STALE_MS) actions.push({ action: "remove-tmp", sessionId: null, target: path.join(tmp, name), detail: `left by an interrupted code-trm call, ${Math.round(age / 60_000)} min old` });
   }
+  // What an interrupted pull request evaluation (trm_review_pr evaluate) leaves: its temporary worktrees
+  // and fetched refs. A running one is younger than an hour, so it is never touched.
+  const reviewDir = path.join(repo.commonDir, "trm", "review");
+  for (const name of await readdir(reviewDir).catch(() => [] as string[])) {
+    const age = await ageMs(path.join(reviewDir, name), opts.now);
+    if (age !== null && age > TMP_STALE_MS) actions.push({ action: "remove-worktree", sessionId: null, target: path.join(reviewDir, name), detail: "left by an interrupted pull request evaluation" });
+  }
+  const reviewRefs = await git(repo.commonDir, ["for-each-ref", "--format=%(refname)", "refs/trm/review/"]);
+  for (const ref of reviewRefs.split("\n").filter(Boolean)) {
+    // Loose refs only: their file's age says when the fetch happened.
+    const age = await ageMs(path.join(repo.commonDir, ref), opts.now);
+    if (age !== null && age > TMP_STALE_MS) actions.push({ action: "delete-ref", sessionId: null, target: ref, detail: "fetched by an interrupted pull request evaluation" });
+  }
   return { actions, sessions };
 }

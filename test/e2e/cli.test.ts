@@ -391,3 +391,28 @@ describe("prune", () => {
     g(repo, "fsck", "--no-progress");
   });
 });
+
+describe("prune after an interrupted pull request evaluation", () => {
+  it("removes the temporary worktrees and fetched refs it left once they are an hour old, and only then", async () => {
+    const repo = makeRepo("js-stats");
+    const common = path.join(repo, ".git");
+    const wt = path.join(common, "trm", "review", "trm-review-0badcafe-head");
+    g(repo, "worktree", "add", "-q", "--detach", "--lock", "--reason", "code-trm session review-head", wt, "HEAD");
+    g(repo, "update-ref", "refs/trm/review/pr-7-abc123/head", "HEAD");
+    const fresh = cli(repo, "prune", "--dry-run");
+    expect(fresh.out).not.toMatch(/pull request evaluation|trm-review/);
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(wt, old, old);
+    utimesSync(path.join(common, "refs", "trm", "review", "pr-7-abc123", "head"), old, old);
+    const dry = cli(repo, "prune", "--dry-run");
+    expect(dry.out).toMatch(/would remove worktree .*trm-review-0badcafe-head/);
+    expect(dry.out).toMatch(/would delete ref refs\/trm\/review\/pr-7-abc123\/head/);
+    expect(existsSync(wt)).toBe(true);
+    const real = cli(repo, "prune");
+    expect(real.code).toBe(0);
+    expect(existsSync(wt)).toBe(false);
+    expect(g(repo, "for-each-ref", "refs/trm")).toBe("");
+    expect(g(repo, "worktree", "list")).not.toMatch(/trm-review/);
+  });
+});
+
