@@ -27,16 +27,11 @@ const MEDIAN_WRONG = `export function median(xs) {
   const mid = s.length / 2;
   return (s[mid - 1] + s[mid]) / 2;
 }`;
-const MEDIAN_RIGHT = `export function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}`;
 
 /**
  * Runs a real session end to end: a fixture repository with a failing test, the server started over
- * stdio exactly as an MCP client starts it, two candidates (a wrong fix, then the right one), and the
- * session as plain git shows it afterwards.
+ * stdio exactly as an MCP client starts it, a wrong fix that is undone, the right fix validated as a dry
+ * run and then submitted, and the session as plain git and `code-trm log` show it afterwards.
  */
 export async function runDemo(): Promise<void> {
   const dir = path.join(mkdtempSync(path.join(os.tmpdir(), "code-trm-demo-")), "js-stats");
@@ -77,12 +72,20 @@ export async function runDemo(): Promise<void> {
     });
     out(indent(s1.text));
 
-    out(`\n> trm_submit_candidate (step 2: the right fix)`);
-    const s2 = await call("trm_submit_candidate", {
-      sessionId,
-      candidate: { mode: "files", files: [{ path: "src/stats.js", content: readFileSync(path.join(dir, "src/stats.js"), "utf8").replace(/export function median[\s\S]*$/, `${MEDIAN_RIGHT}\n`) }] },
-      rationale: "median: middle element for odd lengths, mean of the middle pair for even lengths",
-    });
+    out(`\n> trm_undo (the wrong fix goes; it stays reachable under refs/trm/<id>/undone/)`);
+    const u = await call("trm_undo", { sessionId });
+    out(indent(u.text.split("\n")[0]!));
+
+    // The right fix as line-anchored edits: a few lines instead of the whole file.
+    const rightFix = {
+      mode: "modify",
+      changes: [{ file: "src/stats.js", edits: [{ type: "replace", oldText: "  return s[Math.floor(s.length / 2)];", newText: "  const mid = Math.floor(s.length / 2);\n  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;" }] }],
+    };
+    out(`\n> trm_validate_candidate (dry run of the right fix: nothing is written, nothing runs)`);
+    out(indent((await call("trm_validate_candidate", { sessionId, candidate: rightFix })).text));
+
+    out(`\n> trm_submit_candidate (the right fix)`);
+    const s2 = await call("trm_submit_candidate", { sessionId, candidate: rightFix, rationale: "median: middle element for odd lengths, mean of the middle pair for even lengths" });
     out(indent(s2.text));
 
     out(`\n> trm_get_state`);
@@ -91,6 +94,8 @@ export async function runDemo(): Promise<void> {
     const branch = start.s.branch as string;
     out(`\n$ git log --format='%h %s%n%(trailers:key=TRM-Score,key=TRM-Tests,separator=%x2C )' ${branch}`);
     out(indent(userGit(dir, "log", "--format=%h %s%n  %(trailers:key=TRM-Score,key=TRM-Tests,separator=%x2C )", branch, `${branch}/baseline~1..${branch}`).replace(/\n+$/, "")));
+    out(`\n$ code-trm log ${sessionId}`);
+    out(indent(execFileSync(process.execPath, [path.join(PKG_ROOT, "dist", "cli", "main.js"), "log", sessionId, "--repo", dir], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } }).trimEnd()));
     out(`\n$ git diff --stat ${branch}/baseline ${branch}`);
     out(indent(userGit(dir, "diff", "--stat", `${branch}/baseline`, branch).trimEnd()));
 

@@ -23,6 +23,20 @@ function shapeIssues(err: z.ZodError): CandidateIssue[] {
   return err.issues.map((i) => ({ message: `${i.path.join(".") || "candidate"}: ${i.message}` }));
 }
 
+/** An excerpt as a reader expects it: shared leading and trailing lines as context, the rest as -/+. */
+export function excerptLines(before: string[], after: string[]): string[] {
+  let head = 0;
+  while (head < before.length && head < after.length && before[head] === after[head]) head++;
+  let tail = 0;
+  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  return [
+    ...before.slice(0, head).map((l) => `  ${l}`),
+    ...before.slice(head, before.length - tail).map((l) => `- ${l}`),
+    ...after.slice(head, after.length - tail).map((l) => `+ ${l}`),
+    ...before.slice(before.length - tail).map((l) => `  ${l}`),
+  ];
+}
+
 export function candidateTools(sessions: SessionManager) {
   const validate = defineTool({
     name: "trm_validate_candidate",
@@ -79,7 +93,7 @@ export function candidateTools(sessions: SessionManager) {
           ...warnings.map((w) => `warning: ${w}`),
           ...preview.files.flatMap((f) => [
             `=== ${f.path} (${f.status}, +${f.linesAdded} -${f.linesRemoved})`,
-            ...f.excerpts.flatMap((e) => [`@ line ${e.startLine}`, ...e.before.map((l) => `- ${l}`), ...e.after.map((l) => `+ ${l}`)]),
+            ...f.excerpts.flatMap((e) => [`@ line ${e.startLine}`, ...excerptLines(e.before, e.after)]),
           ]),
           ...(modeSuggestion ? [`tip: ${modeSuggestion}`] : []),
         ].join("\n");

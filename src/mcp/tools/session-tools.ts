@@ -193,19 +193,20 @@ export function sessionTools(sessions: SessionManager) {
 }
 
 /**
- * How to bring a session's result into the user's branch. When the baseline carried uncommitted work,
- * a merge would also commit that work, so the session's own changes are applied as a diff instead.
+ * How to bring a session's result into the user's branch. `code-trm apply` comes first: it writes the
+ * working tree only and refuses to overwrite uncommitted work. When the baseline carried uncommitted
+ * work, a merge would also commit that work, so the git way is a diff of the session's own changes.
  */
 export function applyInstructions(id: string, branch: string, bestCommit: string | null, uncommittedIncluded: boolean): string[] {
   const base = `trm/${id}/baseline`;
-  const out: string[] = [];
+  const out = [`code-trm apply ${id}   # as uncommitted changes in your working tree (add --best for the best step)`];
   if (uncommittedIncluded) {
-    out.push(`git diff ${base} ${branch} | git apply --3way   # the session's changes on top of your working tree`);
+    out.push(`git diff ${base} ${branch} | git apply   # the same with git: the session's changes on top of your working tree`);
   } else {
     out.push(`git merge ${branch}   # or: git merge --squash ${branch}`);
     out.push(`git cherry-pick ${base}..${branch}`);
   }
-  if (bestCommit) out.push(`best step only: git diff ${base} ${bestCommit.slice(0, 12)} | git apply --3way`);
+  if (bestCommit) out.push(`best step only: git diff ${base} ${bestCommit.slice(0, 12)} | git apply`);
   out.push(`inspect: git log --notes=trm/${id} ${branch}; git diff ${base} ${branch}`);
   return out;
 }
