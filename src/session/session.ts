@@ -209,6 +209,11 @@ export class Session {
       await this.sync();
       const reader = worktreeReader(this.worktree);
       const plan = await planCandidate(candidate, reader);
+      // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
+      // artifacts included.
+      if (plan.ops.length === 0) {
+        throw new UserError("The candidate changes nothing.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
+      }
       // Compared with the files as they are before the write: what the same change would cost in another mode.
       const modeSuggestion = await suggestMode(candidate, plan, reader);
       const applied = await applyPlan(this.worktree, plan.ops);
