@@ -88,6 +88,7 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     throw err;
   }
   await registrySet(id, repo.commonDir);
+  const submodules = existsSync(path.join(wt, ".gitmodules")) ? await initSubmodules(wt, config.timeoutSec, ctx) : undefined;
   const startMs = Math.round(performance.now() - started);
 
   const session = new Session(config, { commit: snap.commit, tree: snap.tree });
@@ -111,7 +112,52 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     await session.reload();
     await updateRefs(repo.top, [{ ref: refs.bestTag, next: snap.commit }], "trm: preflight");
   }
-  return { session, snap, setup, startMs, branch: shortRef(refs.branch) };
+  return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch) };
+}
+
+export interface SubmoduleResult {
+  ok: boolean;
+  message: string;
+}
+
+/**
+ * A new worktree has empty submodule directories. Those the user initialised in their own checkout are
+ * initialised in the worktree too (their URLs are already in the repository's config, so that config
+ * is not written; the clones go below the worktree's own git directory). Others are reported, and the
+ * session starts either way: the result says what does not work instead of letting builds fail.
+ */
+async function initSubmodules(wt: string, timeoutSec: number, ctx: CallContext): Promise<SubmoduleResult> {
+  const listed = ((await gitOrNull(wt, ["config", "-f", ".gitmodules", "--get-regexp", "^submodule\\..*\\.path$"])) ?? "")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      const [key, p] = l.split(/\s+/, 2);
+      return { name: key!.replace(/^submodule\./, "").replace(/\.path$/, ""), path: p! };
+    });
+  const known = new Set(
+    ((await gitOrNull(wt, ["config", "--get-regexp", "^submodule\\..*\\.url$"])) ?? "")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split(/\s+/, 1)[0]!.replace(/^submodule\./, "").replace(/\.url$/, "")),
+  );
+  const ready = listed.filter((m) => known.has(m.name));
+  const missing = listed.filter((m) => !known.has(m.name)).map((m) => m.path);
+  const notInit = missing.length ? ` Not initialised in your checkout either, so not here: ${missing.join(", ")} (run \`git submodule update --init\` in your checkout, or use setupCmd).` : "";
+  if (ready.length === 0) return { ok: missing.length === 0, message: `submodules: none initialised.${notInit}` };
+  ctx.progress?.("initialising submodules");
+  const quoted = ready.map((m) => `'${m.path.replace(/'/g, "'\\''")}'`).join(" ");
+  const r = await runCommand(`git -c core.hooksPath=/dev/null submodule update --init --recursive -- ${quoted}`, {
+    cwd: wt,
+    timeoutMs: Math.max(timeoutSec, 120) * 1000,
+    signal: ctx.signal,
+    env: { GIT_TERMINAL_PROMPT: "0" },
+  });
+  if (r.exitCode === 0 && !r.timedOut) return { ok: missing.length === 0, message: `submodules initialised in the worktree: ${ready.map((m) => m.path).join(", ")}.${notInit}` };
+  const why = r.timedOut ? "timed out" : (r.output.stderr.trim().split("\n").pop() ?? `exit ${r.exitCode}`);
+  return {
+    ok: false,
+    message: `submodules could not be initialised in the worktree (${capHeadTail(why, 300).text}); commands that need them will fail. Provide them with setupCmd or linkPaths.${notInit}`,
+  };
 }
 
 /** Symlinks ignored paths (e.g. .env, a nested node_modules) from the checkout into the worktree. */

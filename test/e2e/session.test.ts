@@ -181,3 +181,32 @@ describe("timeouts", () => {
     expect(["gone", "Z"]).toContain(state);
   });
 });
+
+describe("a repository with submodules", () => {
+  it("initialises the submodules the user initialised, says which are missing, and leaves their config alone", async () => {
+    const lib = makeRepo("ts-shapes");
+    const other = makeRepo("js-stats");
+    const repo = makeRepo("js-stats");
+    g(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "libs/shapes");
+    g(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", other, "libs/stats");
+    g(repo, "commit", "-q", "-m", "add submodules");
+    // The user has deinitialised one of them: it is absent in their checkout, and must stay so here.
+    g(repo, "submodule", "deinit", "-q", "-f", "libs/stats");
+    const before = checkoutState(repo);
+    // Cloning a submodule from a local path needs the file transport allowed globally, as a user would.
+    const local = await startServer({ gitconfig: "[protocol \"file\"]\n\tallow = always\n" });
+    const s = await local.call<Any>("trm_start_session", { repoPath: repo, testCmd: "test -f libs/shapes/src/shapes.ts && echo 'ok 1 - shapes' && echo '1..1'", preflight: true });
+    expect(s.submodules.ok).toBe(false);
+    expect(s.submodules.message).toMatch(/initialised in the worktree: libs\/shapes\..*Not initialised in your checkout either, so not here: libs\/stats/);
+    expect(existsSync(path.join(s.worktreePath, "libs/shapes/src/shapes.ts"))).toBe(true);
+    expect(existsSync(path.join(s.worktreePath, "libs/stats/src/stats.js"))).toBe(false);
+    expect(s.preflight.tests).toMatchObject({ passed: 1, total: 1 });
+    // git refuses to remove a worktree that contains submodules: ending the session must still clean up.
+    await local.call("trm_end_session", { sessionId: s.sessionId });
+    await local.close();
+    expect(existsSync(s.worktreePath)).toBe(false);
+    expect(g(repo, "worktree", "list", "--porcelain")).not.toContain(s.worktreePath);
+    expect(existsSync(path.join(repo, ".git", "worktrees", `trm-${s.sessionId}`))).toBe(false);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+});

@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { ROOT, tmpDir } from "./repo.js";
 
@@ -20,8 +21,10 @@ export interface TestServer {
  * Starts the built server (dist/) over stdio, as an MCP client would, with no git identity configured
  * (HOME is empty) to prove code-trm commits without one.
  */
-export async function startServer(opts: { stateDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function startServer(opts: { stateDir?: string; env?: Record<string, string>; gitconfig?: string } = {}): Promise<TestServer> {
   const home = tmpDir("trm-home-");
+  // The user's global git configuration, when a test needs one (none by default: no identity either).
+  if (opts.gitconfig) writeFileSync(path.join(home, ".gitconfig"), opts.gitconfig);
   const stateDir = opts.stateDir ?? tmpDir("trm-state-");
   const transport = new StdioClientTransport({
     command: process.execPath,

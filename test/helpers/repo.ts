@@ -56,7 +56,8 @@ function hashTree(dir: string, rel = ""): Record<string, string> {
 
 /**
  * Everything of the user's that code-trm must never change: working-tree files (bytes and modes), the
- * index file byte for byte, HEAD, every ref outside code-trm's own namespaces, and the stash.
+ * index file byte for byte, the repository config, HEAD, every ref outside code-trm's own namespaces,
+ * and the stash.
  */
 export function checkoutState(dir: string) {
   const gitDir = path.join(dir, ".git");
@@ -66,6 +67,8 @@ export function checkoutState(dir: string) {
   return {
     files: hashTree(dir),
     index: existsSync(path.join(gitDir, "index")) ? createHash("sha1").update(readFileSync(path.join(gitDir, "index"))).digest("hex") : null,
+    // The repository's config is theirs too (e.g. `git submodule init` in a worktree would write it).
+    config: readFileSync(path.join(gitDir, "config"), "utf8"),
     head: readFileSync(path.join(gitDir, "HEAD"), "utf8"),
     headCommit: (() => {
       try {

@@ -25,6 +25,7 @@ export function sessionTools(sessions: SessionManager) {
       uncommittedIncluded: z.boolean(),
       startMs: z.number(),
       setup: z.object({ cmd: z.string(), ok: z.boolean(), exitCode: z.number().nullable(), durationMs: z.number(), output: z.string() }).optional(),
+      submodules: z.object({ ok: z.boolean(), message: z.string() }).optional(),
       preflight: evaluationOut.optional(),
     },
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -40,11 +41,13 @@ export function sessionTools(sessions: SessionManager) {
         uncommittedIncluded: r.snap.dirty,
         startMs: r.startMs,
         ...(r.setup ? { setup: r.setup } : {}),
+        ...(r.submodules ? { submodules: r.submodules } : {}),
         ...(pre ? { preflight: evaluationView(pre) } : {}),
       };
       const text = [
         `session ${r.session.id} started on branch ${r.branch} (baseline ${r.snap.commit.slice(0, 12)}${r.snap.dirty ? ", uncommitted changes included" : ""})`,
         `worktree: ${r.session.worktree}`,
+        ...(r.submodules ? [`${r.submodules.ok ? "" : "note: "}${r.submodules.message}`] : []),
         ...(r.setup ? [`setup ${r.setup.ok ? "ok" : `FAILED (exit ${r.setup.exitCode})`}: ${r.setup.cmd}${r.setup.ok ? "" : `\n${r.setup.output}`}`] : []),
         ...(pre ? [`preflight (step 0): ${evaluationLine(pre)}`, ...pre.notices.map((n) => `note: ${n}`)] : []),
       ].join("\n");
