@@ -13,7 +13,8 @@ import { errorMessage } from "../util/errors.js";
 import { eslintFixes, ESLINT_TIMEOUT_MS, type EslintFixResult } from "./eslint-fix.js";
 import { ruleFix } from "./rules.js";
 import { rewritesToCandidate, rewritesToFilesCandidate } from "./to-candidate.js";
-import { isTscTarget, isWorktreeFile, typescriptFixes, type TsFix, type TsFixResult } from "./ts-fixes.js";
+import { isTscTarget, isWorktreeFile, type TsFix, type TsFixResult } from "./ts-fixes.js";
+import { typescriptFixesOffThread } from "./ts-off-thread.js";
 import { priorityRank, type FileRewrite, type Fixer, type FixSuggestion, type Priority } from "./types.js";
 
 /**
@@ -182,7 +183,7 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
     if (tsTargets.length > 0) {
       ctx.progress?.(`TypeScript language service: looking for fixes of ${tsTargets.length} error(s)`);
       try {
-        const ts = await typescriptFixes({ worktree: session.worktree, diagnostics, buildCmd: session.config.commands.build, budgetMs: opts.typescriptBudgetMs });
+        const ts = await typescriptFixesOffThread({ worktree: session.worktree, diagnostics, buildCmd: session.config.commands.build, budgetMs: opts.typescriptBudgetMs }, ctx.signal);
         timings.typescriptMs = ts.ms;
         notes.push(...ts.notes);
         dropped += ts.rejected;

@@ -54,7 +54,7 @@ export interface TsFixOptions {
   diagnostics: Diagnostic[];
   /** The session's build command: its `-p` names the tsconfig the errors came from. */
   buildCmd?: string;
-  /** Wall-clock budget for the language service (it runs on the server's thread). */
+  /** Wall-clock budget for the language service (ts-off-thread.ts runs it in a worker). */
   budgetMs?: number;
   /** Projects with more files than this load only the files with errors (and what they import). */
   maxRootFiles?: number;
