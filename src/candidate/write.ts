@@ -1,6 +1,6 @@
-import { chmod, lstat, mkdir, readFile, readlink, realpath, rm, rmdir, symlink, unlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readFile, readlink, rm, rmdir, symlink, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { resolveInside } from "../util/paths.js";
+import { resolveInside, resolveLinks } from "../util/paths.js";
 import { UserError, errorMessage } from "../util/errors.js";
 import type { FileOp, TreeReader } from "./types.js";
 
@@ -87,8 +87,8 @@ export async function applyPlan(root: string, ops: FileOp[]): Promise<AppliedPla
       const { rel, abs } = await resolveInside(root, op.path);
       const before = await snapshot(abs, rel);
       backups.push(before);
-      // Writing through a link changes its target: keep the target too so it can be put back.
-      if (before.kind === "symlink" && op.op === "write") backups.push(await snapshot(await realpath(abs).catch(() => abs), rel));
+      // Writing through a link changes (or creates) its target: keep the target too so it can be put back.
+      if (before.kind === "symlink" && op.op === "write") backups.push(await snapshot(await resolveLinks(abs), rel));
       if (op.op === "delete") {
         await unlink(abs);
         await removeEmptyParents(root, path.dirname(abs));

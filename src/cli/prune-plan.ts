@@ -9,7 +9,7 @@ import { footprints, statusOf, type CliStatus, type Repo } from "./find.js";
  * What `code-trm prune` would do, computed without changing anything: dry run and real run print the
  * same plan, and the real run only executes it.
  */
-export type PruneActionKind = "remove-worktree" | "delete-ref" | "end-session" | "unlock-worktree" | "prune-worktree-entry" | "remove-lock" | "remove-tmp";
+export type PruneActionKind = "remove-worktree" | "delete-ref" | "end-session" | "prune-worktree-entry" | "remove-lock" | "remove-tmp";
 
 export interface PruneAction {
   action: PruneActionKind;
@@ -156,20 +156,13 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
     sessions.push({ sessionId: f.id, status, pruned: mine.length > 0, reason, kept });
   }
 
-  const ourRoot = path.join(repo.commonDir, "trm", "worktrees") + path.sep;
-  // Unlocks first: `git worktree prune` runs once, at the first entry, and skips locked entries.
-  const unlocks: PruneAction[] = [];
-  const entries: PruneAction[] = [];
+  // Only code-trm's own registrations: a worktree of the user's whose folder is missing may be on a
+  // drive that is not mounted right now, and forgetting it would lose its index and HEAD.
+  const ourRoot = path.join(repo.commonDir, "trm") + path.sep;
   for (const w of worktrees.slice(1)) {
-    if (existsSync(w.path)) continue;
-    if (w.locked !== null) {
-      // A session worktree is locked while it lives; with its directory gone the lock only blocks pruning.
-      if (!w.path.startsWith(ourRoot) && !w.locked.startsWith("code-trm")) continue;
-      unlocks.push({ action: "unlock-worktree", sessionId: null, target: w.path, detail: "code-trm worktree whose directory is gone" });
-    }
-    entries.push({ action: "prune-worktree-entry", sessionId: null, target: w.path, detail: w.prunable ?? "directory is gone" });
+    if (existsSync(w.path) || !w.path.startsWith(ourRoot)) continue;
+    actions.push({ action: "prune-worktree-entry", sessionId: null, target: w.path, detail: w.prunable ?? "directory is gone" });
   }
-  actions.push(...unlocks, ...entries);
 
   for (const lock of await ownLockFiles(repo.commonDir)) {
     const age = await ageMs(lock, opts.now);

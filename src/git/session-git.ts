@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, rm } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm } from "node:fs/promises";
 import fs from "node:fs";
 import path from "node:path";
 import isogit from "isomorphic-git";
@@ -43,13 +43,31 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
   }
 }
 
-/** A detached, locked worktree (locked so `git worktree prune` elsewhere leaves a live session alone). */
+/**
+ * Removes git's registration of one of code-trm's own worktrees (the `.git/worktrees/<name>` folder
+ * whose gitdir points at `wtPath`). Never a repository-wide `git worktree prune`: that would also drop
+ * the user's worktrees whose folder is only temporarily missing (an unmounted drive), losing their
+ * index and HEAD.
+ */
+export async function forgetWorktreeEntry(commonDir: string, wtPath: string): Promise<void> {
+  const admin = path.join(commonDir, "worktrees");
+  const want = path.join(wtPath, ".git");
+  for (const name of await readdir(admin).catch(() => [] as string[])) {
+    const gitdir = await readFile(path.join(admin, name, "gitdir"), "utf8").catch(() => "");
+    if (gitdir.trim() === want) await rm(path.join(admin, name), { recursive: true, force: true });
+  }
+}
+
+function commonDirOf(wtPath: string): string {
+  // Our worktrees live at <commonDir>/trm/<kind>/<name>.
+  return path.resolve(wtPath, "..", "..", "..");
+}
+
+/** A detached, locked worktree (locked so a `git worktree prune` run by the user leaves a live session alone). */
 export async function addWorktree(top: string, wtPath: string, commit: string, id: string): Promise<void> {
-  // A directory deleted without `git worktree remove` stays registered and makes `add` fail; prune
-  // skips locked entries, and ours are locked, so a missing one is unlocked first.
-  if (!existsSync(wtPath)) await gitOrNull(top, ["worktree", "unlock", wtPath]);
-  await git(top, ["worktree", "prune"]);
-  if (existsSync(wtPath)) await rm(wtPath, { recursive: true, force: true });
+  // A folder deleted without `git worktree remove` stays registered and makes `add` fail.
+  if (!existsSync(wtPath)) await forgetWorktreeEntry(commonDirOf(wtPath), wtPath);
+  else await rm(wtPath, { recursive: true, force: true });
   await mkdir(path.dirname(wtPath), { recursive: true });
   await git(top, ["worktree", "add", "--detach", "--lock", "--reason", `code-trm session ${id}`, wtPath, commit]);
 }
@@ -57,10 +75,11 @@ export async function addWorktree(top: string, wtPath: string, commit: string, i
 export async function removeWorktree(top: string, wtPath: string): Promise<void> {
   if (existsSync(wtPath)) {
     await gitOrNull(top, ["worktree", "unlock", wtPath]);
+    // git refuses to remove a worktree with submodules; the folder and the entry then go by hand.
     await gitOrNull(top, ["worktree", "remove", "--force", "--force", wtPath]);
     await rm(wtPath, { recursive: true, force: true });
   }
-  await gitOrNull(top, ["worktree", "prune"]);
+  await forgetWorktreeEntry(commonDirOf(wtPath), wtPath);
 }
 
 export interface RefUpdate {
@@ -138,6 +157,25 @@ export async function readChain<T>(cwd: string, notesRef: string, tip: string, s
 export async function writeCommitFast(commonDir: string, tree: string, parent: string, message: string): Promise<string> {
   const sig = { name: TRM_IDENTITY.name, email: TRM_IDENTITY.email, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: new Date().getTimezoneOffset() };
   return isogit.writeCommit({ fs, gitdir: commonDir, commit: { message, tree, parent: [parent], author: sig, committer: sig } });
+}
+
+/**
+ * Which checkout, if any, has `ref` checked out (its HEAD, or a rebase in progress on it). Moving or
+ * deleting such a branch would move that checkout's HEAD under it, and update-ref does not check.
+ * Read in-process: the HEAD files of the main checkout and of every linked worktree.
+ */
+export async function branchCheckedOutAt(commonDir: string, ref: string): Promise<string | null> {
+  const adminDirs = [commonDir, ...(await readdir(path.join(commonDir, "worktrees")).catch(() => [] as string[])).map((n) => path.join(commonDir, "worktrees", n))];
+  for (const dir of adminDirs) {
+    for (const f of ["HEAD", "rebase-merge/head-name", "rebase-apply/head-name"]) {
+      const text = (await readFile(path.join(dir, f), "utf8").catch(() => "")).trim();
+      if (text === `ref: ${ref}` || text === ref) {
+        if (dir === commonDir) return path.dirname(commonDir);
+        return (await readFile(path.join(dir, "gitdir"), "utf8").catch(() => dir)).trim().replace(/\/\.git$/, "");
+      }
+    }
+  }
+  return null;
 }
 
 /** Reads a ref in-process (no git spawn): used on every call to notice moves made outside this server. */

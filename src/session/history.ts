@@ -14,6 +14,7 @@ import type { Session } from "./session.js";
  * cost the same at step 5 and at step 50, and nothing the session did is ever lost.
  */
 async function moveTo(s: Session, target: { commit: string; tree: string }, entries: StepEntry[], reason: string, keepRef?: string): Promise<string[]> {
+  await s.assertBranchFree();
   const old = s.tip;
   const changed = (await git(s.worktree, ["diff", "--name-only", "--no-renames", target.commit, old, "--"])).split("\n").filter(Boolean);
   const previous = s.entries;

@@ -9,7 +9,7 @@ import { correlateDiagnostics, correlateFailures, renderFeedback } from "../eval
 import { bestPerf, foldProgress, haltDecision, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, gitOrNull } from "../git/cli.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
-import { addWorktree, readChain, readNote, removeWorktree, resolveRefFast, updateRefs, writeCommitFast, writeNote } from "../git/session-git.js";
+import { addWorktree, branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast, updateRefs, writeCommitFast, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
@@ -176,6 +176,20 @@ export class Session {
     if (head !== this.tip || dirty) await git(this.worktree, ["reset", "--hard", "-q", this.tip]);
   }
 
+  /**
+   * Refuses to move or delete the session branch while a checkout has it checked out: that checkout's
+   * HEAD would move with it and its files would look changed (git's update-ref does not check).
+   */
+  async assertBranchFree(): Promise<void> {
+    const where = await branchCheckedOutAt(this.config.commonDir, this.refs.branch);
+    if (where) {
+      throw new UserError(
+        `The session branch ${shortRef(this.refs.branch)} is checked out in ${where}; code-trm will not move a branch you are on.`,
+        `Switch that checkout to another branch (e.g. git switch -), then retry. To look at the session without blocking it: git checkout --detach ${shortRef(this.refs.branch)}.`,
+      );
+    }
+  }
+
   private commandEnv(step: number): Record<string, string> {
     return { TRM_SESSION_ID: this.id, TRM_STEP: String(step) };
   }
@@ -207,6 +221,7 @@ export class Session {
     }
     return this.mutex.run(async () => {
       await this.sync();
+      await this.assertBranchFree();
       const reader = worktreeReader(this.worktree);
       const plan = await planCandidate(candidate, reader);
       // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
@@ -310,6 +325,7 @@ export class Session {
   async end(discard: boolean): Promise<void> {
     return this.mutex.run(async () => {
       await this.settle();
+      if (discard) await this.assertBranchFree();
       await removeWorktree(this.top, this.worktree);
       if (discard) {
         const refs = await git(this.top, ["for-each-ref", "--format=%(refname)", this.refs.tagPrefix, this.refs.keepPrefix, this.refs.notes, this.refs.logs]);

@@ -6,7 +6,7 @@ import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
 import { addWorktree, removeWorktree, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
-import { normalizeRelPath } from "../util/paths.js";
+import { normalizeRelPath, resolveInside } from "../util/paths.js";
 import { capHeadTail } from "../util/text.js";
 import { resolveConfig, type SessionConfig, type StartInput } from "./config.js";
 import type { CallContext } from "./context.js";
@@ -164,7 +164,8 @@ async function initSubmodules(wt: string, timeoutSec: number, ctx: CallContext):
 async function linkIgnored(top: string, wt: string, rels: string[]): Promise<void> {
   for (const rel of rels) {
     const src = path.join(top, rel);
-    const dst = path.join(wt, rel);
+    // The link is made inside the worktree only: a tracked symlink on the way must not lead elsewhere.
+    const { abs: dst } = await resolveInside(wt, rel);
     const exists = await lstat(src).then(() => true, () => false);
     if (!exists) throw new UserError(`linkPaths: ${rel} does not exist in the checkout.`, "List only paths that exist in the repository's working tree.");
     if (await lstat(dst).then(() => true, () => false)) continue; // tracked: the worktree already has it

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { copyFile, lstat, mkdir, mkdtemp, readFile, readlink, realpath, rm, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { resolveLinks } from "../util/paths.js";
 import { runCommand } from "../evaluate/run.js";
 import type { Diagnostic } from "../evaluate/types.js";
 import { git } from "../git/cli.js";
@@ -163,8 +164,18 @@ export async function eslintFixes(opts: EslintFixOptions): Promise<EslintFixResu
     if (existsSync(nm) && !(await lstat(scratchNm).catch(() => null))) await symlink(await realpath(nm), scratchNm);
     result.copyMs = Date.now() - t0;
 
+    // ESLint writes its fixes with writeFile, which follows links: a file that is a link (copied as one)
+    // to somewhere outside the scratch copy would be fixed in place there, so such files are left out.
+    const realScratch = await resolveLinks(scratch);
+    const contained: string[] = [];
+    for (const f of files) {
+      const rel = path.relative(realScratch, await resolveLinks(path.join(scratch, f)));
+      if (rel.startsWith("..") || path.isAbsolute(rel)) result.notes.push(`${f} is a symbolic link to a file outside the repository: eslint --fix was not run on it.`);
+      else contained.push(f);
+    }
+    if (contained.length === 0) return done();
     // Paths come from the lint output, normalised and inside the worktree; "./" and "--" keep them operands.
-    const cmd = [process.execPath, eslint.bin, "--fix", "-f", "json", "--", ...files.map((f) => `./${f}`)].map(shellQuote).join(" ");
+    const cmd = [process.execPath, eslint.bin, "--fix", "-f", "json", "--", ...contained.map((f) => `./${f}`)].map(shellQuote).join(" ");
     const run = await runCommand(cmd, { cwd: scratch, timeoutMs: opts.timeoutMs ?? ESLINT_TIMEOUT_MS, signal: opts.signal, onTick: opts.onTick, tickMs: 5000 });
     if (run.cancelled) {
       result.notes.push("eslint --fix was cancelled.");
@@ -179,7 +190,7 @@ export async function eslintFixes(opts: EslintFixOptions): Promise<EslintFixResu
       result.notes.push(`eslint --fix failed (exit ${run.exitCode ?? run.signal}): ${truncate(run.output.stderr.trim() || run.output.all.trim(), 300)}`);
       return done();
     }
-    for (const f of files) {
+    for (const f of contained) {
       const [before, after] = await Promise.all([readFile(path.join(opts.worktree, f), "utf8"), readFile(path.join(scratch, f), "utf8").catch(() => null)]);
       if (after !== null && after !== before) result.rewrites.push({ path: f, before, after });
     }

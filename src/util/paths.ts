@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises";
+import { lstat, readlink } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "./errors.js";
 
@@ -32,12 +32,21 @@ export function normalizeRelPath(input: string): string {
   return parts.join("/");
 }
 
-async function realpathOrNull(p: string): Promise<string | null> {
-  try {
-    return await realpath(p);
-  } catch {
-    return null;
+/**
+ * Resolves every symlink on the way to `p`, also dangling ones (whose target does not exist yet):
+ * `realpath` fails on those, and writing through one would create its target wherever it points.
+ */
+export async function resolveLinks(p: string, depth = 0): Promise<string> {
+  if (depth > 40) throw new UserError(`Too many levels of symbolic links at ${p}.`);
+  const parts = path.resolve(p).split(path.sep).filter(Boolean);
+  let cur = path.parse(path.resolve(p)).root;
+  for (let i = 0; i < parts.length; i++) {
+    const next = path.join(cur, parts[i]!);
+    const st = await lstat(next).catch(() => null);
+    if (st === null) return path.join(next, ...parts.slice(i + 1)); // nothing further exists: no more links
+    cur = st.isSymbolicLink() ? await resolveLinks(path.resolve(cur, await readlink(next)), depth + 1) : next;
   }
+  return cur;
 }
 
 function isInside(root: string, p: string): boolean {
@@ -46,30 +55,19 @@ function isInside(root: string, p: string): boolean {
 }
 
 /**
- * Resolves a relative path inside `root` and proves that following symlinks keeps it inside: the
- * deepest existing ancestor (or the file itself) must resolve within the real root. Returns the
- * normalised relative path and the absolute path to use.
+ * Resolves a relative path inside `root` and proves that following symlinks (dangling ones included)
+ * keeps it inside and out of `.git`. Returns the normalised relative path and the absolute path to use.
  */
 export async function resolveInside(root: string, input: string): Promise<{ rel: string; abs: string }> {
   const rel = normalizeRelPath(input);
-  const realRoot = (await realpathOrNull(root)) ?? root;
+  const realRoot = await resolveLinks(root);
   const abs = path.join(root, ...rel.split("/"));
-  let probe = abs;
-  for (;;) {
-    const real = await realpathOrNull(probe);
-    if (real !== null) {
-      if (!isInside(realRoot, real)) {
-        throw new UserError(`Path leaves the worktree through a symlink: ${rel}.`, "Write to the link's target inside the repository instead.");
-      }
-      const relReal = path.relative(realRoot, real).split(path.sep);
-      if (relReal.some((s) => s.toLowerCase() === ".git")) {
-        throw new UserError(`Path resolves into .git through a symlink: ${rel}.`);
-      }
-      break;
-    }
-    const parent = path.dirname(probe);
-    if (parent === probe || !isInside(root, parent)) break;
-    probe = parent;
+  const real = await resolveLinks(abs);
+  if (!isInside(realRoot, real)) {
+    throw new UserError(`Path leaves the worktree through a symlink: ${rel}.`, "Write to the link's target inside the repository instead.");
+  }
+  if (path.relative(realRoot, real).split(path.sep).some((s) => s.toLowerCase() === ".git")) {
+    throw new UserError(`Path resolves into .git through a symlink: ${rel}.`);
   }
   return { rel, abs };
 }

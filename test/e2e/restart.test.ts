@@ -95,3 +95,28 @@ describe("concurrency", () => {
     expect(g(repo, "fsck", "--no-progress")).toBe("");
   });
 });
+
+describe("the user checks out the session branch", () => {
+  it("refuses to move it under them, and continues once they switch away", async () => {
+    const repo = makeRepo("js-stats");
+    const srv = await startServer();
+    const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    await srv.call("trm_submit_candidate", { sessionId, candidate: filesCandidate("a.txt", "a\n") });
+    g(repo, "checkout", "-q", `trm/${sessionId}`);
+    const onBranch = checkoutState(repo);
+    for (const [name, args] of [
+      ["trm_submit_candidate", { sessionId, candidate: filesCandidate("b.txt", "b\n") }],
+      ["trm_undo", { sessionId }],
+      ["trm_reset_to_baseline", { sessionId }],
+      ["trm_end_session", { sessionId, discard: true }],
+    ] as const) {
+      const r = await srv.raw(name, args);
+      expect(r.isError, name).toBe(true);
+      expect((r.content[0] as { text: string }).text).toMatch(/checked out in .*git switch -/s);
+    }
+    expect(checkoutState(repo)).toEqual(onBranch);
+    g(repo, "checkout", "-q", "main");
+    expect((await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("b.txt", "b\n") })).step).toBe(2);
+    await srv.close();
+  });
+});

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { git } from "../../git/cli.js";
-import { removeWorktree, updateRefs } from "../../git/session-git.js";
+import { forgetWorktreeEntry, removeWorktree, updateRefs } from "../../git/session-git.js";
 import { registryDelete } from "../../session/registry.js";
 import { errorMessage } from "../../util/errors.js";
 import { expectPositionals, flagBool, flagString, UsageError } from "../args.js";
@@ -25,7 +25,6 @@ async function execute(repo: Repo, plan: PrunePlan, deleteBranches: boolean): Pr
       outcomes.push({ action: a, ok: false, error: errorMessage(err) });
     }
   };
-  let pruned: Promise<string> | undefined;
   for (const a of plan.actions) {
     switch (a.action) {
       case "remove-worktree":
@@ -37,12 +36,8 @@ async function execute(repo: Repo, plan: PrunePlan, deleteBranches: boolean): Pr
       case "end-session":
         await attempt(a, () => updateRefs(repo.top, [{ ref: a.target, next: a.commit!, expected: null }], "code-trm prune: session ended"));
         break;
-      case "unlock-worktree":
-        await attempt(a, () => git(repo.top, ["worktree", "unlock", "--", a.target]));
-        break;
       case "prune-worktree-entry":
-        // One `git worktree prune` removes every stale entry (after the unlocks, which come first).
-        await attempt(a, () => (pruned ??= git(repo.top, ["worktree", "prune"])));
+        await attempt(a, () => forgetWorktreeEntry(repo.commonDir, a.target));
         break;
       case "remove-lock":
       case "remove-tmp":
@@ -61,7 +56,6 @@ const VERB: Record<PruneAction["action"], string> = {
   "remove-worktree": "remove worktree",
   "delete-ref": "delete ref",
   "end-session": "mark ended",
-  "unlock-worktree": "unlock worktree",
   "prune-worktree-entry": "prune stale worktree entry",
   "remove-lock": "remove stale lock",
   "remove-tmp": "remove temporary file",
@@ -104,7 +98,7 @@ export const pruneCommand: Command = {
     "  and the work undo/restore left behind (refs/trm/<id>/undone/*, superseded/*) is deleted; an",
     "  abandoned or idle session is marked ended. Its branch trm/<id>, tags trm/<id>/* and notes are KEPT:",
     "  the branch is your result. --delete-branches deletes them too (except a branch checked out).",
-    "- stale entries in .git/worktrees (git worktree prune), unlocking code-trm's own first;",
+    "- stale .git/worktrees entries of code-trm's own worktrees (never the user's);",
     "- lock files only code-trm creates, older than a minute (.git/worktrees/trm-*/*.lock and *.lock",
     "  under refs/heads/trm, refs/tags/trm, refs/notes/trm, refs/notes/trm-logs, refs/trm);",
     "- leftovers in .git/trm/tmp older than an hour.",

@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { applyPlan } from "../../../src/candidate/write.js";
 import { normalizeRelPath, resolveInside } from "../../../src/util/paths.js";
 
 describe("normalizeRelPath", () => {
@@ -27,6 +28,28 @@ describe("resolveInside", () => {
   it("follows symlinks that stay inside", async () => {
     await expect(resolveInside(root, "inner/a.ts")).resolves.toMatchObject({ rel: "inner/a.ts" });
   });
+  it("refuses dangling symlinks whose target would be outside, absolute or relative", async () => {
+    symlinkSync(path.join(outside, "not-yet.txt"), path.join(root, "dangling-abs"));
+    symlinkSync("../../../../../../../../escaped-by-link.txt", path.join(root, "src", "dangling-rel"));
+    await expect(resolveInside(root, "dangling-abs")).rejects.toThrow(/symlink/);
+    await expect(resolveInside(root, "src/dangling-rel")).rejects.toThrow(/symlink/);
+  });
+
+  it("writes through a dangling link that stays inside, and rollback removes the target it created", async () => {
+    symlinkSync("made-by-write.txt", path.join(root, "src", "to-be"));
+    const applied = await applyPlan(root, [{ op: "write", path: "src/to-be", content: Buffer.from("x"), create: false }]);
+    expect(readFileSync(path.join(root, "src", "made-by-write.txt"), "utf8")).toBe("x");
+    await applied.rollback();
+    expect(existsSync(path.join(root, "src", "made-by-write.txt"))).toBe(false);
+    expect(lstatSync(path.join(root, "src", "to-be")).isSymbolicLink()).toBe(true);
+  });
+
+  it("never writes outside through a dangling link, even when planning was skipped", async () => {
+    symlinkSync(path.join(outside, "pwned.txt"), path.join(root, "trap"));
+    await expect(applyPlan(root, [{ op: "write", path: "trap", content: Buffer.from("pwned"), create: false }])).rejects.toThrow(/symlink/);
+    expect(existsSync(path.join(outside, "pwned.txt"))).toBe(false);
+  });
+
   it("refuses symlinks that leave the root, for existing and new files", async () => {
     await expect(resolveInside(root, "escape/secret")).rejects.toThrow(/symlink/);
     await expect(resolveInside(root, "escape/new.txt")).rejects.toThrow(/symlink/);
