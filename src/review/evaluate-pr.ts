@@ -64,7 +64,13 @@ export async function fetchPrHead(repoPath: string, ref: PrRef, baseBranch: stri
   const check = await gitOrNull(repo.top, ["check-ref-format", "--branch", baseBranch]);
   if (check === null) throw new UserError(`The pull request's base branch name is not valid: ${baseBranch}.`);
   try {
-    await git(repo.top, ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--end-of-options", remote, `+refs/pull/${ref.number}/head:${ns}/head`, `+refs/heads/${baseBranch}:${ns}/base`], { network: true });
+    // --refmap= (empty): only the refspecs given here are updated; the remote's configured refspec
+    // would otherwise also move the user's remote-tracking branches (e.g. origin/main).
+    await git(
+      repo.top,
+      ["fetch", "--no-tags", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--no-write-commit-graph", "--quiet", "--end-of-options", remote, `+refs/pull/${ref.number}/head:${ns}/head`, `+refs/heads/${baseBranch}:${ns}/base`],
+      { network: true },
+    );
   } catch (err) {
     throw new UserError(`Could not fetch pull request ${ref.number} from remote ${remote}: ${(err as Error).message.split("\n")[0]}`, "Check that the remote is reachable and that you may read the repository.");
   }

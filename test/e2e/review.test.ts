@@ -60,7 +60,14 @@ describe("trm_review_pr over stdio", () => {
     g(path.dirname(user), "clone", "-q", bare, user);
     g(user, "remote", "set-url", "origin", "https://github.com/acme/stats.git");
     g(user, "config", `url.${bare}.insteadOf`, "https://github.com/acme/stats.git");
+    // The remote's main moves on after the user's last fetch: their origin/main must stay where it was.
+    g(upstream, "checkout", "-q", "main");
+    writeFileSync(path.join(upstream, "later.txt"), "later\n");
+    g(upstream, "add", "later.txt");
+    g(upstream, "commit", "-q", "-m", "later work on main");
+    g(upstream, "push", "-q", bare, "main");
     const before = checkoutState(user);
+    expect(before.refs.join("\n")).toMatch(/refs\/remotes\/origin\/main/);
 
     const r = await srv.call<Any>("trm_review_pr", { prUrl: "https://github.com/acme/stats/pull/7", repoPath: user, evaluate: true, testCmd: "node --test" });
     expect(r.evaluation).toMatchObject({ verdict: "better", fixedTests: ["median of even length"], newFailures: [] });
