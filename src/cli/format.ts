@@ -77,3 +77,12 @@ export function shortPath(base: string, p: string): string {
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
 }
+
+/**
+ * Text written by a model (rationale, checkpoint descriptions) shown on a person's terminal: control
+ * characters are made visible, so an escape sequence in it cannot retitle, clear or recolour the screen.
+ */
+export function printable(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}

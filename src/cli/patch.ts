@@ -22,6 +22,12 @@ export async function diffBytes(cwd: string, from: string, to: string, opts: { p
         opts.color ? "--color=always" : "--no-color",
         "--no-ext-diff",
         "--no-textconv",
+        // A patch others (git apply, a reviewer) read must not follow the user's diff settings:
+        // diff.noprefix would make git apply write to the wrong paths, diff.context=0 would not apply.
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        "-U3",
+        "--no-relative",
         ...(opts.binary ? ["--binary", "--full-index", "--no-renames"] : []),
         from,
         to,

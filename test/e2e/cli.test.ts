@@ -416,3 +416,24 @@ describe("prune after an interrupted pull request evaluation", () => {
   });
 });
 
+
+describe("apply under the user's own diff settings", () => {
+  it("writes to the right paths with diff.noprefix and diff.context=0, and says so when run again after a commit", async () => {
+    const repo = makeRepo("js-stats");
+    g(repo, "config", "diff.noprefix", "true");
+    g(repo, "config", "diff.context", "0");
+    const id = await start(repo, false);
+    await submit(id, { mode: "files", files: [{ path: "src/util/new.js", content: "export const x = 1;\n" }, { path: "src/stats.js", content: statsWith(repo, MEDIAN_RIGHT) }] }, "fix and add");
+    const first = cli(repo, "apply", id);
+    expect(first.err).toBe("");
+    expect(first.code).toBe(0);
+    expect(readFileSync(path.join(repo, "src/util/new.js"), "utf8")).toBe("export const x = 1;\n");
+    expect(existsSync(path.join(repo, "util/new.js"))).toBe(false);
+    expect(readFileSync(path.join(repo, "src/stats.js"), "utf8")).toContain("const mid");
+    g(repo, "add", "-A");
+    g(repo, "commit", "-q", "-m", "take the session's result");
+    const again = cli(repo, "apply", id);
+    expect(again.code).toBe(0);
+    expect(again.out).toMatch(/nothing to apply/);
+  });
+});

@@ -177,7 +177,8 @@ export const applyCommand: Command = {
       throw new UserError(`The session changed submodules (${submodules.map((c) => c.path).join(", ")}); apply only brings in files.`, `Use git: git diff trm/${s.id}/baseline ${target.commit.slice(0, 12)}.`);
     }
     const conflicts = await conflictingPaths(checkout.top, changes);
-    if (conflicts.length && (await alreadyApplied(checkout.top, changes))) {
+    // Already there (applied before, perhaps committed since): say so, whatever else the files show.
+    if (await alreadyApplied(checkout.top, changes)) {
       if (flagBool(args, "json")) printJson(io, { ...report(false), alreadyApplied: true });
       else io.out(`nothing to apply: your working tree already has the session's ${target.label} (${target.commit.slice(0, 12)}) in every file it changed\n`);
       return 0;

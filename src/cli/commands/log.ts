@@ -11,7 +11,7 @@ import { expectPositionals, flagBool, flagString } from "../args.js";
 import { printJson, type Command, type Io } from "../command.js";
 import { checkId, findSession } from "../find.js";
 import { figuresView } from "../../mcp/views.js";
-import { colorScore, fmtScore, table, type Align } from "../format.js";
+import { colorScore, fmtScore, printable, table, type Align } from "../format.js";
 
 type CommandStatus = "ok" | "fail" | "timeout" | "skip" | null;
 
@@ -120,7 +120,7 @@ function renderLog(v: LogView, io: Io): string {
     ...(has.build ? [cmdCell(st.build)] : []),
     ...(has.lint ? [cmdCell(st.lint)] : []),
     ...(has.perf ? [st.perf === null ? "-" : String(st.perf)] : []),
-    `${truncate(st.rationale, 72)}${st.cachedFrom ? p.dim(" (cached)") : ""}${st.best ? ` ${p.bold(p.green("<- best"))}` : ""}`,
+    `${truncate(printable(st.rationale), 72)}${st.cachedFrom ? p.dim(" (cached)") : ""}${st.best ? ` ${p.bold(p.green("<- best"))}` : ""}`,
   ]);
   if (!v.baseline.evaluated) {
     rows.push(["0", p.yellow("baseline"), p.dim("-"), p.dim("-"), ...headers.slice(4, -1).map(() => p.dim("-")), p.dim("(baseline, not evaluated)")]);
@@ -134,13 +134,13 @@ function renderLog(v: LogView, io: Io): string {
   if (v.checkpoints.length) {
     lines.push("", p.bold("checkpoints:"));
     for (const c of v.checkpoints) {
-      lines.push(`  ${c.name}  step ${c.step ?? "?"}  score ${fmtScore(c.score)}  ${c.commit.slice(0, 10)}${c.onCurrentHistory ? "" : " (off the current history)"}${c.description ? `  ${truncate(c.description, 60)}` : ""}`);
+      lines.push(`  ${c.name}  step ${c.step ?? "?"}  score ${fmtScore(c.score)}  ${c.commit.slice(0, 10)}${c.onCurrentHistory ? "" : " (off the current history)"}${c.description ? `  ${truncate(printable(c.description), 60)}` : ""}`);
     }
   }
   if (v.kept.length) {
     lines.push("", p.bold("undone / superseded work (kept reachable, not on the current history):"));
     for (const k of v.kept) {
-      const what = k.step === null ? k.subject : `step ${k.step}, score ${fmtScore(k.score)}`;
+      const what = k.step === null ? printable(k.subject) : `step ${k.step}, score ${fmtScore(k.score)}`;
       lines.push(`  ${k.ref}  ${p.yellow(k.commit.slice(0, 10))}  ${what}${k.stepsOffHistory > 1 ? ` (${k.stepsOffHistory} steps)` : ""}`);
     }
   }

@@ -98,3 +98,11 @@ describe("git output parsers", () => {
     ]);
   });
 });
+
+describe("printable", () => {
+  it("makes control characters in model-written text visible instead of sending them to the terminal", async () => {
+    const { printable } = await import("../../../src/cli/format.js");
+    expect(printable("fix \u001b]0;owned\u0007\u001b[2J done\ttab")).toBe("fix \\x1b]0;owned\\x07\\x1b[2J done\ttab");
+    expect(printable("plain text, ünïcödé")).toBe("plain text, ünïcödé");
+  });
+});
