@@ -72,6 +72,9 @@ class CappedText {
 
 const SHELL = existsSync("/bin/bash") ? "/bin/bash" : true;
 
+/** How long output may still arrive after the shell exited before the pipes are closed. */
+const DRAIN_MS = 1000;
+
 /** Process groups of commands still running, so they can be killed when the server exits. */
 const liveGroups = new Set<number>();
 
@@ -166,20 +169,28 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   const ticker = opts.onTick ? setInterval(() => opts.onTick!(Math.round(performance.now() - started)), opts.tickMs ?? 5000) : undefined;
 
   // When the shell exits, anything it left running in the background would keep the pipes open and
-  // outlive the evaluation; it belongs to this command, so it goes too.
-  child.on("exit", () => {
+  // outlive the evaluation; it belongs to this command, so it goes too. A process that left the group
+  // (setsid, a daemon) cannot be killed that way and would hold the pipes open forever: after a short
+  // drain they are closed, so the result never waits on it. The exit code is the shell's, as it exited.
+  let exited: { code: number | null; signal: string | null } | undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
+  child.on("exit", (code, signal) => {
+    exited = { code, signal };
+    clearTimeout(timeout);
     if (pid !== undefined) killGroup(pid, "SIGKILL");
+    drainTimer = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, DRAIN_MS);
   });
 
   try {
     const res = await child;
-    return finish(
-      typeof res.exitCode === "number" ? res.exitCode : null,
-      res.signal ?? null,
-      res.failed && res.exitCode === undefined && !timedOut && !cancelled ? res.shortMessage : undefined,
-    );
+    const code = exited ? exited.code : typeof res.exitCode === "number" ? res.exitCode : null;
+    return finish(code, exited?.signal ?? res.signal ?? null, !exited && res.failed && res.exitCode === undefined && !timedOut && !cancelled ? res.shortMessage : undefined);
   } finally {
     clearTimeout(timeout);
+    if (drainTimer) clearTimeout(drainTimer);
     if (killTimer) clearTimeout(killTimer);
     if (ticker) clearInterval(ticker);
     opts.signal?.removeEventListener("abort", onAbort);

@@ -11,31 +11,45 @@ import { Session } from "./session.js";
  * session is loaded from its repository (located through the registry or a trm_list_sessions call).
  */
 export class SessionManager {
-  private sessions = new Map<string, Session>();
+  /**
+   * One promise per session id, shared by every caller: parallel calls right after a restart must get
+   * the same Session (one mutex), or one object would take the other's running command for an orphan.
+   */
+  private sessions = new Map<string, Promise<Session | null>>();
 
   add(s: Session): void {
-    this.sessions.set(s.id, s);
+    this.sessions.set(s.id, Promise.resolve(s));
   }
 
   forget(id: string): void {
     this.sessions.delete(id);
   }
 
+  private load(commonDir: string, id: string): Promise<Session | null> {
+    let p = this.sessions.get(id);
+    if (!p) {
+      p = Session.load(commonDir, id).catch(() => null);
+      this.sessions.set(id, p);
+      // A failed load is not cached: the session may appear (list after restart) or the repo come back.
+      void p.then((s) => {
+        if (!s && this.sessions.get(id) === p) this.sessions.delete(id);
+      });
+    }
+    return p;
+  }
+
   /** A session to operate on; an abandoned one gets its worktree back. */
   async get(id: string): Promise<Session> {
     checkSessionId(id);
-    const known = this.sessions.get(id);
-    if (known) {
-      await known.heal();
-      return known;
-    }
-    const commonDir = await registryGet(id);
-    const s = commonDir ? await Session.load(commonDir, id).catch(() => null) : null;
+    let s = await this.sessions.get(id);
     if (!s) {
-      if (commonDir) await registryDelete(id);
-      throw new UserError(`Unknown sessionId ${id}.`, "If the server restarted or the session was made elsewhere, call trm_list_sessions with the repoPath first; otherwise start a session.");
+      const commonDir = await registryGet(id);
+      s = commonDir ? await this.load(commonDir, id) : null;
+      if (!s) {
+        if (commonDir) await registryDelete(id);
+        throw new UserError(`Unknown sessionId ${id}.`, "If the server restarted or the session was made elsewhere, call trm_list_sessions with the repoPath first; otherwise start a session.");
+      }
     }
-    this.sessions.set(id, s);
     await s.heal();
     return s;
   }
@@ -48,15 +62,11 @@ export class SessionManager {
     const ids = refs.map((r) => /^refs\/tags\/trm\/([^/]+)\/baseline$/.exec(r.ref)?.[1]).filter((x): x is string => !!x && SESSION_ID_RE.test(x));
     const out: Session[] = [];
     for (const id of ids) {
-      let s = this.sessions.get(id);
-      if (!s) {
-        s = (await Session.load(repo.commonDir, id)) ?? undefined;
-        if (!s) continue;
-        this.sessions.set(id, s);
-        await registrySet(id, repo.commonDir);
-      } else if (s.status === "active") {
-        await s.reload();
-      }
+      const known = this.sessions.has(id);
+      const s = await this.load(repo.commonDir, id);
+      if (!s) continue;
+      if (!known) await registrySet(id, repo.commonDir);
+      else if (s.status === "active") await s.mutex.run(() => s.reload());
       out.push(s);
     }
     return out.sort((a, b) => a.config.createdAt.localeCompare(b.config.createdAt));

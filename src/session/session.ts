@@ -343,8 +343,16 @@ export class Session {
    */
   async heal(): Promise<void> {
     if (this.status !== "abandoned") return;
-    if (!(await resolveRefFast(this.config.commonDir, this.refs.branch))) return;
-    await addWorktree(this.top, this.worktree, this.tip, this.id);
+    // Inside the mutex, checked again: an end() or another heal may be half-way through.
+    await this.mutex.run(async () => {
+      if (this.status !== "abandoned") return;
+      if (await resolveRefFast(this.config.commonDir, `${this.refs.keepPrefix}ended`)) {
+        this.ended = true;
+        return;
+      }
+      if (!(await resolveRefFast(this.config.commonDir, this.refs.branch))) return;
+      await addWorktree(this.top, this.worktree, this.tip, this.id);
+    });
   }
 
   summaryLine() {

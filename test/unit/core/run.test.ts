@@ -90,3 +90,14 @@ describe("runCommand", () => {
     expect(existsSync(path.join(cwd, "missing"))).toBe(false);
   });
 });
+
+describe("runCommand and processes that leave the group", () => {
+  it("does not wait for a child that escaped with setsid and holds the output open", async () => {
+    const t0 = Date.now();
+    const r = await runCommand("setsid sleep 30 & echo started", { cwd, timeoutMs: 20_000 });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(r.exitCode).toBe(0);
+    expect(r.timedOut).toBe(false);
+    expect(r.output.stdout).toContain("started");
+  });
+});
