@@ -146,11 +146,17 @@ async function initSubmodules(wt: string, timeoutSec: number, ctx: CallContext):
   if (ready.length === 0) return { ok: missing.length === 0, message: `submodules: none initialised.${notInit}` };
   ctx.progress?.("initialising submodules");
   const quoted = ready.map((m) => `'${m.path.replace(/'/g, "'\\''")}'`).join(" ");
-  const r = await runCommand(`git -c core.hooksPath=/dev/null submodule update --init --recursive -- ${quoted}`, {
+  // No --init at the top: these submodules already have their URLs in the shared config, and init would
+  // also copy keys like `update` or `active` into it. --checkout ignores an `update = rebase` set there.
+  // Nested submodules are initialised inside the clones, which belong to the worktree.
+  const noHooks = "git -c core.hooksPath=/dev/null";
+  const r = await runCommand(`${noHooks} submodule update --checkout -- ${quoted} && ${noHooks} submodule foreach --quiet --recursive '${noHooks} submodule update --init --checkout'`, {
     cwd: wt,
     timeoutMs: Math.max(timeoutSec, 120) * 1000,
     signal: ctx.signal,
     env: { GIT_TERMINAL_PROMPT: "0" },
+    onTick: (ms) => ctx.progress?.(`initialising submodules (${Math.round(ms / 1000)}s)`),
+    tickMs: progressIntervalMs(),
   });
   if (r.exitCode === 0 && !r.timedOut) return { ok: missing.length === 0, message: `submodules initialised in the worktree: ${ready.map((m) => m.path).join(", ")}.${notInit}` };
   const why = r.timedOut ? "timed out" : (r.output.stderr.trim().split("\n").pop() ?? `exit ${r.exitCode}`);

@@ -189,6 +189,9 @@ describe("a repository with submodules", () => {
     const repo = makeRepo("js-stats");
     g(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "libs/shapes");
     g(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", other, "libs/stats");
+    // A setting in .gitmodules the user's config does not have: initialising would copy it there.
+    g(repo, "config", "-f", ".gitmodules", "submodule.libs/shapes.update", "rebase");
+    g(repo, "add", ".gitmodules");
     g(repo, "commit", "-q", "-m", "add submodules");
     // The user has deinitialised one of them: it is absent in their checkout, and must stay so here.
     g(repo, "submodule", "deinit", "-q", "-f", "libs/stats");
