@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import isogit from "isomorphic-git";
 import { UserError } from "../util/errors.js";
-import { git, gitOrNull, TRM_IDENTITY } from "./cli.js";
+import { git, GitError, gitOrNull, TRM_IDENTITY } from "./cli.js";
 
 /**
  * The user's checkout as a commit of its own: parent = their HEAD, tree = their working tree as it is
@@ -18,6 +18,8 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
   head: string | null;
   branch: string | null;
   dirty: boolean;
+  /** Files that could not be read (e.g. no permission): left out of the baseline. */
+  skipped: string[];
 }> {
   const tmpDir = path.join(repo.commonDir, "trm", "tmp");
   await mkdir(tmpDir, { recursive: true });
@@ -27,7 +29,16 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
     const userIndex = path.join(repo.gitDir, "index");
     if (existsSync(userIndex)) await copyFile(userIndex, tmpIndex);
     const env = { GIT_INDEX_FILE: tmpIndex };
-    await git(repo.top, ["add", "-A", "--ignore-errors", "--", "."], { env });
+    await unflagPresentFiles(repo.top, env);
+    const skipped: string[] = [];
+    try {
+      await git(repo.top, ["add", "-A", "--ignore-errors", "--", "."], { env });
+    } catch (err) {
+      // --ignore-errors adds everything it can read and still exits 1: keep going, and say what is missing.
+      const unreadable = err instanceof GitError ? [...err.stderr.matchAll(/unable to index file '([^']+)'/g)].map((m) => m[1]!) : [];
+      if (unreadable.length === 0) throw err;
+      skipped.push(...unreadable);
+    }
     const tree = (await git(repo.top, ["write-tree"], { env })).trim();
     // One call for HEAD, its tree and its branch; an unborn HEAD makes it fail, which means "no parent".
     // (`--verify` takes a single revision, so the pair is terminated with `--` instead.)
@@ -36,7 +47,7 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
     const dirty = tree !== (headTree || null);
     const msg = `trm: baseline of session ${id}\n\nThe checkout as it was when the session started${dirty ? " (uncommitted changes included)" : ""}.\n\nTRM-Session: ${id}\nTRM-Step: 0\n`;
     const commit = (await git(repo.top, ["commit-tree", tree, ...(head ? ["-p", head] : []), "-F", "-"], { input: msg })).trim();
-    return { commit, tree, head: head || null, branch, dirty };
+    return { commit, tree, head: head || null, branch, dirty, skipped };
   } finally {
     await rm(tmpIndex, { force: true });
     await rm(`${tmpIndex}.lock`, { force: true });
@@ -61,6 +72,29 @@ export async function forgetWorktreeEntry(commonDir: string, wtPath: string): Pr
 function commonDirOf(wtPath: string): string {
   // Our worktrees live at <commonDir>/trm/<kind>/<name>.
   return path.resolve(wtPath, "..", "..", "..");
+}
+
+/**
+ * Entries the user flagged assume-unchanged or skip-worktree are invisible to `git add`: their local
+ * edits would be missing from "the checkout as it is". The flags are cleared in the temporary index
+ * only, and only for files present on disk (a sparse checkout's absent files keep theirs).
+ */
+async function unflagPresentFiles(top: string, env: Record<string, string>): Promise<void> {
+  const listing = await git(top, ["ls-files", "-v", "-z"], { env });
+  const skipWorktree: string[] = [];
+  const assumeUnchanged: string[] = [];
+  for (const entry of listing.split("\0")) {
+    const tag = entry[0];
+    const file = entry.slice(2);
+    if (!tag || !file || !existsSync(path.join(top, file))) continue;
+    if (tag === "S") skipWorktree.push(file);
+    else if (tag >= "a" && tag <= "z") assumeUnchanged.push(file);
+  }
+  // One flag per call: given both, update-index applies neither (measured with git 2.39). Paths as
+  // arguments (it applies no flag to paths read with --stdin), batched under the argument-size limit.
+  for (const [flag, files] of [["--no-skip-worktree", skipWorktree], ["--no-assume-unchanged", assumeUnchanged]] as const) {
+    for (let i = 0; i < files.length; i += 500) await git(top, ["update-index", flag, "--", ...files.slice(i, i + 500)], { env });
+  }
 }
 
 /** A detached, locked worktree (locked so a `git worktree prune` run by the user leaves a live session alone). */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
@@ -211,5 +211,32 @@ describe("a repository with submodules", () => {
     expect(g(repo, "worktree", "list", "--porcelain")).not.toContain(s.worktreePath);
     expect(existsSync(path.join(repo, ".git", "worktrees", `trm-${s.sessionId}`))).toBe(false);
     expect(checkoutState(repo)).toEqual(before);
+  });
+});
+
+describe("a checkout with flagged and unreadable files", () => {
+  it("puts skip-worktree and assume-unchanged edits into the baseline, leaving the user's flags alone", async () => {
+    const repo = makeRepo("js-stats");
+    writeFileSync(path.join(repo, "package.json"), '{ "name": "locally-edited", "type": "module" }\n');
+    g(repo, "update-index", "--skip-worktree", "package.json");
+    writeFileSync(path.join(repo, "src/stats.js"), `${readFileSync(path.join(repo, "src/stats.js"), "utf8")}// local\n`);
+    g(repo, "update-index", "--assume-unchanged", "src/stats.js");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    expect(s.uncommittedIncluded).toBe(true);
+    expect(readFileSync(path.join(s.worktreePath, "package.json"), "utf8")).toContain("locally-edited");
+    expect(readFileSync(path.join(s.worktreePath, "src/stats.js"), "utf8")).toContain("// local");
+    // The user's flags stay on their index.
+    expect(checkoutState(repo)).toEqual(before);
+    expect(g(repo, "ls-files", "-v", "package.json", "src/stats.js")).toBe("S package.json\nh src/stats.js\n");
+  });
+
+  // Root reads any file, so this can only be shown as another user.
+  it.skipIf(process.getuid?.() === 0)("starts when a file cannot be read, and says which", async () => {
+    const repo = makeRepo("js-stats");
+    writeFileSync(path.join(repo, "secret.txt"), "no\n");
+    chmodSync(path.join(repo, "secret.txt"), 0o000);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    expect(s.unreadable).toEqual(["secret.txt"]);
   });
 });

@@ -26,6 +26,8 @@ export function sessionTools(sessions: SessionManager) {
       startMs: z.number(),
       setup: z.object({ cmd: z.string(), ok: z.boolean(), exitCode: z.number().nullable(), durationMs: z.number(), output: z.string() }).optional(),
       submodules: z.object({ ok: z.boolean(), message: z.string() }).optional(),
+      /** Files of the checkout that could not be read and are missing from the baseline. */
+      unreadable: z.array(z.string()).optional(),
       preflight: evaluationOut.optional(),
     },
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -42,12 +44,14 @@ export function sessionTools(sessions: SessionManager) {
         startMs: r.startMs,
         ...(r.setup ? { setup: r.setup } : {}),
         ...(r.submodules ? { submodules: r.submodules } : {}),
+        ...(r.snap.skipped.length ? { unreadable: r.snap.skipped } : {}),
         ...(pre ? { preflight: evaluationView(pre) } : {}),
       };
       const text = [
         `session ${r.session.id} started on branch ${r.branch} (baseline ${r.snap.commit.slice(0, 12)}${r.snap.dirty ? ", uncommitted changes included" : ""})`,
         `worktree: ${r.session.worktree}`,
         ...(r.submodules ? [`${r.submodules.ok ? "" : "note: "}${r.submodules.message}`] : []),
+        ...(r.snap.skipped.length ? [`note: ${r.snap.skipped.length} file(s) of the checkout could not be read and are not in the baseline: ${r.snap.skipped.slice(0, 10).join(", ")}`] : []),
         ...(r.setup ? [`setup ${r.setup.ok ? "ok" : `FAILED (exit ${r.setup.exitCode})`}: ${r.setup.cmd}${r.setup.ok ? "" : `\n${r.setup.output}`}`] : []),
         ...(pre ? [`preflight (step 0): ${evaluationLine(pre)}`, ...pre.notices.map((n) => `note: ${n}`)] : []),
       ].join("\n");
