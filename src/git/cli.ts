@@ -165,6 +165,16 @@ export async function git(cwd: string, args: string[], opts: GitOptions = {}): P
   }
 }
 
+/**
+ * Raw bytes of a git command's stdout (e.g. a blob): a string would re-encode binary files. Same
+ * configuration and environment as {@link git}; no retries (read-only commands take no lock).
+ */
+export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
+  const r = await execa("git", [...CONFIG_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, encoding: "buffer", stdin: "ignore", maxBuffer: 256 * 1024 * 1024 });
+  if (r.exitCode !== 0) throw new GitError(args, r.exitCode, Buffer.from(r.stderr as Uint8Array).toString("utf8"));
+  return Buffer.from(r.stdout as Uint8Array);
+}
+
 /** Like {@link git} but returns null instead of throwing (for probes such as `rev-parse --verify`). */
 export async function gitOrNull(cwd: string, args: string[], opts: GitOptions = {}): Promise<string | null> {
   try {

@@ -6,6 +6,7 @@ import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { countLines } from "../util/text.js";
 import { resolvePoint } from "./points.js";
+import { gitBytes } from "../git/cli.js";
 import type { Session } from "./session.js";
 
 export interface FileView {
@@ -44,7 +45,13 @@ async function readBytes(s: Session, rel: string, at?: string): Promise<{ bytes:
     const { blob } = await isogit.readBlob({ fs, gitdir: s.config.commonDir, oid: point.commit, filepath: rel });
     return { bytes: Buffer.from(blob) };
   } catch {
-    return { bytes: null };
+    // isomorphic-git cannot read everything git can: with the alternates of a `clone --shared` even the
+    // commit is "not found". So git decides every miss (one more process, only when a file is missing).
+    try {
+      return { bytes: await gitBytes(s.config.commonDir, ["cat-file", "blob", `${point.commit}:${rel}`]) };
+    } catch {
+      return { bytes: null };
+    }
   }
 }
 

@@ -7,7 +7,7 @@ import type { Candidate } from "../candidate/schema.js";
 import { evaluate, rescore, EvaluationCancelled, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { bestPerf, foldProgress, haltDecision, type HaltDecision, type Progress } from "../evaluate/score.js";
-import { git, gitOrNull } from "../git/cli.js";
+import { git, GitError, gitOrNull } from "../git/cli.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
 import { addWorktree, branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast, updateRefs, writeCommitFast, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
@@ -242,7 +242,7 @@ export class Session {
       let cachedFrom: string | undefined;
       const step = this.currentStep + 1;
       try {
-        await git(this.worktree, ["add", "-A", "--", ...applied.paths], { env: { GIT_LITERAL_PATHSPECS: "1" } });
+        await stageCandidate(this.worktree, applied.paths);
         tree = (await git(this.worktree, ["write-tree"])).trim();
         if (tree === this.tipTree) {
           throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
@@ -369,6 +369,27 @@ export class Session {
       createdAt: this.config.createdAt,
       worktreePath: this.worktree,
     };
+  }
+}
+
+/**
+ * Stages the candidate's paths. git refuses paths it would not track here (ignored by .gitignore,
+ * outside a sparse checkout, inside a submodule): that is the candidate's problem, said as such.
+ */
+async function stageCandidate(worktree: string, paths: string[]): Promise<void> {
+  try {
+    await git(worktree, ["add", "-A", "--", ...paths], { env: { GIT_LITERAL_PATHSPECS: "1" } });
+  } catch (err) {
+    if (!(err instanceof GitError)) throw err;
+    const why = err.stderr
+      .split("\n")
+      .filter((l) => l.trim() && !l.startsWith("hint:"))
+      .slice(0, 6)
+      .join(" ");
+    throw new UserError(
+      `git will not record the candidate's files: ${why}`,
+      "Write only files the repository tracks or may track: not ignored by .gitignore, not inside a submodule, inside the sparse checkout. Nothing was changed.",
+    );
   }
 }
 

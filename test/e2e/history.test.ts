@@ -114,3 +114,16 @@ describe("checkpoints, restore, reset, diff, reading the past", () => {
     expect(g(repo, "fsck", "--no-progress", "--no-dangling")).toBe("");
   });
 });
+
+describe("reading the past in a repository that borrows objects (clone --shared)", () => {
+  it("reads files at the baseline although the objects live in another repository", async () => {
+    const origin = makeRepo("js-stats");
+    const shared = path.join(path.dirname(origin), "shared-clone");
+    g(path.dirname(origin), "clone", "-q", "--shared", origin, shared);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: shared, testCmd: "node --test" });
+    const r = await srv.call<Any>("trm_read_files", { sessionId: s.sessionId, paths: ["src/stats.js", "nope.js"], at: "baseline" });
+    expect(r.files[0]).toMatchObject({ path: "src/stats.js", exists: true });
+    expect(r.files[0].content).toContain("export function median");
+    expect(r.files[1]).toEqual({ path: "nope.js", exists: false });
+  });
+});

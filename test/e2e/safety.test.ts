@@ -78,6 +78,13 @@ describe("bad input gets an actionable error and changes nothing", () => {
     expect(g(worktree, "status", "--porcelain", "--untracked-files=no")).toBe("");
   });
 
+  it("says so when a candidate writes a file git ignores, and records nothing", async () => {
+    const text = await expectError("trm_submit_candidate", { sessionId, candidate: filesCandidate("debug.log", "noise\n") }, /will not record[\s\S]*ignored[\s\S]*What to do/);
+    expect(text).not.toMatch(/Unexpected error/);
+    expect(existsSync(path.join(worktree, "debug.log"))).toBe(false);
+    expect((await srv.call<Any>("trm_get_state", { sessionId })).step).toBe(0);
+  });
+
   it("refuses a candidate that changes nothing", async () => {
     const content = readFileSync(path.join(worktree, "package.json"), "utf8");
     await expectError("trm_submit_candidate", { sessionId, candidate: filesCandidate("package.json", content) }, /changes nothing/);
