@@ -133,5 +133,7 @@ export async function loadSessions(repo: Repo): Promise<{ session: Session | nul
     if (!f.baseline) continue;
     out.push({ session: await Session.load(repo.commonDir, f.id).catch(() => null), footprint: f });
   }
-  return out;
+  // In the order they were started (ids of one second differ only in their random part).
+  const started = (x: (typeof out)[number]) => x.session?.config.createdAt ?? x.footprint.id;
+  return out.sort((a, b) => started(a).localeCompare(started(b)) || a.footprint.id.localeCompare(b.footprint.id));
 }

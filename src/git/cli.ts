@@ -188,6 +188,9 @@ export async function gitOrNull(cwd: string, args: string[], opts: GitOptions = 
 export async function openRepo(repoPath: string): Promise<{ top: string; commonDir: string; gitDir: string }> {
   const out = await gitOrNull(repoPath, ["rev-parse", "--show-toplevel", "--git-common-dir", "--absolute-git-dir"]).catch(() => null);
   if (out === null) {
+    if ((await gitOrNull(repoPath, ["rev-parse", "--is-bare-repository"]))?.trim() === "true") {
+      throw new UserError(`${repoPath} is a bare repository: it has no working tree to start from.`, "Pass the path of a checkout (git worktree add, or a clone) instead.");
+    }
     throw new UserError(`Not a git repository (or not readable): ${repoPath}.`, "Pass repoPath = the absolute path of a git checkout (run `git init` first if it has none).");
   }
   const [top, common, gitDir] = out.trim().split("\n");

@@ -19,13 +19,14 @@ export interface SessionRefs {
   keepPrefix: string;
 }
 
-export const SESSION_ID_RE = /^[0-9]{8}-[0-9]{6}-[0-9a-f]{4}$/;
+/** Ids of earlier versions end in 4 hex digits, new ones in 8 (32 random bits per second). */
+export const SESSION_ID_RE = /^[0-9]{8}-[0-9]{6}-(?:[0-9a-f]{4}|[0-9a-f]{8})$/;
 
 export function newSessionId(now = new Date()): string {
   const p = (n: number, w = 2) => String(n).padStart(w, "0");
   const d = `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}`;
   const t = `${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
-  return `${d}-${t}-${randomBytes(2).toString("hex")}`;
+  return `${d}-${t}-${randomBytes(4).toString("hex")}`;
 }
 
 export function checkSessionId(id: string): string {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -25,7 +26,8 @@ async function readAll(): Promise<Record<string, string>> {
 
 async function writeAll(data: Record<string, string>): Promise<void> {
   await mkdir(stateDir(), { recursive: true });
-  const tmp = `${file()}.${process.pid}.tmp`;
+  // Unique per write: two writes of this process at once must not share one temporary file.
+  const tmp = `${file()}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   await writeFile(tmp, JSON.stringify(data, null, 1));
   await rename(tmp, file());
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
-import { addWorktree, removeWorktree, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
+import { addWorktree, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath, resolveInside } from "../util/paths.js";
 import { capHeadTail } from "../util/text.js";
@@ -42,6 +42,10 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   const id = newSessionId();
   const refs = sessionRefs(id);
   const wt = worktreePath(repo.commonDir, id);
+  // Never start over another session's remains: cleaning up after a failure would delete them.
+  if (existsSync(wt) || (await resolveRefFast(repo.commonDir, refs.baselineTag))) {
+    throw new UserError(`Session id ${id} is already taken in this repository.`, "Retry: a new id is drawn on every start.");
+  }
   // The checkout of the worktree (the slow part) starts from the user's HEAD while the baseline is
   // built; a reset then brings in only the files their uncommitted work changed.
   const head = (await gitOrNull(repo.top, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]))?.trim() || null;
@@ -66,7 +70,9 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     uncommittedIncluded: snap.dirty,
   };
   try {
-    await Promise.all([
+    // The refs and the config note do not depend on the checkout of the worktree: do both at once. All
+    // of it settles before any cleanup, so nothing half-written is re-created after it.
+    const results = await Promise.allSettled([
       (async () => {
         await updateRefs(repo.top, [{ ref: refs.branch, next: snap.commit, expected: null }, { ref: refs.baselineTag, next: snap.commit, expected: null }], "trm: session start");
         await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote);
@@ -81,10 +87,14 @@ export async function startSession(input: StartInput, ctx: CallContext) {
         }
       })(),
     ]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
     await linkIgnored(repo.top, wt, linkPaths);
   } catch (err) {
     await removeWorktree(repo.top, wt).catch(() => undefined);
-    for (const r of [refs.branch, refs.baselineTag, refs.notes, refs.logs]) await gitOrNull(repo.top, ["update-ref", "-d", r]);
+    // Only refs that are still ours: deleted with the value this start gave them.
+    for (const r of [refs.branch, refs.baselineTag]) await gitOrNull(repo.top, ["update-ref", "-d", r, snap.commit]);
+    for (const r of [refs.notes, refs.logs]) await gitOrNull(repo.top, ["update-ref", "-d", r]);
     throw err;
   }
   await registrySet(id, repo.commonDir);

@@ -38,6 +38,9 @@ describe("bad input gets an actionable error and changes nothing", () => {
     await expectError("trm_start_session", { repoPath: "relative/path", testCmd: "true" }, /must be absolute/);
     await expectError("trm_start_session", { repoPath: "/nonexistent/x", testCmd: "true" }, /Not a git repository[\s\S]*What to do/);
     await expectError("trm_start_session", { repoPath: tmpDir(), testCmd: "true" }, /Not a git repository/);
+    const bare = path.join(tmpDir(), "bare.git");
+    g(path.dirname(bare), "init", "-q", "--bare", bare);
+    await expectError("trm_start_session", { repoPath: bare, testCmd: "true" }, /bare repository[\s\S]*What to do/);
     await expectError("trm_start_session", { repoPath: repo }, /No evaluation command[\s\S]*testCmd/);
     await expectError("trm_start_session", { repoPath: repo, testCmd: "true", weights: { test: 0 } }, /weight 0/);
     await expectError("trm_start_session", { repoPath: repo, testCmd: "true", timeoutSec: -1 }, /timeoutSec/);
