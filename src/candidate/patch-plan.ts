@@ -126,7 +126,13 @@ async function planDelete(col: Collector, fp: FilePatch, label: string): Promise
     const d = decodeText(cur);
     const r = d.ok ? applyHunks(d.doc, fp.hunks, path) : undefined;
     if (!r?.ok || r.doc.lines.length > 0) {
-      col.warnings.push(`${path}: deleted, although the removed lines in the patch do not match its current content`);
+      // As git apply does: a deletion whose lines are not the file's is a patch made for another file.
+      col.issues.push({
+        file: path,
+        message: "the patch deletes this file, but the lines it removes are not the file's current content",
+        hint: `Re-read the file, or delete it regardless with {"mode":"delete","paths":["${path}"]}.`,
+      });
+      return;
     }
   }
   if (col.claim(path, label)) col.ops.push({ op: "delete", path });

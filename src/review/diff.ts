@@ -2,6 +2,7 @@ import parseDiff from "parse-diff";
 import { structuredPatch } from "diff";
 import { isBinaryPath } from "./lang.js";
 import type { FileChange, FileStatus } from "./types.js";
+import { parsePatch, type FilePatch } from "../candidate/patch-parse.js";
 
 /**
  * Turns the three textual inputs (a unified diff, a per-file GitHub patch, whole files) into
@@ -57,11 +58,46 @@ function fromParsed(file: parseDiff.File, fallbackPath?: string): FileChange {
   return change;
 }
 
-/** Parses a unified diff (git or plain) into file changes, in the order of the diff. */
+/**
+ * Parses a unified diff (git or plain) into file changes, in the order of the diff. Diffs pasted by
+ * people and models have wrong `@@` counts and C-quoted names (non-ASCII paths); the candidate parser
+ * already repairs both, so it is used here too: a wrong count must not move comments to other lines.
+ */
 export function parseUnifiedDiff(diff: string): FileChange[] {
-  return parseDiff(diff)
-    .map((f) => fromParsed(f))
+  return parsePatch(diff)
+    .map(fromFilePatch)
     .filter((f) => f.path !== "");
+}
+
+function fromFilePatch(fp: FilePatch): FileChange {
+  const path = fp.newPath ?? fp.oldPath ?? "";
+  const status: FileStatus = fp.isNew ? "added" : fp.isDeleted ? "deleted" : fp.isRename ? "renamed" : "modified";
+  const known = new Map<number, string>();
+  const added: number[] = [];
+  let removed = 0;
+  let offset = 0; // new minus old, for hunks whose `@@` line has no numbers
+  for (const h of fp.hunks) {
+    const stated = /\+(\d+)/.exec(h.header.replace(/^@@[^+]*/, ""));
+    let ln = stated ? Number(stated[1]) : (h.oldStart ?? 1) + offset;
+    if (ln === 0) ln = 1; // "+0,0": the new side is empty
+    for (const l of h.lines) {
+      if (l.kind === "-") {
+        removed++;
+        offset--;
+        continue;
+      }
+      const text = clean(l.text);
+      known.set(ln, text);
+      if (l.kind === "+") {
+        added.push(ln);
+        offset++;
+      }
+      ln++;
+    }
+  }
+  const change: FileChange = { path, status, binary: fp.binary || (fp.hunks.length === 0 && isBinaryPath(path)), linesAdded: added.length, linesRemoved: removed, known, added };
+  if (status === "renamed" && fp.oldPath) change.oldPath = fp.oldPath;
+  return change;
 }
 
 /**

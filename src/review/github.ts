@@ -85,7 +85,8 @@ export function apiTarget(ref: PrRef, opts: Pick<GitHubOptions, "baseUrl" | "env
   const fromEnv = env.GITHUB_API_URL?.trim();
   if (fromEnv) return { baseUrl: fromEnv.replace(/\/+$/, ""), sendToken: true };
   const trusted = new Set(["github.com", hostOf(env.GITHUB_SERVER_URL), env.GH_HOST?.trim().toLowerCase()].filter(Boolean));
-  return { baseUrl: ref.apiBase, sendToken: trusted.has(ref.host) };
+  // The URL comes from the model: the token goes only to a trusted host, and never over plain http.
+  return { baseUrl: ref.apiBase, sendToken: trusted.has(ref.host) && ref.apiBase.startsWith("https:") };
 }
 
 const STATUS: Record<string, FileStatus> = {

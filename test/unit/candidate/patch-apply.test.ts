@@ -92,10 +92,8 @@ describe("patch placement", () => {
     expect(bin[0]!.message).toMatch(/binary diff/);
   });
 
-  it("warns, but deletes, when a deleted file's removed lines are stale", async () => {
-    const r = await run({ d: "new content\n" }, { mode: "patch", patch: "--- a/d\n+++ /dev/null\n@@ -1 +0,0 @@\n-old content\n" });
-    expect(r.files.d).toBeUndefined();
-    expect(r.plan.warnings.join()).toMatch(/do not match/);
+  it("refuses to delete a file whose removed lines are not its content (as git apply does)", async () => {
+    await expect(run({ d: "new content\n" }, { mode: "patch", patch: "--- a/d\n+++ /dev/null\n@@ -1 +0,0 @@\n-old content\n" })).rejects.toThrow(/lines it removes are not the file's current content/);
   });
 
   it("ignores mode changes with a warning", async () => {
