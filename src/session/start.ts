@@ -39,6 +39,16 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     throw new UserError("The checkout is in the middle of a merge.", "Finish or abort the merge, then start the session.");
   }
   const started = performance.now();
+  // Snapshot and checkout of a very large repository can take longer than a client waits in silence.
+  const ticker = ctx.progress ? setInterval(() => ctx.progress!(`starting the session (${Math.round((performance.now() - started) / 1000)}s)`), progressIntervalMs()) : undefined;
+  try {
+    return await createSession(input, ctx, partial, linkPaths, repo, started);
+  } finally {
+    if (ticker) clearInterval(ticker);
+  }
+}
+
+async function createSession(input: StartInput, ctx: CallContext, partial: ReturnType<typeof resolveConfig>, linkPaths: string[], repo: Awaited<ReturnType<typeof openRepo>>, started: number) {
   const id = newSessionId();
   const refs = sessionRefs(id);
   const wt = worktreePath(repo.commonDir, id);
