@@ -7,7 +7,7 @@ import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.j
 import { addWorktree, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath, resolveInside } from "../util/paths.js";
-import { capHeadTail } from "../util/text.js";
+import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveConfig, type SessionConfig, type StartInput } from "./config.js";
 import type { CallContext } from "./context.js";
 import type { BaselineNote } from "./record.js";
@@ -165,7 +165,7 @@ async function initSubmodules(wt: string, timeoutSec: number, ctx: CallContext):
   const notInit = missing.length ? ` Not initialised in your checkout either, so not here: ${missing.join(", ")} (run \`git submodule update --init\` in your checkout, or use setupCmd).` : "";
   if (ready.length === 0) return { ok: missing.length === 0, message: `submodules: none initialised.${notInit}` };
   ctx.progress?.("initialising submodules");
-  const quoted = ready.map((m) => `'${m.path.replace(/'/g, "'\\''")}'`).join(" ");
+  const quoted = ready.map((m) => shellQuote(m.path)).join(" ");
   // No --init at the top: these submodules already have their URLs in the shared config, and init would
   // also copy keys like `update` or `active` into it. --checkout ignores an `update = rebase` set there.
   // Nested submodules are initialised inside the clones, which belong to the worktree.

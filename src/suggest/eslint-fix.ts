@@ -2,13 +2,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { copyFile, lstat, mkdir, mkdtemp, readFile, readlink, realpath, rm, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { resolveLinks } from "../util/paths.js";
 import { runCommand } from "../evaluate/run.js";
 import type { Diagnostic } from "../evaluate/types.js";
 import { git } from "../git/cli.js";
 import { errorMessage } from "../util/errors.js";
-import { normalizeRelPath } from "../util/paths.js";
-import { truncate } from "../util/text.js";
+import { isInside, normalizeRelPath, resolveLinks } from "../util/paths.js";
+import { shellQuote, truncate } from "../util/text.js";
 import type { FileRewrite } from "./types.js";
 
 /**
@@ -72,7 +71,6 @@ export function eslintFiles(diagnostics: Diagnostic[]): string[] {
   return [...out].sort();
 }
 
-const shellQuote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 /** Copies the tracked files of `worktree` into `dest` (links stay links); returns how many. */
 async function copyTracked(worktree: string, dest: string): Promise<number> {
@@ -169,8 +167,7 @@ export async function eslintFixes(opts: EslintFixOptions): Promise<EslintFixResu
     const realScratch = await resolveLinks(scratch);
     const contained: string[] = [];
     for (const f of files) {
-      const rel = path.relative(realScratch, await resolveLinks(path.join(scratch, f)));
-      if (rel.startsWith("..") || path.isAbsolute(rel)) result.notes.push(`${f} is a symbolic link to a file outside the repository: eslint --fix was not run on it.`);
+      if (!isInside(realScratch, await resolveLinks(path.join(scratch, f)))) result.notes.push(`${f} is a symbolic link to a file outside the repository: eslint --fix was not run on it.`);
       else contained.push(f);
     }
     if (contained.length === 0) return done();

@@ -10,6 +10,8 @@ import type { Diagnostic } from "../evaluate/types.js";
 import type { CallContext } from "../session/context.js";
 import type { Session } from "../session/session.js";
 import { errorMessage } from "../util/errors.js";
+import { isInside } from "../util/paths.js";
+import { firstLine } from "../util/text.js";
 import { eslintFixes, ESLINT_TIMEOUT_MS, type EslintFixResult } from "./eslint-fix.js";
 import { ruleFix } from "./rules.js";
 import { rewritesToCandidate, rewritesToFilesCandidate } from "./to-candidate.js";
@@ -43,7 +45,6 @@ export interface FixesResult {
 /** Suggestions returned at most; the combined TypeScript fix comes first, so the list can stay short. */
 export const MAX_FIX_SUGGESTIONS = 8;
 
-const firstLine = (s: string) => s.split("\n")[0] ?? "";
 
 function issueOf(ds: Diagnostic[]): string {
   const d = ds[0]!;
@@ -137,8 +138,7 @@ async function ruleDrafts(worktree: string, unfixed: Diagnostic[], buildFailed: 
   const real = path.resolve(worktree);
   const exists = (rel: string) => {
     const abs = path.resolve(worktree, rel);
-    const r = path.relative(real, abs);
-    if (r.startsWith("..") || path.isAbsolute(r)) return false;
+    if (!isInside(real, abs)) return false;
     return existsSync(abs) && statSync(abs).isFile();
   };
   const drafts: Draft[] = [];

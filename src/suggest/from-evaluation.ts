@@ -3,7 +3,7 @@ import { correlateDiagnostics, correlateFailures } from "../evaluate/feedback.js
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
 import { bestPerf, fmt, type PerfDirection } from "../evaluate/score.js";
 import type { Diagnostic } from "../evaluate/types.js";
-import { truncate } from "../util/text.js";
+import { firstLine, truncate } from "../util/text.js";
 import type { Priority, Suggestion } from "./types.js";
 
 /**
@@ -71,7 +71,6 @@ function where(d: { file?: string; line?: number }): string {
   return d.file ? `${d.file}${d.line ? `:${d.line}` : ""}` : "";
 }
 
-const firstLine = (s: string) => s.split("\n")[0] ?? "";
 
 /** What to do about a compiler error, by code; the generic advice is the fallback. */
 function buildAction(d: Diagnostic): string {

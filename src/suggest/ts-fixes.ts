@@ -2,7 +2,8 @@ import path from "node:path";
 import type * as TS from "typescript";
 import type { Diagnostic } from "../evaluate/types.js";
 import { errorMessage } from "../util/errors.js";
-import { normalizeRelPath } from "../util/paths.js";
+import { isInside, normalizeRelPath } from "../util/paths.js";
+import { firstLine } from "../util/text.js";
 import { applyTextChanges, combineFixes, type FileChanges, type TextChange } from "./text-changes.js";
 import { loadTypeScript, nearestTsconfig, projectFromCommand, type TsModule } from "./ts-load.js";
 import { isCancellation, TsProject } from "./ts-project.js";
@@ -95,9 +96,9 @@ export function isWorktreeFile(file: string): boolean {
   }
 }
 
+/** Strictly below `root`: the root itself is not a file a fix may touch. */
 function inside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+  return path.relative(root, p) !== "" && isInside(root, p);
 }
 
 /** Editor-like formatting for inserted code, guessed from the file: its line ending and indentation. */
@@ -340,6 +341,3 @@ async function fixGroup(ts: TsModule, project: TsProject, worktree: string, grou
   result.combined = { rewrites, fixes: taken.map((i) => real[i]!), errorsBefore: before, errorsAfter: after };
 }
 
-function firstLine(s: string): string {
-  return s.split("\n")[0] ?? "";
-}

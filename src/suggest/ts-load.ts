@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { isInside } from "../util/paths.js";
 
 export type TsModule = typeof import("typescript");
 
@@ -35,10 +36,6 @@ export function loadTypeScript(worktree: string): LoadedTypeScript {
   return { ts: own, version: own.version, origin: "code-trm" };
 }
 
-function inside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
 
 /**
  * The tsconfig a build command names with `-p` / `--project` (a file, or a directory holding
@@ -50,7 +47,7 @@ export function projectFromCommand(worktree: string, cmd: string | undefined): s
   if (!m) return undefined;
   const raw = m[1]!.replace(/^["']|["']$/g, "");
   const abs = path.resolve(worktree, raw);
-  if (!inside(worktree, abs) || !existsSync(abs)) return undefined;
+  if (!isInside(worktree, abs) || !existsSync(abs)) return undefined;
   const file = statSync(abs).isDirectory() ? path.join(abs, "tsconfig.json") : abs;
   return existsSync(file) ? file : undefined;
 }
@@ -61,7 +58,7 @@ export function projectFromCommand(worktree: string, cmd: string | undefined): s
  */
 export function nearestTsconfig(worktree: string, fileAbs: string): string | undefined {
   let dir = path.dirname(fileAbs);
-  while (inside(worktree, dir)) {
+  while (isInside(worktree, dir)) {
     const candidate = path.join(dir, "tsconfig.json");
     if (existsSync(candidate)) return candidate;
     if (dir === worktree) break;

@@ -49,7 +49,8 @@ export async function resolveLinks(p: string, depth = 0): Promise<string> {
   return cur;
 }
 
-function isInside(root: string, p: string): boolean {
+/** Whether `p` is `root` or lies below it (both already resolved). */
+export function isInside(root: string, p: string): boolean {
   const rel = path.relative(root, p);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }

@@ -31,6 +31,15 @@ export function countLines(s: string): number {
   return n;
 }
 
+export function firstLine(s: string): string {
+  return s.split("\n")[0] ?? "";
+}
+
+/** Quotes a word for the POSIX shell: single quotes, with embedded ones closed, escaped and reopened. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, "'\\''")}'`;
+}
+
 export function truncate(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`;
 }
