@@ -12,7 +12,15 @@ import { git, GitError, gitOrNull, TRM_IDENTITY } from "./cli.js";
  * so their index, files, HEAD and refs are never written. A commit of our own (never the user's)
  * keeps our tags off their history, where `git describe` and `push --tags` would see them.
  */
-export async function snapshotCheckout(repo: { top: string; gitDir: string; commonDir: string }, id: string): Promise<{
+/** The user's HEAD commit and its tree; null for an unborn HEAD (a repository without commits). */
+export async function readHead(top: string): Promise<{ commit: string; tree: string } | null> {
+  // `--verify` takes a single revision, so the pair is terminated with `--` instead; an unborn HEAD fails.
+  const [commit, tree] = ((await gitOrNull(top, ["rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--"])) ?? "").trim().split("\n");
+  return commit && tree ? { commit, tree } : null;
+}
+
+/** `head` is the user's HEAD as read by the caller (readHead), so the baseline's parent is that very commit. */
+export async function snapshotCheckout(repo: { top: string; gitDir: string; commonDir: string }, id: string, userHead: { commit: string; tree: string } | null): Promise<{
   commit: string;
   tree: string;
   head: string | null;
@@ -40,14 +48,12 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
       skipped.push(...unreadable);
     }
     const tree = (await git(repo.top, ["write-tree"], { env })).trim();
-    // One call for HEAD, its tree and its branch; an unborn HEAD makes it fail, which means "no parent".
-    // (`--verify` takes a single revision, so the pair is terminated with `--` instead.)
-    const [head, headTree] = ((await gitOrNull(repo.top, ["rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--"])) ?? "").trim().split("\n");
+    const head = userHead?.commit;
     const branch = (await gitOrNull(repo.top, ["symbolic-ref", "-q", "--short", "HEAD"]))?.trim() || null;
-    const dirty = tree !== (headTree || null);
+    const dirty = tree !== (userHead?.tree ?? null);
     const msg = `trm: baseline of session ${id}\n\nThe checkout as it was when the session started${dirty ? " (uncommitted changes included)" : ""}.\n\nTRM-Session: ${id}\nTRM-Step: 0\n`;
     const commit = (await git(repo.top, ["commit-tree", tree, ...(head ? ["-p", head] : []), "-F", "-"], { input: msg })).trim();
-    return { commit, tree, head: head || null, branch, dirty, skipped };
+    return { commit, tree, head: head ?? null, branch, dirty, skipped };
   } finally {
     await rm(tmpIndex, { force: true });
     await rm(`${tmpIndex}.lock`, { force: true });

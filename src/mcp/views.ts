@@ -2,6 +2,7 @@ import type { Evaluation } from "../evaluate/evaluate.js";
 import { fmt } from "../evaluate/score.js";
 import { testsTrailer } from "../session/record.js";
 import type { Session } from "../session/session.js";
+import { shortRef } from "../git/refs.js";
 import { truncate } from "../util/text.js";
 
 /** Structured views of session objects, shared by the tools (and the command line). */
@@ -61,7 +62,7 @@ export function stateView(s: Session) {
   const last = s.entries[s.entries.length - 1];
   return {
     sessionId: s.id,
-    branch: s.summaryLine().branch,
+    branch: shortRef(s.refs.branch),
     status: s.status,
     worktreePath: s.worktree,
     ...figuresView(s),

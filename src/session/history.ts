@@ -17,10 +17,7 @@ async function moveTo(s: Session, target: { commit: string; tree: string }, entr
   await s.assertBranchFree();
   const old = s.tip;
   const changed = (await git(s.worktree, ["diff", "--name-only", "--no-renames", target.commit, old, "--"])).split("\n").filter(Boolean);
-  const previous = s.entries;
-  s.entries = entries;
-  const best = s.bestEntry();
-  s.entries = previous;
+  const best = s.bestEntry(entries);
   const updates: RefUpdate[] = [{ ref: s.refs.branch, next: target.commit, expected: old }, { ref: "HEAD", next: target.commit }];
   if (keepRef && old !== target.commit) updates.push({ ref: keepRef, next: old });
   if (best) updates.push({ ref: s.refs.bestTag, next: best.commit });

@@ -117,9 +117,10 @@ export class Session {
     return this.tip === this.baseline.commit ? 0 : (this.entries[this.entries.length - 1]?.step ?? 0);
   }
 
-  progress(): Progress | undefined {
+  /** The running figures of a history (by default the current one): a pure fold, never stored. */
+  progress(entries: StepEntry[] = this.entries): Progress | undefined {
     return foldProgress(
-      this.entries.map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
+      entries.map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
       this.config.emaAlpha,
     );
   }
@@ -194,8 +195,7 @@ export class Session {
     return { TRM_SESSION_ID: this.id, TRM_STEP: String(step) };
   }
 
-  async evaluateHere(step: number, ctx: CallContext): Promise<EvaluationRun> {
-    const prev = bestPerf(this.entries.map((e) => e.evaluation.perf?.value ?? undefined), this.config.perfDirection);
+  async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf()): Promise<EvaluationRun> {
     return evaluate({
       cwd: this.worktree,
       commands: this.config.commands,
@@ -205,7 +205,7 @@ export class Session {
       weights: this.config.weights,
       cascade: this.config.cascade,
       perfDirection: this.config.perfDirection,
-      previousBestPerf: prev,
+      previousBestPerf,
       signal: ctx.signal,
       onProgress: ctx.progress,
       env: this.commandEnv(step),
@@ -247,13 +247,13 @@ export class Session {
         if (tree === this.tipTree) {
           throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
         }
-        const prevBest = bestPerf(this.entries.map((e) => e.evaluation.perf?.value ?? undefined), this.config.perfDirection);
+        const prevBest = this.previousBestPerf();
         const hit = this.cache.get(tree);
         if (hit) {
           cachedFrom = hit.commit;
           ev = rescore(hit.evaluation, this.config.weights, this.config.checks, this.config.perfDirection, prevBest);
         } else {
-          ({ evaluation: ev, logs } = await this.evaluateHere(step, ctx));
+          ({ evaluation: ev, logs } = await this.evaluateHere(step, ctx, prevBest));
         }
       } catch (err) {
         await undo();
@@ -316,9 +316,14 @@ export class Session {
     });
   }
 
-  bestEntry(): StepEntry | undefined {
-    const p = this.progress();
-    return p ? this.entries.find((e) => e.step === p.bestStep) : undefined;
+  bestEntry(entries: StepEntry[] = this.entries): StepEntry | undefined {
+    const p = this.progress(entries);
+    return p ? entries.find((e) => e.step === p.bestStep) : undefined;
+  }
+
+  /** Best bench value of the current history, against which a new one is normalised. */
+  previousBestPerf(): number | undefined {
+    return bestPerf(this.entries.map((e) => e.evaluation.perf?.value ?? undefined), this.config.perfDirection);
   }
 
   /** Removes the worktree; keeps branch, tags and notes unless `discard`. */

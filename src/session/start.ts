@@ -4,7 +4,7 @@ import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
-import { addWorktree, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
+import { addWorktree, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath, resolveInside } from "../util/paths.js";
 import { capHeadTail, shellQuote } from "../util/text.js";
@@ -58,11 +58,11 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
   }
   // The checkout of the worktree (the slow part) starts from the user's HEAD while the baseline is
   // built; a reset then brings in only the files their uncommitted work changed.
-  const head = (await gitOrNull(repo.top, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]))?.trim() || null;
-  const early = head ? addWorktree(repo.top, wt, head, id).then(() => true, (err: unknown) => err) : Promise.resolve(false);
+  const head = await readHead(repo.top);
+  const early = head ? addWorktree(repo.top, wt, head.commit, id).then(() => true, (err: unknown) => err) : Promise.resolve(false);
   let snap: Awaited<ReturnType<typeof snapshotCheckout>>;
   try {
-    snap = await snapshotCheckout(repo, id);
+    snap = await snapshotCheckout(repo, id, head);
   } catch (err) {
     await early;
     await removeWorktree(repo.top, wt).catch(() => undefined);
