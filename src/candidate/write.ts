@@ -1,6 +1,7 @@
+import { constants } from "node:fs";
 import { chmod, lstat, mkdir, readFile, readlink, rm, rmdir, symlink, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { resolveInside, resolveLinks } from "../util/paths.js";
+import { isInside, resolveInside, resolveLinks } from "../util/paths.js";
 import { UserError, errorMessage } from "../util/errors.js";
 import type { FileOp, TreeReader } from "./types.js";
 
@@ -8,11 +9,12 @@ import type { FileOp, TreeReader } from "./types.js";
 export function worktreeReader(root: string): TreeReader {
   return {
     async read(rel: string): Promise<Buffer | null> {
-      const { abs } = await resolveInside(root, rel);
+      // The real path, not the link: the kernel's own walk could be led elsewhere by a link swapped since.
+      const { real } = await resolveInside(root, rel);
       try {
-        const st = await lstat(abs);
-        if (!st.isFile() && !st.isSymbolicLink()) return null;
-        return await readFile(abs);
+        const st = await lstat(real);
+        if (!st.isFile()) return null;
+        return await readFile(real, { flag: NO_FOLLOW_READ });
       } catch (err) {
         // A link to a directory reads as EISDIR: like a directory, it is not a file a candidate can edit.
         const code = (err as NodeJS.ErrnoException).code;
@@ -22,6 +24,10 @@ export function worktreeReader(root: string): TreeReader {
     },
   };
 }
+
+/** Opening flags that fail (ELOOP) rather than follow a link that appeared after the path was checked. */
+const NO_FOLLOW_READ = constants.O_RDONLY | constants.O_NOFOLLOW;
+const NO_FOLLOW_WRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
 
 /** What a path was before the plan touched it, precise enough to put it back byte for byte. */
 type Backup =
@@ -53,7 +59,7 @@ async function restore(b: Backup): Promise<void> {
     await symlink(b.target, b.abs);
     return;
   }
-  await writeFile(b.abs, b.content);
+  await writeFile(b.abs, b.content, { flag: NO_FOLLOW_WRITE });
   await chmod(b.abs, b.mode);
 }
 
@@ -70,13 +76,14 @@ export interface AppliedPlan {
  * error is rethrown, so the worktree is exactly as before.
  */
 export async function applyPlan(root: string, ops: FileOp[]): Promise<AppliedPlan> {
+  const realRoot = await resolveLinks(root);
   const backups: Backup[] = [];
   const createdDirs: string[] = [];
   const rollback = async () => {
     // Every entry is attempted even if one fails: a half-finished rollback is worse than a reported one.
     const failures: string[] = [];
     for (const b of [...backups].reverse()) {
-      await restore(b).catch((err: unknown) => failures.push(`${path.relative(root, b.abs)}: ${errorMessage(err)}`));
+      await restore(b).catch((err: unknown) => failures.push(`${path.relative(realRoot, b.abs)}: ${errorMessage(err)}`));
     }
     // Deepest first, and only if still empty: the plan made them, nothing else should be inside.
     for (const d of [...createdDirs].sort((a, b) => b.length - a.length)) await rmdir(d).catch(() => undefined);
@@ -84,17 +91,19 @@ export async function applyPlan(root: string, ops: FileOp[]): Promise<AppliedPla
   };
   try {
     for (const op of ops) {
-      const { rel, abs } = await resolveInside(root, op.path);
-      const before = await snapshot(abs, rel);
+      // Every path is used as the kernel resolved it, checked: `entry` for the name itself (a link is
+      // deleted, not its target), `real` for content (writing through a link changes or creates its target).
+      const { rel, entry, real } = await resolveInside(root, op.path);
+      const before = await snapshot(entry, rel);
       backups.push(before);
-      // Writing through a link changes (or creates) its target: keep the target too so it can be put back.
-      if (before.kind === "symlink" && op.op === "write") backups.push(await snapshot(await resolveLinks(abs), rel));
+      // Keep the link's target too, so that it can be put back (or removed, if the write creates it).
+      if (before.kind === "symlink" && op.op === "write") backups.push(await snapshot(real, rel));
       if (op.op === "delete") {
-        await unlink(abs);
-        await removeEmptyParents(root, path.dirname(abs));
+        await unlink(entry);
+        await removeEmptyParents(realRoot, path.dirname(entry));
       } else {
-        await mkdirTracked(root, path.dirname(abs), createdDirs);
-        await writeFile(abs, op.content);
+        await mkdirTracked(realRoot, path.dirname(real), createdDirs);
+        await writeFile(real, op.content, { flag: NO_FOLLOW_WRITE });
       }
     }
   } catch (err) {
@@ -110,7 +119,7 @@ export async function applyPlan(root: string, ops: FileOp[]): Promise<AppliedPla
 async function mkdirTracked(root: string, dir: string, created: string[]): Promise<void> {
   const missing: string[] = [];
   let d = dir;
-  while (d.startsWith(root) && d !== root) {
+  while (isInside(root, d) && d !== root) {
     try {
       const st = await lstat(d);
       if (!st.isDirectory()) throw new UserError(`Cannot create a file below ${path.relative(root, d)}: it is a file, not a directory.`);
@@ -128,7 +137,7 @@ async function mkdirTracked(root: string, dir: string, created: string[]): Promi
 /** Git does not track empty directories, so a deleted file's emptied parent would otherwise linger. */
 async function removeEmptyParents(root: string, dir: string): Promise<void> {
   let d = dir;
-  while (d.startsWith(root) && d !== root) {
+  while (isInside(root, d) && d !== root) {
     try {
       await rmdir(d);
     } catch {

@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { mkdir, readFile, realpath, rm } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { mkdir, open, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../util/limits.js";
 import { capHeadTail } from "../util/text.js";
@@ -110,7 +110,8 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
       continue;
     }
     // A report left by an earlier step must not be read as this step's result.
-    const report = kind === "test" && opts.testReport ? (await resolveInside(opts.cwd, opts.testReport)).abs : undefined;
+    // Where the kernel lands, checked: a report path through a link must not delete or read outside.
+    const report = kind === "test" && opts.testReport ? (await resolveInside(opts.cwd, opts.testReport)).real : undefined;
     if (report) {
       await rm(report, { force: true });
       // Some reporters (node --test's junit) do not create the report's folder themselves.
@@ -140,7 +141,10 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
       truncated: res.truncated || stored.truncated,
     };
     if (report) {
-      junitXml = await readFile(report, "utf8").then((x) => x.slice(0, LIMITS.maxParseOutputChars)).catch(() => undefined);
+      // Checked again: the command may have put a link where the report goes.
+      junitXml = await resolveInside(opts.cwd, opts.testReport!)
+        .then(({ real }) => readHead(real, LIMITS.maxParseOutputChars))
+        .catch(() => undefined);
       if (junitXml === undefined) notices.push(`The test command did not write the report ${opts.testReport}; counts were read from its output instead.`);
     }
     if (kind === "build" && !succeeded(res)) buildFailed = true;
@@ -241,4 +245,16 @@ export function rescore(ev: Evaluation, weights: Weights, checks: CheckSpec[], p
   const score = ev.perf.value === null ? 0 : perfScore(ev.perf.value, previousBestPerf, perfDirection);
   const components = { ...ev.components, perf: score };
   return { ...ev, perf: { ...ev.perf, score }, components, score: weightedScore(components, weights, checkWeights(checks)) };
+}
+
+/** At most `max` bytes of a file as text, never through a link (a report is a regular file the command wrote). */
+async function readHead(file: string, max: number): Promise<string> {
+  const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const buf = Buffer.alloc(Math.min(max, (await fh.stat()).size));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return buf.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await fh.close();
+  }
 }

@@ -30,11 +30,12 @@ function looksBinary(b: Buffer): boolean {
 /** Reads a file of the session: the worktree now, or a point of its history read in-process from git objects. */
 async function readBytes(s: Session, rel: string, at?: string): Promise<{ bytes: Buffer | null; mtime?: Date }> {
   if (at === undefined || at === "current") {
-    const { abs } = await resolveInside(s.worktree, rel);
+    // Read where the kernel lands, without following a link that appeared since the check.
+    const { real } = await resolveInside(s.worktree, rel);
     try {
-      const st = await lstat(abs);
+      const st = await lstat(real);
       if (st.isDirectory()) throw new UserError(`${rel} is a directory.`, "Ask for files, not directories.");
-      return { bytes: await readFile(abs), mtime: st.mtime };
+      return { bytes: await readFile(real, { flag: fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW }), mtime: st.mtime };
     } catch (err) {
       if (err instanceof UserError) throw err;
       return { bytes: null };

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { constants, existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { planCandidate } from "../candidate/plan.js";
@@ -10,7 +10,7 @@ import type { Diagnostic } from "../evaluate/types.js";
 import type { CallContext } from "../session/context.js";
 import type { Session } from "../session/session.js";
 import { errorMessage } from "../util/errors.js";
-import { isInside } from "../util/paths.js";
+import { isInside, resolveInside } from "../util/paths.js";
 import { firstLine } from "../util/text.js";
 import { eslintFixes, ESLINT_TIMEOUT_MS, type EslintFixResult } from "./eslint-fix.js";
 import { ruleFix } from "./rules.js";
@@ -144,7 +144,10 @@ async function ruleDrafts(worktree: string, unfixed: Diagnostic[], buildFailed: 
   const drafts: Draft[] = [];
   for (const d of unfixed) {
     if (!d.file || !isWorktreeFile(d.file)) continue;
-    const text = await readFile(path.join(worktree, d.file), "utf8").catch(() => null);
+    // The file the kernel reaches, only if it is inside: a diagnostic may name a link to anywhere.
+    const text = await resolveInside(worktree, d.file)
+      .then(({ real }) => readFile(real, { encoding: "utf8", flag: constants.O_RDONLY | constants.O_NOFOLLOW }))
+      .catch(() => null);
     if (text === null) continue;
     const fix = ruleFix(d, text, exists);
     if (!fix) continue;

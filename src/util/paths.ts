@@ -33,20 +33,81 @@ export function normalizeRelPath(input: string): string {
 }
 
 /**
- * Resolves every symlink on the way to `p`, also dangling ones (whose target does not exist yet):
- * `realpath` fails on those, and writing through one would create its target wherever it points.
+ * Resolves `p` the way the kernel does: component by component, each symlink followed (its text read as
+ * a path from the link's folder, or from `/`) before any `..` that comes after it, so `d/../x` through
+ * a link `d` goes up from `d`'s target, never lexically. Dangling links are followed too (`realpath`
+ * fails on them, and writing through one creates its target wherever it points); past the first
+ * component that does not exist, the rest is appended as a write would create it.
+ * Refused (UserError): a loop of links, and a `..`, `.` or trailing `/` after a component that does not
+ * exist (the kernel fails there, and creating the missing folder first would change where `..` lands).
  */
-export async function resolveLinks(p: string, depth = 0): Promise<string> {
-  if (depth > 40) throw new UserError(`Too many levels of symbolic links at ${p}.`);
-  const parts = path.resolve(p).split(path.sep).filter(Boolean);
-  let cur = path.parse(path.resolve(p)).root;
-  for (let i = 0; i < parts.length; i++) {
-    const next = path.join(cur, parts[i]!);
-    const st = await lstat(next).catch(() => null);
-    if (st === null) return path.join(next, ...parts.slice(i + 1)); // nothing further exists: no more links
-    cur = st.isSymbolicLink() ? await resolveLinks(path.resolve(cur, await readlink(next)), depth + 1) : next;
+export async function resolveLinks(p: string): Promise<string> {
+  const abs = path.resolve(p);
+  return (await walk(path.parse(abs).root, abs.split(path.sep), () => undefined)).real;
+}
+
+/** Most links the kernel follows in one lookup before it fails with ELOOP (Linux's MAXSYMLINKS). */
+const MAX_LINKS = 40;
+
+interface Walked {
+  /** Where the kernel lands, the last link followed. */
+  real: string;
+  /** The entry itself: its folder resolved, its own name not followed (what unlink or lstat acts on). */
+  entry: string;
+}
+
+/**
+ * The kernel's lookup from `start` (already resolved) over `parts`. Each time one of `parts` is fully
+ * resolved (the links it names followed to the end), `settle` sees the position reached and may refuse it
+ * by returning a reason; `via` is the last link followed on the way, if any.
+ */
+async function walk(start: string, parts: string[], settle: (pos: string, via: string | undefined) => string | undefined): Promise<Walked> {
+  const todo = [...parts].reverse();
+  let ownLeft = todo.length; // the caller's components still on the stack (under any link text)
+  let cur = start;
+  let entry = start;
+  let links = 0;
+  let missing: string | undefined; // the first component that does not exist, if any
+  let via: string | undefined;
+  while (todo.length > 0) {
+    const seg = todo.pop()!;
+    const own = todo.length < ownLeft;
+    if (own) ownLeft = todo.length;
+    if (missing !== undefined && (seg === ".." || seg === "." || seg === "")) {
+      // `missing/..`, `missing/.`, `missing/`: the kernel fails here (ENOENT, ENOTDIR, EISDIR).
+      throw new UserError(`A symbolic link treats ${missing} as a folder, but it does not exist or is not one.`, "Point the link at a folder that exists, or use the target's own path.");
+    }
+    if (seg === "..") {
+      cur = path.dirname(cur);
+    } else if (seg !== "" && seg !== ".") {
+      const next = path.join(cur, seg);
+      if (own && ownLeft === 0) entry = next;
+      const st =
+        missing !== undefined
+          ? null
+          : await lstat(next).catch((err: NodeJS.ErrnoException) => {
+              if (err.code === "ENOENT" || err.code === "ENOTDIR") return null;
+              throw err;
+            });
+      if (st?.isSymbolicLink()) {
+        if (++links > MAX_LINKS) throw new UserError(`Too many levels of symbolic links at ${next}.`, "Break the loop of links.");
+        via = next;
+        const text = await readlink(next);
+        if (path.isAbsolute(text)) cur = path.parse(next).root;
+        todo.push(...text.split("/").reverse());
+        continue;
+      }
+      if (st === null) missing ??= next;
+      // A file with more components after it: the kernel says ENOTDIR, so nothing below it exists.
+      else if (!st.isDirectory() && todo.length > 0) missing = next;
+      cur = next;
+    }
+    if (todo.length === ownLeft) {
+      const why = settle(cur, via);
+      if (why !== undefined) throw new UserError(why, "Name a file whose links stay inside the repository, or change the link.");
+    }
   }
-  return cur;
+  return { real: cur, entry };
 }
 
 /** Whether `p` is `root` or lies below it (both already resolved). */
@@ -56,19 +117,19 @@ export function isInside(root: string, p: string): boolean {
 }
 
 /**
- * Resolves a relative path inside `root` and proves that following symlinks (dangling ones included)
- * keeps it inside and out of `.git`. Returns the normalised relative path and the absolute path to use.
+ * Resolves a relative path inside `root` as the kernel would and proves that every component, once its
+ * links are followed (dangling ones included), stays inside and out of `.git`. Returns the normalised
+ * relative path, the path as named (`abs`), where the kernel lands (`real`: read and write this one) and
+ * the entry itself (`entry`: its folder resolved, its own link not followed; unlink and lstat this one).
  */
-export async function resolveInside(root: string, input: string): Promise<{ rel: string; abs: string }> {
+export async function resolveInside(root: string, input: string): Promise<{ rel: string; abs: string; real: string; entry: string }> {
   const rel = normalizeRelPath(input);
   const realRoot = await resolveLinks(root);
-  const abs = path.join(root, ...rel.split("/"));
-  const real = await resolveLinks(abs);
-  if (!isInside(realRoot, real)) {
-    throw new UserError(`Path leaves the worktree through a symlink: ${rel}.`, "Write to the link's target inside the repository instead.");
-  }
-  if (path.relative(realRoot, real).split(path.sep).some((s) => s.toLowerCase() === ".git")) {
-    throw new UserError(`Path resolves into .git through a symlink: ${rel}.`);
-  }
-  return { rel, abs };
+  const { real, entry } = await walk(realRoot, rel.split("/"), (pos, via) => {
+    const link = via === undefined ? "" : ` (${isInside(realRoot, via) ? path.relative(realRoot, via) || "." : via} is a symbolic link)`;
+    if (!isInside(realRoot, pos)) return `Path leaves the worktree through a symlink: ${rel}${link}.`;
+    if (path.relative(realRoot, pos).split(path.sep).some((s) => s.toLowerCase() === ".git")) return `Path resolves into .git through a symlink: ${rel}${link}.`;
+    return undefined;
+  });
+  return { rel, abs: path.join(root, ...rel.split("/")), real, entry };
 }
