@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
-import { lstat, mkdir, symlink } from "node:fs/promises";
+import { lstat, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
+import { assertSandboxAvailable } from "../evaluate/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
 import { addWorktree, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
@@ -11,6 +12,8 @@ import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveConfig, type SessionConfig, type StartInput } from "./config.js";
 import type { CallContext } from "./context.js";
 import type { BaselineNote } from "./record.js";
+import { acquireOwner, releaseOwner, startingFile } from "./owner-lock.js";
+import { commandPolicy } from "./policy.js";
 import { registrySet } from "./registry.js";
 import { progressIntervalMs, Session } from "./session.js";
 
@@ -32,6 +35,8 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     throw new UserError(`repoPath must be absolute: ${input.repoPath}.`, "Pass the absolute path of the checkout, e.g. /home/me/project.");
   }
   const partial = resolveConfig(input);
+  // Before anything is created: without a working bwrap the start fails, it never runs unconfined.
+  if (partial.sandbox) assertSandboxAvailable();
   const linkPaths = partial.linkPaths.map((p) => normalizeRelPath(p));
   const repo = await openRepo(input.repoPath);
   if (existsSync(path.join(repo.gitDir, "MERGE_HEAD"))) {
@@ -56,6 +61,24 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
   if (existsSync(wt) || (await resolveRefFast(repo.commonDir, refs.baselineTag))) {
     throw new UserError(`Session id ${id} is already taken in this repository.`, "Retry: a new id is drawn on every start.");
   }
+  // The owner lock doubles as the "start in progress" mark: a start killed half-way leaves a lock of a
+  // dead process next to a `.starting` file, which the next server or prune cleans up (see recover.ts).
+  const starting = (await acquireOwner(repo.commonDir, id)) ? startingFile(repo.commonDir, id) : null;
+  if (starting) await writeFile(starting, `${process.pid}\n`);
+  try {
+    const made = await createSessionOwned(input, ctx, partial, linkPaths, repo, started, id);
+    if (starting) await rm(starting, { force: true });
+    return made;
+  } catch (err) {
+    if (starting) await rm(starting, { force: true });
+    await releaseOwner(repo.commonDir, id);
+    throw err;
+  }
+}
+
+async function createSessionOwned(input: StartInput, ctx: CallContext, partial: ReturnType<typeof resolveConfig>, linkPaths: string[], repo: Awaited<ReturnType<typeof openRepo>>, started: number, id: string) {
+  const refs = sessionRefs(id);
+  const wt = worktreePath(repo.commonDir, id);
   // The checkout of the worktree (the slow part) starts from the user's HEAD while the baseline is
   // built; a reset then brings in only the files their uncommitted work changed.
   const head = await readHead(repo.top);
@@ -121,6 +144,8 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
       signal: ctx.signal,
       onTick: (ms) => ctx.progress?.(`running setup (${Math.round(ms / 1000)}s)`),
       tickMs: progressIntervalMs(),
+      env: { TRM_SESSION_ID: id },
+      ...commandPolicy(config, wt),
     });
     setup = { cmd: r.cmd, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs, output: capHeadTail(r.output.all, 2000).text };
   }
