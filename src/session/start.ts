@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { lstat, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { access, lstat, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
 import { assertSandboxAvailable } from "../evaluate/sandbox.js";
@@ -7,6 +7,7 @@ import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
 import { addWorktree, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
+import { explainSystemError, trmRefInTheWay } from "../util/sys-errors.js";
 import { normalizeRelPath, resolveInside } from "../util/paths.js";
 import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveConfig, type SessionConfig, type StartInput } from "./config.js";
@@ -39,6 +40,14 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   if (partial.sandbox) assertSandboxAvailable();
   const linkPaths = partial.linkPaths.map((p) => normalizeRelPath(p));
   const repo = await openRepo(input.repoPath);
+  // Everything code-trm makes lives in the git directory: an unwritable one is said as such, up front.
+  await access(repo.commonDir, constants.W_OK).catch((err: NodeJS.ErrnoException) => {
+    throw explainSystemError(Object.assign(err, { path: repo.commonDir })) ?? err;
+  });
+  // A user's branch, tag or notes ref named `trm` blocks every trm/<id> ref: said before anything is made.
+  for (const ref of ["refs/heads/trm", "refs/tags/trm", "refs/notes/trm", "refs/notes/trm-logs"]) {
+    if (await resolveRefFast(repo.commonDir, ref)) throw trmRefInTheWay(ref);
+  }
   if (existsSync(path.join(repo.gitDir, "MERGE_HEAD"))) {
     // Not a refusal on safety grounds (we never touch the checkout), but the baseline would be ambiguous.
     throw new UserError("The checkout is in the middle of a merge.", "Finish or abort the merge, then start the session.");
@@ -204,10 +213,13 @@ async function initSubmodules(wt: string, timeoutSec: number, ctx: CallContext):
     tickMs: progressIntervalMs(),
   });
   if (r.exitCode === 0 && !r.timedOut) return { ok: missing.length === 0, message: `submodules initialised in the worktree: ${ready.map((m) => m.path).join(", ")}.${notInit}` };
-  const why = r.timedOut ? "timed out" : (r.output.stderr.trim().split("\n").pop() ?? `exit ${r.exitCode}`);
+  // git's last line is often only "failed to clone ... a second time"; the cause is in its fatal/error lines.
+  const lines = r.output.stderr.trim().split("\n").filter(Boolean);
+  const causes = lines.filter((l) => /^(fatal|error):/i.test(l.trim()));
+  const why = r.timedOut ? "timed out" : [...new Set(causes.length ? causes : lines.slice(-1))].slice(0, 4).join(" | ") || `exit ${r.exitCode}`;
   return {
     ok: false,
-    message: `submodules could not be initialised in the worktree (${capHeadTail(why, 300).text}); commands that need them will fail. Provide them with setupCmd or linkPaths.${notInit}`,
+    message: `submodules could not be initialised in the worktree (${capHeadTail(why, 600).text}); commands that need them will fail. Provide them with setupCmd or linkPaths.${notInit}`,
   };
 }
 

@@ -4,7 +4,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import http from "node:http";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startServer, textOf } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeMessy, makeRepo, ROOT, tmpDir } from "../helpers/repo.js";
 
@@ -348,6 +351,27 @@ sandboxTests("sandbox: true (bubblewrap)", () => {
     await h.srv.close();
   });
 
+  it("a read-only .git is named as the cause, with what to do (server run with .git mounted read-only)", async () => {
+    const w = outsideWorld();
+    const repo = repoOf();
+    const before = checkoutState(repo);
+    const transport = new StdioClientTransport({
+      command: "bwrap",
+      args: ["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", path.join(repo, ".git"), path.join(repo, ".git"), "--die-with-parent", process.execPath, BIN],
+      env: { PATH: process.env.PATH ?? "", HOME: w.home, CODE_TRM_STATE_DIR: tmp("trm-state-"), GIT_CONFIG_NOSYSTEM: "1" },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "trm-e2e", version: "0.0.0" });
+    await client.connect(transport);
+    const r = (await client.callTool({ name: "trm_start_session", arguments: { repoPath: repo, testCmd: "true" } })) as CallToolResult;
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/cannot write.*read-only file system[\s\S]*What to do: .*writable clone/);
+    expect(textOf(r)).not.toMatch(/Unexpected error/);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
   it("without bwrap the start fails with the install command and creates nothing", async () => {
     const w = outsideWorld();
     const repo = repoOf();
@@ -360,6 +384,73 @@ sandboxTests("sandbox: true (bubblewrap)", () => {
     expect(textOf(r)).toMatch(/bubblewrap[\s\S]*apt-get install -y bubblewrap/);
     expect(g(repo, "for-each-ref", "refs/heads/trm/")).toBe("");
     expect(checkoutState(repo)).toEqual(before);
+    await h.srv.close();
+  });
+});
+
+describe("errors that say what happened and what to do", () => {
+  it("nested repository without commits, a branch or tag named trm, another owner, a long name, a 5 MB sessionId, a failed submodule", async () => {
+    const w = outsideWorld();
+    const h = await hostileServer({ home: w.home });
+    const err = async (name: string, args: Any) => {
+      const r = await h.raw(name, args);
+      expect(r.isError, textOf(r)).toBe(true);
+      expect(textOf(r)).not.toMatch(/Unexpected error/);
+      expect(textOf(r)).toMatch(/What to do: /);
+      return textOf(r);
+    };
+    // A folder with `git init` and no commit, inside another repository: it works (baseline = its files).
+    const outer = repoOf();
+    const nested = path.join(outer, "nested");
+    mkdirSync(nested);
+    g(nested, "init", "-q");
+    writeFileSync(path.join(nested, "a.txt"), "x\n");
+    const nestedBefore = checkoutState(nested);
+    const ns = await h.call("trm_start_session", { repoPath: nested, buildCmd: "test -f a.txt", preflight: true });
+    expect(ns.preflight.score).toBe(1);
+    expect(checkoutState(nested)).toEqual(nestedBefore);
+
+    for (const [kind, make, fix] of [
+      ["branch", (r: string) => g(r, "branch", "trm"), /git branch -m trm <new-name>/],
+      ["tag", (r: string) => g(r, "tag", "trm"), /git tag <new-name> trm && git tag -d trm/],
+    ] as const) {
+      const repo = repoOf();
+      make(repo);
+      const before = checkoutState(repo);
+      const text = await err("trm_start_session", { repoPath: repo, testCmd: "true" });
+      expect(text).toContain(`Your ${kind} \`trm\``);
+      expect(text).toMatch(fix);
+      expect(g(repo, "for-each-ref", "refs/heads/trm/", "refs/tags/trm/", "refs/notes/")).toBe("");
+      expect(checkoutState(repo)).toEqual(before);
+    }
+
+    if (process.getuid?.() === 0) {
+      const repo = repoOf();
+      execFileSync("chown", ["-R", "65534:65534", repo]);
+      const text = await err("trm_start_session", { repoPath: repo, testCmd: "true" });
+      expect(text).toContain("owned by another user");
+      expect(text).toContain(`git config --global --add safe.directory '${repo}'`);
+    }
+
+    const long = path.join(w.outside, "x".repeat(300));
+    expect(await err("trm_start_session", { repoPath: long, testCmd: "true" })).toMatch(/ENAMETOOLONG/);
+
+    const huge = "x".repeat(5 * 1024 * 1024);
+    const text = await err("trm_get_state", { sessionId: huge });
+    expect(text.length).toBeLessThan(1000);
+    expect(text).toMatch(/Malformed sessionId: "x{60}" \(5242880 characters, shown truncated\)/);
+
+    // A submodule whose source is gone: the cause (git's fatal line) is shown, not only "failed".
+    const sub = repoOf();
+    const main = repoOf();
+    g(main, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "lib");
+    g(main, "commit", "-q", "-m", "add lib");
+    rmSync(sub, { recursive: true, force: true });
+    const s = await h.call("trm_start_session", { repoPath: main, testCmd: "true" });
+    expect(s.submodules.ok).toBe(false);
+    expect(s.submodules.message).toMatch(/fatal: .*(does not exist|not found|No such file)/i);
+    await h.call("trm_list_sessions", { repoPath: main });
+    expectNoCanary(main, h.seen);
     await h.srv.close();
   });
 });
