@@ -3,6 +3,9 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { git } from "../git/cli.js";
 import { sessionRefs } from "../git/refs.js";
+import { recordedAlive } from "../evaluate/orphans.js";
+import { ownerAlive, ownerFile, readOwner } from "../session/owner-lock.js";
+import { interruptedStartLeftovers, interruptedStarts } from "../session/recover.js";
 import { footprints, statusOf, type CliStatus, type Repo } from "./find.js";
 
 /**
@@ -112,9 +115,30 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
   const registered = new Set(worktrees.map((w) => w.path));
   const checkedOut = new Set(worktrees.flatMap((w) => (w.branch ? [w.branch] : [])));
 
+  const interrupted = new Set(await interruptedStarts(repo.commonDir));
+  const seen = new Set<string>();
   for (const f of await footprints(repo.commonDir)) {
+    seen.add(f.id);
     const refs = sessionRefs(f.id);
     const status = statusOf(f);
+    // Whatever --older-than says: a session a live server owns, or whose command is running, is in use.
+    const owner = readOwner(ownerFile(repo.commonDir, f.id));
+    const busy = owner && ownerAlive(owner) ? owner.pid : recordedAlive(path.join(repo.commonDir, "trm", "run", `${f.id}.pgid`));
+    if (busy !== null && !interrupted.has(f.id)) {
+      sessions.push({ sessionId: f.id, status, pruned: false, reason: `in use by process ${busy}`, kept: ["everything"] });
+      continue;
+    }
+    if (interrupted.has(f.id)) {
+      const left = await interruptedStartLeftovers(repo.commonDir, f.id);
+      const mine: PruneAction[] = [
+        ...(left.worktree ? [{ action: "remove-worktree" as const, sessionId: f.id, target: left.worktree, detail: "session worktree" }] : []),
+        ...left.refs.map((r) => ({ action: "delete-ref" as const, sessionId: f.id, target: r, detail: "made by a start that never finished" })),
+        ...left.files.map((t) => ({ action: "remove-tmp" as const, sessionId: f.id, target: t, detail: "left by a start that was killed" })),
+      ];
+      actions.push(...mine);
+      sessions.push({ sessionId: f.id, status, pruned: true, reason: "left behind by a start that was killed (its server is gone)", kept: [] });
+      continue;
+    }
     const idle = f.lastActivity === null ? null : opts.now - f.lastActivity;
     const stale = opts.olderThanDays !== undefined && idle !== null && idle > opts.olderThanDays * 86_400_000;
     // A worktree directory with no refs at all is what a crash during session start leaves behind.
@@ -156,6 +180,12 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
     sessions.push({ sessionId: f.id, status, pruned: mine.length > 0, reason, kept });
   }
 
+  // A start killed before it made any ref or worktree leaves only its marks and temporary index.
+  for (const id of interrupted) {
+    if (seen.has(id)) continue;
+    for (const t of (await interruptedStartLeftovers(repo.commonDir, id)).files) actions.push({ action: "remove-tmp", sessionId: null, target: t, detail: `left by a start of session ${id} that was killed` });
+  }
+
   // Only code-trm's own registrations: a worktree of the user's whose folder is missing may be on a
   // drive that is not mounted right now, and forgetting it would lose its index and HEAD.
   const ourRoot = path.join(repo.commonDir, "trm") + path.sep;
@@ -170,6 +200,7 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
   }
   const tmp = path.join(repo.commonDir, "trm", "tmp");
   for (const name of await readdir(tmp).catch(() => [] as string[])) {
+    if (actions.some((a) => a.target === path.join(tmp, name))) continue;
     const age = await ageMs(path.join(tmp, name), opts.now);
     if (age !== null && age > TMP_STALE_MS) actions.push({ action: "remove-tmp", sessionId: null, target: path.join(tmp, name), detail: `left by an interrupted code-trm call, ${Math.round(age / 60_000)} min old` });
   }

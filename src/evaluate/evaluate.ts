@@ -6,6 +6,7 @@ import { capHeadTail } from "../util/text.js";
 import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { runCommand, type RunResult } from "./run.js";
+import type { Sandbox } from "./sandbox.js";
 import { perfScore, testScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
 import type { Diagnostic, TestCounts } from "./types.js";
 
@@ -67,6 +68,9 @@ export interface EvaluateOptions {
   tickMs?: number;
   /** Where a running command's process group is recorded, for recovery after a crash. */
   groupFile?: string;
+  /** Credential-named variables the commands may see, and the sandbox (run.ts). */
+  passEnv?: string[];
+  sandbox?: Sandbox;
 }
 
 export class EvaluationCancelled extends Error {
@@ -126,6 +130,8 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
       onTick: (ms) => opts.onProgress?.(`running ${key} (${Math.round(ms / 1000)}s): ${cmd}`),
       tickMs: opts.tickMs,
       groupFile: opts.groupFile,
+      passEnv: opts.passEnv,
+      sandbox: opts.sandbox,
     });
     if (res.cancelled) throw new EvaluationCancelled();
     results[key] = res;

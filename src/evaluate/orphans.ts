@@ -8,7 +8,7 @@ import path from "node:path";
  * operates on the session kills what is still there. The process is identified by its pid AND its
  * start time (/proc), so a pid reused by an unrelated process is never killed.
  */
-function startTime(pid: number): string | null {
+export function startTime(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Field 22 (starttime) follows the parenthesised command name, which may itself contain spaces.
@@ -43,4 +43,17 @@ export async function reapRecorded(file: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** True while the group recorded in `file` is still running (a live command of some server). */
+export function recordedAlive(file: string): number | null {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+  const [pidText, st] = text.trim().split(" ");
+  const pid = Number(pidText);
+  return Number.isInteger(pid) && pid > 1 && startTime(pid) === st ? pid : null;
 }

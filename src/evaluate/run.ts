@@ -1,9 +1,13 @@
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { execa } from "execa";
 import { cleanEnv } from "../git/cli.js";
 import { LIMITS } from "../util/limits.js";
+import { isSecretName, redact, secretValues, StreamRedactor } from "../util/secrets.js";
 import { stripAnsi } from "../util/text.js";
 import { forgetGroup, recordGroup } from "./orphans.js";
+import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
+import { killMarked, RUN_MARKER } from "./sweep.js";
 import type { CommandOutput } from "./types.js";
 
 export interface RunOptions {
@@ -18,6 +22,21 @@ export interface RunOptions {
   killGraceMs?: number;
   /** Where to record the command's process group while it runs (see orphans.ts). */
   groupFile?: string;
+  /** Credential-named variables the command may see anyway (see util/secrets.ts); still redacted. */
+  passEnv?: string[];
+  /** Run under bubblewrap (sandbox.ts). */
+  sandbox?: Sandbox;
+}
+
+/**
+ * The command's environment: the server's, without what points git elsewhere and without credentials
+ * (unless passed), plus a marker that finds its processes again when they leave its group (sweep.ts).
+ */
+export function commandEnv(extra: Record<string, string> | undefined, passEnv: readonly string[] = [], marker?: string): Record<string, string> {
+  const env = cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0", CI: "true", ...extra });
+  for (const k of Object.keys(env)) if (isSecretName(k) && !passEnv.includes(k)) delete env[k];
+  if (marker) env[RUN_MARKER] = marker;
+  return env;
 }
 
 export interface RunResult {
@@ -77,6 +96,8 @@ const DRAIN_MS = 1000;
 
 /** Process groups of commands still running, so they can be killed when the server exits. */
 const liveGroups = new Set<number>();
+/** Markers of commands still running (sweep.ts), for what left their groups. */
+const liveMarkers = new Set<string>();
 
 function killGroup(pid: number, sig: NodeJS.Signals): void {
   try {
@@ -89,6 +110,8 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
 export function killAllRunning(): void {
   for (const pid of liveGroups) killGroup(pid, "SIGKILL");
   liveGroups.clear();
+  for (const m of liveMarkers) killMarked(RUN_MARKER, m);
+  liveMarkers.clear();
 }
 
 /**
@@ -105,7 +128,16 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   let cancelled = false;
   const grace = opts.killGraceMs ?? 2000;
 
+  // Every value the server knows is redacted, passed ones included: the command may use them, not print them.
+  const secrets = secretValues();
+  const clean = (t: string) => redact(stripAnsi(t), secrets);
+  const redactors = { out: new StreamRedactor(secrets), err: new StreamRedactor(secrets) };
   const finish = (exitCode: number | null, signal: string | null, spawnError?: string): RunResult => {
+    for (const [k, sink] of [["out", stdout], ["err", stderr]] as const) {
+      const rest = redactors[k].end();
+      sink.push(rest);
+      all.push(rest);
+    }
     const o = stdout.finish();
     const e = stderr.finish();
     const a = all.finish();
@@ -116,9 +148,9 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
       timedOut,
       cancelled,
       durationMs: Math.round(performance.now() - started),
-      output: { stdout: stripAnsi(o.text), stderr: stripAnsi(e.text), all: stripAnsi(a.text) },
+      output: { stdout: clean(o.text), stderr: clean(e.text), all: clean(a.text) },
       truncated: o.truncated || e.truncated || a.truncated,
-      spawnError,
+      spawnError: spawnError === undefined ? undefined : redact(spawnError, secrets),
     };
   };
 
@@ -127,10 +159,13 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     return finish(null, null);
   }
 
-  const child = execa(cmd, {
-    shell: SHELL,
+  const marker = randomBytes(8).toString("hex");
+  const env = commandEnv(opts.env, opts.passEnv, marker);
+  const shell = SHELL === true ? "/bin/sh" : SHELL;
+  const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd) : [shell, "-c", cmd];
+  const child = execa(argv[0]!, argv.slice(1), {
     cwd: opts.cwd,
-    env: cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0", CI: "true", ...opts.env }),
+    env,
     extendEnv: false,
     stdin: "ignore",
     detached: true,
@@ -140,14 +175,15 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   });
   const pid = child.pid;
   if (pid !== undefined) liveGroups.add(pid);
+  liveMarkers.add(marker);
 
-  const onData = (sink: CappedText) => (chunk: Buffer | string) => {
-    const s = typeof chunk === "string" ? chunk : chunk.toString("utf8");
+  const onData = (sink: CappedText, r: StreamRedactor) => (chunk: Buffer | string) => {
+    const s = r.push(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
     sink.push(s);
     all.push(s);
   };
-  child.stdout?.on("data", onData(stdout));
-  child.stderr?.on("data", onData(stderr));
+  child.stdout?.on("data", onData(stdout, redactors.out));
+  child.stderr?.on("data", onData(stderr, redactors.err));
   // Only after the listeners are attached: output of a fast command would be lost during an await.
   const recorded = pid !== undefined && opts.groupFile ? recordGroup(opts.groupFile, pid).catch(() => undefined) : undefined;
 
@@ -194,6 +230,9 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     if (killTimer) clearTimeout(killTimer);
     if (ticker) clearInterval(ticker);
     opts.signal?.removeEventListener("abort", onAbort);
+    // Whatever left the group (setsid, daemons) goes too: nothing a command starts outlives it.
+    killMarked(RUN_MARKER, marker);
+    liveMarkers.delete(marker);
     if (pid !== undefined) {
       killGroup(pid, "SIGKILL");
       liveGroups.delete(pid);

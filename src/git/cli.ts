@@ -2,6 +2,7 @@ import { stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { UserError, errorMessage } from "../util/errors.js";
+import { shellQuote } from "../util/text.js";
 
 /**
  * The one way code-trm runs the git CLI. Every call:
@@ -186,8 +187,23 @@ export async function gitOrNull(cwd: string, args: string[], opts: GitOptions = 
 
 /** Resolves the repository of `repoPath`: its top level and its common git directory. */
 export async function openRepo(repoPath: string): Promise<{ top: string; commonDir: string; gitDir: string }> {
-  const out = await gitOrNull(repoPath, ["rev-parse", "--show-toplevel", "--git-common-dir", "--absolute-git-dir"]).catch(() => null);
+  let failure = "";
+  const out = await git(repoPath, ["rev-parse", "--show-toplevel", "--git-common-dir", "--absolute-git-dir"]).catch((err: unknown) => {
+    failure = err instanceof GitError ? err.stderr : errorMessage(err);
+    return null;
+  });
   if (out === null) {
+    // git refuses a repository owned by another user (CVE-2022-24765) unless it is listed as safe.
+    const dubious = /detected dubious ownership in repository at '([^']+)'/.exec(failure);
+    if (dubious) {
+      throw new UserError(
+        `git refuses ${dubious[1]}: the repository is owned by another user (git's safe.directory protection), so code-trm cannot use it either.`,
+        `If you trust it, mark it safe: git config --global --add safe.directory ${shellQuote(dubious[1]!)} ; or run code-trm as the repository's owner.`,
+      );
+    }
+    if (/File name too long/i.test(failure) || path.resolve(repoPath).split("/").some((c) => Buffer.byteLength(c) > 255)) {
+      throw new UserError(`repoPath has a name longer than the file system allows (ENAMETOOLONG, 255 bytes per name): ${repoPath.slice(0, 120)}….`, "Pass the path of an existing checkout.");
+    }
     if ((await gitOrNull(repoPath, ["rev-parse", "--is-bare-repository"]))?.trim() === "true") {
       throw new UserError(`${repoPath} is a bare repository: it has no working tree to start from.`, "Pass the path of a checkout (git worktree add, or a clone) instead.");
     }
@@ -198,3 +214,4 @@ export async function openRepo(repoPath: string): Promise<{ top: string; commonD
   // git prints --git-common-dir relative to the directory it ran in (repoPath), not to the top level.
   return { top, commonDir: path.resolve(repoPath, common), gitDir };
 }
+

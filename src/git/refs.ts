@@ -31,7 +31,8 @@ export function newSessionId(now = new Date()): string {
 
 export function checkSessionId(id: string): string {
   if (!SESSION_ID_RE.test(id)) {
-    throw new UserError(`Malformed sessionId: ${JSON.stringify(id)}.`, "Use the sessionId returned by trm_start_session or listed by trm_list_sessions.");
+    // Never echoed whole: a malformed id may be megabytes.
+    throw new UserError(`Malformed sessionId: ${JSON.stringify(id.slice(0, 60))}${id.length > 60 ? ` (${id.length} characters, shown truncated)` : ""}.`, "Use the sessionId returned by trm_start_session or listed by trm_list_sessions.");
   }
   return id;
 }

@@ -5,6 +5,7 @@ import path from "node:path";
 import isogit from "isomorphic-git";
 import { UserError } from "../util/errors.js";
 import { git, GitError, gitOrNull, TRM_IDENTITY } from "./cli.js";
+import { redact, redactDeep } from "../util/secrets.js";
 
 /**
  * The user's checkout as a commit of its own: parent = their HEAD, tree = their working tree as it is
@@ -150,8 +151,9 @@ export async function updateRefs(cwd: string, updates: RefUpdate[], reason: stri
 }
 
 export async function writeNote(cwd: string, notesRef: string, commit: string, data: unknown): Promise<void> {
-  // Through stdin: evaluation records can exceed the kernel's per-argument limit (128 KiB).
-  await git(cwd, ["notes", `--ref=${notesRef}`, "add", "-f", "-F", "-", commit], { input: JSON.stringify(data) });
+  // Through stdin: evaluation records can exceed the kernel's per-argument limit (128 KiB). Nothing
+  // enters the repository with a credential of the server's in it (outputs, rationale, notes).
+  await git(cwd, ["notes", `--ref=${notesRef}`, "add", "-f", "-F", "-", commit], { input: JSON.stringify(redactDeep(data)) });
 }
 
 export async function readNote<T>(cwd: string, notesRef: string, commit: string): Promise<T | null> {
@@ -196,7 +198,7 @@ export async function readChain<T>(cwd: string, notesRef: string, tip: string, s
  */
 export async function writeCommitFast(commonDir: string, tree: string, parent: string, message: string): Promise<string> {
   const sig = { name: TRM_IDENTITY.name, email: TRM_IDENTITY.email, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: new Date().getTimezoneOffset() };
-  return isogit.writeCommit({ fs, gitdir: commonDir, commit: { message, tree, parent: [parent], author: sig, committer: sig } });
+  return isogit.writeCommit({ fs, gitdir: commonDir, commit: { message: redact(message), tree, parent: [parent], author: sig, committer: sig } });
 }
 
 /**

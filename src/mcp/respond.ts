@@ -1,6 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CandidateError } from "../candidate/types.js";
 import { UserError, errorMessage } from "../util/errors.js";
+import { explainSystemError } from "../util/sys-errors.js";
+import { truncate } from "../util/text.js";
 
 /** A successful result: structured content for programs and a compact text for clients that read text. */
 export function ok(structured: Record<string, unknown>, text: string): CallToolResult {
@@ -9,6 +11,7 @@ export function ok(structured: Record<string, unknown>, text: string): CallToolR
 
 /** Failures are tool results with isError (never protocol errors), saying what went wrong and what to do. */
 export function fail(err: unknown): CallToolResult {
+  err = explainSystemError(err) ?? err;
   if (err instanceof UserError) {
     const parts = [err.message];
     if (err instanceof CandidateError) {
@@ -25,7 +28,8 @@ export function fail(err: unknown): CallToolResult {
   }
   process.stderr.write(`code-trm: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   return {
-    content: [{ type: "text", text: `Unexpected error: ${errorMessage(err)}\nWhat to do: nothing was recorded for this call; retry once, and if it persists report it with this message.` }],
+    // Capped: an error may quote its input, and an input may be megabytes.
+    content: [{ type: "text", text: `Unexpected error: ${truncate(errorMessage(err), 4000)}\nWhat to do: nothing was recorded for this call; retry once, and if it persists report it with this message.` }],
     isError: true,
   };
 }

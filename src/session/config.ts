@@ -43,6 +43,10 @@ export const startSessionInput = {
     .optional()
     .describe("extra pass/fail signals"),
   testReport: z.string().optional().describe("JUnit XML file the test command writes"),
+  // A string ("NPM_TOKEN,GH_TOKEN") rather than an array: it costs half the schema tokens (see tools-list).
+  passEnv: z.string().max(2000).optional(),
+  sandbox: z.boolean().optional(),
+  network: z.boolean().optional(),
 };
 
 /** What is stored durably with the session (a git note on the baseline commit). */
@@ -68,6 +72,10 @@ export interface SessionConfig {
   checks: { name: string; cmd: string; weight: number }[];
   /** Worktree-relative path of a JUnit XML report the test command writes. */
   testReport?: string;
+  /** Credential-named variables the commands may see (util/secrets.ts); their values stay redacted. */
+  passEnv?: string[];
+  /** Commands run under bubblewrap (evaluate/sandbox.ts); network only with `network`. */
+  sandbox?: { network: boolean };
 }
 
 export type StartInput = z.infer<z.ZodObject<typeof startSessionInput>>;
@@ -114,5 +122,17 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
     linkPaths: input.linkPaths ?? [],
     checks,
     ...(input.testReport ? { testReport: normalizeRelPath(input.testReport) } : {}),
+    ...(input.passEnv?.trim() ? { passEnv: parsePassEnv(input.passEnv) } : {}),
+    ...(input.sandbox ? { sandbox: { network: input.network ?? false } } : {}),
   };
+}
+
+/** Names of the credential variables the commands may see, separated by commas or spaces. */
+function parsePassEnv(text: string): string[] {
+  const names = [...new Set(text.split(/[\s,]+/).filter(Boolean))];
+  const bad = names.find((n) => !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(n));
+  if (bad !== undefined) {
+    throw new UserError(`passEnv: ${JSON.stringify(bad.slice(0, 80))} is not an environment variable name.`, 'List variable names separated by commas, e.g. passEnv: "NPM_TOKEN,GH_TOKEN".');
+  }
+  return names;
 }

@@ -3,6 +3,8 @@ import { openRepo } from "../git/cli.js";
 import { checkSessionId, SESSION_ID_RE } from "../git/refs.js";
 import { listRefs } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
+import { acquireOwner } from "./owner-lock.js";
+import { cleanInterruptedStarts } from "./recover.js";
 import { registryDelete, registryGet, registrySet } from "./registry.js";
 import { Session } from "./session.js";
 
@@ -50,6 +52,9 @@ export class SessionManager {
         throw new UserError(`Unknown sessionId ${id}.`, "If the server restarted or the session was made elsewhere, call trm_list_sessions with the repoPath first; otherwise start a session.");
       }
     }
+    // Before anything that may kill a recorded command or reset the worktree: another live server's
+    // running command is not an orphan.
+    await acquireOwner(s.config.commonDir, id);
     await s.heal();
     return s;
   }
@@ -58,6 +63,9 @@ export class SessionManager {
   async list(repoPath: string): Promise<Session[]> {
     if (!path.isAbsolute(repoPath)) throw new UserError(`repoPath must be absolute: ${repoPath}.`);
     const repo = await openRepo(repoPath);
+    for (const id of await cleanInterruptedStarts(repo.top, repo.commonDir)) {
+      process.stderr.write(`code-trm: removed what an interrupted start of session ${id} left (refs, worktree, temporary index)\n`);
+    }
     const refs = await listRefs(repo.commonDir, "refs/tags/trm/");
     const ids = refs.map((r) => /^refs\/tags\/trm\/([^/]+)\/baseline$/.exec(r.ref)?.[1]).filter((x): x is string => !!x && SESSION_ID_RE.test(x));
     const out: Session[] = [];

@@ -16,6 +16,10 @@ import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
 import { reapRecorded } from "../evaluate/orphans.js";
+import { killMarked } from "../evaluate/sweep.js";
+import { releaseOwner } from "./owner-lock.js";
+import { commandPolicy } from "./policy.js";
+import { assertNoSecretsIn } from "./secret-scan.js";
 import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
 
 /** active: worktree present; ended: trm_end_session ran; abandoned: worktree gone without an end. */
@@ -211,6 +215,7 @@ export class Session {
       env: this.commandEnv(step),
       tickMs: progressIntervalMs(),
       groupFile: this.groupFile,
+      ...commandPolicy(this.config, this.worktree),
     });
   }
 
@@ -242,6 +247,7 @@ export class Session {
       let cachedFrom: string | undefined;
       const step = this.currentStep + 1;
       try {
+        await assertNoSecretsIn(this.worktree, applied.paths);
         await stageCandidate(this.worktree, applied.paths);
         tree = (await git(this.worktree, ["write-tree"])).trim();
         if (tree === this.tipTree) {
@@ -331,6 +337,8 @@ export class Session {
     return this.mutex.run(async () => {
       await this.settle();
       if (discard) await this.assertBranchFree();
+      // Daemons a command left behind (already killed when their command ended, unless they hid).
+      killMarked("TRM_SESSION_ID", this.id);
       await removeWorktree(this.top, this.worktree);
       if (discard) {
         const refs = await git(this.top, ["for-each-ref", "--format=%(refname)", this.refs.tagPrefix, this.refs.keepPrefix, this.refs.notes, this.refs.logs]);
@@ -339,6 +347,7 @@ export class Session {
         await git(this.top, ["update-ref", `${this.refs.keepPrefix}ended`, this.tip]);
       }
       this.ended = true;
+      await releaseOwner(this.config.commonDir, this.id);
     });
   }
 

@@ -1,16 +1,20 @@
-import { existsSync } from "node:fs";
-import { lstat, mkdir, symlink } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { access, lstat, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
+import { assertSandboxAvailable } from "../evaluate/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
 import { addWorktree, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
+import { explainSystemError, trmRefInTheWay } from "../util/sys-errors.js";
 import { normalizeRelPath, resolveInside } from "../util/paths.js";
 import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveConfig, type SessionConfig, type StartInput } from "./config.js";
 import type { CallContext } from "./context.js";
 import type { BaselineNote } from "./record.js";
+import { acquireOwner, releaseOwner, startingFile } from "./owner-lock.js";
+import { commandPolicy } from "./policy.js";
 import { registrySet } from "./registry.js";
 import { progressIntervalMs, Session } from "./session.js";
 
@@ -32,8 +36,18 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     throw new UserError(`repoPath must be absolute: ${input.repoPath}.`, "Pass the absolute path of the checkout, e.g. /home/me/project.");
   }
   const partial = resolveConfig(input);
+  // Before anything is created: without a working bwrap the start fails, it never runs unconfined.
+  if (partial.sandbox) assertSandboxAvailable();
   const linkPaths = partial.linkPaths.map((p) => normalizeRelPath(p));
   const repo = await openRepo(input.repoPath);
+  // Everything code-trm makes lives in the git directory: an unwritable one is said as such, up front.
+  await access(repo.commonDir, constants.W_OK).catch((err: NodeJS.ErrnoException) => {
+    throw explainSystemError(Object.assign(err, { path: repo.commonDir })) ?? err;
+  });
+  // A user's branch, tag or notes ref named `trm` blocks every trm/<id> ref: said before anything is made.
+  for (const ref of ["refs/heads/trm", "refs/tags/trm", "refs/notes/trm", "refs/notes/trm-logs"]) {
+    if (await resolveRefFast(repo.commonDir, ref)) throw trmRefInTheWay(ref);
+  }
   if (existsSync(path.join(repo.gitDir, "MERGE_HEAD"))) {
     // Not a refusal on safety grounds (we never touch the checkout), but the baseline would be ambiguous.
     throw new UserError("The checkout is in the middle of a merge.", "Finish or abort the merge, then start the session.");
@@ -56,6 +70,24 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
   if (existsSync(wt) || (await resolveRefFast(repo.commonDir, refs.baselineTag))) {
     throw new UserError(`Session id ${id} is already taken in this repository.`, "Retry: a new id is drawn on every start.");
   }
+  // The owner lock doubles as the "start in progress" mark: a start killed half-way leaves a lock of a
+  // dead process next to a `.starting` file, which the next server or prune cleans up (see recover.ts).
+  const starting = (await acquireOwner(repo.commonDir, id)) ? startingFile(repo.commonDir, id) : null;
+  if (starting) await writeFile(starting, `${process.pid}\n`);
+  try {
+    const made = await createSessionOwned(input, ctx, partial, linkPaths, repo, started, id);
+    if (starting) await rm(starting, { force: true });
+    return made;
+  } catch (err) {
+    if (starting) await rm(starting, { force: true });
+    await releaseOwner(repo.commonDir, id);
+    throw err;
+  }
+}
+
+async function createSessionOwned(input: StartInput, ctx: CallContext, partial: ReturnType<typeof resolveConfig>, linkPaths: string[], repo: Awaited<ReturnType<typeof openRepo>>, started: number, id: string) {
+  const refs = sessionRefs(id);
+  const wt = worktreePath(repo.commonDir, id);
   // The checkout of the worktree (the slow part) starts from the user's HEAD while the baseline is
   // built; a reset then brings in only the files their uncommitted work changed.
   const head = await readHead(repo.top);
@@ -121,6 +153,8 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
       signal: ctx.signal,
       onTick: (ms) => ctx.progress?.(`running setup (${Math.round(ms / 1000)}s)`),
       tickMs: progressIntervalMs(),
+      env: { TRM_SESSION_ID: id },
+      ...commandPolicy(config, wt),
     });
     setup = { cmd: r.cmd, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs, output: capHeadTail(r.output.all, 2000).text };
   }
@@ -179,10 +213,13 @@ async function initSubmodules(wt: string, timeoutSec: number, ctx: CallContext):
     tickMs: progressIntervalMs(),
   });
   if (r.exitCode === 0 && !r.timedOut) return { ok: missing.length === 0, message: `submodules initialised in the worktree: ${ready.map((m) => m.path).join(", ")}.${notInit}` };
-  const why = r.timedOut ? "timed out" : (r.output.stderr.trim().split("\n").pop() ?? `exit ${r.exitCode}`);
+  // git's last line is often only "failed to clone ... a second time"; the cause is in its fatal/error lines.
+  const lines = r.output.stderr.trim().split("\n").filter(Boolean);
+  const causes = lines.filter((l) => /^(fatal|error):/i.test(l.trim()));
+  const why = r.timedOut ? "timed out" : [...new Set(causes.length ? causes : lines.slice(-1))].slice(0, 4).join(" | ") || `exit ${r.exitCode}`;
   return {
     ok: false,
-    message: `submodules could not be initialised in the worktree (${capHeadTail(why, 300).text}); commands that need them will fail. Provide them with setupCmd or linkPaths.${notInit}`,
+    message: `submodules could not be initialised in the worktree (${capHeadTail(why, 600).text}); commands that need them will fail. Provide them with setupCmd or linkPaths.${notInit}`,
   };
 }
 

@@ -24,6 +24,7 @@ export function sessionTools(sessions: SessionManager) {
       baselineCommit: z.string(),
       uncommittedIncluded: z.boolean(),
       startMs: z.number(),
+      sandbox: z.boolean(),
       setup: z.object({ cmd: z.string(), ok: z.boolean(), exitCode: z.number().nullable(), durationMs: z.number(), output: z.string() }).optional(),
       submodules: z.object({ ok: z.boolean(), message: z.string() }).optional(),
       /** Files of the checkout that could not be read and are missing from the baseline. */
@@ -42,6 +43,7 @@ export function sessionTools(sessions: SessionManager) {
         baselineCommit: r.snap.commit,
         uncommittedIncluded: r.snap.dirty,
         startMs: r.startMs,
+        sandbox: !!r.session.config.sandbox,
         ...(r.setup ? { setup: r.setup } : {}),
         ...(r.submodules ? { submodules: r.submodules } : {}),
         ...(r.snap.skipped.length ? { unreadable: r.snap.skipped } : {}),
@@ -50,6 +52,7 @@ export function sessionTools(sessions: SessionManager) {
       const text = [
         `session ${r.session.id} started on branch ${r.branch} (baseline ${r.snap.commit.slice(0, 12)}${r.snap.dirty ? ", uncommitted changes included" : ""})`,
         `worktree: ${r.session.worktree}`,
+        ...(r.session.config.sandbox ? [`sandbox: bubblewrap active (worktree writable, rest read-only, ${r.session.config.sandbox.network ? "network allowed" : "no network"})`] : []),
         ...(r.submodules ? [`${r.submodules.ok ? "" : "note: "}${r.submodules.message}`] : []),
         ...(r.snap.skipped.length ? [`note: ${r.snap.skipped.length} file(s) of the checkout could not be read and are not in the baseline: ${r.snap.skipped.slice(0, 10).join(", ")}`] : []),
         ...(r.setup ? [`setup ${r.setup.ok ? "ok" : `FAILED (exit ${r.setup.exitCode})`}: ${r.setup.cmd}${r.setup.ok ? "" : `\n${r.setup.output}`}`] : []),
