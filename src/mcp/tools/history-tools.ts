@@ -4,7 +4,7 @@ import type { SessionManager } from "../../session/manager.js";
 import { fmt } from "../../evaluate/score.js";
 import { defineTool, READ_ONLY, type Hints } from "../register.js";
 import type { Session } from "../../session/session.js";
-import { figuresOut, historyItemOut } from "../shapes.js";
+import { figuresOut, historyItemOut, pointIn } from "../shapes.js";
 import { bestOffHistoryNote, figuresView, historyView, stateText, stateView } from "../views.js";
 
 const MOVES: Hints = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
@@ -96,7 +96,7 @@ export function historyTools(sessions: SessionManager) {
   const diff = defineTool({
     name: "trm_diff",
     description: "Unified diff and stat between two points: baseline|best|current|<step>|<checkpoint>.",
-    input: { sessionId: z.string(), from: z.string().optional().describe("default baseline"), to: z.string().optional().describe("default current"), paths: z.array(z.string()).max(100).optional() },
+    input: { sessionId: z.string(), from: pointIn.optional().describe("default baseline"), to: pointIn.optional().describe("default current"), paths: z.array(z.string()).max(100).optional() },
     output: {
       from: z.string(),
       to: z.string(),
