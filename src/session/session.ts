@@ -318,7 +318,7 @@ export class Session {
       try {
         commit = await writeCommitFast(this.config.commonDir, tree, this.tip, stepMessage(this.id, note));
         // The record goes first: a crash before the refs move leaves only an unreachable commit.
-        await writeNote(this.worktree, this.refs.notes, commit, note);
+        await writeNote(this.worktree, this.refs.notes, commit, note, { commonDir: this.config.commonDir, message: `trm: step ${step} record` });
         await updateRefs(
           this.worktree,
           [
@@ -341,7 +341,7 @@ export class Session {
       if (newBest) this.best = { commit, step, score: ev.score, onCurrentHistory: true };
       // The full logs are not part of the answer: they are written right after it, and the next
       // operation on the session waits for them (a crash in between loses that step's raw logs only).
-      if (Object.keys(logs).length > 0) this.afterReply(() => writeNote(this.worktree, this.refs.logs, commit, logs));
+      if (Object.keys(logs).length > 0) this.afterReply(() => writeNote(this.worktree, this.refs.logs, commit, logs, { commonDir: this.config.commonDir, message: `trm: step ${step} logs` }));
 
       const halt = this.halt();
       const diagnostics = correlateDiagnostics(ev, step, earlier);
