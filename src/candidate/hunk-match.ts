@@ -2,13 +2,21 @@ import { collapseWs, stripWs } from "./similarity.js";
 
 /**
  * Where a block of lines (a hunk's old side, or a `replace`'s oldText lines) sits in a file.
- * Strategies are tried from strict to tolerant; within each, the expected line is tried first, then
- * the nearest match in the whole file. Two matches equally near are a failure, never a guess.
+ * Strategies are tried from strict to tolerant; within each, every occurrence in the file is found and
+ * one is taken only when it is the only one or the stated line singles it out (see singleOut). Several
+ * occurrences the stated line does not decide between are a failure, never a guess.
  */
 export type MatchKind = "exact" | "whitespace" | "whitespace-stripped";
 
+/**
+ * How far (in lines) from the stated line the only occurrence of a repeated block still counts as the
+ * one meant: models' line numbers drift by a few lines, rarely by more, while repeated blocks
+ * (closing braces, the same call in two branches) are often a dozen lines apart.
+ */
+export const NEAR_WINDOW = 8;
+
 export type Placement =
-  | { ok: true; at: number; kind: MatchKind }
+  | { ok: true; at: number; kind: MatchKind; stale?: number }
   | { ok: false; reason: "not-found" }
   | { ok: false; reason: "ambiguous"; kind: MatchKind; at: number[] };
 
@@ -62,52 +70,81 @@ function matchesAt(file: string[], want: string[], at: number): boolean {
   return true;
 }
 
-/**
- * Visits the occurrences of the block's first line outward from `expected`: the first distance with a
- * match decides; a match on both sides at that distance is ambiguous. Without an expected line the
- * match must be unique in the whole file.
- */
-function search(index: LineIndex, norm: Normalizer | null, want: string[], expected: number | null): number[] {
+/** Every position (ascending) where the block matches in the normalised view; only the first line's occurrences are visited. */
+function search(index: LineIndex, norm: Normalizer | null, want: string[]): number[] {
   const file = index.view(norm);
   const last = file.length - want.length;
   if (last < 0) return [];
-  const pos = index.positions(norm, want[0]!);
-  const fits = (p: number) => p <= last && matchesAt(file, want, p);
-  if (expected === null) return pos.filter(fits).slice(0, 2);
-  const centre = Math.min(last, Math.max(0, expected));
-  let hi = 0;
-  while (hi < pos.length && pos[hi]! < centre) hi++;
-  let lo = hi - 1;
-  while (lo >= 0 || hi < pos.length) {
-    const dl = lo >= 0 ? centre - pos[lo]! : Infinity;
-    const dh = hi < pos.length ? pos[hi]! - centre : Infinity;
-    const d = Math.min(dl, dh);
-    const found: number[] = [];
-    if (dl === d) {
-      if (fits(pos[lo]!)) found.push(pos[lo]!);
-      lo--;
+  return index.positions(norm, want[0]!).filter((p) => p <= last && matchesAt(file, want, p));
+}
+
+/**
+ * The occurrence a stated line singles out among `found` (ascending): the only one; else the one at
+ * the stated line itself (what git apply takes); else the only one within NEAR_WINDOW lines of it.
+ * Null when none qualifies: without a stated line, several occurrences are never decided between.
+ */
+export function singleOut(found: number[], expected: number | null): number | null {
+  if (found.length === 1) return found[0]!;
+  if (expected === null || found.length === 0) return null;
+  if (found.includes(expected)) return expected;
+  const near = found.filter((p) => Math.abs(p - expected) <= NEAR_WINDOW);
+  return near.length === 1 ? near[0]! : null;
+}
+
+/**
+ * Positions where every line of the block matches but one, and that one may differ (a context line
+ * the model remembered from an older version). Since at most one line differs, the block starts at an
+ * occurrence of its first line or one before an occurrence of its second.
+ */
+function searchOneStale(index: LineIndex, norm: Normalizer | null, want: string[], mayDiffer: boolean[]): { at: number; stale: number }[] {
+  const file = index.view(norm);
+  const last = file.length - want.length;
+  if (last < 0 || want.length < 2) return [];
+  const starts = new Set<number>(index.positions(norm, want[0]!));
+  for (const p of index.positions(norm, want[1]!)) starts.add(p - 1);
+  const out: { at: number; stale: number }[] = [];
+  for (const p of [...starts].filter((x) => x >= 0 && x <= last).sort((a, b) => a - b)) {
+    let stale = -1;
+    for (let i = 0; i < want.length; i++) {
+      if (file[p + i] === want[i]) continue;
+      if (stale !== -1 || !mayDiffer[i]) {
+        stale = -2;
+        break;
+      }
+      stale = i;
     }
-    if (dh === d) {
-      if (fits(pos[hi]!)) found.push(pos[hi]!);
-      hi++;
-    }
-    if (found.length > 0) return found;
+    if (stale >= 0) out.push({ at: p, stale });
   }
-  return [];
+  return out;
 }
 
 /**
  * @param want lines to find (non-empty)
  * @param expected 0-based index where the block is believed to start, or null if unknown
+ * @param mayDiffer lines (a hunk's context) of which one may be stale when nothing matches otherwise;
+ *   the block must then have three lines or more, two of the others not blank, so the rest decides
  */
-export function placeBlock(index: LineIndex, want: string[], expected: number | null): Placement {
+export function placeBlock(index: LineIndex, want: string[], expected: number | null, mayDiffer?: boolean[]): Placement {
   for (const [kind, norm] of STRATEGIES) {
     const w = norm ? want.map(norm) : want;
     // Blank-only blocks normalise to nothing but empty lines; placing them by whitespace alone is a guess.
     if (norm && w.every((l) => l === "")) continue;
-    const found = search(index, norm, w, expected);
-    if (found.length === 1) return { ok: true, at: found[0]!, kind };
-    if (found.length > 1) return { ok: false, reason: "ambiguous", kind, at: found };
+    const found = search(index, norm, w);
+    if (found.length === 0) continue;
+    const at = singleOut(found, expected);
+    if (at !== null) return { ok: true, at, kind };
+    return { ok: false, reason: "ambiguous", kind, at: found };
+  }
+  if (mayDiffer && want.length >= 3) {
+    for (const [kind, norm] of STRATEGIES.slice(0, 2)) {
+      const w = norm ? want.map(norm) : want;
+      const found = searchOneStale(index, norm, w, mayDiffer).filter((f) => w.filter((l, i) => i !== f.stale && l.trim() !== "").length >= 2);
+      if (found.length === 0) continue;
+      const starts = found.map((f) => f.at);
+      const at = singleOut(starts, expected);
+      if (at !== null) return { ok: true, at, kind, stale: found.find((f) => f.at === at)!.stale };
+      return { ok: false, reason: "ambiguous", kind, at: starts };
+    }
   }
   return { ok: false, reason: "not-found" };
 }
@@ -128,4 +165,11 @@ export function findAllBlocks(index: LineIndex, want: string[]): { kind: MatchKi
     if (at.length > 0) return { kind, at };
   }
   return undefined;
+}
+
+/** "lines 78, 83, 87 and 92" (1-based), the first few of many followed by how many there are. */
+export function describeLines(at: number[], max = 6): string {
+  const shown = at.slice(0, max).map((a) => String(a + 1));
+  if (at.length > max) return `lines ${shown.join(", ")}, ... (${at.length} places)`;
+  return shown.length === 1 ? `line ${shown[0]}` : `lines ${shown.slice(0, -1).join(", ")} and ${shown[shown.length - 1]}`;
 }

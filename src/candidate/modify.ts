@@ -1,5 +1,5 @@
 import { normalizeInto } from "./paths.js";
-import { LineIndex, findAllBlocks, placeBlock, type MatchKind } from "./hunk-match.js";
+import { LineIndex, describeLines, findAllBlocks, placeBlock, type MatchKind } from "./hunk-match.js";
 import { reindent } from "./indent.js";
 import { applyLineEdits, describeRange, findOverlaps, type LineEdit } from "./line-edits.js";
 import { capLines, closestPart, plural } from "./report.js";
@@ -128,7 +128,7 @@ function replaceTolerant(ctx: FileCtx, e: Edit, n: number, order: number, oldTex
           const p = placeBlock(ctx.index, wantLines, null);
           if (p.ok) return { kind: p.kind, at: [p.at] };
           if (p.reason === "ambiguous") {
-            ctx.issue(n, `oldText is not in the file verbatim, and ${kindNote(p.kind)} it matches at several places (lines ${p.at.map((a) => a + 1).join(", ")})`, {
+            ctx.issue(n, `oldText is not in the file verbatim, and ${kindNote(p.kind)} it matches at several places (${describeLines(p.at)})`, {
               expected: capLines(wantLines),
               hint: "Copy oldText exactly from the file, with enough surrounding lines to be unique, or set all: true.",
             });

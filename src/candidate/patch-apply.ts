@@ -1,4 +1,4 @@
-import { LineIndex, placeBlock, type MatchKind } from "./hunk-match.js";
+import { describeLines, LineIndex, NEAR_WINDOW, placeBlock, type MatchKind } from "./hunk-match.js";
 import { reindent } from "./indent.js";
 import { applyLineEdits, describeRange, findOverlaps, type LineEdit, type NewLine } from "./line-edits.js";
 import type { Hunk } from "./patch-parse.js";
@@ -6,14 +6,15 @@ import { capLines, closestPart } from "./report.js";
 import type { TextDoc } from "./text.js";
 import type { CandidateIssue } from "./types.js";
 
-export type HunkResult = { ok: true; doc: TextDoc; fuzz: string[] } | { ok: false; issues: CandidateIssue[] };
+export type HunkResult = { ok: true; doc: TextDoc; fuzz: string[]; warnings: string[] } | { ok: false; issues: CandidateIssue[] };
 
 const RESEND_HINT =
   "Read the current lines (trm_read_files) and regenerate this hunk against them, or send the change as mode modify " +
   'with {"type":"replace","oldText":<lines copied from the file>,"newText":...}.';
 
-function placeOne(doc: TextDoc, index: LineIndex, h: Hunk, expected: number | null, file: string): { at: number; kind: MatchKind } | CandidateIssue {
-  const old = h.lines.filter((l) => l.kind !== "+").map((l) => l.text);
+function placeOne(doc: TextDoc, index: LineIndex, h: Hunk, expected: number | null, file: string): { at: number; kind: MatchKind; stale?: number } | CandidateIssue {
+  const oldSide = h.lines.filter((l) => l.kind !== "+");
+  const old = oldSide.map((l) => l.text);
   if (old.length === 0) {
     // Nothing to match against: the stated position is all there is.
     if (expected === null && doc.lines.length > 0) {
@@ -35,16 +36,21 @@ function placeOne(doc: TextDoc, index: LineIndex, h: Hunk, expected: number | nu
     }
     return { at, kind: "exact" };
   }
-  const p = placeBlock(index, old, expected);
-  if (p.ok) return { at: p.at, kind: p.kind };
+  const p = placeBlock(
+    index,
+    old,
+    expected,
+    oldSide.map((l) => l.kind === " "),
+  );
+  if (p.ok) return { at: p.at, kind: p.kind, ...(p.stale !== undefined ? { stale: p.stale } : {}) };
   if (p.reason === "ambiguous") {
-    const where = p.at.map((a) => a + 1).join(" and ");
+    const stated = expected === null ? "its @@ line has no line numbers" : `its stated line ${expected + 1} does not single one out (none is at it, and not exactly one within ${NEAR_WINDOW} lines of it)`;
     return {
       file,
       hunk: h.index,
-      message: `hunk ${h.index} (${h.header}) matches equally well at lines ${where}${p.kind === "exact" ? "" : " (ignoring whitespace)"}; refusing to guess`,
+      message: `hunk ${h.index} (${h.header}) matches at ${describeLines(p.at)}${p.kind === "exact" ? "" : " (ignoring whitespace)"} and ${stated}; refusing to guess`,
       expected: capLines(old),
-      hint: "Add unchanged lines around the change to make the context unique, or fix the @@ line numbers.",
+      hint: "Fix the @@ line number to the place you mean, or add unchanged lines around the change that occur only there.",
     };
   }
   return {
@@ -94,25 +100,44 @@ function toEdit(doc: TextDoc, h: Hunk, at: number, kind: MatchKind, order: numbe
 }
 
 /**
- * Two hunks that share only unchanged lines (an LLM splitting one change in two) can both apply: the
- * later one's leading context is dropped. Anything else overlapping is left for the overlap check.
+ * A placed hunk reduced to the runs of lines it really changes: its context only served to find the
+ * place. So hunks made against the same original whose contexts overlap (adjacent edits, each hunk's
+ * context holding the other's original line) both apply, and only changed lines can collide.
  */
-function trimSharedContext(edits: LineEdit[]): string[] {
-  const notes: string[] = [];
-  const sorted = [...edits].sort((a, b) => a.start - b.start || a.order - b.order);
-  let reach: LineEdit | undefined;
-  for (const e of sorted) {
-    if (reach && e.start < reach.end && e.end >= reach.end && e.start < e.end) {
-      const shared = reach.end - e.start;
-      const tailOk = reach.lines.slice(reach.lines.length - shared).every((l, i) => l === e.start + i);
-      const headOk = e.lines.slice(0, shared).every((l, i) => l === e.start + i);
-      if (tailOk && headOk) {
-        e.lines = e.lines.slice(shared);
-        e.start = reach.end;
-        notes.push(`${e.label} shares ${shared} context line(s) with ${reach.label}; both applied`);
-      }
+function changedRuns(e: LineEdit): LineEdit[] {
+  const runs: LineEdit[] = [];
+  let from = e.start;
+  let added: NewLine[] = [];
+  const flush = (to: number) => {
+    if (to > from || added.length > 0) runs.push({ start: from, end: to, lines: added, label: e.label, order: e.order });
+    added = [];
+  };
+  for (const l of e.lines) {
+    if (typeof l === "string") {
+      added.push(l);
+      continue;
     }
-    if (!reach || e.end > reach.end) reach = e;
+    flush(l);
+    from = l + 1;
+  }
+  flush(e.end);
+  const last = runs[runs.length - 1];
+  if (e.finalNewline !== undefined) {
+    // How the file ends is part of the change: it goes with a run that reaches the end.
+    if (last && last.end === e.end) last.finalNewline = e.finalNewline;
+    else runs.push({ start: e.end, end: e.end, lines: [], label: e.label, order: e.order, finalNewline: e.finalNewline });
+  }
+  return runs;
+}
+
+/** "hunk 2's context overlaps hunk 1" notes, for hunks whose placed ranges overlap but whose changes do not. */
+function sharedContextNotes(edits: LineEdit[]): string[] {
+  const sorted = [...edits].sort((a, b) => a.start - b.start || a.order - b.order);
+  const notes: string[] = [];
+  for (let i = 1; i < sorted.length; i++) {
+    const a = sorted[i - 1]!;
+    const b = sorted[i]!;
+    if (b.start < a.end) notes.push(`${b.label} and ${a.label} share ${Math.min(a.end, b.end) - b.start} line(s) of context; both applied`);
   }
   return notes;
 }
@@ -127,6 +152,7 @@ export function applyHunks(doc: TextDoc, hunks: Hunk[], file: string): HunkResul
   const fuzz: string[] = [];
   const edits: LineEdit[] = [];
   let drift = 0;
+  const warnings: string[] = [];
   hunks.forEach((h, order) => {
     const hasOld = h.lines.some((l) => l.kind !== "+");
     const stated = h.oldStart === null ? null : hasOld ? Math.max(0, h.oldStart - 1) : h.oldStart;
@@ -144,22 +170,30 @@ export function applyHunks(doc: TextDoc, hunks: Hunk[], file: string): HunkResul
     } else if (stated === null) parts.push(`placed by content at line ${placed.at + 1} (its @@ line has no line numbers)`);
     if (placed.kind !== "exact") parts.push(`matched ignoring ${placed.kind === "whitespace" ? "whitespace differences" : "all whitespace"}`);
     if (note) parts.push(note);
+    if (placed.stale !== undefined) {
+      const oldSide = h.lines.filter((l) => l.kind !== "+");
+      const line = placed.at + placed.stale;
+      warnings.push(
+        `${file} hunk ${h.index}: its context line ${JSON.stringify(oldSide[placed.stale]!.text)} is not in the file, whose line ${line + 1} is ${JSON.stringify(doc.lines[line])}; applied because its other lines match only there, and the file's line was kept`,
+      );
+    }
     if (parts.length > 0) fuzz.push(`${file} hunk ${h.index}: ${parts.join("; ")}`);
     if (stated !== null) drift = placed.at - stated;
   });
   if (issues.length > 0) return { ok: false, issues };
-  fuzz.push(...trimSharedContext(edits).map((n) => `${file}: ${n}`));
-  const overlaps = findOverlaps(edits);
+  fuzz.push(...sharedContextNotes(edits).map((n) => `${file}: ${n}`));
+  const runs = edits.flatMap(changedRuns);
+  const overlaps = findOverlaps(runs);
   if (overlaps.length > 0) {
     return {
       ok: false,
       issues: overlaps.map(([a, b]) => ({
         file,
         hunk: Number(b.label.replace(/\D/g, "")),
-        message: `${b.label} (${describeRange(b)}) overlaps ${a.label} (${describeRange(a)}) in the original file`,
+        message: `${b.label} changes ${describeRange(b)}, which ${a.label} also changes (${describeRange(a)}) in the original file`,
         hint: "Merge overlapping hunks into one hunk.",
       })),
     };
   }
-  return { ok: true, doc: applyLineEdits(doc, edits), fuzz };
+  return { ok: true, doc: applyLineEdits(doc, runs), fuzz, warnings };
 }

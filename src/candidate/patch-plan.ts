@@ -80,6 +80,7 @@ function applyInto(col: Collector, doc: TextDoc, fp: FilePatch, file: string): B
     return null;
   }
   col.fuzz.push(...r.fuzz);
+  col.warnings.push(...r.warnings);
   return encodeText(r.doc);
 }
 
@@ -175,6 +176,11 @@ async function planModify(col: Collector, fp: FilePatch, label: string, mode: st
   if (t === "binary") return;
   if (t === "missing") {
     const allAdds = fp.hunks.every((h) => h.lines.every((l) => l.kind === "+"));
+    // `--- a/path` with `@@ -0,0 +1,N @@`: git apply takes an empty old side for a creation, and so do we.
+    if (allAdds && fp.hunks.length === 1 && fp.hunks[0]!.oldStart === 0) {
+      await planNew(col, { ...fp, isNew: true, oldPath: null, oldPathRaw: null, newPath: path }, label);
+      return;
+    }
     col.issues.push({
       file: path,
       message: "does not exist, so it cannot be patched",

@@ -150,10 +150,27 @@ export async function updateRefs(cwd: string, updates: RefUpdate[], reason: stri
   }
 }
 
-export async function writeNote(cwd: string, notesRef: string, commit: string, data: unknown): Promise<void> {
+/**
+ * Attaches `data` as the note of `commit`. With `label`, the notes commit says what it holds (e.g.
+ * "trm: step 3 record") instead of git's fixed "Notes added by 'git notes add'", which `git log
+ * refs/notes/...` would show for every step alike.
+ */
+export async function writeNote(cwd: string, notesRef: string, commit: string, data: unknown, label?: { commonDir: string; message: string }): Promise<void> {
   // Through stdin: evaluation records can exceed the kernel's per-argument limit (128 KiB). Nothing
   // enters the repository with a credential of the server's in it (outputs, rationale, notes).
   await git(cwd, ["notes", `--ref=${notesRef}`, "add", "-f", "-F", "-", commit], { input: JSON.stringify(redactDeep(data)) });
+  if (label) await relabelNotesCommit(cwd, label.commonDir, notesRef, label.message);
+}
+
+/** Rewrites the tip commit of a notes ref with `message` (same tree, parents and dates), in-process. */
+async function relabelNotesCommit(cwd: string, commonDir: string, notesRef: string, message: string): Promise<void> {
+  const ref = notesRef.startsWith("refs/") ? notesRef : `refs/notes/${notesRef}`;
+  const oid = await resolveRefFast(commonDir, ref);
+  if (!oid) return;
+  const { commit } = await isogit.readCommit({ fs, gitdir: commonDir, oid });
+  const next = await isogit.writeCommit({ fs, gitdir: commonDir, commit: { ...commit, message: `${message}\n` } });
+  // Compare-and-swap: a note written meanwhile by another process keeps git's message rather than being lost.
+  await gitOrNull(cwd, ["update-ref", "-m", message, ref, next, oid]);
 }
 
 export async function readNote<T>(cwd: string, notesRef: string, commit: string): Promise<T | null> {

@@ -13,6 +13,7 @@ import { historyTools } from "./tools/history-tools.js";
 import { reviewTools } from "./tools/review-tools.js";
 import { suggestTools } from "./tools/suggest-tools.js";
 import { sessionTools } from "./tools/session-tools.js";
+import { explainSchemaErrors } from "./schema-errors.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -31,6 +32,7 @@ export function createServer(): McpServer {
   const sessions = new SessionManager();
   const tools = allTools(sessions) as unknown as ToolDef<z.ZodRawShape, z.ZodRawShape>[];
   for (const t of tools) registerTool(server, t);
+  explainSchemaErrors(server);
   // Calls still go through the SDK (and its zod validation); only the advertised schemas are leaner.
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing(tools) }));
   return server;

@@ -50,11 +50,17 @@ export function figuresView(s: Session) {
     step: s.currentStep,
     score: p?.score ?? null,
     emaScore: p?.ema ?? null,
-    bestScore: p?.bestScore ?? null,
-    bestStep: p?.bestStep ?? null,
+    // The session's best ever evaluated (the streak follows the current history).
+    bestScore: s.best?.score ?? p?.bestScore ?? null,
+    bestStep: s.best?.step ?? p?.bestStep ?? null,
     noImproveStreak: p?.noImproveStreak ?? 0,
     commit: s.tip,
   };
+}
+
+/** " (not on the current history: ...)" when the session's best was left behind by an undo, restore or reset. */
+export function bestOffHistoryNote(s: Session): string {
+  return s.best && !s.best.onCurrentHistory ? ` (not on the current history: tag trm/${s.id}/best, ${s.best.commit.slice(0, 12)})` : "";
 }
 
 export function stateView(s: Session) {
@@ -74,9 +80,9 @@ export function stateView(s: Session) {
   };
 }
 
-export function stateText(v: ReturnType<typeof stateView>): string {
+export function stateText(v: ReturnType<typeof stateView>, bestNote = ""): string {
   const lines = [
-    `session ${v.sessionId} (${v.status}) on ${v.branch}: step ${v.step}, score ${v.score === null ? "-" : fmt(v.score)}, ema ${v.emaScore === null ? "-" : fmt(v.emaScore)}, best ${v.bestScore === null ? "-" : `${fmt(v.bestScore)} at step ${v.bestStep}`}, streak ${v.noImproveStreak}`,
+    `session ${v.sessionId} (${v.status}) on ${v.branch}: step ${v.step}, score ${v.score === null ? "-" : fmt(v.score)}, ema ${v.emaScore === null ? "-" : fmt(v.emaScore)}, best ${v.bestScore === null ? "-" : `${fmt(v.bestScore)} at step ${v.bestStep}${bestNote}`}, streak ${v.noImproveStreak}`,
     ...v.history.map((h) => `  ${String(h.step).padStart(3)} ${h.commit.slice(0, 8)} ${fmt(h.score)}${h.tests === "skip" ? "" : ` tests ${h.tests}`}${h.build === "skip" ? "" : ` build ${h.build}`}  ${h.rationale}`),
     `halt: ${v.shouldHalt ? "STOP" : "continue"}: ${v.reasons.join("; ")}`,
   ];

@@ -17,16 +17,15 @@ async function moveTo(s: Session, target: { commit: string; tree: string }, entr
   await s.assertBranchFree();
   const old = s.tip;
   const changed = (await git(s.worktree, ["diff", "--name-only", "--no-renames", target.commit, old, "--"])).split("\n").filter(Boolean);
-  const best = s.bestEntry(entries);
   const updates: RefUpdate[] = [{ ref: s.refs.branch, next: target.commit, expected: old }, { ref: "HEAD", next: target.commit }];
   if (keepRef && old !== target.commit) updates.push({ ref: keepRef, next: old });
-  if (best) updates.push({ ref: s.refs.bestTag, next: best.commit });
+  // The best tag is the session's best ever evaluated: a move never takes it down or deletes it.
   await updateRefs(s.worktree, updates, reason);
-  if (!best) await git(s.worktree, ["update-ref", "-d", s.refs.bestTag]).catch(() => undefined);
   await git(s.worktree, ["reset", "--hard", "-q", target.commit]);
   s.entries = entries;
   s.tip = target.commit;
   s.tipTree = target.tree;
+  await s.readBest();
   return changed;
 }
 

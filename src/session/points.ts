@@ -24,9 +24,9 @@ export async function resolvePoint(s: Session, at: string): Promise<Point> {
   if (a === "current" || a === "head") return { label: "current", commit: s.tip, step: s.currentStep };
   if (a === "baseline") return { label: "baseline", commit: s.baseline.commit, step: 0 };
   if (a === "best") {
-    const b = await resolveRefFast(s.config.commonDir, s.refs.bestTag);
+    const b = s.best ?? (await s.readBest());
     if (!b) throw new UserError("No best step yet.", "Submit a candidate (or start with preflight) first.");
-    return { label: "best", commit: b, step: s.entries.find((e) => e.commit === b)?.step };
+    return { label: "best", commit: b.commit, step: b.step };
   }
   if (/^\d+$/.test(a)) {
     const n = Number(a);

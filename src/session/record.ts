@@ -49,21 +49,42 @@ function okTrailer(ok: boolean | undefined, skipped?: string): string {
   return ok ? "ok" : "fail";
 }
 
-/** The step commit message: the rationale for people, trailers for `git log --format=%(trailers)`. */
+/** Longest subject kept whole; a longer first line is cut at a word and the body carries it all. */
+const SUBJECT_CHARS = 60;
+
+function subjectOf(first: string): string {
+  if (first.length <= SUBJECT_CHARS) return first;
+  const cut = first.slice(0, SUBJECT_CHARS);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > SUBJECT_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}...`;
+}
+
+/** A check's name as a trailer key may spell it (letters, digits and '-'). */
+function trailerKey(name: string): string {
+  return name.replace(/[^A-Za-z0-9-]+/g, "-").replace(/^-+|-+$/g, "") || "unnamed";
+}
+
+/**
+ * The step commit message: a short subject, the whole rationale as the body (`git log` shows it in
+ * full), and trailers for `git log --format=%(trailers)`. Commands the session does not run get no
+ * trailer: "TRM-Build: skip" would say a build was skipped that does not exist.
+ */
 export function stepMessage(id: string, note: StepNote): string {
   const ev = note.evaluation;
-  const first = (note.rationale.split("\n")[0] ?? "").trim();
-  const subject = `trm step ${note.step}: ${first ? first.slice(0, 72) : `${note.candidate.mode} ${note.candidate.files.slice(0, 3).join(", ")}`}`;
-  const body = note.rationale.trim() && note.rationale.trim() !== first ? `\n\n${note.rationale.trim()}` : "";
+  const rationale = note.rationale.trim();
+  const first = (rationale.split("\n")[0] ?? "").trim();
+  const subject = `trm step ${note.step}: ${first ? subjectOf(first) : `${note.candidate.mode} ${note.candidate.files.slice(0, 3).join(", ")}`}`;
+  const body = rationale && rationale !== first.slice(0, SUBJECT_CHARS) ? `\n\n${rationale}` : "";
   const trailers = [
     `TRM-Session: ${id}`,
     `TRM-Step: ${note.step}`,
     `TRM-Score: ${note.score.toFixed(4)}`,
     `TRM-EMA: ${note.ema.toFixed(4)}`,
     `TRM-Best: ${note.bestScore.toFixed(4)}`,
-    `TRM-Tests: ${testsTrailer(ev)}`,
-    `TRM-Build: ${okTrailer(ev.okBuild)}`,
-    `TRM-Lint: ${okTrailer(ev.okLint)}`,
+    ...(ev.commands.test ? [`TRM-Tests: ${testsTrailer(ev)}`] : []),
+    ...(ev.commands.build ? [`TRM-Build: ${okTrailer(ev.okBuild)}`] : []),
+    ...(ev.commands.lint ? [`TRM-Lint: ${okTrailer(ev.okLint, ev.commands.lint.skipped)}`] : []),
+    ...Object.entries(ev.checks ?? {}).map(([name, ok]) => `TRM-Check-${trailerKey(name)}: ${ev.commands[`check:${name}`]?.skipped ? "skip" : ok ? "ok" : "fail"}`),
     ...(ev.perf ? [`TRM-Perf: ${ev.perf.value ?? "unreadable"}`] : []),
     `TRM-Mode: ${note.candidate.mode}`,
     ...(note.cachedFrom ? [`TRM-Cached-From: ${note.cachedFrom}`] : []),

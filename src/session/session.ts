@@ -6,7 +6,7 @@ import { suggestMode } from "../candidate/mode-suggest.js";
 import type { Candidate } from "../candidate/schema.js";
 import { evaluate, rescore, EvaluationCancelled, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
-import { bestPerf, foldProgress, haltDecision, type HaltDecision, type Progress } from "../evaluate/score.js";
+import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, GitError, gitOrNull } from "../git/cli.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
 import { addWorktree, branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast, updateRefs, writeCommitFast, writeNote } from "../git/session-git.js";
@@ -21,6 +21,14 @@ import { releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
+
+/** The best step ever evaluated in the session (tag `trm/<id>/best`), on the current history or not. */
+export interface SessionBest {
+  commit: string;
+  step: number;
+  score: number;
+  onCurrentHistory: boolean;
+}
 
 /** active: worktree present; ended: trm_end_session ran; abandoned: worktree gone without an end. */
 export type SessionStatus = "active" | "ended" | "abandoned";
@@ -95,6 +103,29 @@ export class Session {
     this.tip = tip;
     const last = this.entries[this.entries.length - 1];
     this.tipTree = last && last.commit === tip ? last.tree : this.baseline.tree;
+    await this.readBest();
+  }
+
+  /** The session's best, as the best tag and its record say (read on load and after every move). */
+  best: SessionBest | null = null;
+
+  async readBest(): Promise<SessionBest | null> {
+    const commit = await resolveRefFast(this.config.commonDir, this.refs.bestTag);
+    let found: SessionBest | null = null;
+    if (commit) {
+      const entry = this.entries.find((e) => e.commit === commit);
+      if (entry) found = { commit, step: entry.step, score: entry.evaluation.score, onCurrentHistory: true };
+      else if (commit === this.baseline.commit && this.preflight) found = { commit, step: 0, score: this.preflight.score, onCurrentHistory: true };
+      else {
+        const note = await readNote<StepNote>(this.config.commonDir, this.refs.notes, commit);
+        if (note?.kind === "step") found = { commit, step: note.step, score: note.evaluation.score, onCurrentHistory: false };
+      }
+    }
+    // A session written before the tag only moved up, or a tag removed by hand: the current history's best.
+    const own = this.bestEntry();
+    if (own && (!found || own.evaluation.score > found.score + IMPROVEMENT_EPSILON)) found = { commit: own.commit, step: own.step, score: own.evaluation.score, onCurrentHistory: true };
+    this.best = found;
+    return found;
   }
 
   /** The evaluated steps from the baseline up to `tip`, read from the commits and their notes (one git call). */
@@ -288,17 +319,20 @@ export class Session {
         improved: progress.improved,
         noImproveStreak: progress.noImproveStreak,
       };
+      const newBest = !this.best || ev.score > this.best.score + IMPROVEMENT_EPSILON;
       let commit: string;
       try {
         commit = await writeCommitFast(this.config.commonDir, tree, this.tip, stepMessage(this.id, note));
         // The record goes first: a crash before the refs move leaves only an unreachable commit.
-        await writeNote(this.worktree, this.refs.notes, commit, note);
+        await writeNote(this.worktree, this.refs.notes, commit, note, { commonDir: this.config.commonDir, message: `trm: step ${step} record` });
         await updateRefs(
           this.worktree,
           [
             { ref: this.refs.branch, next: commit, expected: this.tip },
             { ref: "HEAD", next: commit },
-            ...(progress.improved ? [{ ref: this.refs.bestTag, next: commit }] : []),
+            // Against the session's best, not the current history's: after an undo or a reset a lower score is
+            // new to this history but must not take the tag from a better step kept elsewhere.
+            ...(newBest ? [{ ref: this.refs.bestTag, next: commit }] : []),
           ],
           `trm: step ${step}`,
         );
@@ -310,9 +344,10 @@ export class Session {
       this.tip = commit;
       this.tipTree = tree;
       this.cache.set(tree, { commit, evaluation: ev });
+      if (newBest) this.best = { commit, step, score: ev.score, onCurrentHistory: true };
       // The full logs are not part of the answer: they are written right after it, and the next
       // operation on the session waits for them (a crash in between loses that step's raw logs only).
-      if (Object.keys(logs).length > 0) this.afterReply(() => writeNote(this.worktree, this.refs.logs, commit, logs));
+      if (Object.keys(logs).length > 0) this.afterReply(() => writeNote(this.worktree, this.refs.logs, commit, logs, { commonDir: this.config.commonDir, message: `trm: step ${step} logs` }));
 
       const halt = this.halt();
       const diagnostics = correlateDiagnostics(ev, step, earlier);
@@ -378,7 +413,7 @@ export class Session {
       status: this.status,
       step: this.currentStep,
       score: p?.score ?? null,
-      bestScore: p?.bestScore ?? null,
+      bestScore: this.best?.score ?? p?.bestScore ?? null,
       tests: last ? testsTrailer(last.evaluation) : null,
       createdAt: this.config.createdAt,
       worktreePath: this.worktree,

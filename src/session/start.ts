@@ -117,7 +117,7 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     const results = await Promise.allSettled([
       (async () => {
         await updateRefs(repo.top, [{ ref: refs.branch, next: snap.commit, expected: null }, { ref: refs.baselineTag, next: snap.commit, expected: null }], "trm: session start");
-        await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote);
+        await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote, { commonDir: repo.commonDir, message: "trm: baseline record (session config)" });
       })(),
       (async () => {
         const ready = await early;
@@ -161,8 +161,8 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
   if (input.preflight) {
     const { evaluation: ev, logs } = await session.evaluateHere(0, ctx);
     session.preflight = ev;
-    await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config, preflight: ev } satisfies BaselineNote);
-    await writeNote(repo.top, refs.logs, snap.commit, logs);
+    await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config, preflight: ev } satisfies BaselineNote, { commonDir: repo.commonDir, message: "trm: step 0 record (baseline preflight)" });
+    await writeNote(repo.top, refs.logs, snap.commit, logs, { commonDir: repo.commonDir, message: "trm: step 0 logs (baseline preflight)" });
     await session.reload();
     await updateRefs(repo.top, [{ ref: refs.bestTag, next: snap.commit }], "trm: preflight");
   }

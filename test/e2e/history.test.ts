@@ -30,11 +30,12 @@ describe("undo", () => {
     const s1 = await submit(id, filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)));
     expect(s1.score).toBe(1);
     const u = await srv.call<Any>("trm_undo", { sessionId: id });
-    expect(u).toMatchObject({ step: 0, score: 0.75, bestScore: 0.75, bestStep: 0, noImproveStreak: 0, filesRestored: ["src/stats.js"] });
+    // The session's best stays the undone step; the streak follows the current history.
+    expect(u).toMatchObject({ step: 0, score: 0.75, bestScore: 1, bestStep: 1, noImproveStreak: 0, filesRestored: ["src/stats.js"] });
     expect(u.undone).toMatchObject({ step: 1, commit: s1.commit });
     expect(readFileSync(path.join(wt, "src/stats.js"), "utf8")).toBe(baselineStats);
     expect(g(repo, "rev-parse", u.undone.keptAs).trim()).toBe(s1.commit);
-    expect(g(repo, "rev-parse", `trm/${id}/best`).trim()).toBe(g(repo, "rev-parse", `trm/${id}/baseline`).trim());
+    expect(g(repo, "rev-parse", `trm/${id}/best`).trim()).toBe(s1.commit);
     expect(g(wt, "status", "--porcelain", "--untracked-files=no")).toBe("");
     const again = await srv.raw("trm_undo", { sessionId: id });
     expect(again.isError).toBe(true);
@@ -49,7 +50,7 @@ describe("undo", () => {
     await submit(id, filesCandidate("a.txt", "a\n"), "noise");
     await srv.call("trm_undo", { sessionId: id });
     const u = await srv.call<Any>("trm_undo", { sessionId: id });
-    expect(u).toMatchObject({ step: 1, score: 0.5, bestScore: 0.75, bestStep: 0, noImproveStreak: 1 });
+    expect(u).toMatchObject({ step: 1, score: 0.5, bestScore: 1, bestStep: 2, noImproveStreak: 1 });
     const mine = await srv.call<Any>("trm_get_state", { sessionId: id });
     const fresh = await startServer();
     await fresh.call("trm_list_sessions", { repoPath: repo });

@@ -61,7 +61,7 @@ async function keptWork(s: Session): Promise<KeptWork[]> {
 export async function logView(s: Session) {
   const alpha = s.config.emaAlpha;
   const scored = s.entries.map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass }));
-  const best = s.bestEntry();
+  const best = s.best;
   const steps = s.entries.map((e, i) => {
     // Folding each prefix gives the figures the session had at that step, even after undo or restore.
     const p = foldProgress(scored.slice(0, i + 1), alpha)!;
@@ -94,6 +94,7 @@ export async function logView(s: Session) {
     commands: s.config.commands,
     baseline: { commit: s.baseline.commit, evaluated: !!s.preflight, uncommittedIncluded: s.config.uncommittedIncluded },
     ...figuresView(s),
+    bestOnCurrentHistory: s.best?.onCurrentHistory ?? true,
     halt: { shouldHalt: halt.shouldHalt, reasons: halt.reasons },
     steps,
     checkpoints: checkpoints.map((c) => ({ name: c.name, commit: c.commit, step: c.step, score: c.score, createdAt: c.createdAt, description: c.description, onCurrentHistory: c.onCurrentHistory })),
@@ -127,7 +128,7 @@ function renderLog(v: LogView, io: Io): string {
   }
   const lines = [
     `${p.bold(`session ${v.sessionId}`)} (${v.status}) on ${v.branch}, baseline ${v.baseline.commit.slice(0, 10)}${v.baseline.uncommittedIncluded ? " (uncommitted work included)" : ""}`,
-    `step ${v.step} · score ${fmtScore(v.score)} · ema ${fmtScore(v.emaScore)} · best ${v.bestScore === null ? "-" : `${fmtScore(v.bestScore)} at step ${v.bestStep}`} · streak ${v.noImproveStreak} · halt: ${v.halt.shouldHalt ? "stop" : "continue"} (${v.halt.reasons.join("; ")})`,
+    `step ${v.step} · score ${fmtScore(v.score)} · ema ${fmtScore(v.emaScore)} · best ${v.bestScore === null ? "-" : `${fmtScore(v.bestScore)} at step ${v.bestStep}${v.bestOnCurrentHistory ? "" : " (not on the current history; code-trm apply --best brings it in)"}`} · streak ${v.noImproveStreak} · halt: ${v.halt.shouldHalt ? "stop" : "continue"} (${v.halt.reasons.join("; ")})`,
     "",
     table(headers, rows, align, p),
   ];
@@ -137,9 +138,11 @@ function renderLog(v: LogView, io: Io): string {
       lines.push(`  ${c.name}  step ${c.step ?? "?"}  score ${fmtScore(c.score)}  ${c.commit.slice(0, 10)}${c.onCurrentHistory ? "" : " (off the current history)"}${c.description ? `  ${truncate(printable(c.description), 60)}` : ""}`);
     }
   }
-  if (v.kept.length) {
+  // A kept ref whose commits all came back onto the branch (a restore of the same point, a resubmit) is history, not lost work.
+  const off = v.kept.filter((k) => k.stepsOffHistory > 0);
+  if (off.length) {
     lines.push("", p.bold("undone / superseded work (kept reachable, not on the current history):"));
-    for (const k of v.kept) {
+    for (const k of off) {
       const what = k.step === null ? printable(k.subject) : `step ${k.step}, score ${fmtScore(k.score)}`;
       lines.push(`  ${k.ref}  ${p.yellow(k.commit.slice(0, 10))}  ${what}${k.stepsOffHistory > 1 ? ` (${k.stepsOffHistory} steps)` : ""}`);
     }

@@ -8,6 +8,7 @@ import { worktreeReader } from "../../candidate/write.js";
 import type { SessionManager } from "../../session/manager.js";
 import { UserError } from "../../util/errors.js";
 import { defineTool, READ_ONLY } from "../register.js";
+import { issueLines } from "../respond.js";
 
 const issueOut = z.object({
   file: z.string().optional(),
@@ -72,7 +73,7 @@ export function candidateTools(sessions: SessionManager) {
       const parsed = candidateSchema.safeParse(args.candidate);
       const invalid = (errors: CandidateIssue[]) => ({
         structured: { valid: false, errors, warnings: [] },
-        text: `not valid:\n${errors.map((e) => `- ${e.file ? `${e.file}${e.hunk !== undefined ? ` #${e.hunk}` : ""}: ` : ""}${e.message}${e.hint ? ` (hint: ${e.hint})` : ""}`).join("\n")}`,
+        text: ["not valid:", ...issueLines(errors)].join("\n"),
       });
       if (!parsed.success) return invalid(shapeIssues(parsed.error));
       return s.mutex.run(async () => {

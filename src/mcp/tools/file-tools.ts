@@ -4,8 +4,9 @@ import { readFiles, readLines } from "../../session/files.js";
 import { readLog } from "../../session/logs.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
+import { pointIn } from "../shapes.js";
 
-const at = z.string().optional().describe("baseline|best|current|<step>|<checkpoint>; default current");
+const at = pointIn.optional().describe("baseline|best|current|<step>|<checkpoint>; default current");
 
 export function fileTools(sessions: SessionManager) {
   const read = defineTool({

@@ -4,8 +4,8 @@ import type { SessionManager } from "../../session/manager.js";
 import { fmt } from "../../evaluate/score.js";
 import { defineTool, READ_ONLY, type Hints } from "../register.js";
 import type { Session } from "../../session/session.js";
-import { figuresOut, historyItemOut } from "../shapes.js";
-import { figuresView, historyView, stateText, stateView } from "../views.js";
+import { figuresOut, historyItemOut, pointIn } from "../shapes.js";
+import { bestOffHistoryNote, figuresView, historyView, stateText, stateView } from "../views.js";
 
 const MOVES: Hints = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
@@ -29,7 +29,7 @@ export function historyTools(sessions: SessionManager) {
       const v = stateView(s);
       return {
         structured: { ...stateOf(s), undone: r.undone, filesRestored: r.filesRestored },
-        text: `undid step ${r.undone.step} (kept as ${r.undone.keptAs}); restored ${r.filesRestored.join(", ") || "no files"}\n${stateText(v)}`,
+        text: `undid step ${r.undone.step} (kept as ${r.undone.keptAs}); restored ${r.filesRestored.join(", ") || "no files"}\n${stateText(v, bestOffHistoryNote(s))}`,
       };
     },
   });
@@ -57,7 +57,7 @@ export function historyTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       const r = await restorePoint(s, args.name);
       const v = stateView(s);
-      return { structured: { ...stateOf(s), ...r }, text: `restored ${r.restored}${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v)}` };
+      return { structured: { ...stateOf(s), ...r }, text: `restored ${r.restored}${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v, bestOffHistoryNote(s))}` };
     },
   });
 
@@ -89,14 +89,14 @@ export function historyTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       const r = await restorePoint(s, "baseline");
       const v = stateView(s);
-      return { structured: { ...stateOf(s), filesRestored: r.filesRestored, keptAs: r.keptAs }, text: `reset to baseline${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v)}` };
+      return { structured: { ...stateOf(s), filesRestored: r.filesRestored, keptAs: r.keptAs }, text: `reset to baseline${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v, bestOffHistoryNote(s))}` };
     },
   });
 
   const diff = defineTool({
     name: "trm_diff",
     description: "Unified diff and stat between two points: baseline|best|current|<step>|<checkpoint>.",
-    input: { sessionId: z.string(), from: z.string().optional().describe("default baseline"), to: z.string().optional().describe("default current"), paths: z.array(z.string()).max(100).optional() },
+    input: { sessionId: z.string(), from: pointIn.optional().describe("default baseline"), to: pointIn.optional().describe("default current"), paths: z.array(z.string()).max(100).optional() },
     output: {
       from: z.string(),
       to: z.string(),

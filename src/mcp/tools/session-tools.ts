@@ -8,7 +8,7 @@ import { startSession } from "../../session/start.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { diagnosticOut, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
-import { evaluationLine, evaluationView, stateText, stateView } from "../views.js";
+import { bestOffHistoryNote, evaluationLine, evaluationView, stateText, stateView } from "../views.js";
 
 const sessionId = z.string().describe("from trm_start_session");
 
@@ -103,7 +103,7 @@ export function sessionTools(sessions: SessionManager) {
         commit: r.commit,
         score: r.progress.score,
         emaScore: r.progress.ema,
-        bestScore: r.progress.bestScore,
+        bestScore: Math.max(r.progress.bestScore, s.best?.score ?? r.progress.bestScore),
         improved: r.progress.improved,
         noImproveStreak: r.progress.noImproveStreak,
         ...(r.ev.okBuild !== undefined ? { okBuild: r.ev.okBuild } : {}),
@@ -145,7 +145,7 @@ export function sessionTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       if (s.status === "active") await s.mutex.run(() => s.sync());
       const v = stateView(s);
-      return { structured: v, text: stateText(v) };
+      return { structured: v, text: stateText(v, bestOffHistoryNote(s)) };
     },
   });
 
@@ -170,15 +170,16 @@ export function sessionTools(sessions: SessionManager) {
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async run(args) {
       const s = await sessions.get(args.sessionId);
-      const best = s.bestEntry();
+      const best = s.best;
+      const offNote = bestOffHistoryNote(s);
       const branch = shortRef(s.refs.branch);
       await s.end(!!args.discard);
       sessions.forget(s.id);
-      const howToApply = args.discard ? [] : applyInstructions(s.id, branch, best?.commit ?? null, s.config.uncommittedIncluded);
+      const howToApply = args.discard ? [] : applyInstructions(s.id, branch, best?.commit ?? null, s.config.uncommittedIncluded, !!best && !best.onCurrentHistory);
       const structured = { ok: true, branch, bestCommit: best?.commit ?? null, bestStep: best?.step ?? null, discarded: !!args.discard, howToApply };
       const text = args.discard
         ? `session ${s.id} ended; worktree, branch, tags and notes deleted.`
-        : [`session ${s.id} ended; worktree removed; branch ${branch} kept${best ? ` (best: step ${best.step}, score ${fmt(best.evaluation.score)}, ${best.commit.slice(0, 12)})` : ""}.`, "to bring the result in:", ...howToApply.map((h) => `  ${h}`)].join("\n");
+        : [`session ${s.id} ended; worktree removed; branch ${branch} kept${best ? ` (best: step ${best.step}, score ${fmt(best.score)}, ${best.commit.slice(0, 12)}${offNote})` : ""}.`, "to bring the result in:", ...howToApply.map((h) => `  ${h}`)].join("\n");
       return { structured, text };
     },
   });
@@ -207,9 +208,10 @@ export function sessionTools(sessions: SessionManager) {
  * working tree only and refuses to overwrite uncommitted work. When the baseline carried uncommitted
  * work, a merge would also commit that work, so the git way is a diff of the session's own changes.
  */
-export function applyInstructions(id: string, branch: string, bestCommit: string | null, uncommittedIncluded: boolean): string[] {
+export function applyInstructions(id: string, branch: string, bestCommit: string | null, uncommittedIncluded: boolean, bestOffHistory = false): string[] {
   const base = `trm/${id}/baseline`;
   const out = [`code-trm apply ${id}   # as uncommitted changes in your working tree (add --best for the best step)`];
+  if (bestOffHistory) out.unshift(`code-trm apply ${id} --best   # the best step is not on the branch's current history: this brings it in`);
   if (uncommittedIncluded) {
     out.push(`git diff ${base} ${branch} | git apply   # the same with git: the session's changes on top of your working tree`);
   } else {

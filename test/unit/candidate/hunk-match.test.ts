@@ -12,13 +12,38 @@ describe("placeBlock", () => {
     expect(placeBlock(idx(file), ["x", "y"], 5)).toEqual({ ok: true, at: 5, kind: "exact" });
   });
 
-  it("takes the nearest match when the expected line is off", () => {
-    expect(placeBlock(idx(file), ["x", "y"], 6)).toEqual({ ok: true, at: 5, kind: "exact" });
-    expect(placeBlock(idx(file), ["x", "y"], 0)).toEqual({ ok: true, at: 1, kind: "exact" });
+  it("takes the only match within NEAR_WINDOW lines of an expected line that is off", () => {
+    const far = ["a", "x", "y", ...Array.from({ length: 17 }, (_, i) => `f${i}`), "x", "y", "z"];
+    expect(placeBlock(idx(far), ["x", "y"], 3)).toEqual({ ok: true, at: 1, kind: "exact" });
+    expect(placeBlock(idx(far), ["x", "y"], 12)).toEqual({ ok: true, at: 20, kind: "exact" });
+    // 9 and 10 lines away: neither is near enough to be singled out.
+    expect(placeBlock(idx(far), ["x", "y"], 10)).toEqual({ ok: false, reason: "ambiguous", kind: "exact", at: [1, 20] });
   });
 
-  it("refuses two matches at the same distance", () => {
+  it("refuses when several matches lie near the expected line and none is at it", () => {
     expect(placeBlock(idx(file), ["x", "y"], 3)).toEqual({ ok: false, reason: "ambiguous", kind: "exact", at: [1, 5] });
+    expect(placeBlock(idx(file), ["x", "y"], 6)).toEqual({ ok: false, reason: "ambiguous", kind: "exact", at: [1, 5] });
+  });
+
+  it("refuses a stated line far from every one of several matches (the reported cases)", () => {
+    const lines = Array.from({ length: 100 }, (_, i) => `line ${i}`);
+    for (const at of [77, 82, 86, 91]) lines[at] = "    return null;";
+    expect(placeBlock(idx(lines), ["    return null;"], 0)).toEqual({ ok: false, reason: "ambiguous", kind: "exact", at: [77, 82, 86, 91] });
+    const twice = Array.from({ length: 100 }, (_, i) => (i % 50 < 3 ? `block ${i % 50}` : `l${i}`));
+    expect(placeBlock(idx(twice), ["block 0", "block 1", "block 2"], 899)).toMatchObject({ ok: false, reason: "ambiguous", at: [0, 50] });
+    // A unique match is still found anywhere in the file.
+    expect(placeBlock(idx(twice), ["l10", "l11"], 899)).toEqual({ ok: true, at: 10, kind: "exact" });
+  });
+
+  it("tolerates one stale context line when the others match in one place only", () => {
+    const f = ["function f(a) {", "  const sorted = a.sort();", "  return {", "    count: a.length,", "  };", "}"];
+    const want = ["function f(a) {", "  const ordered = a.sort();", "  return {", "    count: a.length,"];
+    expect(placeBlock(idx(f), want, 0, [true, true, true, false])).toEqual({ ok: true, at: 0, kind: "exact", stale: 1 });
+    // Without context lines allowed to differ, or when the differing line is a removed one: not found.
+    expect(placeBlock(idx(f), want, 0)).toEqual({ ok: false, reason: "not-found" });
+    expect(placeBlock(idx(f), want, 0, [true, false, true, true])).toEqual({ ok: false, reason: "not-found" });
+    // Two differing lines are not one stale line.
+    expect(placeBlock(idx(f), ["function f(a) {", "  const ordered = a.sort();", "  return [", "    count: a.length,"], 0, [true, true, true, false])).toEqual({ ok: false, reason: "not-found" });
   });
 
   it("without an expected line, needs a unique match", () => {

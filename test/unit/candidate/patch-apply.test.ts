@@ -62,8 +62,8 @@ describe("patch placement", () => {
     expect(issues[0]!.file).toBe("b");
   });
 
-  it("refuses patching a missing file, and suggests /dev/null for pure additions", async () => {
-    const issues = await issuesOf({}, { mode: "patch", patch: "--- a/n.txt\n+++ b/n.txt\n@@ -0,0 +1 @@\n+x\n" });
+  it("refuses patching a missing file, and suggests /dev/null for pure additions not stated as -0,0", async () => {
+    const issues = await issuesOf({}, { mode: "patch", patch: "--- a/n.txt\n+++ b/n.txt\n@@ -1,0 +1 @@\n+x\n" });
     expect(issues[0]!.message).toMatch(/does not exist/);
     expect(issues[0]!.hint).toMatch(/dev\/null/);
   });
