@@ -7,6 +7,7 @@ import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { runCommand, type RunResult } from "./run.js";
 import { perfScore, testScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
+import type { TestIdentity } from "./test-identity.js";
 import type { Diagnostic, TestCounts } from "./types.js";
 
 export type CommandKind = "build" | "test" | "lint" | "bench";
@@ -31,6 +32,8 @@ export interface Evaluation {
   okBuild?: boolean;
   okLint?: boolean;
   tests?: TestCounts | null;
+  /** Tests of earlier steps now skipped or missing, counted in `tests` as failed (judge.ts). */
+  testIdentity?: TestIdentity;
   perf?: { value: number | null; score: number };
   components: Components;
   score: number;
@@ -171,7 +174,8 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
       // that is a failure the counts alone would hide.
       ev.tests = { ...ev.tests, failed: ev.tests.failed + 1, total: ev.tests.total + 1, failures: [...ev.tests.failures, { name: r.timedOut ? "(test command timed out)" : `(test command exited ${r.exitCode ?? r.signal})` }] };
     }
-    components.test = ev.tests ? testScore(ev.tests.passed, ev.tests.total) : 0;
+    // Skipped tests count for nothing; one that ran at an earlier step counts as failed (judge.ts).
+    components.test = ev.tests ? testScore(ev.tests.passed, ev.tests.passed + ev.tests.failed) : 0;
     ev.testsPass = !!ev.tests && ev.tests.total > 0 && ev.tests.failed === 0 && !!r && succeeded(r);
   }
   if (opts.commands.bench) {

@@ -43,6 +43,7 @@ export const startSessionInput = {
     .optional()
     .describe("extra pass/fail signals"),
   testReport: z.string().optional().describe("JUnit XML file the test command writes"),
+  protectTests: z.array(z.string().min(1).max(200)).max(20).optional().describe("globs candidates may not change"),
 };
 
 /** What is stored durably with the session (a git note on the baseline commit). */
@@ -68,6 +69,8 @@ export interface SessionConfig {
   checks: { name: string; cmd: string; weight: number }[];
   /** Worktree-relative path of a JUnit XML report the test command writes. */
   testReport?: string;
+  /** Globs of files a candidate may not change (the tests that judge it). */
+  protectTests?: string[];
 }
 
 export type StartInput = z.infer<z.ZodObject<typeof startSessionInput>>;
@@ -114,5 +117,6 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
     linkPaths: input.linkPaths ?? [],
     checks,
     ...(input.testReport ? { testReport: normalizeRelPath(input.testReport) } : {}),
+    ...(input.protectTests?.length ? { protectTests: input.protectTests.map((g) => g.trim()).filter(Boolean) } : {}),
   };
 }

@@ -6,6 +6,7 @@ import { suggestMode } from "../candidate/mode-suggest.js";
 import type { Candidate } from "../candidate/schema.js";
 import { evaluate, rescore, EvaluationCancelled, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
+import { judgeEvaluation } from "../evaluate/judge.js";
 import { bestPerf, foldProgress, haltDecision, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, GitError, gitOrNull } from "../git/cli.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
@@ -15,6 +16,7 @@ import { LIMITS } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
+import { assertTestsUntouched, describeTestChanges, testFileChanges } from "./test-files.js";
 import { reapRecorded } from "../evaluate/orphans.js";
 import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
 
@@ -224,6 +226,8 @@ export class Session {
       await this.assertBranchFree();
       const reader = worktreeReader(this.worktree);
       const plan = await planCandidate(candidate, reader);
+      assertTestsUntouched(plan.ops, this.config.protectTests ?? []);
+      const testFiles = testFileChanges(plan.ops, this.config.protectTests);
       // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
       // artifacts included.
       if (plan.ops.length === 0) {
@@ -255,6 +259,8 @@ export class Session {
         } else {
           ({ evaluation: ev, logs } = await this.evaluateHere(step, ctx, prevBest));
         }
+        // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
+        ev = judgeEvaluation(ev, step, this.entries, this.config.weights, this.config.checks);
       } catch (err) {
         await undo();
         if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
@@ -274,6 +280,7 @@ export class Session {
         rationale,
         ...(zNotes ? { zNotes } : {}),
         candidate: { mode: candidate.mode, files: applied.paths },
+        ...(testFiles.length ? { testFiles } : {}),
         evaluation: ev,
         ...(cachedFrom ? { cachedFrom } : {}),
         score: ev.score,
@@ -311,7 +318,8 @@ export class Session {
       const halt = this.halt();
       const diagnostics = correlateDiagnostics(ev, step, earlier);
       const failures = correlateFailures(ev, step, earlier);
-      const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom });
+      const testNote = describeTestChanges(testFiles);
+      const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, ...(testNote ? { notes: [testNote] } : {}) });
       return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
     });
   }

@@ -8,7 +8,7 @@ import { startSession } from "../../session/start.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { diagnosticOut, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
-import { evaluationLine, evaluationView, stateText, stateView } from "../views.js";
+import { evaluationLine, evaluationView, stateText, stateView, testsView } from "../views.js";
 
 const sessionId = z.string().describe("from trm_start_session");
 
@@ -94,7 +94,7 @@ export function sessionTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       const r = await s.submit(args.candidate, args.rationale ?? "", args.zNotes, ctx);
       const failureSteps = new Map(r.failures.map((f) => [f.item.name, f.introducedAtStep]));
-      const tests = r.ev.tests === undefined ? undefined : r.ev.tests === null ? null : { ...r.ev.tests, failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
+      const tests = r.ev.tests === undefined ? undefined : r.ev.tests === null ? null : { ...testsView(r.ev.tests), failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
       const structured = {
         step: r.step,
         commit: r.commit,
