@@ -1,10 +1,12 @@
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { mkdir, readFile, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../util/limits.js";
 import { capHeadTail } from "../util/text.js";
 import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
+import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
+import { missingPathNotice } from "./missing-paths.js";
 import { runCommand, type RunResult } from "./run.js";
 import { perfScore, testScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
 import type { TestIdentity } from "./test-identity.js";
@@ -70,6 +72,8 @@ export interface EvaluateOptions {
   tickMs?: number;
   /** Where a running command's process group is recorded, for recovery after a crash. */
   groupFile?: string;
+  /** The user's checkout and the folders linked from it: output naming other files of it is reported. */
+  checkout?: { root: string; linked: string[] };
 }
 
 export class EvaluationCancelled extends Error {
@@ -191,7 +195,12 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     if (key !== "bench" && !succeeded(r)) ev.diagnostics.push(...parseDiagnostics(r.output.all, { cwd: realCwd }).map((d) => ({ ...d, command: key })));
   }
   ev.diagnostics = dedupe(ev.diagnostics);
-  ev.notices.push(...environmentNotices(opts.cwd, results));
+  ev.notices.push(...environmentNotices(opts.cwd, results, opts.checkout));
+  if (opts.checkout) {
+    const leak = checkoutLeakNotice(Object.fromEntries(Object.entries(results).map(([k, r]) => [k, checkoutPathsIn(r.output.all, opts.checkout!.root, realCwd, opts.checkout!.linked)])));
+    // First, so that it is read before the score is trusted.
+    if (leak) ev.notices.unshift(leak);
+  }
   return { evaluation: ev, logs };
 }
 
@@ -222,10 +231,25 @@ function nodeModulesReachable(dir: string): boolean {
   }
 }
 
-function environmentNotices(cwd: string, results: Record<string, RunResult>): string[] {
+const lexists = (p: string) => {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function environmentNotices(cwd: string, results: Record<string, RunResult>, checkout?: { root: string }): string[] {
   const notices: string[] = [];
   for (const r of Object.values(results)) {
     if (r?.timedOut) notices.push(`"${r.cmd}" timed out and was killed with its child processes; raise timeoutSec if it needs longer.`);
+  }
+  if (checkout) {
+    for (const r of Object.values(results)) {
+      const n = missingPathNotice(r.cmd, r.timedOut ? null : r.exitCode, r.output.all, (rel) => lexists(path.join(cwd, rel)), (rel) => lexists(path.join(checkout.root, rel)));
+      if (n && !notices.includes(n)) notices.push(n);
+    }
   }
   const missing = Object.values(results).some((r) => r && !succeeded(r) && MISSING_DEP_RE.test(r.output.all));
   if (missing && existsSync(path.join(cwd, "package.json")) && !nodeModulesReachable(cwd)) {

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import { planCandidate } from "../candidate/plan.js";
@@ -16,6 +17,8 @@ import { LIMITS } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
+import { pythonIsolation, type PythonIsolation } from "./python-env.js";
+import { layerWorkspaces } from "./workspaces.js";
 import { assertTestsUntouched, describeTestChanges, testFileChanges } from "./test-files.js";
 import { reapRecorded } from "../evaluate/orphans.js";
 import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
@@ -197,6 +200,17 @@ export class Session {
     return { TRM_SESSION_ID: this.id, TRM_STEP: String(step) };
   }
 
+  /** Bytecode of the session's Python commands goes here, never next to the sources (python-env.ts). */
+  get pycacheDir(): string {
+    return path.join(this.config.commonDir, "trm", "pycache", this.config.id);
+  }
+
+  private isolation?: Promise<PythonIsolation>;
+  /** Read from the linked environments once per process: derivable again after a restart. */
+  pythonIsolation(): Promise<PythonIsolation> {
+    return (this.isolation ??= pythonIsolation(this.top, this.worktree, this.config.linkPaths, this.pycacheDir));
+  }
+
   async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf()): Promise<EvaluationRun> {
     return evaluate({
       cwd: this.worktree,
@@ -210,7 +224,8 @@ export class Session {
       previousBestPerf,
       signal: ctx.signal,
       onProgress: ctx.progress,
-      env: this.commandEnv(step),
+      env: { ...(await this.pythonIsolation()).env, ...this.commandEnv(step) },
+      checkout: { root: this.top, linked: this.config.linkPaths },
       tickMs: progressIntervalMs(),
       groupFile: this.groupFile,
     });
@@ -340,6 +355,7 @@ export class Session {
       await this.settle();
       if (discard) await this.assertBranchFree();
       await removeWorktree(this.top, this.worktree);
+      await rm(this.pycacheDir, { recursive: true, force: true });
       if (discard) {
         const refs = await git(this.top, ["for-each-ref", "--format=%(refname)", this.refs.tagPrefix, this.refs.keepPrefix, this.refs.notes, this.refs.logs]);
         for (const r of [...refs.split("\n").filter(Boolean), this.refs.branch]) await gitOrNull(this.top, ["update-ref", "-d", r]);
@@ -365,6 +381,7 @@ export class Session {
       }
       if (!(await resolveRefFast(this.config.commonDir, this.refs.branch))) return;
       await addWorktree(this.top, this.worktree, this.tip, this.id);
+      await layerWorkspaces(this.top, this.worktree);
     });
   }
 

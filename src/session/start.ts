@@ -13,6 +13,8 @@ import type { CallContext } from "./context.js";
 import type { BaselineNote } from "./record.js";
 import { registrySet } from "./registry.js";
 import { progressIntervalMs, Session } from "./session.js";
+import { layerWorkspaces, type LayerResult } from "./workspaces.js";
+import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 
 
 export interface SetupResult {
@@ -79,6 +81,7 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
     userBranch: snap.branch,
     uncommittedIncluded: snap.dirty,
   };
+  let layer: LayerResult = { layers: [], redirected: [] };
   try {
     // The refs and the config note do not depend on the checkout of the worktree: do both at once. All
     // of it settles before any cleanup, so nothing half-written is re-created after it.
@@ -100,6 +103,7 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
     await linkIgnored(repo.top, wt, linkPaths);
+    layer = await layerWorkspaces(repo.top, wt);
   } catch (err) {
     await removeWorktree(repo.top, wt).catch(() => undefined);
     // Only refs that are still ours: deleted with the value this start gave them.
@@ -124,6 +128,11 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
     });
     setup = { cmd: r.cmd, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs, output: capHeadTail(r.output.all, 2000).text };
   }
+  const notes = [...(await session.pythonIsolation()).notices];
+  if (layer.redirected.length > 0) {
+    notes.push(`workspace packages are linked from the worktree's own node_modules (${layer.redirected.slice(0, 6).join(", ")}${layer.redirected.length > 6 ? ", …" : ""}), so one package is tested against the candidate's version of another; everything else is reached from your checkout's node_modules.`);
+  }
+  let preflightFeedback: string | undefined;
   if (input.preflight) {
     const { evaluation: ev, logs } = await session.evaluateHere(0, ctx);
     session.preflight = ev;
@@ -131,8 +140,9 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
     await writeNote(repo.top, refs.logs, snap.commit, logs);
     await session.reload();
     await updateRefs(repo.top, [{ ref: refs.bestTag, next: snap.commit }], "trm: preflight");
+    preflightFeedback = renderFeedback({ step: 0, ev, progress: session.progress()!, halt: session.halt(), diagnostics: correlateDiagnostics(ev, 0, []), failures: correlateFailures(ev, 0, []) });
   }
-  return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch) };
+  return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch), notes, preflightFeedback };
 }
 
 export interface SubmoduleResult {

@@ -25,6 +25,12 @@ export function matchesGlob(file: string, glob: string): boolean {
   return false;
 }
 
+/** The whole path against the whole pattern: no any-depth names, no folder covering its contents. */
+export function matchesGlobExactly(file: string, glob: string): boolean {
+  const segs = file.split("/").filter((s) => s !== "" && s !== ".");
+  return expandBraces(glob.trim()).some((alt) => matchSegments(alt.replace(/^\.\//, "").split("/").filter((s) => s !== ""), segs));
+}
+
 function matchSegments(ps: string[], ss: string[]): boolean {
   const memo = new Map<number, boolean>();
   const go = (i: number, j: number): boolean => {

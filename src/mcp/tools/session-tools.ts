@@ -8,7 +8,7 @@ import { startSession } from "../../session/start.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { diagnosticOut, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
-import { evaluationLine, evaluationView, stateText, stateView, testsView } from "../views.js";
+import { evaluationView, stateText, stateView, testsView } from "../views.js";
 
 const sessionId = z.string().describe("from trm_start_session");
 
@@ -29,6 +29,8 @@ export function sessionTools(sessions: SessionManager) {
       /** Files of the checkout that could not be read and are missing from the baseline. */
       unreadable: z.array(z.string()).optional(),
       preflight: evaluationOut.optional(),
+      notes: z.array(z.string()).optional(),
+      feedback: z.string().optional(),
     },
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args, ctx) {
@@ -46,6 +48,8 @@ export function sessionTools(sessions: SessionManager) {
         ...(r.submodules ? { submodules: r.submodules } : {}),
         ...(r.snap.skipped.length ? { unreadable: r.snap.skipped } : {}),
         ...(pre ? { preflight: evaluationView(pre) } : {}),
+        ...(r.notes.length ? { notes: r.notes } : {}),
+        ...(r.preflightFeedback ? { feedback: r.preflightFeedback } : {}),
       };
       const text = [
         `session ${r.session.id} started on branch ${r.branch} (baseline ${r.snap.commit.slice(0, 12)}${r.snap.dirty ? ", uncommitted changes included" : ""})`,
@@ -53,7 +57,8 @@ export function sessionTools(sessions: SessionManager) {
         ...(r.submodules ? [`${r.submodules.ok ? "" : "note: "}${r.submodules.message}`] : []),
         ...(r.snap.skipped.length ? [`note: ${r.snap.skipped.length} file(s) of the checkout could not be read and are not in the baseline: ${r.snap.skipped.slice(0, 10).join(", ")}`] : []),
         ...(r.setup ? [`setup ${r.setup.ok ? "ok" : `FAILED (exit ${r.setup.exitCode})`}: ${r.setup.cmd}${r.setup.ok ? "" : `\n${r.setup.output}`}`] : []),
-        ...(pre ? [`preflight (step 0): ${evaluationLine(pre)}`, ...pre.notices.map((n) => `note: ${n}`)] : []),
+        ...r.notes.map((n) => `note: ${n}`),
+        ...(r.preflightFeedback ? [`preflight (step 0): ${r.preflightFeedback}`] : []),
       ].join("\n");
       return { structured, text };
     },
