@@ -1,13 +1,16 @@
-import { constants, existsSync } from "node:fs";
+import { constants, existsSync, lstatSync } from "node:fs";
 import { mkdir, open, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../util/limits.js";
 import { capHeadTail } from "../util/text.js";
 import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
+import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
+import { missingPathNotice } from "./missing-paths.js";
 import { runCommand, type RunResult } from "./run.js";
 import type { Sandbox } from "./sandbox.js";
 import { perfScore, testScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
+import type { TestIdentity } from "./test-identity.js";
 import type { Diagnostic, TestCounts } from "./types.js";
 
 export type CommandKind = "build" | "test" | "lint" | "bench";
@@ -32,6 +35,8 @@ export interface Evaluation {
   okBuild?: boolean;
   okLint?: boolean;
   tests?: TestCounts | null;
+  /** Tests of earlier steps now skipped or missing, counted in `tests` as failed (judge.ts). */
+  testIdentity?: TestIdentity;
   perf?: { value: number | null; score: number };
   components: Components;
   score: number;
@@ -71,6 +76,8 @@ export interface EvaluateOptions {
   /** Credential-named variables the commands may see, and the sandbox (run.ts). */
   passEnv?: string[];
   sandbox?: Sandbox;
+  /** The user's checkout and the folders linked from it: output naming other files of it is reported. */
+  checkout?: { root: string; linked: string[] };
 }
 
 export class EvaluationCancelled extends Error {
@@ -181,7 +188,8 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
       // that is a failure the counts alone would hide.
       ev.tests = { ...ev.tests, failed: ev.tests.failed + 1, total: ev.tests.total + 1, failures: [...ev.tests.failures, { name: r.timedOut ? "(test command timed out)" : `(test command exited ${r.exitCode ?? r.signal})` }] };
     }
-    components.test = ev.tests ? testScore(ev.tests.passed, ev.tests.total) : 0;
+    // Skipped tests count for nothing; one that ran at an earlier step counts as failed (judge.ts).
+    components.test = ev.tests ? testScore(ev.tests.passed, ev.tests.passed + ev.tests.failed) : 0;
     ev.testsPass = !!ev.tests && ev.tests.total > 0 && ev.tests.failed === 0 && !!r && succeeded(r);
   }
   if (opts.commands.bench) {
@@ -197,7 +205,12 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     if (key !== "bench" && !succeeded(r)) ev.diagnostics.push(...parseDiagnostics(r.output.all, { cwd: realCwd }).map((d) => ({ ...d, command: key })));
   }
   ev.diagnostics = dedupe(ev.diagnostics);
-  ev.notices.push(...environmentNotices(opts.cwd, results));
+  ev.notices.push(...environmentNotices(opts.cwd, results, opts.checkout));
+  if (opts.checkout) {
+    const leak = checkoutLeakNotice(Object.fromEntries(Object.entries(results).map(([k, r]) => [k, checkoutPathsIn(r.output.all, opts.checkout!.root, realCwd, opts.checkout!.linked)])));
+    // First, so that it is read before the score is trusted.
+    if (leak) ev.notices.unshift(leak);
+  }
   return { evaluation: ev, logs };
 }
 
@@ -228,10 +241,25 @@ function nodeModulesReachable(dir: string): boolean {
   }
 }
 
-function environmentNotices(cwd: string, results: Record<string, RunResult>): string[] {
+const lexists = (p: string) => {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function environmentNotices(cwd: string, results: Record<string, RunResult>, checkout?: { root: string }): string[] {
   const notices: string[] = [];
   for (const r of Object.values(results)) {
     if (r?.timedOut) notices.push(`"${r.cmd}" timed out and was killed with its child processes; raise timeoutSec if it needs longer.`);
+  }
+  if (checkout) {
+    for (const r of Object.values(results)) {
+      const n = missingPathNotice(r.cmd, r.timedOut ? null : r.exitCode, r.output.all, (rel) => lexists(path.join(cwd, rel)), (rel) => lexists(path.join(checkout.root, rel)));
+      if (n && !notices.includes(n)) notices.push(n);
+    }
   }
   const missing = Object.values(results).some((r) => r && !succeeded(r) && MISSING_DEP_RE.test(r.output.all));
   if (missing && existsSync(path.join(cwd, "package.json")) && !nodeModulesReachable(cwd)) {

@@ -81,6 +81,8 @@ export function renderFeedback(args: {
   diagnostics: Correlated<Diagnostic>[];
   failures: Correlated<TestFailure>[];
   cachedFrom?: string;
+  /** Statements about the step itself (not its evaluation), e.g. that it changed test files. */
+  notes?: string[];
 }): string {
   const { step, ev, progress: p, halt } = args;
   const head: string[] = [];
@@ -102,7 +104,7 @@ export function renderFeedback(args: {
     }
   }
   head.push(sig.join(" · "));
-  for (const n of ev.notices) head.push(`note: ${n}`);
+  for (const n of [...(args.notes ?? []), ...ev.notices]) head.push(`note: ${n}`);
   if (ev.commands.test && !ev.commands.test.skipped && !ev.tests) {
     head.push(`note: could not read test results from the test command's output; the test score is 0. Formats read: ${KNOWN_TEST_FORMATS.join("; ")}.`);
   }

@@ -17,6 +17,16 @@ export interface TestCounts {
   format: string;
   /** Optional caveat about the counts, e.g. when the format does not list passing tests. */
   note?: string;
+  /**
+   * Every test the output names, with its outcome, when the format lists them all (TAP, JUnit, JSON
+   * reporters, unittest -v). Absent when only counts are printed: tests are then tracked by count.
+   */
+  cases?: TestCase[];
+}
+
+export interface TestCase {
+  name: string;
+  status: "passed" | "failed" | "skipped";
 }
 
 export interface Diagnostic {

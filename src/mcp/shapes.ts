@@ -50,6 +50,7 @@ export const historyItemOut = z.object({
   tests: z.string(),
   build: z.string(),
   rationale: z.string(),
+  testFiles: z.array(z.string()).optional(),
 });
 
 export const sessionSummaryOut = z.object({

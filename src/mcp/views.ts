@@ -11,7 +11,7 @@ export function evaluationView(ev: Evaluation) {
     score: ev.score,
     ...(ev.okBuild !== undefined ? { okBuild: ev.okBuild } : {}),
     ...(ev.okLint !== undefined ? { okLint: ev.okLint } : {}),
-    ...(ev.tests !== undefined ? { tests: ev.tests } : {}),
+    ...(ev.tests !== undefined ? { tests: testsView(ev.tests) } : {}),
     ...(ev.perf ? { perf: ev.perf } : {}),
     // Insertion order is evaluation order: build, test, lint, checks, bench.
     commands: Object.entries(ev.commands).flatMap(([kind, c]) => {
@@ -20,6 +20,13 @@ export function evaluationView(ev: Evaluation) {
     }),
     notices: ev.notices,
   };
+}
+
+/** Test counts as tools report them: the list of every test's name stays in the stored record only. */
+export function testsView<T extends Evaluation["tests"]>(tests: T): T {
+  if (!tests?.cases) return tests;
+  const { cases: _cases, ...rest } = tests;
+  return rest as T;
 }
 
 export function evaluationLine(ev: Evaluation): string {
@@ -40,6 +47,7 @@ export function historyView(s: Session, max = 20) {
     tests: testsTrailer(e.evaluation),
     build: e.evaluation.okBuild === undefined ? "skip" : e.evaluation.okBuild ? "ok" : "fail",
     rationale: truncate(e.step === 0 ? "(baseline preflight)" : (e.note?.rationale.split("\n")[0] ?? ""), 100),
+    ...(e.note?.testFiles?.length ? { testFiles: e.note.testFiles.map((t) => `${t.path} (${t.change})`) } : {}),
   }));
 }
 
@@ -83,7 +91,7 @@ export function stateView(s: Session) {
 export function stateText(v: ReturnType<typeof stateView>, bestNote = ""): string {
   const lines = [
     `session ${v.sessionId} (${v.status}) on ${v.branch}: step ${v.step}, score ${v.score === null ? "-" : fmt(v.score)}, ema ${v.emaScore === null ? "-" : fmt(v.emaScore)}, best ${v.bestScore === null ? "-" : `${fmt(v.bestScore)} at step ${v.bestStep}${bestNote}`}, streak ${v.noImproveStreak}`,
-    ...v.history.map((h) => `  ${String(h.step).padStart(3)} ${h.commit.slice(0, 8)} ${fmt(h.score)}${h.tests === "skip" ? "" : ` tests ${h.tests}`}${h.build === "skip" ? "" : ` build ${h.build}`}  ${h.rationale}`),
+    ...v.history.map((h) => `  ${String(h.step).padStart(3)} ${h.commit.slice(0, 8)} ${fmt(h.score)}${h.tests === "skip" ? "" : ` tests ${h.tests}`}${h.build === "skip" ? "" : ` build ${h.build}`}  ${h.rationale}${h.testFiles ? ` [changed tests: ${h.testFiles.join(", ")}]` : ""}`),
     `halt: ${v.shouldHalt ? "STOP" : "continue"}: ${v.reasons.join("; ")}`,
   ];
   if (v.zNotes) lines.push(`zNotes: ${truncate(v.zNotes, 500)}`);

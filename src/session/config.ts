@@ -47,6 +47,7 @@ export const startSessionInput = {
   passEnv: z.string().max(2000).optional(),
   sandbox: z.boolean().optional(),
   network: z.boolean().optional(),
+  protectTests: z.array(z.string().min(1).max(200)).max(20).optional().describe("globs candidates may not change"),
 };
 
 /** What is stored durably with the session (a git note on the baseline commit). */
@@ -76,6 +77,8 @@ export interface SessionConfig {
   passEnv?: string[];
   /** Commands run under bubblewrap (evaluate/sandbox.ts); network only with `network`. */
   sandbox?: { network: boolean };
+  /** Globs of files a candidate may not change (the tests that judge it). */
+  protectTests?: string[];
 }
 
 export type StartInput = z.infer<z.ZodObject<typeof startSessionInput>>;
@@ -124,6 +127,7 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
     ...(input.testReport ? { testReport: normalizeRelPath(input.testReport) } : {}),
     ...(input.passEnv?.trim() ? { passEnv: parsePassEnv(input.passEnv) } : {}),
     ...(input.sandbox ? { sandbox: { network: input.network ?? false } } : {}),
+    ...(input.protectTests?.length ? { protectTests: input.protectTests.map((g) => g.trim()).filter(Boolean) } : {}),
   };
 }
 

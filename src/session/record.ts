@@ -1,5 +1,6 @@
 import type { Evaluation } from "../evaluate/evaluate.js";
 import type { SessionConfig } from "./config.js";
+import type { TestFileChange } from "./test-files.js";
 
 /** Note attached to the baseline commit: the session's durable configuration (and step 0 when preflight ran). */
 export interface BaselineNote {
@@ -18,6 +19,8 @@ export interface StepNote {
   rationale: string;
   zNotes?: string;
   candidate: { mode: string; files: string[] };
+  /** Test files the candidate added, modified or deleted (test-files.ts). */
+  testFiles?: TestFileChange[];
   evaluation: Evaluation;
   /** Commit whose evaluation was reused because it had the same tree and commands. */
   cachedFrom?: string;

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import { planCandidate } from "../candidate/plan.js";
@@ -6,6 +7,7 @@ import { suggestMode } from "../candidate/mode-suggest.js";
 import type { Candidate } from "../candidate/schema.js";
 import { evaluate, rescore, EvaluationCancelled, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
+import { judgeEvaluation } from "../evaluate/judge.js";
 import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, GitError, gitOrNull } from "../git/cli.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
@@ -15,6 +17,9 @@ import { LIMITS } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
+import { pythonIsolation, type PythonIsolation } from "./python-env.js";
+import { layerWorkspaces } from "./workspaces.js";
+import { assertTestsUntouched, describeTestChanges, testFileChanges } from "./test-files.js";
 import { reapRecorded } from "../evaluate/orphans.js";
 import { killMarked } from "../evaluate/sweep.js";
 import { releaseOwner } from "./owner-lock.js";
@@ -230,6 +235,17 @@ export class Session {
     return { TRM_SESSION_ID: this.id, TRM_STEP: String(step) };
   }
 
+  /** Bytecode of the session's Python commands goes here, never next to the sources (python-env.ts). */
+  get pycacheDir(): string {
+    return path.join(this.config.commonDir, "trm", "pycache", this.config.id);
+  }
+
+  private isolation?: Promise<PythonIsolation>;
+  /** Read from the linked environments once per process: derivable again after a restart. */
+  pythonIsolation(): Promise<PythonIsolation> {
+    return (this.isolation ??= pythonIsolation(this.top, this.worktree, this.config.linkPaths, this.pycacheDir));
+  }
+
   async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf()): Promise<EvaluationRun> {
     return evaluate({
       cwd: this.worktree,
@@ -243,7 +259,8 @@ export class Session {
       previousBestPerf,
       signal: ctx.signal,
       onProgress: ctx.progress,
-      env: this.commandEnv(step),
+      env: { ...(await this.pythonIsolation()).env, ...this.commandEnv(step) },
+      checkout: { root: this.top, linked: this.config.linkPaths },
       tickMs: progressIntervalMs(),
       groupFile: this.groupFile,
       ...commandPolicy(this.config, this.worktree),
@@ -260,6 +277,8 @@ export class Session {
       await this.assertBranchFree();
       const reader = worktreeReader(this.worktree);
       const plan = await planCandidate(candidate, reader);
+      assertTestsUntouched(plan.ops, this.config.protectTests ?? []);
+      const testFiles = testFileChanges(plan.ops, this.config.protectTests);
       // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
       // artifacts included.
       if (plan.ops.length === 0) {
@@ -292,6 +311,8 @@ export class Session {
         } else {
           ({ evaluation: ev, logs } = await this.evaluateHere(step, ctx, prevBest));
         }
+        // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
+        ev = judgeEvaluation(ev, step, this.entries, this.config.weights, this.config.checks);
       } catch (err) {
         await undo();
         if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
@@ -311,6 +332,7 @@ export class Session {
         rationale,
         ...(zNotes ? { zNotes } : {}),
         candidate: { mode: candidate.mode, files: applied.paths },
+        ...(testFiles.length ? { testFiles } : {}),
         evaluation: ev,
         ...(cachedFrom ? { cachedFrom } : {}),
         score: ev.score,
@@ -352,7 +374,8 @@ export class Session {
       const halt = this.halt();
       const diagnostics = correlateDiagnostics(ev, step, earlier);
       const failures = correlateFailures(ev, step, earlier);
-      const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom });
+      const testNote = describeTestChanges(testFiles);
+      const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, ...(testNote ? { notes: [testNote] } : {}) });
       return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
     });
   }
@@ -375,6 +398,7 @@ export class Session {
       // Daemons a command left behind (already killed when their command ended, unless they hid).
       killMarked("TRM_SESSION_ID", this.id);
       await removeWorktree(this.top, this.worktree);
+      await rm(this.pycacheDir, { recursive: true, force: true });
       if (discard) {
         const refs = await git(this.top, ["for-each-ref", "--format=%(refname)", this.refs.tagPrefix, this.refs.keepPrefix, this.refs.notes, this.refs.logs]);
         for (const r of [...refs.split("\n").filter(Boolean), this.refs.branch]) await gitOrNull(this.top, ["update-ref", "-d", r]);
@@ -401,6 +425,7 @@ export class Session {
       }
       if (!(await resolveRefFast(this.config.commonDir, this.refs.branch))) return;
       await addWorktree(this.top, this.worktree, this.tip, this.id);
+      await layerWorkspaces(this.top, this.worktree);
     });
   }
 

@@ -17,6 +17,8 @@ import { acquireOwner, releaseOwner, startingFile } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
 import { registrySet } from "./registry.js";
 import { progressIntervalMs, Session } from "./session.js";
+import { layerWorkspaces, type LayerResult } from "./workspaces.js";
+import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 
 
 export interface SetupResult {
@@ -111,6 +113,7 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     userBranch: snap.branch,
     uncommittedIncluded: snap.dirty,
   };
+  let layer: LayerResult = { layers: [], redirected: [] };
   try {
     // The refs and the config note do not depend on the checkout of the worktree: do both at once. All
     // of it settles before any cleanup, so nothing half-written is re-created after it.
@@ -132,6 +135,7 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
     await linkIgnored(repo.top, wt, linkPaths);
+    layer = await layerWorkspaces(repo.top, wt);
   } catch (err) {
     await removeWorktree(repo.top, wt).catch(() => undefined);
     // Only refs that are still ours: deleted with the value this start gave them.
@@ -158,6 +162,11 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     });
     setup = { cmd: r.cmd, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs, output: capHeadTail(r.output.all, 2000).text };
   }
+  const notes = [...(await session.pythonIsolation()).notices];
+  if (layer.redirected.length > 0) {
+    notes.push(`workspace packages are linked from the worktree's own node_modules (${layer.redirected.slice(0, 6).join(", ")}${layer.redirected.length > 6 ? ", …" : ""}), so one package is tested against the candidate's version of another; everything else is reached from your checkout's node_modules.`);
+  }
+  let preflightFeedback: string | undefined;
   if (input.preflight) {
     const { evaluation: ev, logs } = await session.evaluateHere(0, ctx);
     session.preflight = ev;
@@ -165,8 +174,9 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     await writeNote(repo.top, refs.logs, snap.commit, logs, { commonDir: repo.commonDir, message: "trm: step 0 logs (baseline preflight)" });
     await session.reload();
     await updateRefs(repo.top, [{ ref: refs.bestTag, next: snap.commit }], "trm: preflight");
+    preflightFeedback = renderFeedback({ step: 0, ev, progress: session.progress()!, halt: session.halt(), diagnostics: correlateDiagnostics(ev, 0, []), failures: correlateFailures(ev, 0, []) });
   }
-  return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch) };
+  return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch), notes, preflightFeedback };
 }
 
 export interface SubmoduleResult {

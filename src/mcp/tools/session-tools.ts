@@ -8,7 +8,7 @@ import { startSession } from "../../session/start.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { diagnosticOut, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
-import { bestOffHistoryNote, evaluationLine, evaluationView, stateText, stateView } from "../views.js";
+import { bestOffHistoryNote, evaluationView, stateText, stateView, testsView } from "../views.js";
 
 const sessionId = z.string().describe("from trm_start_session");
 
@@ -30,6 +30,8 @@ export function sessionTools(sessions: SessionManager) {
       /** Files of the checkout that could not be read and are missing from the baseline. */
       unreadable: z.array(z.string()).optional(),
       preflight: evaluationOut.optional(),
+      notes: z.array(z.string()).optional(),
+      feedback: z.string().optional(),
     },
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args, ctx) {
@@ -48,6 +50,8 @@ export function sessionTools(sessions: SessionManager) {
         ...(r.submodules ? { submodules: r.submodules } : {}),
         ...(r.snap.skipped.length ? { unreadable: r.snap.skipped } : {}),
         ...(pre ? { preflight: evaluationView(pre) } : {}),
+        ...(r.notes.length ? { notes: r.notes } : {}),
+        ...(r.preflightFeedback ? { feedback: r.preflightFeedback } : {}),
       };
       const text = [
         `session ${r.session.id} started on branch ${r.branch} (baseline ${r.snap.commit.slice(0, 12)}${r.snap.dirty ? ", uncommitted changes included" : ""})`,
@@ -56,7 +60,8 @@ export function sessionTools(sessions: SessionManager) {
         ...(r.submodules ? [`${r.submodules.ok ? "" : "note: "}${r.submodules.message}`] : []),
         ...(r.snap.skipped.length ? [`note: ${r.snap.skipped.length} file(s) of the checkout could not be read and are not in the baseline: ${r.snap.skipped.slice(0, 10).join(", ")}`] : []),
         ...(r.setup ? [`setup ${r.setup.ok ? "ok" : `FAILED (exit ${r.setup.exitCode})`}: ${r.setup.cmd}${r.setup.ok ? "" : `\n${r.setup.output}`}`] : []),
-        ...(pre ? [`preflight (step 0): ${evaluationLine(pre)}`, ...pre.notices.map((n) => `note: ${n}`)] : []),
+        ...r.notes.map((n) => `note: ${n}`),
+        ...(r.preflightFeedback ? [`preflight (step 0): ${r.preflightFeedback}`] : []),
       ].join("\n");
       return { structured, text };
     },
@@ -97,7 +102,7 @@ export function sessionTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       const r = await s.submit(args.candidate, args.rationale ?? "", args.zNotes, ctx);
       const failureSteps = new Map(r.failures.map((f) => [f.item.name, f.introducedAtStep]));
-      const tests = r.ev.tests === undefined ? undefined : r.ev.tests === null ? null : { ...r.ev.tests, failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
+      const tests = r.ev.tests === undefined ? undefined : r.ev.tests === null ? null : { ...testsView(r.ev.tests), failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
       const structured = {
         step: r.step,
         commit: r.commit,

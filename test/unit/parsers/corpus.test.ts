@@ -8,9 +8,16 @@ import type { TestCounts } from "../../../src/evaluate/types.js";
 import { CWD, listCases, listOutputCaseIds, loadCase, type CorpusCase } from "./corpus.js";
 
 function run(c: CorpusCase): unknown {
-  if (c.parse === "tests") return parseTests(c.output, { cwd: CWD, ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}) });
+  if (c.parse === "tests") return withoutCases(parseTests(c.output, { cwd: CWD, ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}) }));
   if (c.parse === "diagnostics") return parseDiagnostics(c.output.all, { cwd: CWD });
   return parseBenchValue(c.output.all);
+}
+
+/** The list of every test's name is checked on its own (below), not in each expectation. */
+function withoutCases(r: TestCounts | null): TestCounts | null {
+  if (!r?.cases) return r;
+  const { cases: _cases, ...rest } = r;
+  return rest;
 }
 
 const ids = listCases();
@@ -32,6 +39,23 @@ describe("corpus of real outputs", () => {
   it.each(ids)("%s", (id) => {
     const c = loadCase(id);
     expect(run(c)).toEqual(c.expected);
+  });
+
+  it("names every test with its outcome where the format lists them all, agreeing with the counts", () => {
+    const named: string[] = [];
+    for (const id of ids) {
+      const c = loadCase(id);
+      if (c.parse !== "tests") continue;
+      const r = parseTests(c.output, { cwd: CWD, ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}) });
+      if (!r?.cases) continue;
+      named.push(id);
+      const n = (s: string) => r.cases!.filter((x) => x.status === s).length;
+      expect([n("passed"), n("skipped")], id).toEqual([r.passed, r.skipped]);
+      // A failure of a whole file or suite has no test case of its own.
+      expect(n("failed"), id).toBeLessThanOrEqual(r.failed);
+      for (const f of r.failures) if (n("failed") === r.failed) expect(r.cases.some((x) => x.name === f.name && x.status === "failed"), `${id}: ${f.name}`).toBe(true);
+    }
+    for (const t of ["node-test/node20-tap-failing", "vitest/json-failing", "jest/json-failing", "vitest/junit-failing"]) expect(named, t).toContain(t);
   });
 
   it("recognises every test output and finds the failures of every failing run", () => {

@@ -1,4 +1,4 @@
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { dedupeFailures } from "../util.js";
 
 /** What every test parser receives: the output cleaned once, so each parser does not strip ANSI again. */
@@ -20,16 +20,24 @@ export const TAIL_LINES = 2000;
 /** Failures kept in one result; the counts stay exact, only the list is cut. */
 export const MAX_FAILURES = 200;
 
+/**
+ * Test names kept for tracking tests across steps (they are stored with every step). A suite larger
+ * than this is tracked by counts only.
+ */
+export const MAX_CASES = 10_000;
+
 export function counts(
   format: string,
   c: { passed: number; failed: number; skipped: number; total?: number },
   failures: TestFailure[],
   note?: string,
+  cases?: TestCase[],
 ): TestCounts {
   const list = dedupeFailures(failures).slice(0, MAX_FAILURES);
   const total = c.total ?? c.passed + c.failed + c.skipped;
   const out: TestCounts = { passed: c.passed, failed: c.failed, skipped: c.skipped, total, failures: list, format };
   if (note) out.note = note;
+  if (cases && cases.length > 0 && cases.length <= MAX_CASES) out.cases = cases;
   return out;
 }
 

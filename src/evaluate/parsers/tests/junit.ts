@@ -9,7 +9,7 @@
  * `<skipped>` it did not run.
  */
 import { XMLParser } from "fast-xml-parser";
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, cleanText, firstProjectFrame, isRecord, normalizePath, str } from "../util.js";
 import { counts, failure } from "./common.js";
 
@@ -45,6 +45,7 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
   let failed = 0;
   let skipped = 0;
   const failures: TestFailure[] = [];
+  const cases: TestCase[] = [];
   const visitSuite = (suite: Record<string, unknown>, suiteFile: string | undefined): void => {
     const file = str(suite["@file"]) ?? suiteFile;
     for (const tc of asArray(suite.testcase)) {
@@ -52,17 +53,21 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
       const problems = [...asArray(tc.failure), ...asArray(tc.error)];
       if (problems.length > 0) {
         failed++;
-        failures.push(caseFailure(tc, problems[0], file, cwd));
+        const f = caseFailure(tc, problems[0], file, cwd);
+        failures.push(f);
+        cases.push({ name: f.name, status: "failed" });
       } else if (asArray(tc.skipped).length > 0) {
         skipped++;
+        cases.push({ name: caseName(tc), status: "skipped" });
       } else {
         passed++;
+        cases.push({ name: caseName(tc), status: "passed" });
       }
     }
     for (const child of asArray(suite.testsuite)) if (isRecord(child)) visitSuite(child, file);
   };
   for (const root of roots) if (isRecord(root)) visitSuite(root, undefined);
-  return counts("junit", { passed, failed, skipped }, failures);
+  return counts("junit", { passed, failed, skipped }, failures, undefined, cases);
 }
 
 function asArray(v: unknown): unknown[] {
@@ -80,14 +85,19 @@ function looksLikePath(s: string): boolean {
   return s.includes("/") || s.includes("\\") || /\.[cm]?[jt]sx?$|\.py$|\.rb$|\.go$|\.rs$/.test(s);
 }
 
-function caseFailure(tc: Record<string, unknown>, problem: unknown, suiteFile: string | undefined, cwd?: string): TestFailure {
+/** A test case's name as its failure is named, so a test is one identity whatever its outcome. */
+function caseName(tc: Record<string, unknown>): string {
   const name = str(tc["@name"]) ?? "(unnamed test)";
   const classname = str(tc["@classname"]) ?? "";
   // vitest puts the file in classname; Java and pytest put the class or module there.
-  let fullName = name;
+  return classname && !looksLikePath(classname) && !alreadyQualified(name, classname) ? `${classname}.${name}` : name;
+}
+
+function caseFailure(tc: Record<string, unknown>, problem: unknown, suiteFile: string | undefined, cwd?: string): TestFailure {
+  const classname = str(tc["@classname"]) ?? "";
+  const fullName = caseName(tc);
   let file = str(tc["@file"]) ?? suiteFile;
   if (classname && looksLikePath(classname)) file ??= classname;
-  else if (classname && !alreadyQualified(name, classname)) fullName = `${classname}.${name}`;
   const text = isRecord(problem) ? str(problem["#text"]) ?? "" : typeof problem === "string" ? problem : "";
   const attrMessage = isRecord(problem) ? str(problem["@message"]) : undefined;
   const body = cleanText(text);

@@ -7,7 +7,7 @@
  * (`# tests`, `# pass`, `# fail`, `# cancelled`, `# skipped`, `# todo`) they are used as the counts,
  * because they also cover cancelled tests that have no line of their own.
  */
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, firstProjectFrame, indentOf, normalizeName, normalizePath } from "../util.js";
 import { counts, failure, type TestInput } from "./common.js";
 
@@ -93,6 +93,7 @@ export function parseTap(input: TestInput): TestCounts | null {
   let failed = 0;
   let skipped = 0;
   const failures: TestFailure[] = [];
+  const cases: TestCase[] = [];
   const visit = (p: Point, prefix: string): boolean => {
     const full = prefix ? `${prefix} > ${p.name}` : p.name;
     if (p.children.length > 0) {
@@ -108,14 +109,17 @@ export function parseTap(input: TestInput): TestCounts | null {
     }
     if (p.directive !== null) {
       skipped++;
+      cases.push({ name: full, status: "skipped" });
       return false;
     }
     if (p.ok) {
       passed++;
+      cases.push({ name: full, status: "passed" });
       return false;
     }
     failed++;
     failures.push(toFailure(p, full, cwd));
+    cases.push({ name: full, status: "failed" });
     return true;
   };
   for (const p of roots) visit(p, "");
@@ -131,9 +135,11 @@ export function parseTap(input: TestInput): TestCounts | null {
         total: summary.tests,
       },
       failures,
+      undefined,
+      cases,
     );
   }
-  return counts("tap", { passed, failed, skipped }, failures);
+  return counts("tap", { passed, failed, skipped }, failures, undefined, cases);
 }
 
 /**

@@ -7,7 +7,7 @@
  * `_FailedTest`) and unexpected successes count as failures, as `wasSuccessful()` does; expected
  * failures count as skipped.
  */
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { innermostProjectFrame, readTraceback } from "../python-traceback.js";
 import { boundMessage } from "../util.js";
 import { counts, failure, type TestInput } from "./common.js";
@@ -53,7 +53,29 @@ export function parseUnittest(input: TestInput): TestCounts | null {
     i = j - 1;
   }
   const ranCount = ran;
-  return counts("unittest", { passed, failed, skipped, total: ranCount }, failures);
+  return counts("unittest", { passed, failed, skipped, total: ranCount }, failures, undefined, verboseCases(lines, ranAt, ran));
+}
+
+const VERBOSE_RE = /^(\S+) \(([^()\s]+)\)(?:\n.*)? \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)\s*$/;
+
+/**
+ * `-v` prints one `test_x (pkg.Class.test_x) ... ok` line per test (a docstring's first line may
+ * sit between the name and the dots). The names are used only when there is one per test that ran:
+ * output interleaved with the outcome lines would otherwise make tests look missing.
+ */
+function verboseCases(lines: string[], end: number, ran: number): TestCase[] | undefined {
+  const cases: TestCase[] = [];
+  for (let i = 0; i < end; i++) {
+    const line = lines[i]!;
+    if (!line.includes(" ... ")) continue;
+    let m = VERBOSE_RE.exec(line);
+    if (!m && i > 0 && /^\S+ \([^()\s]+\)$/.test(lines[i - 1]!)) m = VERBOSE_RE.exec(`${lines[i - 1]}\n${line}`);
+    if (!m) continue;
+    const outcome = m[3]!;
+    const status = outcome === "ok" ? "passed" : outcome === "FAIL" || outcome === "ERROR" || outcome === "unexpected success" ? "failed" : "skipped";
+    cases.push({ name: testName(`${m[1]} (${m[2]})`), status });
+  }
+  return cases.length === ran ? cases : undefined;
 }
 
 /**

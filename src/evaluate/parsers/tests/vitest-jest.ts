@@ -6,7 +6,7 @@
  * test results of its own; it is counted as one failed test named after the file, so that a broken
  * suite lowers the score instead of silently disappearing from the totals.
  */
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, findJson, firstProjectFrame, indentOf, isRecord, normalizePath, num, str } from "../util.js";
 import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
 
@@ -25,6 +25,7 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
   let failed = 0;
   let skipped = 0;
   const failures: TestFailure[] = [];
+  const cases: TestCase[] = [];
   for (const suite of doc.testResults as unknown[]) {
     if (!isRecord(suite)) continue;
     const file = normalizePath(str(suite.name) ?? str(suite.testFilePath) ?? "", cwd);
@@ -33,24 +34,28 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
     for (const a of assertions as unknown[]) {
       if (!isRecord(a)) continue;
       const status = str(a.status);
+      const ancestors = Array.isArray(a.ancestorTitles) ? a.ancestorTitles.filter((t): t is string => typeof t === "string") : [];
+      const title = str(a.title) ?? str(a.fullName) ?? "(unnamed test)";
+      const name = [...ancestors, title].join(" > ");
       if (status === "passed") {
         passed++;
+        cases.push({ name, status: "passed" });
         continue;
       }
       if (status !== "failed") {
         // pending, skipped, todo, disabled, focused-out: did not run.
         skipped++;
+        cases.push({ name, status: "skipped" });
         continue;
       }
       failed++;
       suiteFailed++;
-      const ancestors = Array.isArray(a.ancestorTitles) ? a.ancestorTitles.filter((t): t is string => typeof t === "string") : [];
-      const title = str(a.title) ?? str(a.fullName) ?? "(unnamed test)";
+      cases.push({ name, status: "failed" });
       const messages = Array.isArray(a.failureMessages) ? a.failureMessages.filter((m): m is string => typeof m === "string") : [];
       const text = messages.join("\n");
       const frame = firstProjectFrame(text, cwd);
       const loc = frame ?? locationField(a.location, file);
-      failures.push(failure([...ancestors, title].join(" > "), boundMessage(text), loc ?? (file ? { file } : undefined)));
+      failures.push(failure(name, boundMessage(text), loc ?? (file ? { file } : undefined)));
     }
     const status = str(suite.status);
     const suiteMessage = str(suite.message) ?? str(suite.failureMessage) ?? (isRecord(suite.testExecError) ? str(suite.testExecError.message) : undefined);
@@ -61,7 +66,7 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
       failures.push(failure(file || "(test file)", boundMessage(stripJestSuiteHeader(text)), firstProjectFrame(text, cwd) ?? (file ? { file } : undefined)));
     }
   }
-  return counts(format, { passed, failed, skipped }, failures);
+  return counts(format, { passed, failed, skipped }, failures, undefined, cases);
 }
 
 function locationField(v: unknown, file: string): { file?: string; line?: number } | undefined {

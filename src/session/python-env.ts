@@ -1,0 +1,115 @@
+/**
+ * Keeps Python commands on the candidate's code. An editable install in a linked environment
+ * (`pip install -e .` in a `.venv` listed in linkPaths) points into the user's checkout: through a
+ * `.pth` file that names a source folder, or a setuptools finder that maps package names to folders.
+ * The worktree's copies of those folders are put first on PYTHONPATH, which Python searches before
+ * site-packages and before the finders. Bytecode goes to a session folder (PYTHONPYCACHEPREFIX), never
+ * next to the sources: importing the checkout's code must not write into the checkout.
+ */
+import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { isInside } from "../util/paths.js";
+
+export interface PythonIsolation {
+  env: Record<string, string>;
+  /** Checkout folders redirected to the worktree's, relative to the repository. */
+  redirected: string[];
+  notices: string[];
+}
+
+const MAX_READ = 256 * 1024;
+
+/** Folders a site-packages directory makes importable that lie inside the checkout (absolute paths). */
+export async function editableSources(sitePackages: string): Promise<{ dirs: string[]; editableDists: { name: string; url: string }[] }> {
+  const dirs: string[] = [];
+  const editableDists: { name: string; url: string }[] = [];
+  const names = await readdir(sitePackages).catch(() => [] as string[]);
+  for (const n of names) {
+    const file = path.join(sitePackages, n);
+    if (n.endsWith(".pth")) {
+      const text = (await readFile(file, "utf8").catch(() => "")).slice(0, MAX_READ);
+      for (const raw of text.split("\n")) {
+        const line = raw.trim();
+        // As site.py reads them: comments and `import` lines are not paths.
+        if (!line || line.startsWith("#") || /^import[\s\t]/.test(line)) continue;
+        dirs.push(path.resolve(sitePackages, line));
+      }
+    } else if (/^__editable__.*_finder\.py$/.test(n)) {
+      // setuptools' finder: MAPPING: dict[str, str] = {'pkg': '/home/me/project/src/pkg'}
+      const text = (await readFile(file, "utf8").catch(() => "")).slice(0, MAX_READ);
+      const m = /^MAPPING\b[^=\n]*=\s*\{([^\n]*)\}/m.exec(text);
+      if (m) for (const e of m[1]!.matchAll(/'(?:[^'\\]|\\.)*'\s*:\s*'((?:[^'\\]|\\.)*)'/g)) dirs.push(path.dirname(e[1]!));
+    } else if (n.endsWith(".dist-info")) {
+      const raw = await readFile(path.join(file, "direct_url.json"), "utf8").catch(() => undefined);
+      if (!raw) continue;
+      try {
+        const j = JSON.parse(raw.slice(0, MAX_READ)) as { url?: unknown; dir_info?: { editable?: unknown } };
+        if (j.dir_info?.editable === true && typeof j.url === "string") editableDists.push({ name: n.replace(/-[^-]*\.dist-info$/, ""), url: j.url });
+      } catch {
+        // Not ours to judge.
+      }
+    }
+  }
+  return { dirs, editableDists };
+}
+
+async function sitePackagesOf(env: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const lib of ["lib", "lib64"]) {
+    for (const py of await readdir(path.join(env, lib)).catch(() => [] as string[])) {
+      const sp = path.join(env, lib, py, "site-packages");
+      if (/^python\d/.test(py) && existsSync(sp)) out.push(sp);
+    }
+  }
+  const win = path.join(env, "Lib", "site-packages");
+  if (existsSync(win)) out.push(win);
+  return [...new Set(out)];
+}
+
+/**
+ * What the session's commands need so that Python imports the worktree's code: `top` is the user's
+ * checkout, `wt` the worktree, `linkPaths` the folders linked from the checkout, `pycacheDir` a folder
+ * of the session for bytecode.
+ */
+export async function pythonIsolation(top: string, wt: string, linkPaths: string[], pycacheDir: string): Promise<PythonIsolation> {
+  const env: Record<string, string> = { PYTHONPYCACHEPREFIX: pycacheDir };
+  const redirected: string[] = [];
+  const notices: string[] = [];
+  for (const lp of linkPaths) {
+    const envDir = path.join(top, lp);
+    for (const sp of await sitePackagesOf(envDir)) {
+      // Python older than 3.8 ignores PYTHONPYCACHEPREFIX: no bytecode at all then.
+      if (/python3\.[0-7]\b|python2/.test(sp)) env.PYTHONDONTWRITEBYTECODE = "1";
+      const { dirs, editableDists } = await editableSources(sp);
+      let found = 0;
+      for (const d of dirs) {
+        if (!isInside(top, d) || isInside(envDir, d) || isInside(path.join(top, ".git"), d)) continue;
+        const rel = path.relative(top, d) || ".";
+        found++;
+        if (!redirected.includes(rel) && existsSync(path.join(wt, rel))) redirected.push(rel);
+      }
+      for (const dist of editableDists) {
+        if (found > 0 || !dist.url.startsWith("file://")) continue;
+        let p: string;
+        try {
+          p = new URL(dist.url).pathname;
+        } catch {
+          continue;
+        }
+        if (!isInside(top, p)) continue;
+        notices.push(
+          `${lp} holds an editable install of ${dist.name} from your checkout, and code-trm could not tell which folder it imports from: tests may run your checkout's code. Put the worktree's source folder first, e.g. testCmd "PYTHONPATH=src <command>", or reinstall it in the worktree with setupCmd.`,
+        );
+      }
+    }
+  }
+  if (redirected.length > 0) {
+    const wtDirs = redirected.map((r) => path.join(wt, r));
+    env.PYTHONPATH = [...wtDirs, ...(process.env.PYTHONPATH ? [process.env.PYTHONPATH] : [])].join(path.delimiter);
+    notices.push(
+      `editable install in ${linkPaths.join(", ")} points into your checkout (${redirected.join(", ")}): the worktree's ${redirected.length === 1 ? "copy is" : "copies are"} put first on PYTHONPATH so tests import the candidate's code.`,
+    );
+  }
+  return { env, redirected, notices };
+}

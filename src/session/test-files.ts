@@ -1,0 +1,49 @@
+/**
+ * Which files of a candidate are tests, so that a step that edits, deletes or adds tests says so, and
+ * `protectTests` can refuse it. Models under pressure to make tests pass change the tests; the user
+ * should see it on every such step.
+ */
+import type { FileOp } from "../candidate/types.js";
+import { UserError } from "../util/errors.js";
+import { matchesAnyGlob } from "../util/glob.js";
+
+export interface TestFileChange {
+  path: string;
+  change: "added" | "modified" | "deleted";
+}
+
+const TEST_DIRS = new Set(["test", "tests", "__tests__", "spec", "specs", "testing", "e2e"]);
+const TEST_NAME_RE = /(?:^test_.*\.py$|_test\.(?:py|go)$|\.(?:test|spec)\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(?:java|kt|cs)$|_spec\.rb$)/;
+
+/** By the conventions of the common runners: a test folder on the path, or a test file name. */
+export function isTestPath(p: string, protect: string[] = []): boolean {
+  const segs = p.split("/");
+  const name = segs[segs.length - 1] ?? "";
+  return segs.slice(0, -1).some((s) => TEST_DIRS.has(s)) || TEST_NAME_RE.test(name) || matchesAnyGlob(p, protect) !== undefined;
+}
+
+export function testFileChanges(ops: FileOp[], protect: string[] = []): TestFileChange[] {
+  return ops
+    .filter((o) => isTestPath(o.path, protect))
+    .map((o) => ({ path: o.path, change: o.op === "delete" ? ("deleted" as const) : o.create ? ("added" as const) : ("modified" as const) }));
+}
+
+/** Refuses a candidate that changes a file under `protectTests`; nothing has been written yet. */
+export function assertTestsUntouched(ops: FileOp[], protect: string[]): void {
+  if (protect.length === 0) return;
+  const hits = ops.flatMap((o) => {
+    const g = matchesAnyGlob(o.path, protect);
+    return g ? [`${o.path} (${o.op === "delete" ? "deleted" : o.create ? "added" : "modified"}, matches ${g})`] : [];
+  });
+  if (hits.length === 0) return;
+  throw new UserError(
+    `The candidate changes test files this session protects (protectTests): ${hits.slice(0, 10).join(", ")}${hits.length > 10 ? ", …" : ""}. Nothing was applied.`,
+    "Fix the code under test instead of the tests; leave the protected files out of the candidate.",
+  );
+}
+
+export function describeTestChanges(changes: TestFileChange[]): string | undefined {
+  if (changes.length === 0) return undefined;
+  const shown = changes.slice(0, 8).map((c) => `${c.path} (${c.change})`);
+  return `this step changed test files: ${shown.join(", ")}${changes.length > 8 ? `, … (${changes.length} in all)` : ""}`;
+}

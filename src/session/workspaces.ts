@@ -1,0 +1,166 @@
+/**
+ * JavaScript workspaces (npm / yarn `workspaces`, `pnpm-workspace.yaml`) link their packages into
+ * node_modules (`node_modules/a -> ../packages/a`). A worktree has no node_modules of its own, so Node
+ * and tsc walk up and find the checkout's, whose links lead to the checkout's packages: a fix in
+ * packages/a would be tested, from packages/b, against the unfixed a. The worktree therefore gets
+ * node_modules folders of its own whose entries are links: to the checkout's entries (nothing is
+ * downloaded or copied), except links into the checkout's own packages, which point at the worktree's.
+ * The folders are untracked and only ever staged by explicit path, so they are never committed.
+ */
+import { existsSync } from "node:fs";
+import { lstat, mkdir, readdir, readFile, readlink, realpath, symlink, unlink } from "node:fs/promises";
+import path from "node:path";
+import { isInside } from "../util/paths.js";
+import { matchesGlobExactly } from "../util/glob.js";
+
+const MAX_PACKAGES = 500;
+const MAX_DEPTH = 4;
+const SKIP_DIRS = new Set(["node_modules", ".git", "dist", "build", "coverage"]);
+
+/** The workspace patterns a repository declares (package.json workspaces, pnpm-workspace.yaml). */
+export function workspacePatterns(packageJson: string | undefined, pnpmYaml: string | undefined): string[] {
+  const out: string[] = [];
+  if (packageJson) {
+    try {
+      const j = JSON.parse(packageJson) as { workspaces?: unknown };
+      const w = j.workspaces;
+      const list = Array.isArray(w) ? w : w && typeof w === "object" && Array.isArray((w as { packages?: unknown }).packages) ? (w as { packages: unknown[] }).packages : [];
+      for (const p of list) if (typeof p === "string") out.push(p);
+    } catch {
+      // An unreadable package.json is the build's to report.
+    }
+  }
+  if (pnpmYaml) {
+    // packages:\n  - 'packages/*'\n  - "apps/**"\n  - '!**/test/**'  (a list under one key: no YAML library needed)
+    let inPackages = false;
+    for (const line of pnpmYaml.split("\n")) {
+      if (/^packages\s*:/.test(line)) {
+        inPackages = true;
+        continue;
+      }
+      if (inPackages && /^\S/.test(line)) inPackages = false;
+      const m = inPackages ? /^\s*-\s*['"]?([^'"#]+?)['"]?\s*(?:#.*)?$/.exec(line) : null;
+      if (m) out.push(m[1]!.trim());
+    }
+  }
+  return out;
+}
+
+/** Folders of the tree (relative) that match the patterns and hold a package.json. */
+async function packageDirs(root: string, patterns: string[]): Promise<string[]> {
+  const include = patterns.filter((p) => !p.startsWith("!")).map((p) => p.replace(/^\.\//, "").replace(/\/+$/, ""));
+  const exclude = patterns.filter((p) => p.startsWith("!")).map((p) => p.slice(1).replace(/^\.\//, ""));
+  const out: string[] = [];
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    if (out.length >= MAX_PACKAGES || depth > MAX_DEPTH) return;
+    for (const e of await readdir(path.join(root, rel), { withFileTypes: true }).catch(() => [])) {
+      if (!e.isDirectory() || SKIP_DIRS.has(e.name) || e.name.startsWith(".")) continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      // packages/* names packages/a, not packages/a/src.
+      if (include.some((p) => matchesGlobExactly(r, p)) && !exclude.some((p) => matchesGlobExactly(r, p)) && existsSync(path.join(root, r, "package.json"))) out.push(r);
+      await walk(r, depth + 1);
+    }
+  };
+  await walk("", 0);
+  return out;
+}
+
+export interface LayerResult {
+  /** node_modules folders made in the worktree (relative). */
+  layers: string[];
+  /** Workspace package links redirected to the worktree, e.g. "node_modules/a -> packages/a". */
+  redirected: string[];
+}
+
+/**
+ * Builds the node_modules layers of a workspace repository in the worktree `wt` of checkout `top`.
+ * Does nothing for a repository without workspaces or without installed node_modules.
+ */
+export async function layerWorkspaces(top: string, wt: string): Promise<LayerResult> {
+  const result: LayerResult = { layers: [], redirected: [] };
+  const patterns = workspacePatterns(await readFile(path.join(wt, "package.json"), "utf8").catch(() => undefined), await readFile(path.join(wt, "pnpm-workspace.yaml"), "utf8").catch(() => undefined));
+  if (patterns.length === 0) return result;
+  const realTop = await realpath(top);
+  const pkgs = await packageDirs(wt, patterns);
+  // Package folders of the checkout, real paths, longest first so nested packages win.
+  const roots = pkgs.map((r) => path.join(realTop, r)).sort((a, b) => b.length - a.length);
+  for (const dir of ["", ...pkgs]) {
+    const from = path.join(top, dir, "node_modules");
+    if (!(await isDir(from))) continue;
+    const to = path.join(wt, dir, "node_modules");
+    const st = await lstat(to).catch(() => null);
+    if (st?.isSymbolicLink()) {
+      // A whole-folder link made from linkPaths: its workspace links would lead into the checkout.
+      const target = await realpath(to).catch(() => "");
+      if (target !== (await realpath(from))) continue;
+      await unlink(to);
+    } else if (st) continue; // the worktree has its own (setupCmd installed it)
+    await mkdir(to);
+    result.layers.push(path.join(dir, "node_modules"));
+    await layerFolder(from, to, realTop, wt, roots, result, 0);
+  }
+  return result;
+}
+
+async function layerFolder(from: string, to: string, realTop: string, wt: string, roots: string[], result: LayerResult, depth: number): Promise<void> {
+  for (const name of await readdir(from)) {
+    const src = path.join(from, name);
+    const dst = path.join(to, name);
+    if (name === ".bin") {
+      await mkdir(dst);
+      for (const bin of await readdir(src).catch(() => [] as string[])) {
+        const b = path.join(src, bin);
+        const text = await readlink(b).catch(() => null);
+        // npm's bin links are relative (../a/cli.js): the same text here resolves through this layer,
+        // so a workspace package's command runs the worktree's file.
+        await symlink(text !== null && !path.isAbsolute(text) ? text : b, path.join(dst, bin));
+      }
+      continue;
+    }
+    if (name.startsWith("@") && depth === 0 && (await isDir(src))) {
+      const real = await realpath(src).catch(() => src);
+      if (intoPackages(real, roots)) {
+        await symlink(await redirect(real, realTop, wt), dst);
+        continue;
+      }
+      // A scope may mix workspace packages and installed ones: a folder of its own, linked per entry.
+      const entries = await readdir(src);
+      const anyOurs = await someAsync(entries, async (e) => intoPackages(await realpath(path.join(src, e)).catch(() => ""), roots));
+      if (anyOurs) {
+        await mkdir(dst);
+        await layerFolder(src, dst, realTop, wt, roots, result, 1);
+        continue;
+      }
+    }
+    const real = await realpath(src).catch(() => null);
+    if (real && intoPackages(real, roots)) {
+      const target = await redirect(real, realTop, wt);
+      await symlink(path.relative(to, target), dst);
+      result.redirected.push(`${path.relative(wt, dst)} -> ${path.relative(wt, target)}`);
+    } else {
+      await symlink(src, dst);
+    }
+  }
+}
+
+/** True for a path inside one of the checkout's workspace packages (not inside its node_modules). */
+function intoPackages(real: string, roots: string[]): boolean {
+  const root = roots.find((r) => isInside(r, real));
+  return !!root && !path.relative(root, real).split(path.sep).includes("node_modules");
+}
+
+async function redirect(real: string, realTop: string, wt: string): Promise<string> {
+  return path.join(wt, path.relative(realTop, real));
+}
+
+async function isDir(p: string): Promise<boolean> {
+  const st = await lstat(p).catch(() => null);
+  if (!st) return false;
+  if (st.isDirectory()) return true;
+  return st.isSymbolicLink() && !!(await realpath(p).then((r) => lstat(r)).catch(() => null))?.isDirectory();
+}
+
+async function someAsync<T>(xs: T[], f: (x: T) => Promise<boolean>): Promise<boolean> {
+  for (const x of xs) if (await f(x)) return true;
+  return false;
+}

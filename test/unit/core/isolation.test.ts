@@ -1,0 +1,111 @@
+/** The checkout-leak detector and the missing-path explanation, on real outputs. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { checkoutLeakNotice, checkoutPathsIn } from "../../../src/evaluate/checkout-leak.js";
+import { missingPathNotice, pathsInCommand } from "../../../src/evaluate/missing-paths.js";
+import { editableSources } from "../../../src/session/python-env.js";
+import { workspacePatterns } from "../../../src/session/workspaces.js";
+import { matchesGlobExactly } from "../../../src/util/glob.js";
+
+const CHECKOUT = "/work/proj";
+const WT = "/work/proj/.git/trm/worktrees/s1";
+
+/**
+ * Captured on this machine (Python 3.11.7, Node v20.20.2, tsc 6.0.3) from a worktree at
+ * <checkout>/.git/trm/worktrees/s1 importing code of the checkout (an absolute sys.path entry, an
+ * absolute require / import, a node_modules link into the checkout's packages); the checkout's path
+ * was then rewritten to /work/proj.
+ */
+const REAL = {
+  "py": "Traceback (most recent call last):\n  File \"/work/proj/.git/trm/worktrees/s1/tests/t.py\", line 4, in <module>\n    add(1, 2)\n  File \"/work/proj/src/pkg/core.py\", line 2, in add\n    return a + c\n               ^\nNameError: name 'c' is not defined\n",
+  "node-cjs": "/work/proj/packages/a/index.js:1\nexports.f = () => { throw new Error(\"boom from a\"); };\n                    ^\n\nError: boom from a\n    at exports.f (/work/proj/packages/a/index.js:1:27)\n    at module.exports (/work/proj/node_modules/dep/index.js:1:25)\n    at Object.<anonymous> (/work/proj/.git/trm/worktrees/s1/packages/b/t.js:3:1)\n    at Module._compile (node:internal/modules/cjs/loader:1521:14)\n    at Module._extensions..js (node:internal/modules/cjs/loader:1623:10)\n    at Module.load (node:internal/modules/cjs/loader:1266:32)\n    at Module._load (node:internal/modules/cjs/loader:1091:12)\n    at Function.executeUserEntryPoint [as runMain] (node:internal/modules/run_main:164:12)\n    at node:internal/main/run_main_module:28:49\n\nNode.js v20.20.2\n",
+  "node-esm": "file:///work/proj/packages/a/m.mjs:1\nexport const f = () => { throw new Error(\"esm boom\"); };\n                               ^\n\nError: esm boom\n    at f (file:///work/proj/packages/a/m.mjs:1:32)\n    at file:///work/proj/.git/trm/worktrees/s1/packages/b/t.mjs:2:1\n    at ModuleJob.run (node:internal/modules/esm/module_job:325:25)\n    at async ModuleLoader.import (node:internal/modules/esm/loader:606:24)\n    at async asyncRunEntryPointWithESMLoader (node:internal/modules/run_main:117:5)\n\nNode.js v20.20.2\n",
+  "tsc": "../../../../packages/t/index.ts(1,14): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+};
+
+describe("checkoutPathsIn", () => {
+  it("finds the checkout's files in a Python traceback, but not the worktree's", () => {
+    expect(checkoutPathsIn(REAL.py, CHECKOUT, WT)).toEqual(["src/pkg/core.py"]);
+  });
+
+  it("finds them in Node stack traces (CommonJS paths and ESM file:// URLs), passing over node_modules", () => {
+    expect(checkoutPathsIn(REAL["node-cjs"], CHECKOUT, WT)).toEqual(["packages/a/index.js"]);
+    expect(checkoutPathsIn(REAL["node-esm"], CHECKOUT, WT)).toEqual(["packages/a/m.mjs"]);
+  });
+
+  it("finds a tsc path that climbs out of the worktree into the checkout", () => {
+    expect(checkoutPathsIn(REAL.tsc, CHECKOUT, WT)).toEqual(["packages/t/index.ts"]);
+  });
+
+  it("reports nothing for output of the worktree alone, other folders, or linked paths", () => {
+    expect(checkoutPathsIn(`  File "${WT}/src/pkg/core.py", line 2\n../x.js:1`, CHECKOUT, WT)).toEqual([]);
+    expect(checkoutPathsIn("at f (/work/project2/a.js:1:1) /other/work/proj/a.js", CHECKOUT, WT)).toEqual([]);
+    expect(checkoutPathsIn(`${CHECKOUT}/.venv/bin/python: error; ${CHECKOUT}/.git/config`, CHECKOUT, WT, [".venv"])).toEqual([]);
+  });
+
+  it("is linear on hostile output", () => {
+    const big = `${CHECKOUT}/`.repeat(200_000) + "../".repeat(200_000);
+    const t = performance.now();
+    checkoutPathsIn(big, CHECKOUT, WT);
+    expect(performance.now() - t).toBeLessThan(2000);
+  });
+
+  it("says it prominently, naming the commands and files", () => {
+    expect(checkoutLeakNotice({ test: ["src/pkg/core.py"], build: [] })).toMatch(/^THESE RESULTS CAME PARTLY FROM YOUR CHECKOUT, NOT FROM THE CANDIDATE: the test output names files of your checkout outside the worktree \(src\/pkg\/core.py\)/);
+    expect(checkoutLeakNotice({ test: [] })).toBeUndefined();
+  });
+});
+
+describe("missing ignored paths", () => {
+  it("reads the relative paths a command names", () => {
+    expect(pathsInCommand("PYTHONPATH=src/lib .venv/bin/python -m pytest tests/ && ./node_modules/.bin/jest --ci > out/log.txt")).toEqual([
+      "src/lib",
+      ".venv/bin/python",
+      "tests/",
+      "node_modules/.bin/jest",
+      "out/log.txt",
+    ]);
+    expect(pathsInCommand("/usr/bin/python3 -m x --flag=a/b $HOME/x https://x/y")).toEqual([]);
+  });
+
+  it("explains exit 127 for a path the checkout has and the worktree lacks", () => {
+    const inWt = (p: string) => ["tests", "tests/"].includes(p);
+    const inCheckout = (p: string) => p.startsWith(".venv") || p.startsWith("tests");
+    const n = missingPathNotice(".venv/bin/python -m unittest", 127, "/bin/bash: line 1: .venv/bin/python: No such file or directory", inWt, inCheckout);
+    expect(n).toMatch(/uses \.venv\/bin\/python, which your checkout has but the worktree does not \(\.venv is not tracked by git.*linkPaths: \["\.venv"\] or create it with setupCmd/);
+    expect(missingPathNotice(".venv/bin/python -m unittest", 0, "", inWt, inCheckout)).toBeUndefined();
+    expect(missingPathNotice(".venv/bin/python -m unittest", 1, "AssertionError", inWt, inCheckout)).toBeUndefined();
+    // Missing in the checkout too: not a dependency to link (the candidate's or the command's problem).
+    expect(missingPathNotice("build/run.sh", 127, "", inWt, () => false)).toBeUndefined();
+  });
+});
+
+describe("workspace and editable-install detection", () => {
+  it("reads npm/yarn workspaces and pnpm-workspace.yaml", () => {
+    expect(workspacePatterns(JSON.stringify({ workspaces: ["packages/*", "apps/web"] }), undefined)).toEqual(["packages/*", "apps/web"]);
+    expect(workspacePatterns(JSON.stringify({ workspaces: { packages: ["libs/**"] } }), undefined)).toEqual(["libs/**"]);
+    expect(workspacePatterns("{not json", "packages:\n  - 'packages/*'\n  - \"apps/*\" # apps\n  - '!**/test/**'\ncatalog:\n  - x\n")).toEqual(["packages/*", "apps/*", "!**/test/**"]);
+    expect(workspacePatterns(JSON.stringify({ name: "x" }), undefined)).toEqual([]);
+    expect(matchesGlobExactly("packages/a", "packages/*")).toBe(true);
+    expect(matchesGlobExactly("packages/a/src", "packages/*")).toBe(false);
+  });
+
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "trm-editable-"));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it("finds the checkout folders of .pth files and setuptools editable finders", async () => {
+    const sp = path.join(tmp, "site-packages");
+    mkdirSync(path.join(sp, "proj-0.1.dist-info"), { recursive: true });
+    // As pip / hatchling write a src-layout editable install, and as setuptools >= 64 writes its finder.
+    writeFileSync(path.join(sp, "_proj.pth"), "/work/proj/src\n");
+    writeFileSync(path.join(sp, "__editable__.other-0.1.pth"), "import __editable___other_0_1_finder; __editable___other_0_1_finder.install()\n");
+    writeFileSync(path.join(sp, "__editable___other_0_1_finder.py"), "import sys\nMAPPING: dict[str, str] = {'other': '/work/proj/lib/other'}\nNAMESPACES: dict[str, list[str]] = {}\n");
+    writeFileSync(path.join(sp, "distutils-precedence.pth"), "import os; var = 'SETUPTOOLS_USE_DISTUTILS'\n# comment\n");
+    writeFileSync(path.join(sp, "proj-0.1.dist-info/direct_url.json"), JSON.stringify({ url: "file:///work/proj", dir_info: { editable: true } }));
+    const r = await editableSources(sp);
+    expect(r.dirs.sort()).toEqual(["/work/proj/lib", "/work/proj/src"]);
+    expect(r.editableDists).toEqual([{ name: "proj", url: "file:///work/proj" }]);
+  });
+});

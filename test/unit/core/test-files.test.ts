@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import type { FileOp } from "../../../src/candidate/types.js";
+import { assertTestsUntouched, describeTestChanges, isTestPath, testFileChanges } from "../../../src/session/test-files.js";
+import { matchesGlob } from "../../../src/util/glob.js";
+
+const w = (path: string, create = false): FileOp => ({ op: "write", path, content: Buffer.from("x"), create });
+
+describe("matchesGlob", () => {
+  it("matches the shapes people write for test folders", () => {
+    expect(matchesGlob("test/a.test.js", "test/**")).toBe(true);
+    expect(matchesGlob("test/deep/x/a.js", "test/**")).toBe(true);
+    expect(matchesGlob("src/test/a.js", "test/**")).toBe(false);
+    expect(matchesGlob("test/a.js", "test/")).toBe(true);
+    expect(matchesGlob("test/a.js", "test")).toBe(true);
+    expect(matchesGlob("testdata/a.js", "test")).toBe(false);
+    expect(matchesGlob("src/x/util.test.ts", "*.test.ts")).toBe(true);
+    expect(matchesGlob("src/x/util.test.ts", "src/*.test.ts")).toBe(false);
+    expect(matchesGlob("src/x/util.spec.tsx", "**/*.{test,spec}.{ts,tsx}")).toBe(true);
+    expect(matchesGlob("tests/test_calc.py", "tests/test_?alc.py")).toBe(true);
+    expect(matchesGlob("pkg/a_test.go", "**/*_test.go")).toBe(true);
+    expect(matchesGlob("pkg/a.go", "**/*_test.go")).toBe(false);
+  });
+
+  it("stays fast on a hostile pattern", () => {
+    const t = performance.now();
+    expect(matchesGlob(`${"a/".repeat(60)}b`, `${"**/".repeat(40)}c`)).toBe(false);
+    expect(matchesGlob("a".repeat(200), `${"*a".repeat(50)}b`)).toBe(false);
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
+});
+
+describe("test files of a candidate", () => {
+  it("recognises test files by the runners' conventions", () => {
+    for (const p of ["test/a.js", "tests/test_x.py", "src/__tests__/a.ts", "src/a.test.ts", "src/a.spec.mjs", "pkg/a_test.go", "conftest.py", "lib/x_test.py"]) expect(isTestPath(p), p).toBe(true);
+    for (const p of ["src/a.ts", "src/testing.ts", "contest.py", "latest/a.js"]) expect(isTestPath(p), p).toBe(false);
+    expect(isTestPath("checks/a.js", ["checks/**"])).toBe(true);
+  });
+
+  it("says which test files a step added, modified or deleted", () => {
+    const ch = testFileChanges([w("src/a.js"), w("test/a.test.js"), w("test/new.test.js", true), { op: "delete", path: "test/b.test.js" }]);
+    expect(ch).toEqual([
+      { path: "test/a.test.js", change: "modified" },
+      { path: "test/new.test.js", change: "added" },
+      { path: "test/b.test.js", change: "deleted" },
+    ]);
+    expect(describeTestChanges(ch)).toBe("this step changed test files: test/a.test.js (modified), test/new.test.js (added), test/b.test.js (deleted)");
+    expect(describeTestChanges([])).toBeUndefined();
+  });
+
+  it("protectTests refuses a candidate that touches a protected file, naming it and the glob", () => {
+    expect(() => assertTestsUntouched([w("src/a.js"), { op: "delete", path: "test/b.test.js" }], ["test/**"])).toThrow(/test\/b.test.js \(deleted, matches test\/\*\*\).*Nothing was applied/);
+    expect(() => assertTestsUntouched([w("src/a.js")], ["test/**"])).not.toThrow();
+    expect(() => assertTestsUntouched([w("test/a.js")], [])).not.toThrow();
+  });
+});
