@@ -100,6 +100,16 @@ describe("trm_suggest_fix with other toolchains' fixers", () => {
     expect(step).toMatchObject({ okLint: true, score: 1 });
   });
 
+  const rf = needs(["ruff"]);
+  it.skipIf(rf.skip)(`ruff format: a failing ruff format --check gets the formatted file${rf.why}`, async () => {
+    const { s, step } = await fixRoundTrip("py-unused", { lintCmd: "ruff format --check pkg" }, "ruff-format", async (sessionId) => {
+      const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("pkg/config.py", "DEFAULTS = {  'mean':0, 'count' : 1 }\n"), rationale: "add config" });
+      expect(r.okLint).toBe(false);
+    });
+    expect(s).toMatchObject({ priority: "medium", files: ["pkg/config.py"], issue: "formatting (ruff format --check failed): pkg/config.py" });
+    expect(step).toMatchObject({ okLint: true, score: 1 });
+  });
+
   const rs = needs(["cargo-clippy"]);
   it.skipIf(rs.skip)(`cargo clippy --fix: a clippy lint under -D warnings is fixed in a scratch crate${rs.why}`, async () => {
     const { s, step } = await fixRoundTrip("rust-clippy", { lintCmd: "cargo clippy --offline -- -D warnings" }, "clippy");

@@ -79,11 +79,18 @@ export function filesOf(ds: Diagnostic[], exts: string[]): string[] {
   return [...out];
 }
 
-/** Lines of a command's output that name files with one of `exts` (gofmt -l, ruff format --check). */
+/**
+ * Files with one of `exts` that a formatter's check names: a path alone on its line (gofmt -l), the
+ * header of gofmt -d, "Would reformat: path" and "--> path:line:col" (ruff format --check, old and new).
+ */
 export function filesNamedIn(output: string, exts: string[]): string[] {
   const out = new Set<string>();
   for (const raw of output.split("\n")) {
-    const line = raw.trim().replace(/^(Would reformat|would reformat):\s*/, "").replace(/^diff (-u )?(\S+)\.orig .*$/, "$2");
+    const line = raw
+      .trim()
+      .replace(/^(Would reformat|would reformat):\s*/, "")
+      .replace(/^diff (-u )?(\S+)\.orig .*$/, "$2")
+      .replace(/^--> (\S+):\d+:\d+$/, "$1");
     if (!/^[\w./@+-]+$/.test(line) || line.startsWith("/") || line.split("/").includes("..")) continue;
     if (exts.some((e) => line.endsWith(e))) out.add(line.replace(/^\.\//, ""));
   }

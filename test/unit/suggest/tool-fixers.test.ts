@@ -40,6 +40,8 @@ describe("what each fixer takes on", () => {
   it("ruff format and gofmt only when the session's own command calls them and failed", () => {
     const cmds = (cmd: string, failed: boolean, output = "") => input([], [{ cmd, failed, output }]);
     expect(ruffFormat.targets(cmds("ruff format --check .", true, "Would reformat: pkg/a.py\n1 file would be reformatted"))?.files).toEqual(["pkg/a.py"]);
+    // ruff 0.16's --check names files as diagnostics do.
+    expect(ruffFormat.targets(cmds("ruff format --check pkg", true, "unformatted: File would be reformatted\n --> pkg/fmt.py:1:6\n  |\n  - x = {  'a':1 }\n1 + x = {\"a\": 1}\n  |\n\n1 file would be reformatted\n"))?.files).toEqual(["pkg/fmt.py"]);
     expect(ruffFormat.targets(cmds("ruff format --check .", false))).toBeNull();
     expect(ruffFormat.targets(cmds("ruff check .", true))).toBeNull();
     expect(gofmt.targets(cmds('test -z "$(gofmt -l .)"', true))).toMatchObject({ files: null, problems: [] });
