@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
-import { copyFile, lstat, mkdir, mkdtemp, readFile, readlink, realpath, rm, symlink } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
 import type { Diagnostic } from "../evaluate/types.js";
-import { git } from "../git/cli.js";
 import { errorMessage } from "../util/errors.js";
-import { isInside, normalizeRelPath, resolveLinks } from "../util/paths.js";
+import { normalizeRelPath } from "../util/paths.js";
 import { shellQuote, truncate } from "../util/text.js";
+import { copyTracked, escapingPaths, secretlessEnv } from "./fixers/scratch.js";
 import type { FileRewrite } from "./types.js";
 
 /**
@@ -40,7 +40,6 @@ export interface EslintFixResult {
 
 export const ESLINT_TIMEOUT_MS = 60_000;
 const MAX_FILES = 50;
-const MAX_TRACKED_FILES = 50_000;
 
 /** Where the worktree's eslint CLI is, if the repository has eslint installed. */
 export function resolveEslint(worktree: string): { bin: string; version: string } | null {
@@ -71,32 +70,6 @@ export function eslintFiles(diagnostics: Diagnostic[]): string[] {
   return [...out].sort();
 }
 
-
-/** Copies the tracked files of `worktree` into `dest` (links stay links); returns how many. */
-async function copyTracked(worktree: string, dest: string): Promise<number> {
-  const files = (await git(worktree, ["ls-files", "-z", "--cached"])).split("\0").filter(Boolean);
-  if (files.length > MAX_TRACKED_FILES) throw new Error(`${files.length} tracked files: too many to copy for eslint --fix`);
-  const dirs = new Set<string>();
-  let i = 0;
-  const worker = async () => {
-    while (i < files.length) {
-      const rel = files[i++]!;
-      const src = path.join(worktree, rel);
-      const dst = path.join(dest, rel);
-      const st = await lstat(src).catch(() => null);
-      if (!st || (!st.isFile() && !st.isSymbolicLink())) continue; // deleted, or a submodule directory
-      const dir = path.dirname(dst);
-      if (!dirs.has(dir)) {
-        await mkdir(dir, { recursive: true });
-        dirs.add(dir);
-      }
-      if (st.isSymbolicLink()) await symlink(await readlink(src), dst);
-      else await copyFile(src, dst);
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-  return files.length;
-}
 
 interface EslintJsonResult {
   filePath: string;
@@ -164,16 +137,13 @@ export async function eslintFixes(opts: EslintFixOptions): Promise<EslintFixResu
 
     // ESLint writes its fixes with writeFile, which follows links: a file that is a link (copied as one)
     // to somewhere outside the scratch copy would be fixed in place there, so such files are left out.
-    const realScratch = await resolveLinks(scratch);
-    const contained: string[] = [];
-    for (const f of files) {
-      if (!isInside(realScratch, await resolveLinks(path.join(scratch, f)))) result.notes.push(`${f} is a symbolic link to a file outside the repository: eslint --fix was not run on it.`);
-      else contained.push(f);
-    }
+    const escaping = await escapingPaths(scratch, files);
+    for (const f of escaping) result.notes.push(`${f} is a symbolic link to a file outside the repository: eslint --fix was not run on it.`);
+    const contained = files.filter((f) => !escaping.includes(f));
     if (contained.length === 0) return done();
     // Paths come from the lint output, normalised and inside the worktree; "./" and "--" keep them operands.
     const cmd = [process.execPath, eslint.bin, "--fix", "-f", "json", "--", ...contained.map((f) => `./${f}`)].map(shellQuote).join(" ");
-    const run = await runCommand(cmd, { cwd: scratch, timeoutMs: opts.timeoutMs ?? ESLINT_TIMEOUT_MS, signal: opts.signal, onTick: opts.onTick, tickMs: 5000 });
+    const run = await runCommand(cmd, { cwd: scratch, timeoutMs: opts.timeoutMs ?? ESLINT_TIMEOUT_MS, signal: opts.signal, onTick: opts.onTick, tickMs: 5000, env: secretlessEnv() });
     if (run.cancelled) {
       result.notes.push("eslint --fix was cancelled.");
       return done();

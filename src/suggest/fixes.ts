@@ -13,6 +13,8 @@ import { errorMessage } from "../util/errors.js";
 import { isInside, resolveInside } from "../util/paths.js";
 import { firstLine } from "../util/text.js";
 import { eslintFixes, ESLINT_TIMEOUT_MS, type EslintFixResult } from "./eslint-fix.js";
+import { runToolFixes, type ToolFixRun } from "./fixers/registry.js";
+import type { RanCommand } from "./fixers/types.js";
 import { ruleFix } from "./rules.js";
 import { rewritesToCandidate, rewritesToFilesCandidate } from "./to-candidate.js";
 import { isTscTarget, isWorktreeFile, type TsFix, type TsFixResult } from "./ts-fixes.js";
@@ -30,6 +32,8 @@ export interface FixesOptions {
   /** Budget of the TypeScript language service, which runs on the server's thread. */
   typescriptBudgetMs?: number;
   eslintTimeoutMs?: number;
+  /** Timeout of each other fixer (ruff, autoflake, gofmt, goimports, cargo clippy); default: the fixer's own. */
+  toolTimeoutMs?: number;
   limit?: number;
 }
 
@@ -134,6 +138,21 @@ function eslintDraft(r: EslintFixResult, lintFailed: boolean, issues: Diagnostic
   };
 }
 
+function toolDraft({ fixer, target, run }: ToolFixRun, ev: Evaluation): Draft | null {
+  if (run.rewrites.length === 0) return null;
+  const files = run.rewrites.map((w) => w.path);
+  // An import the compiler rejects stops the build; everything else these fixers do is lint.
+  const priority: Priority = ev.okBuild === false && fixer.name === "goimports" ? "critical" : ev.okLint === false || ev.okBuild === false ? "medium" : "low";
+  const caveat = fixer.name === "autoflake" ? " It removes every unused import, also one kept for its side effects: check them." : "";
+  return {
+    priority,
+    issue: target.problems.length ? issueOf(target.problems) : `${target.what}: ${files.join(", ")}`,
+    rewrites: run.rewrites,
+    rationale: `${fixer.label} (${run.version ?? "version unknown"}) run in a scratch copy of the session (${(run.ms / 1000).toFixed(1)} s): fixes ${target.what} in ${files.join(", ")}.${caveat}`,
+    fixer: fixer.name,
+  };
+}
+
 async function ruleDrafts(worktree: string, unfixed: Diagnostic[], buildFailed: boolean): Promise<Draft[]> {
   const real = path.resolve(worktree);
   const exists = (rel: string) => {
@@ -214,6 +233,18 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
       const d = eslintDraft(r, ev.okLint === false, diagnostics.filter((x) => x.source === "eslint"));
       if (d) drafts.push(d);
     }
+
+    const commands: RanCommand[] = Object.values(ev.commands).flatMap((c) => (c && !c.skipped ? [{ cmd: c.cmd, failed: c.exitCode !== 0, output: c.output }] : []));
+    const tools = await runToolFixes(
+      { diagnostics, commands },
+      { worktree: session.worktree, scratchParent: path.join(session.config.commonDir, "trm", "tmp"), timeoutMs: opts.toolTimeoutMs, signal: ctx.signal, progress: ctx.progress },
+    );
+    for (const r of tools.runs) {
+      notes.push(...r.run.notes);
+      const d = toolDraft(r, ev);
+      if (d) drafts.push(d);
+    }
+    notes.push(...tools.hints);
 
     // Every draft must apply to the worktree as it is now and reproduce the fixer's text exactly.
     const tree = worktreeReader(session.worktree);

@@ -1,4 +1,5 @@
 import type { Candidate } from "../candidate/schema.js";
+import type { ToolFixerName } from "./fixers/types.js";
 
 /** Contracts of `trm_get_suggestions` and `trm_suggest_fix`. */
 
@@ -21,7 +22,7 @@ export interface Suggestion {
 }
 
 /** Which fixer produced a candidate: a real tool of the repository, or one of our hand-written rules. */
-export type Fixer = "typescript" | "eslint" | "rule";
+export type Fixer = "typescript" | "eslint" | "rule" | ToolFixerName;
 
 /** A candidate ready for `trm_submit_candidate`, already proven to apply to the session's current state. */
 export interface FixSuggestion {

@@ -21,7 +21,7 @@ const fixOut = z.object({
   issue: z.string(),
   candidateToFix: candidateSchema,
   rationale: z.string(),
-  fixer: z.enum(["typescript", "eslint", "rule"]),
+  fixer: z.enum(["typescript", "eslint", "rule", "ruff", "ruff-format", "autoflake", "gofmt", "goimports", "clippy"]),
   files: z.array(z.string()),
 });
 
@@ -48,7 +48,7 @@ export function suggestTools(sessions: SessionManager) {
 
   const fix = defineTool({
     name: "trm_suggest_fix",
-    description: "Validated candidates fixing the last errors (tsc quick fixes, eslint --fix).",
+    description: "Validated candidates fixing the last errors (tsc, eslint, ruff, gofmt, clippy).",
     input: { sessionId },
     output: {
       step: z.number(),
