@@ -18,6 +18,9 @@ const ARITHMETIC = new Set([ts.SyntaxKind.AsteriskToken, ts.SyntaxKind.SlashToke
 
 export function explained(value: number, raw: string): boolean {
   if (OBVIOUS.has(value) || TIME.has(value)) return true;
+  // Milliseconds or seconds of a time unit: 60000 (a minute), 86400000 (a day).
+  if (value % 1000 === 0 && (TIME.has(value / 1000) || TIME.has(value / 60_000))) return true;
+  if (value % 60 === 0 && TIME.has(value / 60)) return true;
   if (/^0[xXbBoO]/.test(raw) || /[eE]/.test(raw) || /_/.test(raw)) return true; // written in a base or scale: a bit mask or a size
   if (Number.isInteger(value) && value > 0 && (value & (value - 1)) === 0) return true; // powers of two: sizes and bits
   if (Number.isInteger(value) && value > 0 && ((value + 1) & value) === 0) return true; // 255, 65535: masks
