@@ -1,6 +1,6 @@
 import { fileKind, type FileKind } from "./lang.js";
 import { lex, looksInsideBlockComment, type Masked } from "./lex.js";
-import type { FileChange } from "./types.js";
+import type { FileChange, ProjectInfo } from "./types.js";
 
 /**
  * What a rule sees of one file: the known lines of the new file grouped in contiguous segments,
@@ -34,6 +34,7 @@ export interface FileContext {
   lines: Map<number, LineView>;
   addedLines: LineView[];
   addedSet: Set<number>;
+  project: ProjectInfo;
 }
 
 /** Line number (in the new file) of an offset within a segment. */
@@ -48,7 +49,7 @@ export function lineAt(seg: Segment, offset: number): number {
   return seg.startLine + lo;
 }
 
-export function buildContext(file: FileChange): FileContext {
+export function buildContext(file: FileChange, project: ProjectInfo = {}): FileContext {
   const kind = fileKind(file.path);
   const numbers = [...file.known.keys()].sort((a, b) => a - b);
   const segments: Segment[] = [];
@@ -89,5 +90,5 @@ export function buildContext(file: FileChange): FileContext {
     i = j + 1;
   }
   const addedLines = file.added.map((ln) => lines.get(ln)).filter((l): l is LineView => l !== undefined);
-  return { file, kind, segments, lines, addedLines, addedSet };
+  return { file, kind, segments, lines, addedLines, addedSet, project };
 }

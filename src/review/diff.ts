@@ -113,7 +113,7 @@ export function parseFilePatch(patch: string, path: string, status: FileStatus, 
   return change;
 }
 
-function splitLines(s: string): string[] {
+export function splitLines(s: string): string[] {
   if (s === "") return [];
   const lines = s.split("\n").map(clean);
   // A trailing newline ends the last line; it does not start a new one.
@@ -139,6 +139,7 @@ export function fileChangeFromContents(path: string, content: string, originalCo
       linesRemoved: 0,
       known,
       added: lines.map((_, i) => i + 1),
+      content,
     };
   }
   if (originalContent === content) return null;
@@ -156,5 +157,5 @@ export function fileChangeFromContents(path: string, content: string, originalCo
   }
   // A change that only adds or removes a final newline has no added text line to comment on, but
   // it is still a change of the file.
-  return { path, status: "modified", binary: false, linesAdded: added.length, linesRemoved: removed, known, added };
+  return { path, status: "modified", binary: false, linesAdded: added.length, linesRemoved: removed, known, added, content };
 }

@@ -3,7 +3,9 @@ import { UserError, errorMessage } from "../util/errors.js";
 import { parseFilePatch, parseUnifiedDiff } from "./diff.js";
 import { isBinaryPath } from "./lang.js";
 import type { PrRef } from "./pr-url.js";
-import type { FileChange, FileStatus } from "./types.js";
+import type { FileChange, FileStatus, ProjectInfo } from "./types.js";
+import { attachContents, projectInfo } from "./contents.js";
+import { prContentReader } from "./github-contents.js";
 
 /**
  * Reads a pull request through the GitHub REST API (Octokit): metadata, the list of changed files
@@ -47,6 +49,7 @@ export interface FetchedPr {
   info: PrInfo;
   files: FileChange[];
   notes: string[];
+  project: ProjectInfo;
 }
 
 /** GitHub lists at most this many files of a pull request. */
@@ -99,7 +102,7 @@ const STATUS: Record<string, FileStatus> = {
   copied: "copied",
 };
 
-interface ErrorContext {
+export interface ErrorContext {
   ref: PrRef;
   baseUrl: string;
   token: string | undefined;
@@ -177,8 +180,8 @@ export function githubError(err: unknown, ctx: ErrorContext): Error {
 
 const SILENT = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** Fetches a pull request's metadata and files (with patches), mapping every failure to a UserError. */
-export async function fetchPullRequest(ref: PrRef, opts: GitHubOptions = {}): Promise<FetchedPr> {
+/** An Octokit for the pull request's API, with the token only where it may go (see the module comment). */
+export function octokitFor(ref: PrRef, opts: GitHubOptions = {}): { octokit: Octokit; ctx: ErrorContext; token: string | undefined; sendToken: boolean } {
   const env = opts.env ?? process.env;
   const token = githubToken(env);
   const target = apiTarget(ref, opts);
@@ -195,6 +198,12 @@ export async function fetchPullRequest(ref: PrRef, opts: GitHubOptions = {}): Pr
     request: { signal, ...(opts.fetch ? { fetch: opts.fetch } : {}) },
   });
   const ctx: ErrorContext = { ref, baseUrl: target.baseUrl, token, sentToken: sendToken, timeoutMs, timedOut: () => timeout.aborted, cancelled: () => opts.signal?.aborted === true };
+  return { octokit, ctx, token, sendToken };
+}
+
+/** Fetches a pull request's metadata and files (with patches), mapping every failure to a UserError. */
+export async function fetchPullRequest(ref: PrRef, opts: GitHubOptions = {}): Promise<FetchedPr> {
+  const { octokit, ctx, token, sendToken } = octokitFor(ref, opts);
   const params = { owner: ref.owner, repo: ref.repo, pull_number: ref.number };
   const notes: string[] = [];
   if (token && !sendToken) {
@@ -279,5 +288,9 @@ export async function fetchPullRequest(ref: PrRef, opts: GitHubOptions = {}): Pr
     baseSha: pr.base.sha,
     headSha: pr.head.sha,
   };
-  return { info, files, notes: notes.map((n) => redact(n, token)) };
+  // Whole files at the head commit (by blob sha, cached), and the project's own settings.
+  const read = prContentReader(octokit, ref, pr.head.sha, new Map(listed.flatMap((f) => (f.sha ? [[f.filename, f.sha] as const] : []))));
+  notes.push(...(await attachContents(files, read)));
+  const project = await projectInfo(read, pr.title);
+  return { info, files, notes: notes.map((n) => redact(n, token)), project };
 }

@@ -79,7 +79,7 @@ function isGeneratedPath(path: string): boolean {
   const p = path.toLowerCase();
   const base = baseName(p);
   return (
-    /(^|\/)(node_modules|vendor|third_party|dist|build|out|coverage|__snapshots__|\.yarn)\//.test(p) ||
+    /(^|\/)(node_modules|vendor|third_party|dist|build|out|coverage|__snapshots__|\.yarn|generated|__generated__)\//.test(p) ||
     /\.min\.(js|css)$/.test(base) ||
     /\.(snap|map|lock)$/.test(base) ||
     /\.(pb|generated|gen)\.[a-z]+$/.test(base) ||
@@ -110,6 +110,8 @@ export function fileKind(path: string): FileKind {
     isScript:
       /(^|\/)(bin|cli|scripts?|examples?|demos?|bench|benchmarks?|tools)\//.test(lower) ||
       /\.config\.[cm]?[jt]s$/.test(base) ||
+      /^(cli|bin)\.[cm]?[jt]s$/.test(base) ||
+      (!path.includes("/") && /\.[cm]?[jt]s$/.test(base) && !/^index\./.test(base)) ||
       /^(gulpfile|gruntfile|jakefile)\./.test(base),
     isEnv,
   };

@@ -2,7 +2,8 @@ import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { UserError } from "../util/errors.js";
 import { parseUnifiedDiff } from "./diff.js";
 import type { PrInfo } from "./github.js";
-import type { FileChange } from "./types.js";
+import { attachContents, gitReader, projectInfo } from "./contents.js";
+import type { FileChange, ProjectInfo } from "./types.js";
 
 /**
  * Review of a local range `base...head`, like a pull request from head into base: the diff from
@@ -16,6 +17,8 @@ export interface LocalRange {
   info: PrInfo;
   files: FileChange[];
   notes: string[];
+  project: ProjectInfo;
+  top: string;
 }
 
 async function resolveCommit(top: string, ref: string, which: "base" | "head"): Promise<string> {
@@ -49,9 +52,15 @@ export async function reviewLocalRange(repoPath: string, base: string, head: str
   const diff = await git(top, [...DIFF_ARGS, from, headSha, "--"]);
   const meta = (await git(top, ["log", "-1", "--format=%s%x00%an", headSha])).trim();
   const [subject = "", author = ""] = meta.split("\0");
+  const files = parseUnifiedDiff(diff);
+  // Whole files from git objects: rules parse them, and hunks no longer start mid-comment.
+  const read = gitReader(top, headSha);
+  notes.push(...(await attachContents(files, read)));
   return {
     info: { title: subject, author, base, head, state: "local", baseSha, headSha },
-    files: parseUnifiedDiff(diff),
+    files,
     notes,
+    project: await projectInfo(read, subject),
+    top,
   };
 }

@@ -11,7 +11,7 @@ import { runRules } from "./rules/index.js";
 import { toSarif } from "./sarif.js";
 import type { ReviewInput, ReviewResult } from "./schema.js";
 import { evaluateRange, fetchPrHead } from "./evaluate-pr.js";
-import { CATEGORIES, type Category, type FileChange, type ReviewComment } from "./types.js";
+import { CATEGORIES, type Category, type FileChange, type ProjectInfo, type ReviewComment } from "./types.js";
 
 /**
  * `trm_review_pr`: reviews a change given as a GitHub pull request, a unified diff, whole files or a
@@ -133,11 +133,13 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
   const { source, notes } = selectSource(input);
   let files: FileChange[];
   let prInfo: PrInfo | undefined;
+  let project: ProjectInfo = {};
   switch (source.kind) {
     case "pr": {
       const pr = await fetchPullRequest(parsePrUrl(source.prUrl), opts);
       files = pr.files;
       prInfo = pr.info;
+      project = pr.project;
       notes.push(...pr.notes);
       break;
     }
@@ -145,6 +147,7 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
       const local = await reviewLocalRange(source.repoPath, source.base, source.head);
       files = local.files;
       prInfo = local.info;
+      project = local.project;
       notes.push(...local.notes);
       break;
     }
@@ -160,7 +163,7 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
   }
 
   const { categories, onlyLongLines } = selectedCategories(input.focus);
-  const contexts = files.map(buildContext);
+  const contexts = files.map((f) => buildContext(f, project));
   let comments = dedupe(runRules(contexts, categories));
   if (onlyLongLines) comments = comments.filter((c) => c.category !== "code-quality" || c.rule === RULES.longLine.id);
   comments = sortComments(comments, files.map((f) => f.path));

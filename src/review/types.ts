@@ -32,6 +32,20 @@ export interface FileChange {
   known: Map<number, string>;
   /** New-file line numbers of the added lines, ascending. */
   added: number[];
+  /** The whole new file, when the source provides it (files, local range, PR contents): rules then parse it. */
+  content?: string;
+}
+
+/** What the reviewed project says about itself (read from its configuration at the head). */
+export interface ProjectInfo {
+  /** Line-length limit the project sets (.editorconfig, prettier, eslint max-len); none = no long-line rule. */
+  maxLineLength?: number;
+  /** Subject of the head commit or PR title: a `fix` lowers the missing-tests threshold. */
+  title?: string;
+  /** package.json depends on Express 5, which forwards async handlers' rejections. */
+  express5?: boolean;
+  /** Rule ids the project's own linter switched off (see contents.ts). */
+  off?: string[];
 }
 
 /** A finding of a rule, before it is attached to a file. */

@@ -2,13 +2,14 @@ import type { FileContext } from "../context.js";
 import { blocksOf, enclosingFunction, type Block } from "../structure.js";
 import type { Finding } from "../types.js";
 import { RULES, finding } from "./catalog.js";
+import { astCodeQuality, hasTree } from "../ast/index.js";
+import { explained } from "../ast/magic.js";
 
 /**
  * Per-file code-quality findings: magic numbers in logic, long lines, deep nesting and long
  * functions. (Duplicated blocks span files: see duplicates.ts.)
  */
 
-export const MAX_LINE = 120;
 export const MAX_NESTING = 4;
 export const MAX_FUNCTION_LINES = 80;
 
@@ -35,7 +36,7 @@ function magicNumbers(ctx: FileContext): Finding[] {
     NUMBER.lastIndex = 0;
     for (let m = NUMBER.exec(l.code); m; m = NUMBER.exec(l.code)) {
       const value = m[1]!;
-      if (OBVIOUS.has(value)) continue;
+      if (OBVIOUS.has(value) || explained(Number(value.replace(/_/g, "")), value)) continue;
       // Tolerances (1e-9) and character codes (charCodeAt(i) === 13) are conventional, not magic.
       if (/e-\d+$/i.test(value) || /\b(?:charCodeAt|codePointAt|keyCode|which)\b/.test(l.code)) continue;
       // HTTP status codes are names in their own right.
@@ -53,15 +54,23 @@ function magicNumbers(ctx: FileContext): Finding[] {
   return out;
 }
 
+/**
+ * Lines over the limit the project itself sets (none set: no rule, the project has chosen not to
+ * care). Only lines of pure code: a comment, string, template or regex on the line is text a
+ * formatter will not break either, and tests are full of long titles and fixtures.
+ */
 function longLines(ctx: FileContext): Finding[] {
+  const limit = ctx.project.maxLineLength;
+  if (!limit || ctx.kind.isTest || !ctx.kind.isJsLike) return [];
   const out: Finding[] = [];
   for (const l of ctx.addedLines) {
     const text = l.raw.trimEnd();
-    if (text.length <= MAX_LINE) continue;
+    if (text.length <= limit) continue;
+    if (l.code.trimEnd() !== text) continue;
     // URLs and import specifiers cannot be wrapped meaningfully.
     if (/https?:\/\//.test(text) || /^\s*(import|export)\b.*\bfrom\b/.test(l.code) || /^\s*import\s/.test(l.code)) continue;
     out.push(
-      finding(RULES.longLine, l.line, `Line is ${text.length} characters long (limit ${MAX_LINE}).`, {
+      finding(RULES.longLine, l.line, `Line is ${text.length} characters long (the project's limit is ${limit}).`, {
         suggestion: "Wrap it or extract parts into named variables.",
       }),
     );
@@ -113,7 +122,8 @@ export function codeQuality(ctx: FileContext): Finding[] {
   const out = longLines(ctx);
   if (kind.isJsLike) {
     const blocks = blocksOf(ctx);
-    if (!kind.isTest) out.push(...magicNumbers(ctx));
+    if (hasTree(ctx)) out.push(...astCodeQuality(ctx));
+    else if (!kind.isTest) out.push(...magicNumbers(ctx));
     out.push(...deepNesting(ctx, blocks), ...longFunctions(ctx, blocks));
   }
   return out;

@@ -1,30 +1,19 @@
-import { lineAt, type FileContext } from "../context.js";
+import type { FileContext } from "../context.js";
 import { blocksOf, type Block } from "../structure.js";
 import type { Finding } from "../types.js";
 import { RULES, finding } from "./catalog.js";
+import { astErrorHandling } from "../ast/index.js";
 
 /**
  * Error-handling findings. Each one needs the whole construct in view (a catch block with both
- * braces, an async function from header to closing brace), so nothing is claimed about code the
- * diff does not show.
+ * braces; floating promises need the whole file's syntax tree), so nothing is claimed about code the
+ * diff does not show. "await without try/catch" is not a finding: letting errors propagate to the
+ * caller (`await next()`) is the normal, intended case.
  */
 
 const LOG_CALL = /(?<![\w$])(console|logger|log|this\.logger|this\.log)\s*\.\s*(log|error|warn|info|debug|trace)\s*\(/;
 const CATCH_ARROW = /\.catch\s*\(\s*(?:async\s*)?(?:\([^()]*\)|[\w$]+)\s*(?::[^=]*)?=>\s*$/;
 const CATCH_FUNCTION = /\.catch\s*\(\s*(?:async\s+)?function\b[^(]*\([^()]*\)\s*$/;
-/**
- * Callers that do not wait for the callback's promise (event emitters, timers, forEach, the Promise
- * executor, Express 4 route methods): a rejection there is an unhandled rejection, not an error the
- * caller sees.
- */
-const FIRE_AND_FORGET = new Set([
-  "on", "once", "addListener", "prependListener", "addEventListener", "setTimeout", "setInterval", "setImmediate",
-  "nextTick", "queueMicrotask", "forEach", "Promise", "get", "post", "put", "patch", "delete", "del", "all", "use", "options",
-]);
-
-/** Wrappers that route an async handler's rejection to an error handler. */
-const ASYNC_WRAPPER = /\b(asyncHandler|catchAsync|wrapAsync|asyncWrap|expressAsyncHandler|withErrorHandling|tryCatch)\s*\(\s*$/;
-
 function body(b: Block): { code: string; comments: string } {
   const close = b.close ?? b.open;
   return {
@@ -74,46 +63,6 @@ function catchBlocks(ctx: FileContext, blocks: Block[]): Finding[] {
   return out;
 }
 
-function unhandledAwaits(ctx: FileContext, blocks: Block[]): Finding[] {
-  const out: Finding[] = [];
-  for (let index = 0; index < blocks.length; index++) {
-    const fn = blocks[index]!;
-    if (fn.kind !== "function" || !fn.isAsync || fn.close === null) continue;
-    const { code } = body(fn);
-    if (/(?<![\w$.])try\s*\{/.test(code) || /\.catch\s*\(/.test(code) || /\ballSettled\b/.test(code)) continue;
-    if (fn.isCallback && ASYNC_WRAPPER.test(before(fn).replace(/(?:async\s*)?(?:\([^()]*\)|[\w$]+)\s*(?::[^=]*)?=>\s*$/, ""))) continue;
-    // Awaits of nested functions belong to them.
-    // Blocks are in source order, so the ones inside fn directly follow it.
-    const nested: Block[] = [];
-    for (let k = index + 1; k < blocks.length; k++) {
-      const b = blocks[k]!;
-      if (b.segment !== fn.segment || b.open > fn.close) break;
-      if (b.kind === "function") nested.push(b);
-    }
-    const re = /(?<![\w$.])await(?![\w$])/g;
-    const base = fn.open + 1;
-    for (let m = re.exec(code); m; m = re.exec(code)) {
-      const off = base + m.index;
-      if (nested.some((b) => off > b.open && (b.close === null || off < b.close))) continue;
-      const ln = lineAt(fn.segment, off);
-      if (!ctx.addedSet.has(ln)) break;
-      const name = fn.name ? ` in ${fn.name}` : "";
-      out.push(
-        fn.isCallback && fn.callee !== undefined && FIRE_AND_FORGET.has(fn.callee)
-          ? finding(RULES.unhandledAwait, ln, `await${name} inside a callback with no try/catch: a rejection becomes an unhandled promise rejection (the caller does not await it).`, {
-              severity: "warning",
-              suggestion: "Wrap the body in try/catch and handle or report the error.",
-            })
-          : finding(RULES.unhandledAwait, ln, `await${name} has no error handling in this function (no try/catch or .catch): a rejection propagates to every caller.`, {
-              suggestion: "If callers are not expected to handle it, catch it here with context (try/catch) and decide what to return or rethrow.",
-            }),
-      );
-      break;
-    }
-  }
-  return out;
-}
-
 /** Python: `except ...:` whose body is only `pass` (and no comment saying why). */
 function pythonBareExcept(ctx: FileContext): Finding[] {
   const out: Finding[] = [];
@@ -144,5 +93,5 @@ export function errorHandling(ctx: FileContext): Finding[] {
   if (ctx.kind.syntax === "python") return pythonBareExcept(ctx);
   if (!ctx.kind.isJsLike) return [];
   const blocks = blocksOf(ctx);
-  return [...catchBlocks(ctx, blocks), ...unhandledAwaits(ctx, blocks)];
+  return [...catchBlocks(ctx, blocks), ...astErrorHandling(ctx)];
 }

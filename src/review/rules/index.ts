@@ -9,6 +9,7 @@ import { size } from "./size.js";
 import { testing } from "./testing.js";
 import { todos } from "./todos.js";
 import { typeSafety } from "./type-safety.js";
+import { astTesting } from "../ast/index.js";
 
 /** Rules that look at one file at a time. */
 const FILE_RULES: Array<{ category: Category; run: (ctx: FileContext) => Finding[] }> = [
@@ -18,12 +19,13 @@ const FILE_RULES: Array<{ category: Category; run: (ctx: FileContext) => Finding
   { category: "logging", run: logging },
   { category: "todos", run: todos },
   { category: "code-quality", run: codeQuality },
+  { category: "testing", run: astTesting },
 ];
 
 /** Rules that look at the change as a whole. */
 const CHANGE_RULES: Array<{ category: Category; run: (contexts: FileContext[]) => ReviewComment[] }> = [
   { category: "code-quality", run: duplicates },
-  { category: "testing", run: testing },
+  { category: "testing", run: (contexts) => testing(contexts, contexts[0]?.project.title) },
   { category: "size", run: size },
 ];
 
@@ -33,12 +35,13 @@ const CHANGE_RULES: Array<{ category: Category; run: (contexts: FileContext[]) =
  */
 export function runRules(contexts: FileContext[], categories: ReadonlySet<Category>): ReviewComment[] {
   const out: ReviewComment[] = [];
+  const off = new Set(contexts[0]?.project.off ?? []);
   for (const ctx of contexts) {
     if (ctx.file.binary || ctx.addedLines.length === 0) continue;
     for (const rule of FILE_RULES) {
       if (!categories.has(rule.category)) continue;
       for (const f of rule.run(ctx)) {
-        if (categories.has(f.category) && ctx.addedSet.has(f.line)) out.push({ file: ctx.file.path, ...f });
+        if (categories.has(f.category) && ctx.addedSet.has(f.line) && !off.has(f.rule)) out.push({ file: ctx.file.path, ...f });
       }
     }
   }

@@ -1,6 +1,7 @@
 import type { FileContext, LineView } from "../context.js";
 import type { Finding } from "../types.js";
 import { RULES, finding } from "./catalog.js";
+import { astTypeSafety, hasTree } from "../ast/index.js";
 
 /**
  * Type-safety findings for TypeScript: explicit `any`, non-null assertions, and compiler
@@ -46,7 +47,9 @@ export function isTypeAny(code: string, idx: number): boolean {
 
 export function typeSafety(ctx: FileContext): Finding[] {
   const out: Finding[] = [];
-  if (!ctx.kind.isJsLike) return out;
+  if (!ctx.kind.isJsLike || ctx.kind.isGenerated) return out;
+  const tree = hasTree(ctx);
+  if (tree) out.push(...astTypeSafety(ctx));
   for (const l of ctx.addedLines) {
     const ts = /@ts-(ignore|nocheck)\b/.exec(l.comment);
     if (ts) {
@@ -73,7 +76,7 @@ export function typeSafety(ctx: FileContext): Finding[] {
     // definite assignment (`name!: T`), and not `arr[i]!`, the idiom that noUncheckedIndexedAccess
     // requires after a bounds check. In TSX, `(` after `!` may be JSX text ("(see above!)").
     const nn = ctx.file.path.endsWith(".tsx") ? /[\w$)]!(?=[.[])/ : /[\w$)]!(?=[.[(])/;
-    if (nn.test(l.code) && !allowedBy(ctx, l, "no-non-null-assertion")) {
+    if (!tree && nn.test(l.code) && !allowedBy(ctx, l, "no-non-null-assertion")) {
       out.push(
         finding(RULES.nonNull, l.line, "Non-null assertion `!` tells the compiler a value cannot be null or undefined without checking it.", {
           suggestion: "Check the value (`if (!x) ...`), use optional chaining `?.`, or give it a default with `??`.",

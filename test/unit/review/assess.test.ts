@@ -60,12 +60,12 @@ describe("output limits and focus", () => {
     expect(r.notes).toEqual([`301 comments found; the ${MAX_COMMENTS} most severe are listed (counts include all). Use focus to narrow the review.`]);
   });
 
-  it("focus filters categories; formatting alone keeps only line length", async () => {
+  it("focus filters categories; formatting alone keeps only line length (none without a project limit)", async () => {
     const content = `console.log(1);\nif (x > 42) f();\nconst s = "${"y".repeat(130)}";\n`;
     const all = await reviewPr({ files: [{ path: "src/a.ts", content }] });
-    expect(all.comments.map((x) => x.rule)).toEqual(["console-log", "magic-number", "long-line"]);
+    expect(all.comments.map((x) => x.rule)).toEqual(["console-log", "magic-number"]);
     const fmt = await reviewPr({ files: [{ path: "src/a.ts", content }], focus: ["formatting"] });
-    expect(fmt.comments.map((x) => x.rule)).toEqual(["long-line"]);
+    expect(fmt.comments.map((x) => x.rule)).toEqual([]);
     const logs = await reviewPr({ files: [{ path: "src/a.ts", content }], focus: ["logging"] });
     expect(logs.comments.map((x) => x.rule)).toEqual(["console-log"]);
   });
@@ -86,14 +86,16 @@ describe("scale", () => {
         `export async function f${i}(req: Req, db: Db) {`,
         `  const name = req.query.name + "${i}";`,
         `  const rows = await db.query("SELECT * FROM t WHERE id = $1", [name]);`,
-        `  if (rows.length > 3) { return { ok: true, v: \`x\${name}\` }; }`,
+        `  if (rows.length > 37) { return { ok: true, v: \`x\${name}\`, row: index.get(name)! }; }`,
         `  return fs.readFileSync(path.join(ROOT, "a"));`,
         "}",
       );
     }
     const started = Date.now();
     const r = await reviewPr({ files: [{ path: "src/big.ts", content: `${lines.join("\n")}\n` }] });
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Generous: the whole file is also parsed by the TypeScript compiler (about 1 s for 12,000 lines
+    // on a loaded 2-core machine); a quadratic pass would take minutes.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.summary.commentsCount).toBeGreaterThan(2000);
   });
 });

@@ -35,12 +35,25 @@ describe("fetchPullRequest against recorded GitHub responses", () => {
     const before = gh.requests.length;
     const pr = await fetchPullRequest(parsePrUrl(PR), { baseUrl: gh.url, env: {} });
     const reqs = gh.requests.slice(before);
-    expect(reqs.map((r) => [new URL(r.url, gh.url).pathname + new URL(r.url, gh.url).search, /diff/.test(String(r.headers.accept))])).toEqual([
+    const urls = reqs.map((r) => [new URL(r.url, gh.url).pathname + new URL(r.url, gh.url).search, /diff/.test(String(r.headers.accept))]);
+    expect(urls.slice(0, 4)).toEqual([
       ["/repos/octo-org/widgets/pulls/42", false],
       ["/repos/octo-org/widgets/pulls/42/files?per_page=100", false],
       ["/repos/octo-org/widgets/pulls/42/files?per_page=100&page=2", false],
       ["/repos/octo-org/widgets/pulls/42", true],
     ]);
+    // Then the whole files at the head: changed text files by blob sha (not the binary, not the doc
+    // without code), and the project's settings through the contents API at the head commit.
+    const rest = urls.slice(4).map(([u]) => u as string);
+    expect(rest.filter((u) => u.includes("/git/blobs/")).sort()).toEqual(
+      ["b2c3d4e5f60718293a4b5c6d7e8f9012345678ab", "c3d4e5f60718293a4b5c6d7e8f9012345678abcd", "e5f60718293a4b5c6d7e8f9012345678abcdef01", "f60718293a4b5c6d7e8f9012345678abcdef0123"].map((s) => `/repos/octo-org/widgets/git/blobs/${s}`),
+    );
+    expect(rest).toContain("/repos/octo-org/widgets/contents/.editorconfig?ref=9f8e7d6c5b4a39281706f5e4d3c2b1a098765432");
+    expect(pr.files[0]!.content).toMatch(/^import type \{ Request, Response \}/);
+    expect(pr.files[0]!.known.get(6)).toBe(" * One order by id, from the cache when warm.");
+    // No recorded blob for table.ts (GitHub answered 404): it is reviewed from its hunks.
+    expect(pr.files[3]!.content).toBeUndefined();
+    expect(pr.project.maxLineLength).toBe(100);
     expect(pr.info).toEqual({
       title: "Look up orders by id",
       author: "octocat",
@@ -77,14 +90,25 @@ describe("fetchPullRequest against recorded GitHub responses", () => {
     expect(r.prInfo?.title).toBe("Look up orders by id");
   });
 
+  it("caches blobs by sha: a second review of the same head reads no blob it already has", async () => {
+    await reviewPr({ prUrl: PR }, { baseUrl: gh.url, env: {} });
+    const before = gh.requests.length;
+    await reviewPr({ prUrl: PR }, { baseUrl: gh.url, env: {} });
+    const blobs = gh.requests.slice(before).map((r) => r.url).filter((u) => u.includes("/git/blobs/"));
+    expect(blobs.some((u) => u.includes("b2c3d4e5f60718293a4b5c6d7e8f9012345678ab"))).toBe(false);
+    // The blob GitHub did not serve (404) is asked for again: only contents are cached.
+    expect(blobs.some((u) => u.includes("e5f60718293a4b5c6d7e8f9012345678abcdef01"))).toBe(true);
+  });
+
   it("says when GitHub's 3,000-file limit cut the file list, reporting progress page by page", async () => {
     const progress: string[] = [];
     const r = await reviewPr({ prUrl: "https://github.com/octo-org/monorepo/pull/9" }, { baseUrl: gh.url, env: {}, onProgress: (m) => progress.push(m) });
     expect(progress).toHaveLength(31);
     expect(progress[30]).toBe("Listed 3000 of 3412 files");
     expect(r.summary.filesChanged).toBe(3000);
-    expect(r.notes).toHaveLength(1);
+    expect(r.notes).toHaveLength(2);
     expect(r.notes![0]).toMatch(/at most 3,000 files/);
+    expect(r.notes![1]).toMatch(/Whole files were read for the first 150 files; 2850 more were reviewed from their hunks only/);
     expect(r.notes![0]).toMatch(/changes 3,412, so 412 were not reviewed/);
     expect(r.notes![0]).toMatch(/repoPath \+ base \+ head/);
   });

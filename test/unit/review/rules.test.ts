@@ -34,10 +34,11 @@ describe("type-safety", () => {
   });
 
   it.each([
-    ["member", "const n = user!.name;", [[1, "ts-non-null-assertion"]]],
-    ["index", "const n = map.get(k)![0];", [[1, "ts-non-null-assertion"]]],
-    ["call", "const n = handler!(event);", [[1, "ts-non-null-assertion"]]],
-    ["asserted value passed on (no dereference)", "use(maybe!);", []],
+    ["lookup, then indexed", "const n = map.get(k)![0];", [[1, "ts-non-null-assertion"]]],
+    ["lookup returned (no dereference)", "function f(k: string) { return map.get(k)!; }", [[1, "ts-non-null-assertion"]]],
+    ["lookup passed on", "use(xs.find(isOk)!);", [[1, "ts-non-null-assertion"]]],
+    ["a field (deliberate state the type cannot express)", "const n = user!.name;", []],
+    ["a variable passed on", "use(maybe!);", []],
     ["indexed access idiom (noUncheckedIndexedAccess)", "const a = xs[i]!; const b = ys[j]!.name;", []],
     ["strict inequality", "if (a!== b && c !== d) {}", []],
     ["loose inequality", "if (a != b) {}", []],
@@ -91,12 +92,12 @@ describe("logging and todos", () => {
 });
 
 describe("code-quality", () => {
-  it("magic numbers in comparisons, arithmetic and delays; not const declarations, obvious values or status codes", async () => {
+  it("magic numbers in comparisons and arithmetic; not const declarations, obvious values, status codes, time, size or bit constants", async () => {
     const code = lines(
       "const MAX = 42;",
-      "if (retries > 3) stop();",
+      "if (retries > 6) stop();",
       "cost = price * 1.21;",
-      "setTimeout(run, 30000);",
+      "if (hours > 23 || bytes / 1024 > 4 || bits / 8 > n || mask & 0xff) {}",
       "for (let i = 0; i < n; i++) {}",
       "if (x.length === 1 || y > 100 || z !== -1) {}",
       "if (res.status === 404) {}",
@@ -107,15 +108,12 @@ describe("code-quality", () => {
     expect(await findings("src/a.ts", code, "code-quality")).toEqual([
       [2, "magic-number"],
       [3, "magic-number"],
-      [4, "magic-number"],
     ]);
   });
 
-  it("long lines over 120 characters, except URLs and imports", async () => {
-    const long = `const message = "${"x".repeat(110)}";`;
-    const url = `// see https://example.com/${"y".repeat(120)}`;
-    const imp = `import { ${Array.from({ length: 20 }, (_, i) => `name${i}`).join(", ")} } from "./module";`;
-    expect(await findings("src/a.ts", lines(long, url, imp, "ok();"), "code-quality")).toEqual([[1, "long-line"]]);
+  it("no long-line finding when the project sets no limit (files and diffs carry none)", async () => {
+    const long = `const total = ${Array.from({ length: 30 }, (_, i) => `v${i}`).join(" + ")};`;
+    expect(await findings("src/a.ts", lines(long, "ok();"), "code-quality")).toEqual([]);
   });
 
   it("nesting deeper than 4 control levels, once per function", async () => {
@@ -171,9 +169,9 @@ describe("code-quality", () => {
 });
 
 describe("error-handling", () => {
-  it("an awaited call in a function without try/catch, only when the whole function is visible", async () => {
-    const code = lines("export async function load(u: string) {", "  const r = await fetch(u);", "  return r.json();", "}");
-    expect(await findings("src/a.ts", code, "error-handling")).toEqual([[2, "unhandled-await"]]);
+  it("an await without try/catch is not a finding: errors propagate to the caller on purpose", async () => {
+    const code = lines("export async function load(u: string) {", "  const r = await fetch(u);", "  return r.json();", "}", "export async function mw(ctx: Ctx, next: Next) {", "  await next();", "}");
+    expect(await findings("src/a.ts", code, "error-handling")).toEqual([]);
     // In a diff hunk that does not show the function's start, nothing is claimed.
     const diff = ["--- a/src/a.ts", "+++ b/src/a.ts", "@@ -40,3 +40,4 @@", "   const a = 1;", "+  const r = await fetch(u);", "   return r;", " }", ""].join("\n");
     expect((await reviewPr({ diff, focus: ["error-handling"] })).comments).toEqual([]);
@@ -227,8 +225,8 @@ describe("security edge cases", () => {
   });
 });
 
-describe("await in callbacks", () => {
-  it("is a warning where the caller does not wait (events, timers, routes), info where it does (map, then)", async () => {
+describe("async callbacks", () => {
+  it("forEach does not wait for an async callback; event handlers, map and then are not reported", async () => {
     const code = lines(
       'emitter.on("job", async (job) => {',
       "  await run(job);",
@@ -236,12 +234,12 @@ describe("await in callbacks", () => {
       "const results = await Promise.all(items.map(async (item) => {",
       "  return await load(item);",
       "}));",
+      "items.forEach(async (item) => {",
+      "  await load(item);",
+      "});",
     );
     const r = await reviewPr({ files: [{ path: "src/a.ts", content: code }], focus: ["error-handling"] });
-    expect(r.comments.map((c) => [c.line, c.severity])).toEqual([
-      [2, "warning"],
-      [5, "info"],
-    ]);
+    expect(r.comments.map((c) => [c.line, c.rule, c.severity])).toEqual([[7, "floating-promise", "warning"]]);
   });
 });
 

@@ -2,6 +2,7 @@ import type { FileContext, LineView } from "../../context.js";
 import { stringsStartingIn, type Masked, type StringLit } from "../../lex.js";
 import type { Finding } from "../../types.js";
 import { RULES, finding } from "../catalog.js";
+import { hasTree } from "../../ast/parse.js";
 import { concatIsDynamic, concatOperands, isSafeInterpolation, offsetOf, stringStartingAt } from "./util.js";
 
 /**
@@ -140,6 +141,8 @@ function commandInjection(ctx: FileContext, l: LineView): Finding | null {
 }
 
 function sqlInjection(ctx: FileContext, l: LineView): Finding | null {
+  // With the syntax tree, ast/sql.ts follows the SQL into the query call instead.
+  if (hasTree(ctx)) return null;
   if (!(ctx.kind.isJsLike || ctx.kind.syntax === "python" || ctx.kind.syntax === "c")) return null;
   const seg = l.segment;
   const lineStart = offsetOf(l, 0);
