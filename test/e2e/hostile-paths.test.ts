@@ -187,3 +187,72 @@ describe("links whose text goes up after another link", () => {
     await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
   });
 });
+
+describe("hostile output, large requests, crashes", () => {
+  it("a flood of escapes neither stalls another session nor breaks a timeout", async () => {
+    // ESC[ and 60,000 ';' again and again, and never an end: the former ANSI pattern took 45 s per flood.
+    const script = "const f='\\x1b['+';'.repeat(60000);process.stdout.write(f+'\\n');setInterval(()=>process.stdout.write(f),20)";
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: `node -e "${script}"`, timeoutSec: 3 });
+    const t0 = Date.now();
+    const submit = srv.raw("trm_submit_candidate", { sessionId: s.sessionId, rationale: "flood", candidate: filesCandidate("src/flood.js", "export {};\n") });
+    let worstPing = 0;
+    let done = false;
+    void submit.finally(() => (done = true));
+    while (!done) {
+      const p0 = Date.now();
+      await srv.call("trm_get_state", { sessionId });
+      worstPing = Math.max(worstPing, Date.now() - p0);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = await submit;
+    const took = Date.now() - t0;
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect((r.structuredContent as Any).score).toBe(0);
+    expect(textOf(r)).toMatch(/timed out|timeout/i);
+    // Generous bounds for a loaded machine: the flood used to hold the event loop for minutes.
+    expect(took).toBeLessThan(30_000);
+    expect(worstPing).toBeLessThan(3_000);
+    await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
+  });
+
+  it("three 3.5 MiB files are accepted; a request past the transport's limit gets an error and the server stays up", async () => {
+    const big = (c: string) => `${c.repeat(99)}\n`.repeat(Math.ceil((3.5 * 1024 * 1024) / 100));
+    const files = ["a", "b", "c"].map((c) => ({ path: `big/${c}.txt`, content: big(c) }));
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId, rationale: "three large files", candidate: { mode: "files", files } });
+    expect(r.step).toBeGreaterThan(1);
+    expect(readFileSync(path.join(worktree, "big", "c.txt"), "utf8")).toBe(files[2]!.content);
+    // 122 MiB of content: past LIMITS.maxRequestBytes (121 MiB) as sent.
+    const huge = "x".repeat(122 * 1024 * 1024);
+    await expect(srv.raw("trm_submit_candidate", { sessionId, rationale: "too big", candidate: filesCandidate("huge.txt", huge) })).rejects.toThrow(/larger than code-trm's limit of \d+ bytes per message/);
+    await expect(srv.client.ping()).resolves.toBeDefined();
+    await expect(srv.call<Any>("trm_get_state", { sessionId })).resolves.toMatchObject({ step: r.step });
+  });
+
+  it("a server killed while a candidate was written: the next one puts the worktree at the session tip", async () => {
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    const wt: string = s.worktreePath;
+    // What a server killed between writing and committing leaves: its record of the write, a new file in
+    // a new folder, a tracked file changed. Ignored dependencies and the commands' own files stay.
+    const journal = path.join(repo, ".git", "trm", "run", `${s.sessionId}.writing`);
+    mkdirSync(path.dirname(journal), { recursive: true });
+    writeFileSync(journal, JSON.stringify({ v: 1, paths: ["crash/deep/new.js", "src/stats.js"] }));
+    mkdirSync(path.join(wt, "crash", "deep"), { recursive: true });
+    writeFileSync(path.join(wt, "crash", "deep", "new.js"), "half written");
+    const tracked = readFileSync(path.join(wt, "src", "stats.js"), "utf8");
+    writeFileSync(path.join(wt, "src", "stats.js"), "half written");
+    mkdirSync(path.join(wt, "node_modules", "dep"), { recursive: true });
+    writeFileSync(path.join(wt, "node_modules", "dep", "index.js"), "module.exports = 1;\n");
+    const fresh = await startServer({ stateDir: srv.stateDir });
+    try {
+      await fresh.call("trm_get_state", { sessionId: s.sessionId });
+      expect(existsSync(path.join(wt, "crash"))).toBe(false);
+      expect(readFileSync(path.join(wt, "src", "stats.js"), "utf8")).toBe(tracked);
+      expect(existsSync(path.join(wt, "node_modules", "dep", "index.js"))).toBe(true);
+      expect(existsSync(journal)).toBe(false);
+      expect(g(wt, "status", "--porcelain")).toBe("");
+    } finally {
+      await fresh.close();
+    }
+    await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
+  });
+});
