@@ -34,12 +34,13 @@ describe("a server killed in the middle of a step", () => {
       testCmd: `if test -f ${slow}; then sleep 300 & echo $! > ${orphanPid}; wait; fi # ${marker}\nnode --test`,
     });
     const pending = a.call("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) }).catch((e: Error) => e);
-    // Wait until the candidate is written and its test command runs, then kill the server outright.
-    for (let i = 0; i < 100 && !g(worktreePath, "status", "--porcelain").includes("stats.js"); i++) await new Promise((r) => setTimeout(r, 50));
+    // Wait until the candidate is written and its test command runs (its pid file exists), then kill the
+    // server outright. Waiting on the worktree alone raced the command's start on a loaded machine.
+    for (let i = 0; i < 600 && !existsSync(orphanPid); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(g(worktreePath, "status", "--porcelain")).toMatch(/src\/stats.js/);
     process.kill(a.pid!, "SIGKILL");
     expect(await pending).toBeInstanceOf(Error);
     // The killed server's command lives on as an orphan...
-    for (let i = 0; i < 100 && !existsSync(orphanPid); i++) await new Promise((r) => setTimeout(r, 50));
     const orphan = Number(readFileSync(orphanPid, "utf8"));
     expect(alive(orphan)).toBe(true);
     rmSync(slow);
