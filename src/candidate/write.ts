@@ -64,7 +64,7 @@ async function restore(b: Backup): Promise<void> {
 }
 
 export interface AppliedPlan {
-  /** Repository-relative paths that were written or deleted. */
+  /** Repository-relative paths that were written or deleted, where the kernel put them (a link inside followed). */
   paths: string[];
   /** Puts every touched file back as it was, and removes directories the plan created. */
   rollback(): Promise<void>;
@@ -79,6 +79,7 @@ export async function applyPlan(root: string, ops: FileOp[]): Promise<AppliedPla
   const realRoot = await resolveLinks(root);
   const backups: Backup[] = [];
   const createdDirs: string[] = [];
+  const touched: string[] = [];
   const rollback = async () => {
     // Every entry is attempted even if one fails: a half-finished rollback is worse than a reported one.
     const failures: string[] = [];
@@ -98,6 +99,7 @@ export async function applyPlan(root: string, ops: FileOp[]): Promise<AppliedPla
       backups.push(before);
       // Keep the link's target too, so that it can be put back (or removed, if the write creates it).
       if (before.kind === "symlink" && op.op === "write") backups.push(await snapshot(real, rel));
+      touched.push(path.relative(realRoot, op.op === "delete" ? entry : real).split(path.sep).join("/"));
       if (op.op === "delete") {
         await unlink(entry);
         await removeEmptyParents(realRoot, path.dirname(entry));
@@ -113,7 +115,7 @@ export async function applyPlan(root: string, ops: FileOp[]): Promise<AppliedPla
     const why = err instanceof UserError ? err.message : `Could not write the candidate: ${errorMessage(err)}.`;
     throw new UserError(rollbackError ? `${why} Restoring the worktree failed${rollbackError}.` : `${why} Nothing was changed.`);
   }
-  return { paths: ops.map((o) => o.path), rollback };
+  return { paths: [...new Set(touched)], rollback };
 }
 
 async function mkdirTracked(root: string, dir: string, created: string[]): Promise<void> {

@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { killAllRunning } from "../evaluate/run.js";
 import { SessionManager } from "../session/manager.js";
 import { leanJsonSchema } from "./lean-schema.js";
+import { LineTransport } from "./stdio-transport.js";
 import { registerTool, type ToolDef } from "./register.js";
 import { candidateTools } from "./tools/candidate-tools.js";
 import { fileTools } from "./tools/file-tools.js";
@@ -52,7 +52,7 @@ export function listing(tools: ToolDef<z.ZodRawShape, z.ZodRawShape>[]) {
 /** Serves MCP over stdio: nothing but protocol on stdout, logs on stderr. */
 export async function serveStdio(): Promise<void> {
   const server = createServer();
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport();
   const shutdown = () => {
     killAllRunning();
     process.exit(0);

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
+import { clearWrites, healWrites, recordWrites } from "./write-journal.js";
 import { planCandidate } from "../candidate/plan.js";
 import { suggestMode } from "../candidate/mode-suggest.js";
 import type { Candidate } from "../candidate/schema.js";
@@ -70,6 +71,10 @@ export class Session {
   /** Where the running command's process group is recorded (orphans.ts). */
   get groupFile(): string {
     return path.join(this.config.commonDir, "trm", "run", `${this.config.id}.pgid`);
+  }
+  /** What a candidate is being written (write-journal.ts). */
+  get writeJournal(): string {
+    return path.join(this.config.commonDir, "trm", "run", `${this.config.id}.writing`);
   }
   get top(): string {
     return this.config.repoTop;
@@ -209,6 +214,7 @@ export class Session {
     const tip = await resolveRefFast(this.config.commonDir, this.refs.branch);
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
     if (tip !== this.tip) await this.reload();
+    if (await healWrites(this.writeJournal, this.worktree, this.tip)) process.stderr.write(`code-trm: removed a candidate left half-written by a previous server in session ${this.id}\n`);
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
     // the same second as the index stay "racily clean" and would be re-hashed on every step otherwise.
     const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
@@ -286,10 +292,15 @@ export class Session {
       }
       // Compared with the files as they are before the write: what the same change would cost in another mode.
       const modeSuggestion = await suggestMode(candidate, plan, reader);
-      const applied = await applyPlan(this.worktree, plan.ops);
+      await recordWrites(this.writeJournal, plan.ops.map((o) => o.path));
+      const applied = await applyPlan(this.worktree, plan.ops).catch(async (err: unknown) => {
+        await clearWrites(this.writeJournal);
+        throw err;
+      });
       const undo = async () => {
         await applied.rollback();
         await gitOrNull(this.worktree, ["reset", "-q"]);
+        await clearWrites(this.writeJournal);
       };
       let ev: Evaluation;
       let logs: Record<string, string> = {};
@@ -362,6 +373,7 @@ export class Session {
         await undo();
         throw err;
       }
+      await clearWrites(this.writeJournal);
       this.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
       this.tip = commit;
       this.tipTree = tree;

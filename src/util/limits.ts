@@ -1,8 +1,17 @@
+const MiB = 1024 * 1024;
+const maxCandidateBytes = 20 * MiB;
+
 /** Bounds on what a client may send or receive in one call. One place so docs and tests agree. */
 export const LIMITS = {
-  maxFileBytes: 5 * 1024 * 1024,
+  maxFileBytes: 5 * MiB,
   maxCandidateFiles: 200,
-  maxCandidateBytes: 20 * 1024 * 1024,
+  maxCandidateBytes,
+  /**
+   * One JSON-RPC message read from stdin, as sent. JSON may spend 6 bytes on one content byte (`\u0001`),
+   * so a candidate at maxCandidateBytes always fits, with 1 MiB for names and fields (121 MiB).
+   * Larger messages get a JSON-RPC error and the server carries on (src/mcp/stdio-transport.ts).
+   */
+  maxRequestBytes: 6 * maxCandidateBytes + MiB,
   maxRationaleChars: 4000,
   maxZNotesChars: 8000,
   maxReadPaths: 50,

@@ -2,7 +2,7 @@ import ansiRegex from "ansi-regex";
 
 // The ecosystem's maintained pattern (CSI, OSC, DCS and other escapes), linear since ansi-regex 6.6.0:
 // our former hand-written one took 45 s on ESC[ followed by 60,000 ';', and 6.2.2 was quadratic on
-// repeated unterminated OSC introducers (bench/ansi.ts measures them).
+// repeated unterminated OSC introducers (bench/ansi.mjs measures them).
 const ANSI_RE = ansiRegex();
 
 export function stripAnsi(s: string): string {
