@@ -35,11 +35,10 @@ describe("a server killed in the middle of a step", () => {
     });
     const pending = a.call("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) }).catch((e: Error) => e);
     // Wait until the candidate is written and its test command runs, then kill the server outright.
-    for (let i = 0; i < 100 && !g(worktreePath, "status", "--porcelain").includes("stats.js"); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 400 && !existsSync(orphanPid); i++) await new Promise((r) => setTimeout(r, 50));
     process.kill(a.pid!, "SIGKILL");
     expect(await pending).toBeInstanceOf(Error);
     // The killed server's command lives on as an orphan...
-    for (let i = 0; i < 100 && !existsSync(orphanPid); i++) await new Promise((r) => setTimeout(r, 50));
     const orphan = Number(readFileSync(orphanPid, "utf8"));
     expect(alive(orphan)).toBe(true);
     rmSync(slow);
