@@ -18,6 +18,21 @@ export function startTime(pid: number): string | null {
   }
 }
 
+/**
+ * True when `pid` is the process that had start time `st` and has not exited. An exited process that
+ * its parent has not reaped yet (a zombie, e.g. a server killed by a client still holding it) still
+ * has its /proc entry, with the same start time, but owns nothing any more.
+ */
+export function processAlive(pid: number, st: string): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return rest[0] !== "Z" && rest[0] !== "X" && rest[19] === st;
+  } catch {
+    return false;
+  }
+}
+
 export async function recordGroup(file: string, pid: number): Promise<void> {
   const st = startTime(pid);
   if (st === null) return; // no /proc (not Linux): nothing can be verified later, so nothing is recorded

@@ -3,7 +3,6 @@ import { openRepo } from "../git/cli.js";
 import { checkSessionId, SESSION_ID_RE } from "../git/refs.js";
 import { listRefs } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
-import { acquireOwner } from "./owner-lock.js";
 import { cleanInterruptedStarts } from "./recover.js";
 import { registryDelete, registryGet, registrySet } from "./registry.js";
 import { Session } from "./session.js";
@@ -52,9 +51,6 @@ export class SessionManager {
         throw new UserError(`Unknown sessionId ${id}.`, "If the server restarted or the session was made elsewhere, call trm_list_sessions with the repoPath first; otherwise start a session.");
       }
     }
-    // Before anything that may kill a recorded command or reset the worktree: another live server's
-    // running command is not an orphan.
-    await acquireOwner(s.config.commonDir, id);
     await s.heal();
     return s;
   }

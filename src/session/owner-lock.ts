@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { mkdir, readFile, rm, rmdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { startTime } from "../evaluate/orphans.js";
+import { processAlive, startTime } from "../evaluate/orphans.js";
 import { UserError } from "../util/errors.js";
 
 /**
@@ -45,7 +45,13 @@ export function readOwner(file: string): OwnerInfo | null {
 }
 
 export function ownerAlive(o: OwnerInfo): boolean {
-  return startTime(o.pid) === o.start;
+  return processAlive(o.pid, o.start);
+}
+
+/** The live owner of a session when it is another process, else null. */
+export function liveOtherOwner(commonDir: string, id: string): OwnerInfo | null {
+  const o = readOwner(ownerFile(commonDir, id));
+  return o && o.pid !== process.pid && ownerAlive(o) ? o : null;
 }
 
 const me = (): OwnerInfo | null => {

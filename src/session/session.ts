@@ -23,7 +23,7 @@ import { layerWorkspaces } from "./workspaces.js";
 import { assertTestsUntouched, describeTestChanges, testFileChanges } from "./test-files.js";
 import { reapRecorded } from "../evaluate/orphans.js";
 import { killMarked } from "../evaluate/sweep.js";
-import { releaseOwner } from "./owner-lock.js";
+import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
@@ -209,6 +209,9 @@ export class Session {
   async sync(): Promise<void> {
     await this.settle();
     this.assertActive();
+    // Before anything that may kill a recorded command or reset the worktree: the session must be this
+    // server's. Another live server's running command is not an orphan (owner-lock.ts).
+    await acquireOwner(this.config.commonDir, this.id);
     // A command left running by a server that died mid-step would still be changing the worktree.
     if (await reapRecorded(this.groupFile)) process.stderr.write(`code-trm: killed a command left running by a previous server in session ${this.id}\n`);
     const tip = await resolveRefFast(this.config.commonDir, this.refs.branch);
@@ -221,6 +224,13 @@ export class Session {
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
     const dirty = status.split("\n").some((l) => l && !l.startsWith("#"));
     if (head !== this.tip || dirty) await git(this.worktree, ["reset", "--hard", "-q", this.tip]);
+  }
+
+  /** For reading only: in line with git, without taking the session from a live server that owns it. */
+  async refresh(): Promise<void> {
+    if (this.status !== "active") return this.reload();
+    if (liveOtherOwner(this.config.commonDir, this.id)) return this.mutex.run(() => this.reload());
+    return this.mutex.run(() => this.sync());
   }
 
   /**
@@ -406,6 +416,7 @@ export class Session {
   async end(discard: boolean): Promise<void> {
     return this.mutex.run(async () => {
       await this.settle();
+      await acquireOwner(this.config.commonDir, this.id);
       if (discard) await this.assertBranchFree();
       // Daemons a command left behind (already killed when their command ended, unless they hid).
       killMarked("TRM_SESSION_ID", this.id);
@@ -436,6 +447,7 @@ export class Session {
         return;
       }
       if (!(await resolveRefFast(this.config.commonDir, this.refs.branch))) return;
+      await acquireOwner(this.config.commonDir, this.id);
       await addWorktree(this.top, this.worktree, this.tip, this.id);
       await layerWorkspaces(this.top, this.worktree);
     });

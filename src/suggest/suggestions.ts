@@ -20,8 +20,7 @@ export interface SuggestionsResult {
  */
 export async function getSuggestions(session: Session, limit = TOP_SUGGESTIONS): Promise<SuggestionsResult> {
   // Another process or a person may have moved the branch: read the history as git has it now.
-  if (session.status === "active") await session.mutex.run(() => session.sync());
-  else await session.reload();
+  await session.refresh();
   const notes: string[] = [];
   const entries = session.entries;
   if (entries.length === 0) notes.push("No evaluation yet: submit a candidate (or start the session with preflight) for build and test suggestions.");

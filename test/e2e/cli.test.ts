@@ -291,7 +291,11 @@ describe("prune", () => {
     expect(cli(repo, "diff", ended, "--stat").out).toContain("src/stats.js");
     const active = await start(repo, false);
     await submit(active, filesCandidate("a.txt", "a\n"), "an active step");
-    const abandoned = await start(repo, false);
+    // Abandoned: its server is gone (a live server's session is in use and never pruned) and so is its worktree.
+    const other = await startServer({ stateDir: srv.stateDir });
+    const abandoned = (await other.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" })).sessionId as string;
+    await other.close();
+    for (let i = 0; i < 100 && existsSync(path.join(common, "trm", "run", `${abandoned}.owner`)); i++) await new Promise((r) => setTimeout(r, 50));
     rmSync(path.join(common, "trm", "worktrees", `trm-${abandoned}`), { recursive: true, force: true });
     // The user's own worktree whose directory was deleted by hand: a stale .git/worktrees entry.
     const userWt = path.join(tmpDir(), "feature");
@@ -377,7 +381,13 @@ describe("prune", () => {
     expect(left).toContain(`refs/tags/trm/${active}/baseline`);
     expect(json(repo, "sessions", "--json").sessions.map((s: Any) => s.sessionId)).toEqual([active]);
 
-    // --older-than prunes an idle active session too: worktree removed, marked ended, branch kept.
+    // Whatever --older-than says, a session its live server owns is in use and kept...
+    const inUse = JSON.parse(cli(repo, "prune", "--older-than", "0", "--json").out);
+    expect(inUse.actions.filter((a: Any) => a.sessionId === active)).toEqual([]);
+    expect(inUse.sessions.find((x: Any) => x.sessionId === active).reason).toBe(`in use by process ${srv.pid}`);
+    // ...and once its server let it go (as on exit), --older-than prunes an idle active session too:
+    // worktree removed, marked ended, branch kept.
+    rmSync(path.join(common, "trm", "run", `${active}.owner`));
     const idle = cli(repo, "prune", "--older-than", "0", "--json");
     expect(idle.code, idle.err).toBe(0);
     const actions = JSON.parse(idle.out).actions.filter((a: Any) => a.sessionId === active);

@@ -74,7 +74,7 @@ function render(repo: Repo, plan: PrunePlan, outcomes: Outcome[] | null, io: Io)
   for (const s of plan.sessions) {
     const mine = plan.actions.filter((a) => a.sessionId === s.sessionId);
     if (!s.pruned) {
-      lines.push(`session ${s.sessionId} (${s.status}): kept${s.reason === "active" ? "" : `, ${s.reason}, nothing to remove`}`);
+      lines.push(`session ${s.sessionId} (${s.status}): kept${s.reason === "active" ? "" : s.reason.startsWith("in use") ? `, ${s.reason}` : `, ${s.reason}, nothing to remove`}`);
       if (s.status !== "active" && s.kept.length) lines.push(`  keeps ${s.kept.join(", ")} (--delete-branches removes them)`);
       continue;
     }
@@ -102,7 +102,9 @@ export const pruneCommand: Command = {
     "- lock files only code-trm creates, older than a minute (.git/worktrees/trm-*/*.lock and *.lock",
     "  under refs/heads/trm, refs/tags/trm, refs/notes/trm, refs/notes/trm-logs, refs/trm);",
     "- leftovers in .git/trm/tmp older than an hour.",
-    "Active sessions are never touched (unless --older-than). Your checkout, index, HEAD, other",
+    "Active sessions are never touched (unless --older-than), and a session whose server is alive or whose",
+    "command is running never, whatever --older-than says. A start that was killed half-way leaves refs,",
+    "a worktree and temporary files: they are removed. Your checkout, index, HEAD, other",
     "branches and stash are never touched.",
   ].join("\n"),
   options: {

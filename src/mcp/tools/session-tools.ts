@@ -148,7 +148,7 @@ export function sessionTools(sessions: SessionManager) {
     hints: READ_ONLY,
     async run(args) {
       const s = await sessions.get(args.sessionId);
-      if (s.status === "active") await s.mutex.run(() => s.sync());
+      await s.refresh();
       const v = stateView(s);
       return { structured: v, text: stateText(v, bestOffHistoryNote(s)) };
     },
