@@ -170,7 +170,8 @@ export async function git(cwd: string, args: string[], opts: GitOptions = {}): P
  * configuration and environment as {@link git}; no retries (read-only commands take no lock).
  */
 export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
-  const r = await execa("git", [...CONFIG_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, encoding: "buffer", stdin: "ignore", maxBuffer: 256 * 1024 * 1024 });
+  // stripFinalNewline off: a blob's last byte is content (execa would drop a file's final newline).
+  const r = await execa("git", [...CONFIG_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, encoding: "buffer", stdin: "ignore", stripFinalNewline: false, maxBuffer: 256 * 1024 * 1024 });
   if (r.exitCode !== 0) throw new GitError(args, r.exitCode, Buffer.from(r.stderr as Uint8Array).toString("utf8"));
   return Buffer.from(r.stdout as Uint8Array);
 }
