@@ -187,6 +187,9 @@ export async function gitOrNull(cwd: string, args: string[], opts: GitOptions = 
 
 /** Resolves the repository of `repoPath`: its top level and its common git directory. */
 export async function openRepo(repoPath: string): Promise<{ top: string; commonDir: string; gitDir: string }> {
+  const st = await stat(repoPath).catch(() => null);
+  if (!st) throw new UserError(`${repoPath} does not exist.`, "Pass the absolute path of an existing checkout (check it for typos).");
+  if (!st.isDirectory()) throw new UserError(`${repoPath} is a file, not a folder.`, "Pass the absolute path of the checkout's top folder.");
   const out = await gitOrNull(repoPath, ["rev-parse", "--show-toplevel", "--git-common-dir", "--absolute-git-dir"]).catch(() => null);
   if (out === null) {
     if ((await gitOrNull(repoPath, ["rev-parse", "--is-bare-repository"]))?.trim() === "true") {

@@ -11,7 +11,7 @@ import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveConfig, type SessionConfig, type StartInput } from "./config.js";
 import type { CallContext } from "./context.js";
 import type { BaselineNote } from "./record.js";
-import { registrySet } from "./registry.js";
+import { registryDelete, registrySet } from "./registry.js";
 import { progressIntervalMs, Session } from "./session.js";
 
 
@@ -101,10 +101,7 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
     if (failed) throw failed.reason;
     await linkIgnored(repo.top, wt, linkPaths);
   } catch (err) {
-    await removeWorktree(repo.top, wt).catch(() => undefined);
-    // Only refs that are still ours: deleted with the value this start gave them.
-    for (const r of [refs.branch, refs.baselineTag]) await gitOrNull(repo.top, ["update-ref", "-d", r, snap.commit]);
-    for (const r of [refs.notes, refs.logs]) await gitOrNull(repo.top, ["update-ref", "-d", r]);
+    await discardStart(repo.top, wt, refs, snap.commit);
     throw err;
   }
   await registrySet(id, repo.commonDir);
@@ -123,6 +120,16 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
       tickMs: progressIntervalMs(),
     });
     setup = { cmd: r.cmd, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs, output: capHeadTail(r.output.all, 2000).text };
+    // Every step of a session whose dependencies did not install would fail for that reason alone.
+    if (!setup.ok && !input.allowSetupFailure) {
+      await discardStart(repo.top, wt, refs, snap.commit);
+      await registryDelete(id);
+      const last = r.output.all.trimEnd().split("\n").slice(-15).map((l) => `  ${l.slice(0, 300)}`).join("\n");
+      throw new UserError(
+        `setupCmd failed (${r.timedOut ? "timed out" : `exit ${r.exitCode}`}), so the session was not started and nothing of it was kept: ${r.cmd}\n${last || "  (no output)"}`,
+        "Fix the command (it runs in a fresh worktree of your repository, without ignored files such as node_modules or .env: see linkPaths), or pass allowSetupFailure: true to start anyway.",
+      );
+    }
   }
   if (input.preflight) {
     const { evaluation: ev, logs } = await session.evaluateHere(0, ctx);
@@ -133,6 +140,14 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
     await updateRefs(repo.top, [{ ref: refs.bestTag, next: snap.commit }], "trm: preflight");
   }
   return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch) };
+}
+
+/** Removes what a failed start made: worktree, branch, baseline tag (only if still ours) and notes. */
+async function discardStart(top: string, wt: string, refs: ReturnType<typeof sessionRefs>, baseline: string): Promise<void> {
+  await removeWorktree(top, wt).catch(() => undefined);
+  // Only refs that are still ours: deleted with the value this start gave them.
+  for (const r of [refs.branch, refs.baselineTag]) await gitOrNull(top, ["update-ref", "-d", r, baseline]);
+  for (const r of [refs.notes, refs.logs]) await gitOrNull(top, ["update-ref", "-d", r]);
 }
 
 export interface SubmoduleResult {
