@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Every temporary folder a test makes is removed after its file; the guard fails a run that leaves any.
+    setupFiles: ["test/helpers/cleanup.ts"],
+    globalSetup: ["test/helpers/tmp-guard.ts"],
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: ["default", "json"],
     outputFile: { json: ".tmp/vitest-results.json" },
