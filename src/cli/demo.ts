@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,7 +34,16 @@ const MEDIAN_WRONG = `export function median(xs) {
  * run and then submitted, and the session as plain git and `code-trm log` show it afterwards.
  */
 export async function runDemo(): Promise<void> {
-  const dir = path.join(mkdtempSync(path.join(os.tmpdir(), "code-trm-demo-")), "js-stats");
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "trm-demo-"));
+  try {
+    await demoIn(path.join(tmp, "js-stats"));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+    out(`\ndemo repository removed: ${tmp}`);
+  }
+}
+
+async function demoIn(dir: string): Promise<void> {
   cpSync(path.join(PKG_ROOT, "fixtures", "repos", "js-stats"), dir, { recursive: true });
   userGit(dir, "init", "-q", "-b", "main");
   userGit(dir, "add", "-A");
@@ -43,7 +52,7 @@ export async function runDemo(): Promise<void> {
   writeFileSync(path.join(dir, "NOTES.md"), "work in progress, not committed\n");
   const before = { status: userGit(dir, "status", "--porcelain"), head: userGit(dir, "rev-parse", "HEAD").trim(), index: readFileSync(path.join(dir, ".git", "index")).toString("base64") };
 
-  out(`demo repository: ${dir}`);
+  out(`demo repository (a temporary copy, removed when the demo ends; look at it with git while it runs): ${dir}`);
   out(`  a small stats library; test "median of even length" fails. Uncommitted file NOTES.md is present.`);
   const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(PKG_ROOT, "dist", "cli", "main.js")], stderr: "ignore" });
   const client = new Client({ name: "code-trm-demo", version: "1.0.0" });

@@ -99,7 +99,7 @@ export function statusOf(f: Pick<Footprint, "ended" | "worktreeExists">): CliSta
 
 export function checkId(id: string | undefined, command: string): string {
   if (!id) throw new UsageError("missing <id>", command);
-  if (!SESSION_ID_RE.test(id)) throw new UsageError(`malformed session id ${JSON.stringify(id)} (they look like 20250101-120000-ab12)`, command);
+  if (!SESSION_ID_RE.test(id)) throw new UsageError(`malformed session id ${JSON.stringify(id)} (they look like 20250101-120000-ab12cd34)`, command);
   return id;
 }
 

@@ -171,7 +171,8 @@ export async function git(cwd: string, args: string[], opts: GitOptions = {}): P
  * configuration and environment as {@link git}; no retries (read-only commands take no lock).
  */
 export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
-  const r = await execa("git", [...CONFIG_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, encoding: "buffer", stdin: "ignore", maxBuffer: 256 * 1024 * 1024 });
+  // stripFinalNewline off: a blob's last byte is content (execa would drop a file's final newline).
+  const r = await execa("git", [...CONFIG_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, encoding: "buffer", stdin: "ignore", stripFinalNewline: false, maxBuffer: 256 * 1024 * 1024 });
   if (r.exitCode !== 0) throw new GitError(args, r.exitCode, Buffer.from(r.stderr as Uint8Array).toString("utf8"));
   return Buffer.from(r.stdout as Uint8Array);
 }
@@ -187,6 +188,10 @@ export async function gitOrNull(cwd: string, args: string[], opts: GitOptions = 
 
 /** Resolves the repository of `repoPath`: its top level and its common git directory. */
 export async function openRepo(repoPath: string): Promise<{ top: string; commonDir: string; gitDir: string }> {
+  let statCode = "";
+  const st = await stat(repoPath).catch((err: NodeJS.ErrnoException) => ((statCode = err.code ?? ""), null));
+  if (!st && statCode !== "ENAMETOOLONG") throw new UserError(`${repoPath} does not exist.`, "Pass the absolute path of an existing checkout (check it for typos).");
+  if (st && !st.isDirectory()) throw new UserError(`${repoPath} is a file, not a folder.`, "Pass the absolute path of the checkout's top folder.");
   let failure = "";
   const out = await git(repoPath, ["rev-parse", "--show-toplevel", "--git-common-dir", "--absolute-git-dir"]).catch((err: unknown) => {
     failure = err instanceof GitError ? err.stderr : errorMessage(err);

@@ -20,6 +20,7 @@ export const startSessionInput = {
   lintCmd: cmd.optional(),
   benchCmd: cmd.optional().describe("prints a number (lower is better unless perfDirection=higher)"),
   setupCmd: cmd.optional().describe("run once in the new worktree, e.g. npm ci"),
+  allowSetupFailure: z.boolean().optional(),
   timeoutSec: z.number().int().min(1).max(LIMITS.maxTimeoutSec).optional().describe("per command, default 120"),
   weights: z.object({ build: weight, test: weight, lint: weight, perf: weight }).partial().optional(),
   halt: z

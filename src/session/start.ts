@@ -15,7 +15,7 @@ import type { CallContext } from "./context.js";
 import type { BaselineNote } from "./record.js";
 import { acquireOwner, releaseOwner, startingFile } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
-import { registrySet } from "./registry.js";
+import { registryDelete, registrySet } from "./registry.js";
 import { progressIntervalMs, Session } from "./session.js";
 import { layerWorkspaces, type LayerResult } from "./workspaces.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
@@ -137,10 +137,7 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     await linkIgnored(repo.top, wt, linkPaths);
     layer = await layerWorkspaces(repo.top, wt);
   } catch (err) {
-    await removeWorktree(repo.top, wt).catch(() => undefined);
-    // Only refs that are still ours: deleted with the value this start gave them.
-    for (const r of [refs.branch, refs.baselineTag]) await gitOrNull(repo.top, ["update-ref", "-d", r, snap.commit]);
-    for (const r of [refs.notes, refs.logs]) await gitOrNull(repo.top, ["update-ref", "-d", r]);
+    await discardStart(repo.top, wt, refs, snap.commit);
     throw err;
   }
   await registrySet(id, repo.commonDir);
@@ -161,6 +158,16 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
       ...commandPolicy(config, wt),
     });
     setup = { cmd: r.cmd, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs, output: capHeadTail(r.output.all, 2000).text };
+    // Every step of a session whose dependencies did not install would fail for that reason alone.
+    if (!setup.ok && !input.allowSetupFailure) {
+      await discardStart(repo.top, wt, refs, snap.commit);
+      await registryDelete(id);
+      const last = r.output.all.trimEnd().split("\n").slice(-15).map((l) => `  ${l.slice(0, 300)}`).join("\n");
+      throw new UserError(
+        `setupCmd failed (${r.timedOut ? "timed out" : `exit ${r.exitCode}`}), so the session was not started and nothing of it was kept: ${r.cmd}\n${last || "  (no output)"}`,
+        "Fix the command (it runs in a fresh worktree of your repository, without ignored files such as node_modules or .env: see linkPaths), or pass allowSetupFailure: true to start anyway.",
+      );
+    }
   }
   const notes = [...(await session.pythonIsolation()).notices];
   if (layer.redirected.length > 0) {
@@ -177,6 +184,14 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     preflightFeedback = renderFeedback({ step: 0, ev, progress: session.progress()!, halt: session.halt(), diagnostics: correlateDiagnostics(ev, 0, []), failures: correlateFailures(ev, 0, []) });
   }
   return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch), notes, preflightFeedback };
+}
+
+/** Removes what a failed start made: worktree, branch, baseline tag (only if still ours) and notes. */
+async function discardStart(top: string, wt: string, refs: ReturnType<typeof sessionRefs>, baseline: string): Promise<void> {
+  await removeWorktree(top, wt).catch(() => undefined);
+  // Only refs that are still ours: deleted with the value this start gave them.
+  for (const r of [refs.branch, refs.baselineTag]) await gitOrNull(top, ["update-ref", "-d", r, baseline]);
+  for (const r of [refs.notes, refs.logs]) await gitOrNull(top, ["update-ref", "-d", r]);
 }
 
 export interface SubmoduleResult {

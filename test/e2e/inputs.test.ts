@@ -1,7 +1,9 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, textOf, type TestServer } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
-import { checkoutState, makeRepo } from "../helpers/repo.js";
+import { checkoutState, g, makeRepo } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 let srv: TestServer;
@@ -54,5 +56,31 @@ describe("candidate errors", () => {
     expect(st.slice(st.indexOf("\n") + 1)).toBe(vt.slice(vt.indexOf("\n") + 1));
     expect(st.split("does not match the file").length).toBe(2);
     expect(st.split("Read the current lines").length).toBe(2);
+  });
+});
+
+describe("starting a session", () => {
+  it("says a repoPath that does not exist does not exist", async () => {
+    const repo = makeRepo("js-stats");
+    const r = await srv.raw("trm_start_session", { repoPath: path.join(repo, "nope"), testCmd: "node --test" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/nope does not exist\.\nWhat to do: Pass the absolute path of an existing checkout/);
+    expect(textOf(r)).not.toMatch(/git init/);
+  });
+
+  it("fails the start when setupCmd fails, with its last lines, and leaves no session behind", async () => {
+    const repo = makeRepo("js-stats");
+    const before = checkoutState(repo);
+    const r = await srv.raw("trm_start_session", { repoPath: repo, testCmd: "node --test", setupCmd: "echo installing; echo 'npm ERR! missing script: ci' >&2; exit 3" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/setupCmd failed \(exit 3\), so the session was not started[\s\S]*npm ERR! missing script: ci[\s\S]*What to do: [\s\S]*allowSetupFailure: true/);
+    expect(g(repo, "for-each-ref", "refs/tags/trm/", "refs/heads/trm/", "refs/notes/").trim()).toBe("");
+    expect(g(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
+    expect((await srv.call<Any>("trm_list_sessions", { repoPath: repo })).sessions).toEqual([]);
+    expect(checkoutState(repo)).toEqual(before);
+
+    const ok = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", setupCmd: "exit 3", allowSetupFailure: true });
+    expect(ok.setup).toMatchObject({ ok: false, exitCode: 3 });
+    expect((await srv.call<Any>("trm_list_sessions", { repoPath: repo })).sessions).toHaveLength(1);
   });
 });

@@ -36,7 +36,7 @@ async function expectError(name: string, args: Any, re: RegExp) {
 describe("bad input gets an actionable error and changes nothing", () => {
   it("start: relative, missing and non-git paths; no command; bad weights", async () => {
     await expectError("trm_start_session", { repoPath: "relative/path", testCmd: "true" }, /must be absolute/);
-    await expectError("trm_start_session", { repoPath: "/nonexistent/x", testCmd: "true" }, /Not a git repository[\s\S]*What to do/);
+    await expectError("trm_start_session", { repoPath: "/nonexistent/x", testCmd: "true" }, /\/nonexistent\/x does not exist\.[\s\S]*What to do/);
     await expectError("trm_start_session", { repoPath: tmpDir(), testCmd: "true" }, /Not a git repository/);
     const bare = path.join(tmpDir(), "bare.git");
     g(path.dirname(bare), "init", "-q", "--bare", bare);

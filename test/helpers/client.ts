@@ -29,6 +29,7 @@ export async function startServer(opts: { stateDir?: string; env?: Record<string
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(ROOT, "dist", "cli", "main.js")],
+    // TMPDIR passed on: what the server puts in the temporary folder is counted by the suite's guard too.
     env: { PATH: process.env.PATH ?? "", HOME: home, CODE_TRM_STATE_DIR: stateDir, GIT_CONFIG_NOSYSTEM: "1", ...opts.env },
     stderr: "pipe",
   });

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, lstatSync, readlinkSync, existsSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, lstatSync, readlinkSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -16,8 +16,18 @@ export function g(cwd: string, ...args: string[]): string {
   });
 }
 
+const made: string[] = [];
+
+/** A fresh temporary folder, removed after the test file (test/helpers/cleanup.ts). */
 export function tmpDir(prefix = "trm-test-"): string {
-  return mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes every folder tmpDir made so far (git worktrees and session files inside them included). */
+export function removeTmpDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
 
 /** A git repository made from fixtures/repos/<name>, with one commit on main. */

@@ -1,4 +1,4 @@
-import { lstat, readlink, realpath } from "node:fs/promises";
+import { lstat, readlink, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { git, GitError, gitOrNull } from "../../git/cli.js";
 import { resolvePoint, type Point } from "../../session/points.js";
@@ -9,6 +9,8 @@ import { printJson, type Command } from "../command.js";
 import { checkId, findSession, openCheckout, type Repo } from "../find.js";
 import { plural } from "../format.js";
 import { diffBytes, withTempFile } from "../patch.js";
+import { mergeFile } from "../merge3.js";
+import { cliCommand } from "../../util/cli-name.js";
 
 /** One path the session changed, with its state at the baseline ("000000" mode = absent). */
 export interface Change {
@@ -130,6 +132,27 @@ interface ApplyPlan {
   changes: Change[];
 }
 
+/**
+ * Three-way merges the files both the user and the session changed (`touched`). Only content changes
+ * of regular files merge; a file one side added, deleted or re-typed is a conflict as it stands.
+ */
+async function mergeTouched(commonDir: string, top: string, changes: Change[], touched: string[]): Promise<{ merged: Map<string, Buffer>; conflicts: { path: string; where: string }[] }> {
+  const merged = new Map<string, Buffer>();
+  const conflicts: { path: string; where: string }[] = [];
+  for (const p of touched) {
+    const c = changes.find((x) => x.path === p)!;
+    const st = await lstat(path.join(top, p)).catch(() => null);
+    if (c.status !== "M" || c.baseMode !== c.targetMode || !c.baseMode.startsWith("100") || !st?.isFile()) {
+      conflicts.push({ path: p, where: c.status === "A" ? "the session adds this file, and yours differs" : c.status === "D" ? "the session deletes this file, which you changed" : "changed in a way that cannot be merged line by line (type or mode)" });
+      continue;
+    }
+    const m = await mergeFile(commonDir, top, p, c.baseOid, c.targetOid);
+    if (m.ok) merged.set(p, m.merged);
+    else conflicts.push({ path: p, where: `conflict at ${m.conflicts.join("; ")}` });
+  }
+  return { merged, conflicts };
+}
+
 async function planApply(s: Session, best: boolean): Promise<ApplyPlan> {
   const point = await resolvePoint(s, best ? "best" : "current");
   const out = await git(s.config.commonDir, ["diff", "--raw", "-z", "--no-renames", "--no-abbrev", s.baseline.commit, point.commit, "--"]);
@@ -145,9 +168,10 @@ export const applyCommand: Command = {
     "tree of your checkout (the current directory's, or --repo) as uncommitted changes. Only files change:",
     "the index, HEAD, branches and stash are never touched. Review with `git diff`, keep with `git add`.",
     "",
-    "It refuses, changing nothing, when a file the session changed has uncommitted changes of yours that",
-    "differ from the session's baseline (they would be overwritten), and when the changes do not apply",
-    "cleanly (e.g. you committed other edits to those lines since the session started).",
+    "A file the session changed that also has uncommitted changes of yours is merged line by line (baseline,",
+    "yours, the session's): your edits stay. It refuses, changing nothing, on a real conflict (both changed",
+    "the same lines; it names them) and when the changes do not apply cleanly (e.g. you committed other",
+    "edits to those lines since the session started).",
   ].join("\n"),
   options: {
     best: { type: "boolean", help: "apply the best step instead of the current one" },
@@ -166,7 +190,7 @@ export const applyCommand: Command = {
     const dryRun = flagBool(args, "dry-run");
     const { target, changes } = await planApply(s, flagBool(args, "best"));
     const where = `${target.label}${target.step !== undefined && target.label !== `step ${target.step}` ? `, step ${target.step}` : ""}`;
-    const report = (applied: boolean) => ({ alreadyApplied: false, sessionId: s.id, target: target.label, step: target.step ?? null, commit: target.commit, checkout: checkout.top, dryRun, applied, files: changes.map((c) => ({ path: c.path, status: c.status })) });
+    const report = (applied: boolean, merged = new Map<string, Buffer>()) => ({ alreadyApplied: false, sessionId: s.id, target: target.label, step: target.step ?? null, commit: target.commit, checkout: checkout.top, dryRun, applied, files: changes.map((c) => ({ path: c.path, status: c.status, ...(merged.has(c.path) ? { merged: true } : {}) })) });
     if (changes.length === 0) {
       if (flagBool(args, "json")) printJson(io, report(false));
       else io.out(`nothing to apply: the session's ${target.label} has the same files as its baseline\n`);
@@ -176,36 +200,42 @@ export const applyCommand: Command = {
     if (submodules.length) {
       throw new UserError(`The session changed submodules (${submodules.map((c) => c.path).join(", ")}); apply only brings in files.`, `Use git: git diff trm/${s.id}/baseline ${target.commit.slice(0, 12)}.`);
     }
-    const conflicts = await conflictingPaths(checkout.top, changes);
+    const touched = await conflictingPaths(checkout.top, changes);
     // Already there (applied before, perhaps committed since): say so, whatever else the files show.
     if (await alreadyApplied(checkout.top, changes)) {
       if (flagBool(args, "json")) printJson(io, { ...report(false), alreadyApplied: true });
       else io.out(`nothing to apply: your working tree already has the session's ${target.label} (${target.commit.slice(0, 12)}) in every file it changed\n`);
       return 0;
     }
+    // A file both you and the session changed is merged line by line; only a real conflict refuses.
+    const { merged, conflicts } = await mergeTouched(s.config.commonDir, checkout.top, changes, touched);
     if (conflicts.length) {
       throw new UserError(
-        `Refused: ${plural(conflicts.length, "file")} the session changed ${conflicts.length === 1 ? "has" : "have"} uncommitted changes of yours that differ from the session's baseline, which applying would overwrite:\n${conflicts.map((p) => `  ${p}`).join("\n")}\nNothing was changed.`,
-        `Commit or set aside your changes to ${conflicts.length === 1 ? "that file" : "those files"} first, or apply into a clean worktree (git worktree add ../review && cd ../review && code-trm apply ${s.id}).`,
+        `Refused: ${plural(conflicts.length, "file")} the session changed ${conflicts.length === 1 ? "has" : "have"} uncommitted changes of yours that conflict with the session's:\n${conflicts.map((c) => `  ${c.path}: ${c.where}`).join("\n")}\nNothing was changed.`,
+        `Commit or set aside your changes to ${conflicts.length === 1 ? "that file" : "those files"} first, or apply into a clean worktree (git worktree add ../review && cd ../review && ${cliCommand()} apply ${s.id}).`,
       );
     }
-    const patch = await diffBytes(s.config.commonDir, s.baseline.commit, target.commit, { binary: true });
-    await withTempFile(patch, async (file) => {
-      // Never --index or --3way: those write the user's index. Plain `git apply` is all-or-nothing.
-      try {
-        await git(checkout.top, ["apply", "--check", "--whitespace=nowarn", "--", file]);
-      } catch (err) {
-        if (!(err instanceof GitError)) throw err;
-        const why = err.stderr.trim().split("\n").map((l) => `  ${l.replace(/^error: /, "")}`).join("\n");
-        throw new UserError(
-          `The session's changes do not apply cleanly to your checkout:\n${why}\nNothing was changed.`,
-          `Your files differ from the session's baseline (e.g. commits since the session started). To merge with conflict markers (this writes your index): git diff trm/${s.id}/baseline ${target.commit.slice(0, 12)} | git apply --3way`,
-        );
-      }
-      if (!dryRun) await git(checkout.top, ["apply", "--whitespace=nowarn", "--", file]);
-    });
+    const rest = changes.filter((c) => !merged.has(c.path)).map((c) => c.path);
+    const patch = rest.length ? await diffBytes(s.config.commonDir, s.baseline.commit, target.commit, { binary: true, paths: rest }) : null;
+    if (patch) {
+      await withTempFile(patch, async (file) => {
+        // Never --index or --3way: those write the user's index. Plain `git apply` is all-or-nothing.
+        try {
+          await git(checkout.top, ["apply", "--check", "--whitespace=nowarn", "--", file]);
+        } catch (err) {
+          if (!(err instanceof GitError)) throw err;
+          const why = err.stderr.trim().split("\n").map((l) => `  ${l.replace(/^error: /, "")}`).join("\n");
+          throw new UserError(
+            `The session's changes do not apply cleanly to your checkout:\n${why}\nNothing was changed.`,
+            `Your files differ from the session's baseline (e.g. commits since the session started). To merge with conflict markers (this writes your index): git diff trm/${s.id}/baseline ${target.commit.slice(0, 12)} | git apply --3way`,
+          );
+        }
+        if (!dryRun) await git(checkout.top, ["apply", "--whitespace=nowarn", "--", file]);
+      });
+    }
+    if (!dryRun) for (const [p, content] of merged) await writeFile(path.join(checkout.top, p), content);
     if (flagBool(args, "json")) {
-      printJson(io, report(!dryRun));
+      printJson(io, report(!dryRun, merged));
       return 0;
     }
     const p = io.paint;
@@ -213,7 +243,7 @@ export const applyCommand: Command = {
     io.out(
       [
         `${dryRun ? "would apply" : "applied"} session ${s.id} (${where}, ${target.commit.slice(0, 12)}) to ${checkout.top}${dryRun ? " (dry run: nothing changed)" : " as uncommitted changes"}:`,
-        ...changes.map((c) => ` ${color(c.status)} ${c.path}`),
+        ...changes.map((c) => ` ${color(c.status)} ${c.path}${merged.has(c.path) ? " (merged with your uncommitted changes)" : ""}`),
         dryRun ? "it applies cleanly; run without --dry-run to apply." : `${plural(changes.length, "file")} changed; index, HEAD, branches and stash untouched.`,
         ...(dryRun ? [] : [`review: git diff    undo: git diff trm/${s.id}/baseline ${target.commit.slice(0, 12)} | git apply -R`]),
       ].join("\n") + "\n",

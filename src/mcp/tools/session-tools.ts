@@ -1,3 +1,4 @@
+import { cliCommand } from "../../util/cli-name.js";
 import { z } from "zod";
 import { candidateSchema } from "../../candidate/schema.js";
 import { fmt } from "../../evaluate/score.js";
@@ -215,8 +216,10 @@ export function sessionTools(sessions: SessionManager) {
  */
 export function applyInstructions(id: string, branch: string, bestCommit: string | null, uncommittedIncluded: boolean, bestOffHistory = false): string[] {
   const base = `trm/${id}/baseline`;
-  const out = [`code-trm apply ${id}   # as uncommitted changes in your working tree (add --best for the best step)`];
-  if (bestOffHistory) out.unshift(`code-trm apply ${id} --best   # the best step is not on the branch's current history: this brings it in`);
+  // Printed as it runs from the user's shell: `code-trm` only when that name is on PATH.
+  const cli = cliCommand();
+  const out = [`${cli} apply ${id}   # as uncommitted changes in your working tree (add --best for the best step)`];
+  if (bestOffHistory) out.unshift(`${cli} apply ${id} --best   # the best step is not on the branch's current history: this brings it in`);
   if (uncommittedIncluded) {
     out.push(`git diff ${base} ${branch} | git apply   # the same with git: the session's changes on top of your working tree`);
   } else {

@@ -16,7 +16,7 @@ describe("validation excerpts", () => {
 describe("how to apply a session's result", () => {
   it("offers a merge only when the baseline had no uncommitted work", () => {
     const clean = applyInstructions("20260101-000000-abcd", "trm/20260101-000000-abcd", "1234567890abcdef", false);
-    expect(clean[0]).toMatch(/^code-trm apply 20260101-000000-abcd /);
+    expect(clean[0]).toMatch(/^(code-trm|node \/\S+\/main\.js) apply 20260101-000000-abcd /);
     expect(clean.join("\n")).toMatch(/git merge trm\/20260101-000000-abcd/);
     const dirty = applyInstructions("20260101-000000-abcd", "trm/20260101-000000-abcd", null, true);
     expect(dirty.join("\n")).not.toMatch(/git merge|cherry-pick|--3way/);

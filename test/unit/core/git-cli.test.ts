@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { git, openRepo } from "../../../src/git/cli.js";
+import { readFileSync } from "node:fs";
+import { git, gitBytes, openRepo } from "../../../src/git/cli.js";
 import { makeRepo } from "../../helpers/repo.js";
 
 describe("git entry point", () => {
@@ -14,6 +15,11 @@ describe("git entry point", () => {
     } finally {
       process.env = saved;
     }
+  });
+
+  it("reads a blob byte for byte, final newline included", async () => {
+    const repo = makeRepo("js-stats");
+    expect(await gitBytes(repo, ["cat-file", "blob", "HEAD:src/stats.js"])).toEqual(readFileSync(`${repo}/src/stats.js`));
   });
 
   it("finds the repository from a subdirectory", async () => {

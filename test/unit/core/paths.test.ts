@@ -1,7 +1,7 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { tmpDir } from "../../helpers/repo.js";
 import { applyPlan } from "../../../src/candidate/write.js";
 import { normalizeRelPath, resolveInside } from "../../../src/util/paths.js";
 
@@ -15,8 +15,8 @@ describe("normalizeRelPath", () => {
 });
 
 describe("resolveInside", () => {
-  const root = mkdtempSync(path.join(os.tmpdir(), "trm-paths-"));
-  const outside = mkdtempSync(path.join(os.tmpdir(), "trm-outside-"));
+  const root = tmpDir("trm-paths-");
+  const outside = tmpDir("trm-outside-");
   mkdirSync(path.join(root, "src"));
   writeFileSync(path.join(outside, "secret"), "x");
   symlinkSync(outside, path.join(root, "escape"));

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { tmpDir } from "../../helpers/repo.js";
 import { runCommand } from "../../../src/evaluate/run.js";
 
-const cwd = mkdtempSync(path.join(os.tmpdir(), "trm-run-"));
+const cwd = tmpDir("trm-run-");
 
 /**
  * A killed orphan is reparented to PID 1; where PID 1 does not reap (some containers), it stays a
