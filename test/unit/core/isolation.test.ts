@@ -101,11 +101,13 @@ describe("workspace and editable-install detection", () => {
     // As pip / hatchling write a src-layout editable install, and as setuptools >= 64 writes its finder.
     writeFileSync(path.join(sp, "_proj.pth"), "/work/proj/src\n");
     writeFileSync(path.join(sp, "__editable__.other-0.1.pth"), "import __editable___other_0_1_finder; __editable___other_0_1_finder.install()\n");
-    writeFileSync(path.join(sp, "__editable___other_0_1_finder.py"), "import sys\nMAPPING: dict[str, str] = {'other': '/work/proj/lib/other'}\nNAMESPACES: dict[str, list[str]] = {}\n");
+    // The MAPPING line as setuptools 66.1.1 wrote it (pip install -e . of a flat layout, Debian python 3.11).
+    writeFileSync(path.join(sp, "__editable___other_0_1_finder.py"), "import sys\nMAPPING = {'other': '/work/proj/lib/other'}\nNAMESPACES = {}\n");
+    writeFileSync(path.join(sp, "__editable___typed_0_1_finder.py"), "MAPPING: dict[str, str] = {'typed': '/work/proj/typed/typed', 'two': '/work/proj/typed/two'}\n");
     writeFileSync(path.join(sp, "distutils-precedence.pth"), "import os; var = 'SETUPTOOLS_USE_DISTUTILS'\n# comment\n");
     writeFileSync(path.join(sp, "proj-0.1.dist-info/direct_url.json"), JSON.stringify({ url: "file:///work/proj", dir_info: { editable: true } }));
     const r = await editableSources(sp);
-    expect(r.dirs.sort()).toEqual(["/work/proj/lib", "/work/proj/src"]);
+    expect(r.dirs.sort()).toEqual(["/work/proj/lib", "/work/proj/src", "/work/proj/typed", "/work/proj/typed"]);
     expect(r.editableDists).toEqual([{ name: "proj", url: "file:///work/proj" }]);
   });
 });
