@@ -45,6 +45,11 @@ describe("checkoutPathsIn", () => {
     expect(checkoutPathsIn(`${CHECKOUT}/.venv/bin/python: error; ${CHECKOUT}/.git/config`, CHECKOUT, WT, [".venv"])).toEqual([]);
   });
 
+  it("knows the worktree in each form it may be printed in (a linked /tmp and its real path)", () => {
+    const out = "at /private/tmp/r/.wt/a.js:1:1\nat /private/tmp/r/src/b.js:2:2";
+    expect(checkoutPathsIn(out, "/private/tmp/r", ["/tmp/r/.wt", "/private/tmp/r/.wt"])).toEqual(["src/b.js"]);
+  });
+
   it("is linear on hostile output", () => {
     const big = `${CHECKOUT}/`.repeat(200_000) + "../".repeat(200_000);
     const t = performance.now();
