@@ -19,13 +19,15 @@ const MAX_LISTED = 8;
  * climb out of it (tsc prints `../../../../packages/a/index.ts` for a file reached through a link).
  * `linked` are checkout-relative folders deliberately shared with the worktree (linkPaths).
  */
-export function checkoutPathsIn(output: string, checkout: string, worktree: string, linked: string[] = []): string[] {
+export function checkoutPathsIn(output: string, checkout: string, worktree: string | string[], linked: string[] = []): string[] {
   const root = checkout.replace(/\/+$/, "");
   if (root === "") return [];
-  const wt = worktree.replace(/\/+$/, "");
+  // The worktree's path in every form it may be printed in (as given, resolved).
+  const wts = (Array.isArray(worktree) ? worktree : [worktree]).map((w) => w.replace(/\/+$/, ""));
+  const wt = wts[0] ?? "";
   const found = new Set<string>();
   const consider = (abs: string) => {
-    if (abs === wt || abs.startsWith(`${wt}/`) || !abs.startsWith(`${root}/`)) return;
+    if (wts.some((w) => abs === w || abs.startsWith(`${w}/`)) || !abs.startsWith(`${root}/`)) return;
     const rel = abs.slice(root.length + 1);
     if (rel === "") return;
     if (rel.split("/").some((s) => THIRD_PARTY_SEGMENTS.has(s))) return;

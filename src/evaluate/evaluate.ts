@@ -207,7 +207,12 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   ev.diagnostics = dedupe(ev.diagnostics);
   ev.notices.push(...environmentNotices(opts.cwd, results, opts.checkout));
   if (opts.checkout) {
-    const leak = checkoutLeakNotice(Object.fromEntries(Object.entries(results).map(([k, r]) => [k, checkoutPathsIn(r.output.all, opts.checkout!.root, realCwd, opts.checkout!.linked)])));
+    // Node prints real paths (macOS /tmp is a link), Python the paths as it was given them: both forms.
+    const { root, linked } = opts.checkout;
+    const roots = [...new Set([root, await realpath(root).catch(() => root)])];
+    const worktrees = [...new Set([opts.cwd, realCwd])];
+    const named = (out: string) => [...new Set(roots.flatMap((r) => checkoutPathsIn(out, r, worktrees, linked)))];
+    const leak = checkoutLeakNotice(Object.fromEntries(Object.entries(results).map(([k, r]) => [k, named(r.output.all)])));
     // First, so that it is read before the score is trusted.
     if (leak) ev.notices.unshift(leak);
   }

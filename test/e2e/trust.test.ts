@@ -60,6 +60,16 @@ describe("candidates cannot game the tests", () => {
     expect(r.feedback).toMatch(/1 test that ran at an earlier step is now skipped or missing and counts as failing: .*median of even length \(skipped at step 1\)/);
     const st = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
     expect(st.history.at(-1).testFiles).toEqual(["test/stats.test.js (modified)"]);
+    // Derivable from git alone: a new server reads the same from the step's record.
+    const other = await startServer({ stateDir: srv.stateDir });
+    try {
+      const again = await other.call<Any>("trm_get_state", { sessionId: s.sessionId });
+      expect(again.history.at(-1)).toMatchObject({ testFiles: ["test/stats.test.js (modified)"], tests: "3/4" });
+      expect(again.last.notices[0]).toMatch(/median of even length \(skipped at step 1\)/);
+      expect(again.score).toBe(0.75);
+    } finally {
+      await other.close();
+    }
     expect(checkoutState(repo)).toEqual(before);
   });
 

@@ -45,6 +45,11 @@ describe("checkoutPathsIn", () => {
     expect(checkoutPathsIn(`${CHECKOUT}/.venv/bin/python: error; ${CHECKOUT}/.git/config`, CHECKOUT, WT, [".venv"])).toEqual([]);
   });
 
+  it("knows the worktree in each form it may be printed in (a linked /tmp and its real path)", () => {
+    const out = "at /private/tmp/r/.wt/a.js:1:1\nat /private/tmp/r/src/b.js:2:2";
+    expect(checkoutPathsIn(out, "/private/tmp/r", ["/tmp/r/.wt", "/private/tmp/r/.wt"])).toEqual(["src/b.js"]);
+  });
+
   it("is linear on hostile output", () => {
     const big = `${CHECKOUT}/`.repeat(200_000) + "../".repeat(200_000);
     const t = performance.now();
@@ -101,11 +106,13 @@ describe("workspace and editable-install detection", () => {
     // As pip / hatchling write a src-layout editable install, and as setuptools >= 64 writes its finder.
     writeFileSync(path.join(sp, "_proj.pth"), "/work/proj/src\n");
     writeFileSync(path.join(sp, "__editable__.other-0.1.pth"), "import __editable___other_0_1_finder; __editable___other_0_1_finder.install()\n");
-    writeFileSync(path.join(sp, "__editable___other_0_1_finder.py"), "import sys\nMAPPING: dict[str, str] = {'other': '/work/proj/lib/other'}\nNAMESPACES: dict[str, list[str]] = {}\n");
+    // The MAPPING line as setuptools 66.1.1 wrote it (pip install -e . of a flat layout, Debian python 3.11).
+    writeFileSync(path.join(sp, "__editable___other_0_1_finder.py"), "import sys\nMAPPING = {'other': '/work/proj/lib/other'}\nNAMESPACES = {}\n");
+    writeFileSync(path.join(sp, "__editable___typed_0_1_finder.py"), "MAPPING: dict[str, str] = {'typed': '/work/proj/typed/typed', 'two': '/work/proj/typed/two'}\n");
     writeFileSync(path.join(sp, "distutils-precedence.pth"), "import os; var = 'SETUPTOOLS_USE_DISTUTILS'\n# comment\n");
     writeFileSync(path.join(sp, "proj-0.1.dist-info/direct_url.json"), JSON.stringify({ url: "file:///work/proj", dir_info: { editable: true } }));
     const r = await editableSources(sp);
-    expect(r.dirs.sort()).toEqual(["/work/proj/lib", "/work/proj/src"]);
+    expect(r.dirs.sort()).toEqual(["/work/proj/lib", "/work/proj/src", "/work/proj/typed", "/work/proj/typed"]);
     expect(r.editableDists).toEqual([{ name: "proj", url: "file:///work/proj" }]);
   });
 });
