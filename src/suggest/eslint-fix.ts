@@ -1,13 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
-import { lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink } from "node:fs/promises";
+import { lstat, realpath, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { runCommand } from "../evaluate/run.js";
 import type { Diagnostic } from "../evaluate/types.js";
-import { errorMessage } from "../util/errors.js";
 import { normalizeRelPath } from "../util/paths.js";
-import { shellQuote, truncate } from "../util/text.js";
-import { copyTracked, escapingPaths, secretlessEnv } from "./fixers/scratch.js";
+import { runToolFixer } from "./fixers/run.js";
+import type { ToolFixer } from "./fixers/types.js";
 import type { FileRewrite } from "./types.js";
 
 /**
@@ -106,6 +104,30 @@ export function fixedByRule(before: Diagnostic[], after: EslintJsonResult[] | nu
   return { fixed, remaining };
 }
 
+/** ESLint as a fixer of the common interface; its CLI is run by the Node that runs the server. */
+function eslintFixer(): ToolFixer {
+  return {
+    name: "eslint",
+    tool: "eslint",
+    label: "eslint --fix",
+    extensions: [".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"],
+    targets: () => null,
+    // Paths come from the lint output, normalised and inside the worktree; "./" and "--" keep them operands.
+    command: ({ bin, files }) => ({ argv: [process.execPath, bin, "--fix", "-f", "json", "--", ...files.map((f) => `./${f}`)] }),
+    version: () => null,
+    // Dependencies installed in the worktree itself (setupCmd, linkPaths) are not tracked: link them.
+    // (A node_modules that is tracked, e.g. a committed symlink, was copied with the rest.)
+    async prepare(worktree, scratch) {
+      const nm = path.join(worktree, "node_modules");
+      const scratchNm = path.join(scratch, "node_modules");
+      if (existsSync(nm) && !(await lstat(scratchNm).catch(() => null))) await symlink(await realpath(nm), scratchNm);
+    },
+    // ESLint exits 1 when problems remain (expected here) and 2 when it could not run.
+    okExit: [0, 1],
+    timeoutMs: ESLINT_TIMEOUT_MS,
+  };
+}
+
 export async function eslintFixes(opts: EslintFixOptions): Promise<EslintFixResult> {
   const started = Date.now();
   const result: EslintFixResult = { rewrites: [], fixed: [], remaining: 0, notes: [], ms: 0, copyMs: 0 };
@@ -122,53 +144,16 @@ export async function eslintFixes(opts: EslintFixOptions): Promise<EslintFixResu
     return done();
   }
   result.eslintVersion = eslint.version;
-
-  await mkdir(opts.scratchParent, { recursive: true });
-  const scratch = await mkdtemp(path.join(opts.scratchParent, "eslint-"));
-  try {
-    const t0 = Date.now();
-    await copyTracked(opts.worktree, scratch);
-    // Dependencies installed in the worktree itself (setupCmd, linkPaths) are not tracked: link them.
-    const nm = path.join(opts.worktree, "node_modules");
-    // (A node_modules that is tracked, e.g. a committed symlink, was copied with the rest.)
-    const scratchNm = path.join(scratch, "node_modules");
-    if (existsSync(nm) && !(await lstat(scratchNm).catch(() => null))) await symlink(await realpath(nm), scratchNm);
-    result.copyMs = Date.now() - t0;
-
-    // ESLint writes its fixes with writeFile, which follows links: a file that is a link (copied as one)
-    // to somewhere outside the scratch copy would be fixed in place there, so such files are left out.
-    const escaping = await escapingPaths(scratch, files);
-    for (const f of escaping) result.notes.push(`${f} is a symbolic link to a file outside the repository: eslint --fix was not run on it.`);
-    const contained = files.filter((f) => !escaping.includes(f));
-    if (contained.length === 0) return done();
-    // Paths come from the lint output, normalised and inside the worktree; "./" and "--" keep them operands.
-    const cmd = [process.execPath, eslint.bin, "--fix", "-f", "json", "--", ...contained.map((f) => `./${f}`)].map(shellQuote).join(" ");
-    const run = await runCommand(cmd, { cwd: scratch, timeoutMs: opts.timeoutMs ?? ESLINT_TIMEOUT_MS, signal: opts.signal, onTick: opts.onTick, tickMs: 5000, env: secretlessEnv() });
-    if (run.cancelled) {
-      result.notes.push("eslint --fix was cancelled.");
-      return done();
-    }
-    if (run.timedOut) {
-      result.notes.push(`eslint --fix did not finish within ${Math.round((opts.timeoutMs ?? ESLINT_TIMEOUT_MS) / 1000)} s and was stopped.`);
-      return done();
-    }
-    // ESLint exits 1 when problems remain (expected here) and 2 when it could not run.
-    if (run.exitCode !== 0 && run.exitCode !== 1) {
-      result.notes.push(`eslint --fix failed (exit ${run.exitCode ?? run.signal}): ${truncate(run.output.stderr.trim() || run.output.all.trim(), 300)}`);
-      return done();
-    }
-    for (const f of contained) {
-      const [before, after] = await Promise.all([readFile(path.join(opts.worktree, f), "utf8"), readFile(path.join(scratch, f), "utf8").catch(() => null)]);
-      if (after !== null && after !== before) result.rewrites.push({ path: f, before, after });
-    }
-    const counts = fixedByRule(opts.diagnostics, parseJsonReport(run.output.stdout), await realpath(scratch), files);
+  // The copy sits next to the worktrees (inside the common git directory), so Node resolves the same
+  // node_modules from it; ESLint writes with writeFile, so files linked out of the copy are left out.
+  const run = await runToolFixer(eslintFixer(), eslint.bin, { problems: [], files, what: "ESLint problems" }, opts);
+  result.notes.push(...run.notes.filter((n) => !n.startsWith("eslint --fix changed nothing")));
+  result.rewrites = run.rewrites;
+  result.copyMs = run.copyMs;
+  if (run.scratch && run.stdout) {
+    const counts = fixedByRule(opts.diagnostics, parseJsonReport(run.stdout), run.scratch, files);
     result.fixed = counts.fixed;
     result.remaining = counts.remaining;
-  } catch (err) {
-    result.notes.push(`eslint --fix could not run: ${truncate(errorMessage(err), 300)}`);
-  } finally {
-    // Links inside are removed as links: rm never follows them into node_modules.
-    await rm(scratch, { recursive: true, force: true });
   }
   return done();
 }

@@ -17,7 +17,7 @@ import { checkoutState, makeRepo } from "../helpers/repo.js";
 type Any = Record<string, any>;
 const CI = process.env.CI === "true";
 /** Installed by .ci/run (Debian packages): absent in CI is a failure, not a skip. */
-const CI_INSTALLS = new Set(["gofmt", "goimports", "autoflake", "flake8"]);
+const CI_INSTALLS = new Set(["go", "gofmt", "goimports", "autoflake", "flake8"]);
 const has = (tool: string) => locateTool("/nonexistent", tool) !== null;
 
 function needs(tools: string[]): { skip: boolean; why: string } {

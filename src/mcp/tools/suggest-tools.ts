@@ -48,7 +48,7 @@ export function suggestTools(sessions: SessionManager) {
 
   const fix = defineTool({
     name: "trm_suggest_fix",
-    description: "Validated candidates fixing the last errors (tsc, eslint, ruff, gofmt, clippy).",
+    description: "Validated candidates fixing the last errors with the repo's own fixers.",
     input: { sessionId },
     output: {
       step: z.number(),

@@ -8,6 +8,7 @@ import { filesOf, type ToolFixer } from "./types.js";
  * (removed with it) and a longer timeout; errors with an E-code stop compilation and are not its job.
  */
 const RS = [".rs"];
+const CARGO_SCOPE = /(?<=\s)--(all-targets|tests|benches|examples|workspace|all-features|lib|bins)(?=\s|$)/g;
 
 /** The directory of the Cargo.toml nearest above `file` among the tracked files ("" for the root). */
 export function crateDirOf(file: string, tracked: string[]): string | null {
@@ -30,18 +31,21 @@ export const clippy: ToolFixer = {
   tool: "cargo-clippy",
   label: "cargo clippy --fix",
   extensions: RS,
-  targets({ diagnostics }) {
+  targets({ diagnostics, commands }) {
     const problems = diagnostics.filter((d) => d.source === "rustc" && d.file?.endsWith(".rs") && !/^E\d{4}$/.test(d.code ?? ""));
     if (problems.length === 0) return null;
+    // The targets and features the session's own cargo command builds: more would need dev-dependencies
+    // it may not have (offline), fewer would miss the lints in tests.
+    const args = [...new Set(commands.flatMap((c) => (/\bcargo\s/.test(c.cmd) ? (c.cmd.match(CARGO_SCOPE) ?? []) : [])))].sort();
     // Whatever it fixes in the crate is compared, not only the files named.
-    return { problems, files: null, what: "clippy / rustc lint" };
+    return { problems, files: null, what: "clippy / rustc lint", args };
   },
   command({ bin, tracked, aside, target }) {
     const first = filesOf(target.problems, RS)[0];
     const crate = first ? crateDirOf(first, tracked) : null;
     const cargo = cargoNextTo(bin);
     return {
-      argv: [cargo, "clippy", "--fix", "--allow-dirty", "--allow-staged", "--allow-no-vcs", "--all-targets", "--offline"],
+      argv: [cargo, "clippy", "--fix", "--allow-dirty", "--allow-staged", "--allow-no-vcs", "--offline", ...(target.args ?? [])],
       cwd: crate ?? "",
       env: { CARGO_TARGET_DIR: aside, CARGO_TERM_COLOR: "never", CARGO_NET_OFFLINE: "true" },
     };

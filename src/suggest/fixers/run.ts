@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { runCommand, type RunResult } from "../../evaluate/run.js";
 import { errorMessage } from "../../util/errors.js";
@@ -26,6 +26,9 @@ export interface ToolRun {
   rewrites: FileRewrite[];
   notes: string[];
   version?: string;
+  /** What the fixer printed on stdout (eslint's JSON report), and where its copy was (real path, now removed). */
+  stdout: string;
+  scratch: string;
   ms: number;
   copyMs: number;
 }
@@ -47,7 +50,7 @@ function failure(label: string, run: RunResult, timeoutMs: number, okExit: numbe
 
 export async function runToolFixer(fixer: ToolFixer, bin: string, target: FixTarget, opts: ToolRunOptions): Promise<ToolRun> {
   const started = Date.now();
-  const result: ToolRun = { rewrites: [], notes: [], ms: 0, copyMs: 0 };
+  const result: ToolRun = { rewrites: [], notes: [], stdout: "", scratch: "", ms: 0, copyMs: 0 };
   const done = () => ({ ...result, ms: Date.now() - started });
   const timeoutMs = opts.timeoutMs ?? fixer.timeoutMs;
   await mkdir(opts.scratchParent, { recursive: true });
@@ -57,7 +60,9 @@ export async function runToolFixer(fixer: ToolFixer, bin: string, target: FixTar
   try {
     const t0 = Date.now();
     const tracked = await copyTracked(opts.worktree, scratch, fixer.label);
+    await fixer.prepare?.(opts.worktree, scratch);
     result.copyMs = Date.now() - t0;
+    result.scratch = await realpath(scratch);
     const trackedSet = new Set(tracked);
     let files = (target.files ?? tracked.filter((f) => fixer.extensions.some((e) => f.endsWith(e)))).filter((f) => trackedSet.has(f));
     if (files.length === 0) {
@@ -95,8 +100,9 @@ export async function runToolFixer(fixer: ToolFixer, bin: string, target: FixTar
       result.notes.push(failed);
       return done();
     }
+    result.stdout = run.output.stdout;
     result.rewrites = await rewritesOf(opts.worktree, scratch, files);
-    if (result.rewrites.length === 0) result.notes.push(`${fixer.label} (${result.version ?? "version unknown"}) changed nothing for: ${target.what}.`);
+    if (result.rewrites.length === 0) result.notes.push(`${fixer.label}${result.version ? ` (${result.version})` : ""} changed nothing for: ${target.what}.`);
   } catch (err) {
     result.notes.push(`${fixer.label} could not run: ${truncate(errorMessage(err), 300)}`);
   } finally {

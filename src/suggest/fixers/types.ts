@@ -6,7 +6,7 @@ import type { Diagnostic } from "../../evaluate/types.js";
  * Finding the tool, the copy, the run and turning its changes into a candidate are common (run.ts).
  */
 
-export type ToolFixerName = "ruff" | "ruff-format" | "autoflake" | "gofmt" | "goimports" | "clippy";
+export type ToolFixerName = "eslint" | "ruff" | "ruff-format" | "autoflake" | "gofmt" | "goimports" | "clippy";
 
 /** A session command as it ran at the last evaluation. */
 export interface RanCommand {
@@ -31,6 +31,8 @@ export interface FixTarget {
   what: string;
   /** Codes to ask the tool for (ruff's --select), when it filters by code. */
   codes?: string[];
+  /** Options of the session's own command that the fix must share (cargo's --all-targets). */
+  args?: string[];
 }
 
 export interface ToolCommand {
@@ -67,6 +69,8 @@ export interface ToolFixer {
   command(ctx: CommandContext): ToolCommand;
   /** The command that prints the tool's version, if it has one. */
   version(bin: string): string[] | null;
+  /** Sets the copy up before the run (eslint links the worktree's node_modules into it). */
+  prepare?(worktree: string, scratch: string): Promise<void>;
   /** Exit codes that mean "ran" (problems left over are not a failure). */
   okExit: number[];
   timeoutMs: number;

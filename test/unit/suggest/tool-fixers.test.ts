@@ -69,6 +69,10 @@ describe("what each fixer takes on", () => {
     const cmd = clippy.command({ bin: "/opt/cargo/bin/cargo-clippy", target: t, files: [], tracked, aside: "/tmp/aside" });
     expect(cmd).toMatchObject({ cwd: "crates/a", env: { CARGO_TARGET_DIR: "/tmp/aside" } });
     expect(cmd.argv.slice(1, 3)).toEqual(["clippy", "--fix"]);
+    expect(cmd.argv).not.toContain("--all-targets");
+    // The scope of the session's own cargo command is kept; other words of it are not.
+    const scoped = clippy.targets({ diagnostics: t.problems, commands: [{ cmd: "cargo clippy --all-targets --workspace --message-format=short -- -D warnings", failed: true, output: "" }, { cmd: "cargo test --tests", failed: false, output: "" }] })!;
+    expect(scoped.args).toEqual(["--all-targets", "--tests", "--workspace"]);
   });
 
   it("file names in a tool's output: relative paths only, no .., no spaces, no absolute paths", () => {
