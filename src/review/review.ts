@@ -11,6 +11,7 @@ import { runRules } from "./rules/index.js";
 import { toSarif } from "./sarif.js";
 import type { ReviewInput, ReviewResult } from "./schema.js";
 import { evaluateRange, fetchPrHead } from "./evaluate-pr.js";
+import { runProjectTools } from "./project-tools.js";
 import { CATEGORIES, type Category, type FileChange, type ProjectInfo, type ReviewComment } from "./types.js";
 
 /**
@@ -165,6 +166,12 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
   const { categories, onlyLongLines } = selectedCategories(input.focus);
   const contexts = files.map((f) => buildContext(f, project));
   let comments = dedupe(runRules(contexts, categories));
+  // The project's own ESLint and tsc, on the head of a local range.
+  if (source.kind === "local" && prInfo?.headSha && !onlyLongLines) {
+    const tools = await runProjectTools(source.repoPath, prInfo.headSha, files, { timeoutSec: input.timeoutSec, signal: opts.signal, onProgress: opts.onProgress });
+    comments.push(...tools.comments.filter((c) => categories.has(c.category)));
+    notes.push(...tools.notes);
+  }
   if (onlyLongLines) comments = comments.filter((c) => c.category !== "code-quality" || c.rule === RULES.longLine.id);
   comments = sortComments(comments, files.map((f) => f.path));
   const summary = summarize(files, comments);
