@@ -8,6 +8,7 @@ import { applyCommand } from "./commands/apply.js";
 import { diffCommand } from "./commands/diff.js";
 import { logCommand } from "./commands/log.js";
 import { pruneCommand } from "./commands/prune.js";
+import { reviewCommand } from "./commands/review.js";
 import { sessionsCommand } from "./commands/sessions.js";
 import { colorEnabled, paint } from "./format.js";
 
@@ -15,7 +16,7 @@ import { colorEnabled, paint } from "./format.js";
  * `code-trm` with no command (or `serve`) is the MCP server on stdio: clients start it that way, so
  * that default never changes. Every other command is for people and scripts.
  */
-const COMMANDS: Command[] = [sessionsCommand, logCommand, diffCommand, applyCommand, pruneCommand];
+const COMMANDS: Command[] = [sessionsCommand, logCommand, diffCommand, applyCommand, pruneCommand, reviewCommand];
 
 const DEMO = { name: "demo", summary: "run a real session on a fixture repository and print it" };
 

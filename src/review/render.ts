@@ -29,5 +29,9 @@ export function renderReviewText(r: ReviewResult): string {
   }
   for (const n of r.notes ?? []) lines.push(`Note: ${n}`);
   if (r.sarif) lines.push("SARIF 2.1.0 log in structuredContent.sarif.");
+  if (r.posted) {
+    const p = r.posted as { dryRun?: boolean; action?: string; comments?: unknown[]; url?: string };
+    lines.push(`${p.dryRun ? "Would post (dry run)" : "Posted"}: ${p.action} one GitHub review with ${p.comments?.length ?? 0} inline comment(s)${p.url ? ` ${p.url}` : ""}; details in structuredContent.posted.`);
+  }
   return lines.join("\n");
 }

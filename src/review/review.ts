@@ -11,6 +11,8 @@ import { runRules } from "./rules/index.js";
 import { toSarif } from "./sarif.js";
 import type { ReviewInput, ReviewResult } from "./schema.js";
 import { evaluateRange, fetchPrHead } from "./evaluate-pr.js";
+import { runProjectTools } from "./project-tools.js";
+import { postReview } from "./post.js";
 import { CATEGORIES, type Category, type FileChange, type ProjectInfo, type ReviewComment } from "./types.js";
 
 /**
@@ -131,6 +133,7 @@ async function evaluateSource(source: Source, input: ReviewInput, prInfo: PrInfo
 
 export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Promise<ReviewResult> {
   const { source, notes } = selectSource(input);
+  if (input.post && source.kind !== "pr") throw new UserError("post needs prUrl: reviews are posted to a GitHub pull request.", "Pass prUrl, or drop post.");
   let files: FileChange[];
   let prInfo: PrInfo | undefined;
   let project: ProjectInfo = {};
@@ -165,6 +168,12 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
   const { categories, onlyLongLines } = selectedCategories(input.focus);
   const contexts = files.map((f) => buildContext(f, project));
   let comments = dedupe(runRules(contexts, categories));
+  // The project's own ESLint and tsc, on the head of a local range.
+  if (source.kind === "local" && prInfo?.headSha && !onlyLongLines) {
+    const tools = await runProjectTools(source.repoPath, prInfo.headSha, files, { timeoutSec: input.timeoutSec, signal: opts.signal, onProgress: opts.onProgress });
+    comments.push(...tools.comments.filter((c) => categories.has(c.category)));
+    notes.push(...tools.notes);
+  }
   if (onlyLongLines) comments = comments.filter((c) => c.category !== "code-quality" || c.rule === RULES.longLine.id);
   comments = sortComments(comments, files.map((f) => f.path));
   const summary = summarize(files, comments);
@@ -182,6 +191,9 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
   if (prInfo) result.prInfo = prInfo;
   if (notes.length > 0) result.notes = notes;
   if (input.format === "sarif") result.sarif = toSarif(comments);
+  if (input.post && source.kind === "pr" && prInfo?.headSha) {
+    result.posted = { ...(await postReview(parsePrUrl(source.prUrl), result, prInfo.headSha, input.post !== "submit", opts)) };
+  }
 
   // Belt and braces: the token must never leave the process, whatever the reviewed text contains.
   const token = githubToken(opts.env ?? process.env);

@@ -29,6 +29,7 @@ export const reviewInputShape = {
   testCmd: z.string().optional(),
   lintCmd: z.string().optional(),
   timeoutSec: z.number().int().min(1).max(LIMITS.maxTimeoutSec).optional(),
+  post: z.enum(["dry", "submit"]).optional().describe("one GitHub review"),
 };
 export const reviewInputSchema = z.object(reviewInputShape);
 export type ReviewInput = z.infer<typeof reviewInputSchema>;
@@ -80,6 +81,8 @@ export const reviewOutputShape = {
   sarif: z.record(z.string(), z.unknown()).optional(),
   /** With evaluate: the commands run on the base and on the head. */
   evaluation: prEvaluationSchema.optional(),
+  /** With post: the review sent (or, dry, that would be sent) to GitHub. */
+  posted: z.record(z.string(), z.unknown()).optional(),
 };
 export const reviewOutputSchema = z.object(reviewOutputShape);
 export type ReviewResult = z.infer<typeof reviewOutputSchema>;

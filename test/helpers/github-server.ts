@@ -13,13 +13,16 @@ import path from "node:path";
  *     "generate"?: { "total", "perPage", "template" } }
  * `{{base}}` in headers (Link) becomes the server's URL (with `/api/v3` when the request used it,
  * as GitHub Enterprise does). `generate` produces paginated file lists from a template (`{{n}}` is
- * the 1-based index), for the 3,000-file case. Unknown routes get GitHub's 404 body.
+ * the 1-based index), for the 3,000-file case. Unknown routes get GitHub's 404 body. Request bodies
+ * are kept in `requests` so tests can check exactly what was posted.
  */
 
 export interface RecordedRequest {
   method: string;
   url: string;
   headers: IncomingMessage["headers"];
+  /** The request body as sent (JSON text for POST / PUT / PATCH), "" when none. */
+  body: string;
 }
 
 export interface GitHubServer {
@@ -57,7 +60,12 @@ export async function startGitHubServer(fixturesDir = FIXTURES): Promise<GitHubS
   const recordings = loadRecordings(fixturesDir);
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
-    requests.push({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers });
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => respond(req, res, Buffer.concat(chunks).toString("utf8")));
+  });
+  const respond = (req: IncomingMessage, res: import("node:http").ServerResponse, requestBody: string): void => {
+    requests.push({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: requestBody });
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const enterprise = url.pathname.startsWith("/api/v3/");
     const apiPath = enterprise ? url.pathname.slice("/api/v3".length) : url.pathname;
@@ -98,8 +106,8 @@ export async function startGitHubServer(fixturesDir = FIXTURES): Promise<GitHubS
       body = JSON.stringify(rec.response.body ?? null);
     }
     res.writeHead(rec.response.status, headers);
-    res.end(body);
-  });
+    res.end(rec.response.status === 204 ? undefined : body);
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -83,6 +83,10 @@ function deepNesting(ctx: FileContext, blocks: Block[]): Finding[] {
   const reported = new Set<Block | string>();
   for (const b of blocks) {
     if (b.kind !== "control" || b.controlDepth !== MAX_NESTING + 1 || !ctx.addedSet.has(b.openLine)) continue;
+    // Only nesting this change built: an added `if` at a depth the existing code already had
+    // (a rewritten condition) is not the author's to restructure.
+    const parent = blocks.filter((p) => p !== b && p.kind === "control" && p.segment === b.segment && p.open < b.open && (p.close === null || p.close > b.open)).pop();
+    if (parent && !ctx.addedSet.has(parent.openLine)) continue;
     const fn = enclosingFunction(blocks, b.segment, b.open);
     const key = fn ?? `${b.segment.startLine}`;
     if (reported.has(key)) continue;

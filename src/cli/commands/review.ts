@@ -1,0 +1,72 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { renderReviewText, reviewPr, type ReviewInput, type ReviewResult } from "../../review/index.js";
+import { UserError } from "../../util/errors.js";
+import { expectPositionals, flagBool, flagString, UsageError } from "../args.js";
+import { printJson, type Command, type Io } from "../command.js";
+
+/**
+ * `code-trm review <prUrl | base..head>`: the review for people and CI. Exit code 1 when the
+ * assessment is needs-changes, so a CI job fails on a critical finding; --sarif writes a SARIF 2.1.0
+ * log for code-scanning upload (GitHub's upload-sarif action).
+ */
+
+/** `base..head` or `base...head` (both mean: what head adds since the merge base, as a PR shows it). */
+export function parseRange(target: string): { base: string; head: string } | null {
+  if (/^[a-z]+:\/\//i.test(target) || /#\d+$/.test(target)) return null;
+  const m = /^(.+?)\.{2,3}(.+)$/.exec(target);
+  return m ? { base: m[1]!, head: m[2]! } : null;
+}
+
+function paintText(r: ReviewResult, io: Io): string {
+  const text = renderReviewText(r);
+  const p = io.paint;
+  return text
+    .split("\n")
+    .map((l) => (l.startsWith("Assessment: ") ? p.bold(r.summary.assessment === "needs-changes" ? p.red(l) : r.summary.assessment === "approved" ? p.green(l) : p.yellow(l)) : l.replace(/\[(critical|warning|info)\]/, (_, s: string) => `[${s === "critical" ? p.red(s) : s === "warning" ? p.yellow(s) : p.dim(s)}]`)))
+    .join("\n");
+}
+
+export const reviewCommand: Command = {
+  name: "review",
+  summary: "review a pull request or a local range (text, JSON or SARIF)",
+  usage: "code-trm review <prUrl | base..head> [--repo <path>] [--json] [--sarif <file>]",
+  description: [
+    "Reviews a GitHub pull request (URL or OWNER/REPO#N; GITHUB_TOKEN for private repositories) or the",
+    "local range base..head of a repository (default: the current one), as trm_review_pr does: comments",
+    "on added lines, the project's own ESLint and tsc on a local range. Exit code 1 when the assessment",
+    "is needs-changes (a critical finding), 0 otherwise, 2 for a usage error. --sarif writes a SARIF",
+    "2.1.0 log for code scanning (see README: a GitHub Actions job that uploads it).",
+  ].join("\n"),
+  options: {
+    repo: { type: "string", value: "<path>", help: "repository of a local range (default: the current directory)" },
+    json: { type: "boolean", help: "the whole result as JSON (stable keys)" },
+    sarif: { type: "string", value: "<file>", help: "also write a SARIF 2.1.0 log to this file" },
+  },
+  async run(args, io) {
+    const [target] = expectPositionals(args, 1, 1, "review", "<prUrl | base..head>");
+    const range = parseRange(target!);
+    const repo = flagString(args, "repo");
+    const sarifPath = flagString(args, "sarif");
+    if (sarifPath === "") throw new UsageError("--sarif needs a file name", "review");
+    let input: ReviewInput;
+    if (range) input = { repoPath: path.resolve(io.cwd, repo ?? "."), base: range.base, head: range.head };
+    else {
+      if (repo) throw new UsageError("--repo is for a local range base..head, not for a pull request URL", "review");
+      input = { prUrl: target! };
+    }
+    if (sarifPath) input.format = "sarif";
+    const r = await reviewPr(input);
+    if (sarifPath) {
+      try {
+        writeFileSync(path.resolve(io.cwd, sarifPath), `${JSON.stringify(r.sarif, null, 2)}\n`);
+      } catch (err) {
+        throw new UserError(`Could not write the SARIF log to ${sarifPath}: ${(err as Error).message}`, "Pass a path in a writable directory.");
+      }
+    }
+    const { sarif: _omit, ...rest } = r;
+    if (flagBool(args, "json")) printJson(io, rest);
+    else io.out(`${paintText(rest, io)}\n`);
+    return r.summary.assessment === "needs-changes" ? 1 : 0;
+  },
+};

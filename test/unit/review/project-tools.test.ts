@@ -1,0 +1,80 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { reviewPr } from "../../../src/review/review.js";
+
+/**
+ * The project's own tools on the changed lines: the repository's tsc (real, from this project's
+ * node_modules) and ESLint (a stand-in script printing ESLint's JSON format) run on the head in a
+ * temporary worktree; only diagnostics on added lines are reported, with the tool's rule id.
+ */
+
+const ENV = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" };
+const git = (cwd: string, ...args: string[]): string => execFileSync("git", args, { cwd, env: ENV, encoding: "utf8" });
+const root = mkdtempSync(path.join(tmpdir(), "trm-tools-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const OWN_NODE_MODULES = path.resolve(import.meta.dirname, "../../../node_modules");
+
+function repoWith(files: Record<string, string>, head: Record<string, string>): string {
+  const repo = mkdtempSync(path.join(root, "repo-"));
+  git(repo, "init", "-q", "-b", "main");
+  const write = (set: Record<string, string>) => {
+    for (const [p, text] of Object.entries(set)) {
+      mkdirSync(path.dirname(path.join(repo, p)), { recursive: true });
+      writeFileSync(path.join(repo, p), text);
+    }
+  };
+  write({ ".gitignore": "node_modules\n", ...files });
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "base");
+  write(head);
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "change");
+  return repo;
+}
+
+describe("project tools on changed lines", () => {
+  it("runs the repository's tsc on the head and reports only errors on added lines", async () => {
+    const tsconfig = JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", types: [] }, include: ["src"] });
+    const repo = repoWith(
+      { "tsconfig.json": tsconfig, "src/old.ts": "export const old: number = 'already wrong';\n" },
+      { "src/add.ts": "export function add(a: number, b: number): number {\n  return a + b;\n}\nexport const bad: string = add(1, 2);\n" },
+    );
+    mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
+    symlinkSync(path.join(OWN_NODE_MODULES, "typescript"), path.join(repo, "node_modules/typescript"));
+    symlinkSync("../typescript/bin/tsc", path.join(repo, "node_modules/.bin/tsc"));
+    const before = git(repo, "status", "--porcelain=v2", "--untracked-files=all") + git(repo, "worktree", "list");
+    const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
+    const tsc = r.comments.filter((c) => c.rule.startsWith("tsc/"));
+    // The error in old.ts exists too, but on a line this change did not add.
+    expect(tsc.map((c) => [c.file, c.line, c.rule, c.severity, c.category])).toEqual([["src/add.ts", 4, "tsc/TS2322", "critical", "type-safety"]]);
+    expect(r.summary.assessment).toBe("needs-changes");
+    expect(r.notes).toContain("ESLint is not installed in the repository (node_modules/.bin/eslint): not run.");
+    expect(git(repo, "status", "--porcelain=v2", "--untracked-files=all") + git(repo, "worktree", "list")).toBe(before);
+  });
+
+  it("runs the repository's ESLint with its configuration, in a worktree, and keeps the rule id", async () => {
+    const repo = repoWith({ "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 1;\nconst unused = 2;\n" });
+    const mark = path.join(root, "eslint-cwd.txt");
+    mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
+    const script = `#!/bin/sh\npwd > ${JSON.stringify(mark)}\nprintf '%s' '[{"filePath":"'"$PWD"'/src/a.ts","messages":[{"ruleId":"no-unused-vars","severity":2,"message":"unused is assigned a value but never used.","line":2,"column":7},{"ruleId":"prefer-const","severity":1,"message":"old line","line":1,"column":1}]}]'\nexit 1\n`;
+    writeFileSync(path.join(repo, "node_modules/.bin/eslint"), script);
+    chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
+    const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
+    expect(r.comments.filter((c) => c.rule.startsWith("eslint/")).map((c) => [c.file, c.line, c.rule, c.severity, c.message])).toEqual([
+      ["src/a.ts", 2, "eslint/no-unused-vars", "warning", "ESLint: unused is assigned a value but never used"],
+    ]);
+    const ranIn = readFileSync(mark, "utf8").trim();
+    expect(ranIn).not.toBe(repo);
+    expect(ranIn).toMatch(/trm-review-[0-9a-f]+-tools$/);
+    expect(git(repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
+  });
+
+  it("says so when the tools are not installed, and runs nothing", async () => {
+    const repo = repoWith({ "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 2;\n" });
+    const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
+    expect(r.notes).toEqual(["The project's ESLint and tsc were not run: neither is installed in the repository (node_modules/.bin); run the package manager's install first."]);
+  });
+});
