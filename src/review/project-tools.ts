@@ -79,7 +79,11 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
       else if (r.spawnError) notes.push(`The project's ${name} could not start: ${r.spawnError}.`);
       diags.push(...parseDiagnostics(`${r.output.stdout}\n${r.output.stderr}`, { cwd: wt }).filter((d) => d.source === (name === "ESLint" ? "eslint" : "tsc")));
     };
+    // An ESLint configuration is code: one the reviewed change wrote (or a local plugin it touched)
+    // would run the branch's code on this machine. tsc only reads JSON and type-checks.
+    const touchesLintCode = files.some((f) => /(^|\/)(\.?eslint[^/]*|eslint[-_]?(rules|plugins?)\/.*)$/i.test(f.path) || /(^|\/)\.?eslintrc/i.test(f.oldPath ?? ""));
     if (!hasEslint) notes.push("ESLint is not installed in the repository (node_modules/.bin/eslint): not run.");
+    else if (touchesLintCode) notes.push("ESLint was not run: this change modifies the ESLint configuration or a local ESLint plugin, which is code the branch would run on this machine.");
     else if (!ESLINT_CONFIGS.some((c) => existsSync(path.join(wt, c)))) notes.push("The repository has no ESLint configuration at its root: ESLint not run.");
     else await run("ESLint", `${shellQuote(bin("eslint"))} --format json -- ${lintable.map(shellQuote).join(" ")}`);
     if (!hasTsc) notes.push("TypeScript is not installed in the repository (node_modules/.bin/tsc): tsc not run.");

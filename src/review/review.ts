@@ -56,7 +56,7 @@ export function selectSource(input: ReviewInput): { source: Source; notes: strin
   }
   if (given.length > 1) throw new UserError(`Several inputs given (${given.map((g) => (g.kind === "pr" ? "prUrl" : g.kind === "local" ? "repoPath+base+head" : g.kind)).join(", ")}).`, SOURCES_HINT);
   if (input.repoPath && given[0]!.kind !== "local" && !input.evaluate) notes.push("repoPath was ignored: it is used with base + head (local range) or with evaluate.");
-  if (!input.evaluate && (input.buildCmd || input.testCmd || input.lintCmd || input.timeoutSec !== undefined)) notes.push("buildCmd / testCmd / lintCmd / timeoutSec were ignored: they apply with evaluate: true.");
+  if (!input.evaluate && (input.buildCmd || input.testCmd || input.lintCmd)) notes.push("buildCmd / testCmd / lintCmd were ignored: they apply with evaluate: true.");
   return { source: given[0]!, notes };
 }
 

@@ -1,6 +1,8 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { renderReviewText, reviewPr, type ReviewInput, type ReviewResult } from "../../review/index.js";
+// Types only: the review engine (TypeScript compiler, Octokit) is loaded when the command runs, so
+// that every other command starts as fast as before.
+import type { ReviewInput, ReviewResult } from "../../review/index.js";
 import { UserError } from "../../util/errors.js";
 import { expectPositionals, flagBool, flagString, UsageError } from "../args.js";
 import { printJson, type Command, type Io } from "../command.js";
@@ -18,7 +20,7 @@ export function parseRange(target: string): { base: string; head: string } | nul
   return m ? { base: m[1]!, head: m[2]! } : null;
 }
 
-function paintText(r: ReviewResult, io: Io): string {
+function paintText(r: ReviewResult, io: Io, renderReviewText: (r: ReviewResult) => string): string {
   const text = renderReviewText(r);
   const p = io.paint;
   return text
@@ -56,6 +58,7 @@ export const reviewCommand: Command = {
       input = { prUrl: target! };
     }
     if (sarifPath) input.format = "sarif";
+    const { reviewPr, renderReviewText } = await import("../../review/index.js");
     const r = await reviewPr(input);
     if (sarifPath) {
       try {
@@ -66,7 +69,7 @@ export const reviewCommand: Command = {
     }
     const { sarif: _omit, ...rest } = r;
     if (flagBool(args, "json")) printJson(io, rest);
-    else io.out(`${paintText(rest, io)}\n`);
+    else io.out(`${paintText(rest, io, renderReviewText)}\n`);
     return r.summary.assessment === "needs-changes" ? 1 : 0;
   },
 };

@@ -48,7 +48,7 @@ describe("input validation", () => {
     const { notes } = selectSource({ diff: "x", repoPath: "/r", testCmd: "npm test" });
     expect(notes).toEqual([
       "repoPath was ignored: it is used with base + head (local range) or with evaluate.",
-      "buildCmd / testCmd / lintCmd / timeoutSec were ignored: they apply with evaluate: true.",
+      "buildCmd / testCmd / lintCmd were ignored: they apply with evaluate: true.",
     ]);
   });
 
@@ -85,7 +85,7 @@ describe("schemas", () => {
     // Every tool's schema is sent on every turn: keep this one small.
     expect(json.length).toBeLessThan(1600);
     expect(Object.keys(reviewInputShape).sort()).toEqual(
-      ["base", "buildCmd", "diff", "evaluate", "files", "focus", "format", "head", "lintCmd", "prUrl", "repoPath", "testCmd", "timeoutSec"].sort(),
+      ["base", "buildCmd", "diff", "evaluate", "files", "focus", "format", "head", "lintCmd", "post", "prUrl", "repoPath", "testCmd", "timeoutSec"].sort(),
     );
     expect(reviewInputSchema.safeParse({ focus: ["security", "formatting"], format: "sarif" }).success).toBe(true);
     expect(reviewInputSchema.safeParse({ focus: ["style"] }).success).toBe(false);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -70,6 +70,17 @@ describe("project tools on changed lines", () => {
     expect(ranIn).not.toBe(repo);
     expect(ranIn).toMatch(/trm-review-[0-9a-f]+-tools$/);
     expect(git(repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
+  });
+
+  it("does not run ESLint when the change writes its configuration (that would run the branch's code)", async () => {
+    const repo = repoWith({ "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" }, { "eslint.config.js": "export default [{ rules: {} }];\n", "src/a.ts": "export const a = 2;\n" });
+    const mark = path.join(root, "eslint-ran.txt");
+    mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
+    writeFileSync(path.join(repo, "node_modules/.bin/eslint"), `#!/bin/sh\ntouch ${JSON.stringify(mark)}\necho '[]'\n`);
+    chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
+    const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
+    expect(r.notes).toContain("ESLint was not run: this change modifies the ESLint configuration or a local ESLint plugin, which is code the branch would run on this machine.");
+    expect(existsSync(mark)).toBe(false);
   });
 
   it("says so when the tools are not installed, and runs nothing", async () => {
