@@ -52,6 +52,23 @@ export function testScore(passed: number, total: number): number {
   return total > 0 ? passed / total : 0;
 }
 
+/**
+ * The test signal. With counts it is passed / total; when the output showed no counts or only some
+ * (null), it follows the exit code: a run that exits 0 passes, any other fails.
+ */
+export function testsScore(t: { passed: number | null; total: number | null } | null | undefined, exitOk: boolean): number {
+  if (t && t.passed !== null && t.total !== null) return testScore(t.passed, t.total);
+  return exitOk ? 1 : 0;
+}
+
+/** Whether the tests pass: every counted test passed (and some ran), or, without counts, exit 0. */
+export function testsPassed(t: { failed: number | null; total: number | null } | null | undefined, exitOk: boolean): boolean {
+  if (!exitOk) return false;
+  if (!t) return true;
+  if ((t.failed ?? 0) > 0) return false;
+  return t.total === null || t.total > 0;
+}
+
 export type PerfDirection = "lower" | "higher";
 
 /**

@@ -15,7 +15,7 @@ import { LIMITS } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
-import { reapRecorded } from "../evaluate/orphans.js";
+import { reapRecordedAll } from "../evaluate/orphans.js";
 import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
 
 /** active: worktree present; ended: trm_end_session ran; abandoned: worktree gone without an end. */
@@ -165,7 +165,7 @@ export class Session {
     await this.settle();
     this.assertActive();
     // A command left running by a server that died mid-step would still be changing the worktree.
-    if (await reapRecorded(this.groupFile)) process.stderr.write(`code-trm: killed a command left running by a previous server in session ${this.id}\n`);
+    if (await reapRecordedAll(this.groupFile)) process.stderr.write(`code-trm: killed a command left running by a previous server in session ${this.id}\n`);
     const tip = await resolveRefFast(this.config.commonDir, this.refs.branch);
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
     if (tip !== this.tip) await this.reload();
@@ -195,8 +195,10 @@ export class Session {
     return { TRM_SESSION_ID: this.id, TRM_STEP: String(step) };
   }
 
-  async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf()): Promise<EvaluationRun> {
+  async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf(), changedFiles: string[] = []): Promise<EvaluationRun> {
     return evaluate({
+      changedFiles,
+      ...(this.config.parallel === false ? { parallel: false } : {}),
       cwd: this.worktree,
       commands: this.config.commands,
       checks: this.config.checks,
@@ -253,7 +255,7 @@ export class Session {
           cachedFrom = hit.commit;
           ev = rescore(hit.evaluation, this.config.weights, this.config.checks, this.config.perfDirection, prevBest);
         } else {
-          ({ evaluation: ev, logs } = await this.evaluateHere(step, ctx, prevBest));
+          ({ evaluation: ev, logs } = await this.evaluateHere(step, ctx, prevBest, applied.paths));
         }
       } catch (err) {
         await undo();
@@ -311,7 +313,8 @@ export class Session {
       const halt = this.halt();
       const diagnostics = correlateDiagnostics(ev, step, earlier);
       const failures = correlateFailures(ev, step, earlier);
-      const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom });
+      const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
+      const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: this.id });
       return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
     });
   }

@@ -9,6 +9,8 @@ export interface TestInput {
   /** stdout alone, without colour codes (JSON reporters write only there). */
   stdout: string;
   cwd?: string;
+  /** The Go module path (go.mod), to place `x_test.go:12:` messages in their package's folder. */
+  goModule?: string;
 }
 
 /**
@@ -22,12 +24,12 @@ export const MAX_FAILURES = 200;
 
 export function counts(
   format: string,
-  c: { passed: number; failed: number; skipped: number; total?: number },
+  c: { passed: number | null; failed: number | null; skipped: number | null; total?: number | null },
   failures: TestFailure[],
   note?: string,
 ): TestCounts {
   const list = dedupeFailures(failures).slice(0, MAX_FAILURES);
-  const total = c.total ?? c.passed + c.failed + c.skipped;
+  const total = c.total !== undefined ? c.total : c.passed === null || c.failed === null || c.skipped === null ? null : c.passed + c.failed + c.skipped;
   const out: TestCounts = { passed: c.passed, failed: c.failed, skipped: c.skipped, total, failures: list, format };
   if (note) out.note = note;
   return out;
