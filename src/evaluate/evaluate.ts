@@ -200,6 +200,14 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     else await run("bench", "bench", expand(opts.commands.bench), opts.groupFile);
   }
   const commandsMs = Math.round(performance.now() - wallStart);
+  // Concurrent commands finish in any order; the record lists them in the order they are configured.
+  const order = ["build", "quickTest", "test", "lint", ...(opts.checks ?? []).map((c) => `check:${c.name}`), "bench"];
+  for (const k of order) {
+    const rec = commands[k];
+    if (rec === undefined) continue;
+    delete commands[k];
+    commands[k] = rec;
+  }
 
   // The parsers make paths relative by prefix; they need the real path (e.g. macOS /tmp is a symlink).
   const realCwd = await realpath(opts.cwd).catch(() => opts.cwd);
