@@ -17,7 +17,7 @@ export const startSessionInput = {
   repoPath: z.string().describe("absolute path of a git checkout"),
   buildCmd: cmd.optional(),
   testCmd: cmd.optional(),
-  quickTestCmd: cmd.optional().describe("fast gate run first; {files}=changed files"),
+  quickTestCmd: cmd.optional().describe("gate first; {files}=changed files"),
   lintCmd: cmd.optional(),
   benchCmd: cmd.optional().describe("prints a number (lower is better unless perfDirection=higher)"),
   setupCmd: cmd.optional().describe("run once in the new worktree, e.g. npm ci"),
@@ -44,7 +44,7 @@ export const startSessionInput = {
     .max(10)
     .optional()
     .describe("extra pass/fail signals"),
-  testReport: z.string().optional().describe("JUnit XML file the test command writes"),
+  testReport: z.string().optional().describe("JUnit XML testCmd writes"),
 };
 
 /** What is stored durably with the session (a git note on the baseline commit). */
