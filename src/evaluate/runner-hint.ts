@@ -30,6 +30,11 @@ function read(file: string): string {
   }
 }
 
+/** The fix for the runner the command names, without reading the project (undefined when none is named). */
+export function hintFromCommand(cmd: string): string | undefined {
+  return match(cmd);
+}
+
 function match(text: string): string | undefined {
   return FIXES.find(([re]) => re.test(text))?.[1];
 }
