@@ -49,7 +49,9 @@ export function splitAndChain(cmd: string): string[] | null {
         start = i;
         continue;
       }
-      if (c === "|" || c === ";" || c === "&" || c === "\n" || (c === "<" && cmd[i + 1] === "<") || c === "#") return null;
+      // `2>&1`, `>&2` and `&>file` are redirections, not a background `&`.
+      const redirect = c === "&" && (cmd[i - 1] === ">" || cmd[i - 1] === "<" || cmd[i + 1] === ">");
+      if (c === "|" || c === ";" || (c === "&" && !redirect) || c === "\n" || (c === "<" && cmd[i + 1] === "<") || c === "#") return null;
     }
     i++;
   }

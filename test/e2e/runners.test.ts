@@ -40,6 +40,8 @@ describe("AVA in an xo && ava && tsd chain", () => {
     expect(worse.tests).toMatchObject({ passed: 2, failed: 18 });
     expect(worse.score).toBeLessThan(s.preflight.score);
     expect(worse.score).toBeCloseTo(0.1, 6);
+    expect(Object.keys(worse.commandMs)).toEqual(["test"]);
+    expect(worse.commandsMs).toBeGreaterThanOrEqual(worse.commandMs.test);
     expect(worse.feedback).toMatch(/new test failures \(16\):/);
     expect(worse.feedback).toMatch(/double\(5\): Difference \(- actual, \+ expected\): - 11 \+ 10 \(test\/double\.test\.js:5\) \[new\]/);
     expect(worse.feedback).toMatch(/still failing \(2\):/);

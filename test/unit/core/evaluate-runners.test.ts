@@ -51,6 +51,8 @@ describe("chained test commands", () => {
     expect(splitAndChain("a | b && c")).toBeNull();
     expect(splitAndChain("a; b && c")).toBeNull();
     expect(splitAndChain("ava")).toBeNull();
+    expect(splitAndChain("xo 2>&1 && ava >&2")).toEqual(["xo 2>&1", "ava >&2"]);
+    expect(splitAndChain("xo & ava && tsd")).toBeNull();
     expect(splitAndChain("a && 'b")).toBeNull();
   });
 
@@ -110,6 +112,17 @@ describe("counts the output does not show", () => {
     expect(ev.tests).toMatchObject({ passed: 2, failed: 0, total: 2 });
     expect(ev.testsPass).toBe(false);
     expect(ev.notices.join("\n")).toMatch(/All 2 tests passed.*coverage/);
+  });
+});
+
+describe("diagnostics", () => {
+  it("a compile error reported by both go build and go vet is one diagnostic", async () => {
+    const cwd = worktree({ build: { file: "go/build-errors.stderr.txt", exit: 2 }, vet: { file: "go/vet-all.stderr.txt", exit: 2 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { build: "bin/build", lint: "bin/vet" }));
+    const at = ev.diagnostics.filter((d) => d.file === "cmd/app/main.go" && d.line === 9);
+    expect(at).toHaveLength(1);
+    expect(at[0]!.command).toBe("build");
+    expect(ev.diagnostics.some((d) => d.command === "lint" && d.file === "lib/lib.go")).toBe(true);
   });
 });
 
