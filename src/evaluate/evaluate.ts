@@ -135,7 +135,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     if (chain) {
       chains[key] = { chain, raw: res.output };
       const all = stripMarkers(res.output.all, chain.nonce);
-      results[key] = { ...res, cmd, output: { ...res.output, all } };
+      results[key] = { ...res, cmd, output: { stdout: stripMarkers(res.output.stdout, chain.nonce), stderr: stripMarkers(res.output.stderr, chain.nonce), all } };
       logs[key] = all;
     } else {
       results[key] = res;
@@ -233,11 +233,9 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     const gate = results.quickTest && !succeeded(results.quickTest) ? results.quickTest : undefined;
     const r = gate ?? results.test;
     const chain = gate ? undefined : chains.test;
-    ev.tests = !r
-      ? null
-      : chain
-        ? readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, junitXml, goModule)
-        : parseTests(r.output, { cwd: realCwd, ...(junitXml !== undefined && !gate ? { junitXml } : {}), ...(goModule !== undefined ? { goModule } : {}) });
+    const whole = () => (r ? parseTests(r.output, { cwd: realCwd, ...(junitXml !== undefined && !gate ? { junitXml } : {}), ...(goModule !== undefined ? { goModule } : {}) }) : null);
+    // A chain whose parts hold no test output on their own (`echo 'ok 1' && echo '1..1'`) is read whole.
+    ev.tests = r && chain ? (readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, junitXml, goModule) ?? whole()) : whole();
     const ok = !gate && !!r && succeeded(r);
     const coverageExit = !!ev.tests && !!r && !ok && !r.timedOut && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0 && COVERAGE_TABLE_RE.test(r.output.all);
     if (coverageExit) {

@@ -76,6 +76,13 @@ describe("chained test commands", () => {
     expect(ev.testsPass).toBe(false);
   });
 
+  it("reads a chain whose parts print one report between them as a whole", async () => {
+    const cwd = worktree({});
+    const { evaluation: ev, logs } = await evaluate(base(cwd, { test: "true && echo 'ok 1 - a' && echo '1..1'" }));
+    expect(ev.tests).toMatchObject({ passed: 1, total: 1, format: "tap" });
+    expect(logs.test).toBe("ok 1 - a\n1..1\n");
+  });
+
   it("resolves paths printed after `cd tests` against tests/, not the worktree root", async () => {
     const cwd = worktree({ pytest: { file: "pytest/pytest9-cd-tests.txt", exit: 1 } });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "cd tests && ../bin/pytest" }));
