@@ -9,6 +9,7 @@ const benches = [
   ["applying a 50-hunk patch to a 10,000-line file (issue 3)", "patch.mjs"],
   ["parsing 5 MB test logs (issue 5)", "parse.mjs"],
   ["feedback size for 500 errors (issue 5)", "feedback.mjs"],
+  ["time to verdict: three commands sequential vs concurrent (issue 14)", "concurrency.mjs"],
 ];
 let failed = 0;
 for (const [title, file] of benches) {

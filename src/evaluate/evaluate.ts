@@ -1,19 +1,22 @@
 import { constants, existsSync, lstatSync } from "node:fs";
-import { mkdir, open, realpath, rm } from "node:fs/promises";
+import { mkdir, open, readFile, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../util/limits.js";
-import { capHeadTail } from "../util/text.js";
+import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
 import { missingPathNotice } from "./missing-paths.js";
 import { runCommand, type RunResult } from "./run.js";
 import type { Sandbox } from "./sandbox.js";
-import { perfScore, testScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
+import { perfScore, testsPassed, testsScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
+import { splitAndChain, splitChainOutput, stripMarkers, wrapChain, type WrappedChain } from "./chain.js";
+import { readChainDiagnostics, readChainTests } from "./read-tests.js";
+import { countsHint } from "./runner-hint.js";
 import type { TestIdentity } from "./test-identity.js";
-import type { Diagnostic, TestCounts } from "./types.js";
+import type { CommandOutput, Diagnostic, TestCounts } from "./types.js";
 
-export type CommandKind = "build" | "test" | "lint" | "bench";
+export type CommandKind = "build" | "test" | "lint" | "bench" | "quickTest";
 
 export interface CommandRecord {
   cmd: string;
@@ -44,7 +47,7 @@ export interface Evaluation {
   diagnostics: Diagnostic[];
   /** Plain statements about the environment, e.g. dependencies missing in the worktree. */
   notices: string[];
-  /** Time the configured commands themselves took. */
+  /** Wall time of the configured commands (concurrent ones overlap; each one's own time is in `commands`). */
   commandsMs: number;
 }
 
@@ -60,6 +63,10 @@ export interface EvaluateOptions {
   checks?: CheckSpec[];
   /** Worktree-relative path of a JUnit XML report the test command writes. */
   testReport?: string;
+  /** Files the step changed: `{files}` in a command expands to them, shell-quoted. */
+  changedFiles?: string[];
+  /** false runs test, lint and the checks one after another instead of at the same time. */
+  parallel?: boolean;
   timeoutSec: number;
   weights: Weights;
   cascade: boolean;
@@ -99,27 +106,23 @@ export interface EvaluationRun {
 
 /**
  * Runs build, test, lint, the extra checks and bench (those configured) in the worktree and scores the
- * result. A failing command is a normal, scored outcome; only a cancellation throws.
+ * result. After the build, test, lint and the checks do not depend on each other and run at the same
+ * time (each with its own output, timeout and kill) unless `parallel` is false; bench runs last, alone,
+ * so that its timing is not disturbed. A failing command is a normal, scored outcome; only a
+ * cancellation throws.
  */
 export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   const commands: Evaluation["commands"] = {};
   const results: Record<string, RunResult> = {};
   const logs: Record<string, string> = {};
-  let commandsMs = 0;
-  let buildFailed = false;
+  const chains: Record<string, { chain: WrappedChain; raw: CommandOutput }> = {};
   let junitXml: string | undefined;
   const notices: string[] = [];
+  const wallStart = performance.now();
+  const files = (opts.changedFiles ?? []).map(shellQuote).join(" ");
+  const expand = (cmd: string) => (cmd.includes("{files}") ? cmd.split("{files}").join(files) : cmd);
 
-  const steps: { key: string; kind: CommandKind | "check"; cmd: string }[] = [];
-  for (const kind of ["build", "test", "lint"] as const) if (opts.commands[kind]) steps.push({ key: kind, kind, cmd: opts.commands[kind]! });
-  for (const c of opts.checks ?? []) steps.push({ key: `check:${c.name}`, kind: "check", cmd: c.cmd });
-  if (opts.commands.bench) steps.push({ key: "bench", kind: "bench", cmd: opts.commands.bench });
-
-  for (const { key, kind, cmd } of steps) {
-    if (buildFailed && opts.cascade && (kind === "test" || kind === "bench")) {
-      commands[key] = { cmd, exitCode: null, timedOut: false, durationMs: 0, skipped: "build failed", output: "", truncated: false };
-      continue;
-    }
+  const run = async (key: string, kind: CommandKind | "check" | "quick", cmd: string, groupFile: string | undefined): Promise<void> => {
     // A report left by an earlier step must not be read as this step's result.
     // Where the kernel lands, checked: a report path through a link must not delete or read outside.
     const report = kind === "test" && opts.testReport ? (await resolveInside(opts.cwd, opts.testReport)).real : undefined;
@@ -128,23 +131,31 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
       // Some reporters (node --test's junit) do not create the report's folder themselves.
       await mkdir(path.dirname(report), { recursive: true });
     }
+    const parts = kind === "test" ? splitAndChain(cmd) : null;
+    const chain = parts ? wrapChain(parts) : undefined;
     opts.onProgress?.(`running ${key}: ${cmd}`);
-    const res = await runCommand(cmd, {
+    const res = await runCommand(chain ? chain.cmd : cmd, {
       cwd: opts.cwd,
       timeoutMs: opts.timeoutSec * 1000,
       signal: opts.signal,
       env: opts.env,
       onTick: (ms) => opts.onProgress?.(`running ${key} (${Math.round(ms / 1000)}s): ${cmd}`),
       tickMs: opts.tickMs,
-      groupFile: opts.groupFile,
+      groupFile,
       passEnv: opts.passEnv,
       sandbox: opts.sandbox,
     });
     if (res.cancelled) throw new EvaluationCancelled();
-    results[key] = res;
-    logs[key] = res.output.all;
-    commandsMs += res.durationMs;
-    const stored = capHeadTail(res.output.all, LIMITS.maxStoredOutputChars);
+    if (chain) {
+      chains[key] = { chain, raw: res.output };
+      const all = stripMarkers(res.output.all, chain.nonce);
+      results[key] = { ...res, cmd, output: { stdout: stripMarkers(res.output.stdout, chain.nonce), stderr: stripMarkers(res.output.stderr, chain.nonce), all } };
+      logs[key] = all;
+    } else {
+      results[key] = res;
+      logs[key] = res.output.all;
+    }
+    const stored = capHeadTail(logs[key]!, LIMITS.maxStoredOutputChars);
     commands[key] = {
       cmd,
       exitCode: res.exitCode,
@@ -160,7 +171,59 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
         .catch(() => undefined);
       if (junitXml === undefined) notices.push(`The test command did not write the report ${opts.testReport}; counts were read from its output instead.`);
     }
-    if (kind === "build" && !succeeded(res)) buildFailed = true;
+  };
+  const skip = (key: string, cmd: string, why: string) => {
+    commands[key] = { cmd, exitCode: null, timedOut: false, durationMs: 0, skipped: why, output: "", truncated: false };
+  };
+
+  let buildFailed = false;
+  if (opts.commands.build) {
+    await run("build", "build", expand(opts.commands.build), opts.groupFile);
+    buildFailed = !succeeded(results.build!);
+  }
+  const cascadeSkip = buildFailed && opts.cascade;
+
+  // Test (behind its quick gate), lint and the checks: independent of each other.
+  const jobs: { key: string; start: (groupFile: string | undefined) => Promise<void> }[] = [];
+  if (opts.commands.test) {
+    const test = expand(opts.commands.test);
+    if (cascadeSkip) skip("test", test, "build failed");
+    else {
+      const quick = opts.commands.quickTest && !(opts.commands.quickTest.includes("{files}") && files === "") ? expand(opts.commands.quickTest) : undefined;
+      jobs.push({
+        key: "test",
+        start: async (gf) => {
+          if (quick) {
+            await run("quickTest", "quick", quick, gf);
+            if (!succeeded(results.quickTest!)) return skip("test", test, "quickTestCmd failed");
+          }
+          await run("test", "test", test, gf);
+        },
+      });
+    }
+  }
+  if (opts.commands.lint) jobs.push({ key: "lint", start: (gf) => run("lint", "lint", expand(opts.commands.lint!), gf) });
+  for (const c of opts.checks ?? []) jobs.push({ key: `check:${c.name}`, start: (gf) => run(`check:${c.name}`, "check", expand(c.cmd), gf) });
+  if (opts.parallel === false || jobs.length < 2) {
+    for (const j of jobs) await j.start(opts.groupFile);
+  } else {
+    // Each concurrent command records its own process group (orphans.ts reaps the numbered files too).
+    const settled = await Promise.allSettled(jobs.map((j, i) => j.start(opts.groupFile && i > 0 ? `${opts.groupFile}.${i}` : opts.groupFile)));
+    const failure = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failure) throw failure.reason;
+  }
+  if (opts.commands.bench) {
+    if (cascadeSkip) skip("bench", expand(opts.commands.bench), "build failed");
+    else await run("bench", "bench", expand(opts.commands.bench), opts.groupFile);
+  }
+  const commandsMs = Math.round(performance.now() - wallStart);
+  // Concurrent commands finish in any order; the record lists them in the order they are configured.
+  const order = ["build", "quickTest", "test", "lint", ...(opts.checks ?? []).map((c) => `check:${c.name}`), "bench"];
+  for (const k of order) {
+    const rec = commands[k];
+    if (rec === undefined) continue;
+    delete commands[k];
+    commands[k] = rec;
   }
 
   // The parsers make paths relative by prefix; they need the real path (e.g. macOS /tmp is a symlink).
@@ -181,16 +244,39 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     components.checks = Object.fromEntries(Object.entries(ev.checks).map(([n, ok]) => [n, ok ? 1 : 0]));
   }
   if (opts.commands.test) {
-    const r = results.test;
-    ev.tests = r ? parseTests(r.output, { cwd: realCwd, ...(junitXml !== undefined ? { junitXml } : {}) }) : null;
-    if (ev.tests && r && !succeeded(r) && ev.tests.failed === 0) {
+    const goModule = await readFile(path.join(opts.cwd, "go.mod"), "utf8")
+      .then((t) => /^module\s+(\S+)/m.exec(t.slice(0, 10_000))?.[1])
+      .catch(() => undefined);
+    const gate = results.quickTest && !succeeded(results.quickTest) ? results.quickTest : undefined;
+    const r = gate ?? results.test;
+    const chain = gate ? undefined : chains.test;
+    const whole = () => (r ? parseTests(r.output, { cwd: realCwd, ...(junitXml !== undefined && !gate ? { junitXml } : {}), ...(goModule !== undefined ? { goModule } : {}) }) : null);
+    // A chain whose parts hold no test output on their own (`echo 'ok 1' && echo '1..1'`) is read whole.
+    ev.tests = r && chain ? (readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, junitXml, goModule) ?? whole()) : whole();
+    const ok = !gate && !!r && succeeded(r);
+    const coverageExit = !!ev.tests && !!r && !ok && !r.timedOut && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0 && COVERAGE_TABLE_RE.test(r.output.all);
+    if (coverageExit) {
+      // Every test passed and the runner printed a coverage table: the exit code is its coverage gate.
+      // No failing test is made up; the tests do not count as passing while the command fails.
+      notices.push(`All ${ev.tests!.passed} tests passed, but "${opts.commands.test}" exited ${r!.exitCode}: its coverage check failed (node-tap: --disable-coverage or --allow-incomplete-coverage; c8/nyc: --check-coverage=false).`);
+    } else if (ev.tests && r && !ok && ev.tests.failed === 0) {
       // The runner failed but reported no failing test (a crash, a timeout, an error outside tests):
       // that is a failure the counts alone would hide.
-      ev.tests = { ...ev.tests, failed: ev.tests.failed + 1, total: ev.tests.total + 1, failures: [...ev.tests.failures, { name: r.timedOut ? "(test command timed out)" : `(test command exited ${r.exitCode ?? r.signal})` }] };
+      const t = ev.tests;
+      ev.tests = { ...t, failed: 1, total: t.total === null ? null : t.total + 1, failures: [...t.failures, { name: r.timedOut ? "(test command timed out)" : `(test command exited ${r.exitCode ?? r.signal})` }] };
     }
     // Skipped tests count for nothing; one that ran at an earlier step counts as failed (judge.ts).
-    components.test = ev.tests ? testScore(ev.tests.passed, ev.tests.passed + ev.tests.failed) : 0;
-    ev.testsPass = !!ev.tests && ev.tests.total > 0 && ev.tests.failed === 0 && !!r && succeeded(r);
+    components.test = testsScore(ev.tests, ok);
+    ev.testsPass = testsPassed(ev.tests, ok);
+    if (r && (!ev.tests || ev.tests.passed === null || ev.tests.total === null)) {
+      const how = countsHint(opts.commands.test, opts.cwd);
+      notices.push(
+        !ev.tests
+          ? `Test output could not be read, so the test score follows the exit code (${r.exitCode ?? "killed"}: ${ok ? "pass" : "fail"}). To get counts and failing tests: ${how}.`
+          : `Test counts are partly unknown (${ev.tests.format} does not print them all), so the test score follows the exit code. For exact counts: ${how}.`,
+      );
+    }
+    if (r && ok && ev.tests && ev.tests.failed === 0 && ev.tests.note) notices.push(ev.tests.note);
   }
   if (opts.commands.bench) {
     const r = results.bench;
@@ -202,7 +288,10 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   ev.score = weightedScore(components, opts.weights, checkWeights(opts.checks));
 
   for (const [key, r] of Object.entries(results)) {
-    if (key !== "bench" && !succeeded(r)) ev.diagnostics.push(...parseDiagnostics(r.output.all, { cwd: realCwd }).map((d) => ({ ...d, command: key })));
+    if (key === "bench" || succeeded(r)) continue;
+    const chain = chains[key];
+    const found = chain ? readChainDiagnostics(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd) : parseDiagnostics(r.output.all, { cwd: realCwd });
+    ev.diagnostics.push(...found.map((d) => ({ ...d, command: key })));
   }
   ev.diagnostics = dedupe(ev.diagnostics);
   ev.notices.push(...environmentNotices(opts.cwd, results, opts.checkout));
@@ -232,6 +321,8 @@ function dedupe(ds: Diagnostic[]): Diagnostic[] {
     return true;
   });
 }
+
+const COVERAGE_TABLE_RE = /^\s*File\s+\|\s*% Stmts\s*\|/m;
 
 const MISSING_DEP_RE = /Cannot find module|ERR_MODULE_NOT_FOUND|Cannot find package|: command not found|: not found\b|ModuleNotFoundError/;
 

@@ -54,6 +54,12 @@ interface Group {
   locations: string[];
 }
 
+/** `tests 3/5 passed, 2 failed`; a count the output did not show is `?`. */
+export function testsLine(t: { passed: number | null; failed: number | null; skipped: number | null; total: number | null }): string {
+  const q = (n: number | null) => (n === null ? "?" : String(n));
+  return `tests ${q(t.passed)}/${q(t.total)} passed${t.failed ? `, ${t.failed} failed` : t.failed === null ? ", ? failed" : ""}${t.skipped ? `, ${t.skipped} skipped` : ""}`;
+}
+
 const loc = (d: Diagnostic) => (d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ""}` : ""}` : "");
 
 /** One line per distinct problem: the same code and message in many places is one thing to fix. */
@@ -83,6 +89,9 @@ export function renderFeedback(args: {
   cachedFrom?: string;
   /** Statements about the step itself (not its evaluation), e.g. that it changed test files. */
   notes?: string[];
+  /** The failing tests of the previous step: those no longer failing are listed as fixed. */
+  previousFailures?: TestFailure[];
+  sessionId?: string;
 }): string {
   const { step, ev, progress: p, halt } = args;
   const head: string[] = [];
@@ -95,8 +104,8 @@ export function renderFeedback(args: {
     const failedWord = c.timedOut ? "TIMED OUT" : "FAILED";
     if (key === "test") {
       if (c.skipped) sig.push(`tests skipped (${c.skipped})`);
-      else if (!ev.tests) sig.push("tests UNREADABLE");
-      else sig.push(`tests ${ev.tests.passed}/${ev.tests.total} passed${ev.tests.failed ? `, ${ev.tests.failed} failed` : ""}${ev.tests.skipped ? `, ${ev.tests.skipped} skipped` : ""}`);
+      else if (!ev.tests) sig.push(`tests UNREADABLE (exit ${c.exitCode ?? "killed"}: ${ev.testsPass ? "passing" : "failing"})`);
+      else sig.push(testsLine(ev.tests));
     } else if (key === "bench") {
       sig.push(c.skipped ? "bench skipped" : `bench ${ev.perf?.value ?? "UNREADABLE"} (perf score ${fmt(ev.perf?.score ?? 0)})`);
     } else {
@@ -106,7 +115,7 @@ export function renderFeedback(args: {
   head.push(sig.join(" · "));
   for (const n of [...(args.notes ?? []), ...ev.notices]) head.push(`note: ${n}`);
   if (ev.commands.test && !ev.commands.test.skipped && !ev.tests) {
-    head.push(`note: could not read test results from the test command's output; the test score is 0. Formats read: ${KNOWN_TEST_FORMATS.join("; ")}.`);
+    head.push(`note: formats read: ${KNOWN_TEST_FORMATS.join("; ")}.`);
   }
   const tail = `halt: ${halt.shouldHalt ? "STOP" : "continue"}: ${halt.reasons.join("; ")}`;
 
@@ -119,14 +128,19 @@ export function renderFeedback(args: {
   };
   const showFail = (f: Correlated<TestFailure>) => {
     const l = f.item.file ? ` (${f.item.file}${f.item.line ? `:${f.item.line}` : ""})` : "";
-    return `${truncate(f.item.name, 120)}${f.item.message ? `: ${truncate(f.item.message.replace(/\s+/g, " "), 200)}` : ""}${l} [${since(f.introducedAtStep)}]`;
+    // Without a message or a place, the log is the only clue: say exactly how to read it.
+    const read = !f.item.message || !f.item.file ? ` — trm_read_log {"sessionId":"${args.sessionId ?? "<id>"}","at":"${step}","command":"test"}` : "";
+    return `${truncate(f.item.name, 120)}${f.item.message ? `: ${truncate(f.item.message.replace(/\s+/g, " "), 200)}` : ""}${l} [${since(f.introducedAtStep)}]${read}`;
   };
+  const nowFailing = new Set(args.failures.map((f) => f.item.name));
+  const fixed = ev.commands.test && !ev.commands.test.skipped && ev.tests ? (args.previousFailures ?? []).filter((f) => !nowFailing.has(f.name) && !f.name.startsWith("(")) : [];
   const isBuild = (d: Correlated<Diagnostic>) => d.item.command === "build" || d.item.command === undefined;
   const errors = args.diagnostics.filter((d) => d.item.severity === "error");
   const sections: { title: string; lines: string[] }[] = [
     { title: "build errors", lines: groupDiagnostics(errors.filter(isBuild)).map(showGroup) },
     { title: "new test failures", lines: args.failures.filter((f) => f.introducedAtStep === step).map(showFail) },
-    { title: "failing since earlier steps", lines: args.failures.filter((f) => f.introducedAtStep !== step).map(showFail) },
+    { title: "still failing", lines: args.failures.filter((f) => f.introducedAtStep !== step).map(showFail) },
+    { title: "newly fixed", lines: fixed.map((f) => truncate(f.name, 120)) },
     { title: "errors from lint, tests and checks", lines: groupDiagnostics(errors.filter((d) => !isBuild(d))).map(showGroup) },
     { title: "warnings", lines: groupDiagnostics(args.diagnostics.filter((d) => d.item.severity !== "error")).map(showGroup) },
   ];

@@ -5,15 +5,16 @@
  */
 import { checkWeights, type CheckSpec, type Evaluation } from "./evaluate.js";
 import { testScore, weightedScore, type Weights } from "./score.js";
-import { adjustCounts, identityNotice, judgeTests, rawCounts, type TestHistoryPoint } from "./test-identity.js";
+import { adjustCounts, identityNotice, judgeTests, knownCounts, rawCounts, type TestHistoryPoint } from "./test-identity.js";
 
 /** The test counts an evaluation had before any judgement. */
 export function rawTests(ev: Evaluation): Evaluation["tests"] {
-  return ev.tests ? rawCounts(ev.tests, ev.testIdentity) : ev.tests;
+  return knownCounts(ev.tests) ? rawCounts(ev.tests, ev.testIdentity) : ev.tests;
 }
 
 export function judgeEvaluation(ev: Evaluation, step: number, earlier: { step: number; evaluation: Evaluation }[], weights: Weights, checks: CheckSpec[]): Evaluation {
-  if (!ev.tests || ev.commands.test?.skipped) return ev;
+  // Unknown counts (null) follow the exit code (score.ts): there is nothing to compare by name or number.
+  if (!knownCounts(ev.tests) || ev.commands.test?.skipped) return ev;
   const raw = rawCounts(ev.tests, ev.testIdentity);
   const oldNotice = identityNotice(ev.testIdentity);
   const history: TestHistoryPoint[] = earlier.map((e) => ({ step: e.step, tests: e.evaluation.commands.test?.skipped ? null : rawTests(e.evaluation) }));

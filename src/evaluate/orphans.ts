@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /**
@@ -42,6 +42,19 @@ export async function recordGroup(file: string, pid: number): Promise<void> {
 
 export async function forgetGroup(file: string): Promise<void> {
   await rm(file, { force: true });
+}
+
+/**
+ * Kills the groups recorded in `file` and in its numbered siblings (`file.1`, ...: commands that ran
+ * at the same time); returns true if one was killed.
+ */
+export async function reapRecordedAll(file: string): Promise<boolean> {
+  const dir = path.dirname(file);
+  const base = path.basename(file);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  let killed = await reapRecorded(file);
+  for (const n of names) if (n.startsWith(`${base}.`) && /^\d+$/.test(n.slice(base.length + 1))) killed = (await reapRecorded(path.join(dir, n))) || killed;
+  return killed;
 }
 
 /** Kills a recorded group that is still the same process; returns true if one was killed. */

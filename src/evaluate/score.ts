@@ -52,6 +52,24 @@ export function testScore(passed: number, total: number): number {
   return total > 0 ? passed / total : 0;
 }
 
+/**
+ * The test signal: passed / (passed + failed), so a skipped test counts for nothing (one skipped away
+ * since an earlier step is already counted as failed, judge.ts). When the output showed no counts or
+ * only some (null), it follows the exit code: a run that exits 0 passes, any other fails.
+ */
+export function testsScore(t: { passed: number | null; failed: number | null } | null | undefined, exitOk: boolean): number {
+  if (t && t.passed !== null && t.failed !== null) return testScore(t.passed, t.passed + t.failed);
+  return exitOk ? 1 : 0;
+}
+
+/** Whether the tests pass: every counted test passed (and some ran), or, without counts, exit 0. */
+export function testsPassed(t: { failed: number | null; total: number | null } | null | undefined, exitOk: boolean): boolean {
+  if (!exitOk) return false;
+  if (!t) return true;
+  if ((t.failed ?? 0) > 0) return false;
+  return t.total === null || t.total > 0;
+}
+
 export type PerfDirection = "lower" | "higher";
 
 /**

@@ -33,6 +33,13 @@ export interface TestIdentity {
   fewerThanStep?: number;
 }
 
+/** Counts the output showed in full: only those can be compared across steps (unknown is null). */
+export type KnownCounts = TestCounts & { passed: number; failed: number; skipped: number; total: number };
+
+export function knownCounts(t: TestCounts | null | undefined): t is KnownCounts {
+  return !!t && t.passed !== null && t.failed !== null && t.skipped !== null && t.total !== null;
+}
+
 /** Marks the failures this module added, so an evaluation can be judged again against another history. */
 export const LOST_MARK = "[counted as failing] ";
 
@@ -43,8 +50,8 @@ const MAX_LOST_LISTED = 200;
  * nothing to judge: the test command did not run or its output could not be read.
  */
 export function judgeTests(current: TestCounts | null | undefined, step: number, earlier: TestHistoryPoint[]): TestIdentity | null {
-  if (!current) return null;
-  const readable = earlier.filter((e): e is { step: number; tests: TestCounts } => !!e.tests);
+  if (!knownCounts(current)) return null;
+  const readable = earlier.filter((e): e is { step: number; tests: KnownCounts } => knownCounts(e.tests));
   if (readable.length === 0) return { lost: [], extraSkipped: 0, fewer: 0 };
   if (current.cases) return { lost: lostByName(current.cases, step, readable), extraSkipped: 0, fewer: 0 };
   // Counts only: the fewest skips and the most tests run of the earlier steps are the reference.
@@ -97,7 +104,7 @@ function lostSince(name: string, how: LostTest["how"], step: number, earlier: { 
 }
 
 /** The counts this step is scored with: lost tests and extra skips move from skipped/absent to failed. */
-export function adjustCounts(tests: TestCounts, id: TestIdentity | null): TestCounts {
+export function adjustCounts(tests: KnownCounts, id: TestIdentity | null): KnownCounts {
   if (!id || (id.lost.length === 0 && id.extraSkipped === 0)) return tests;
   const skippedNow = id.lost.filter((l) => l.how === "skipped").length + id.extraSkipped;
   const missing = id.lost.filter((l) => l.how === "missing").length;
@@ -113,7 +120,7 @@ export function adjustCounts(tests: TestCounts, id: TestIdentity | null): TestCo
 }
 
 /** Undoes adjustCounts (an evaluation reused from the cache is judged against the current history). */
-export function rawCounts(tests: TestCounts, id: TestIdentity | null | undefined): TestCounts {
+export function rawCounts(tests: KnownCounts, id: TestIdentity | null | undefined): KnownCounts {
   if (!id || (id.lost.length === 0 && id.extraSkipped === 0)) return tests;
   const skippedNow = id.lost.filter((l) => l.how === "skipped").length + id.extraSkipped;
   const missing = id.lost.filter((l) => l.how === "missing").length;

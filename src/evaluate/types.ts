@@ -7,11 +7,15 @@ export interface TestFailure {
   line?: number;
 }
 
+/**
+ * A count the output does not show is `null` (unknown), never 0: `go test` without -v names no passing
+ * test, AVA's default reporter prints no skipped count. Scoring then follows the exit code.
+ */
 export interface TestCounts {
-  passed: number;
-  failed: number;
-  skipped: number;
-  total: number;
+  passed: number | null;
+  failed: number | null;
+  skipped: number | null;
+  total: number | null;
   failures: TestFailure[];
   /** Which format the counts were read from, e.g. "tap", "vitest-json", "pytest". */
   format: string;

@@ -3,10 +3,10 @@ import { z } from "zod";
 /** Output schema pieces shared by several tools. */
 export const testsOut = z
   .object({
-    passed: z.number(),
-    failed: z.number(),
-    skipped: z.number(),
-    total: z.number(),
+    passed: z.number().nullable(),
+    failed: z.number().nullable(),
+    skipped: z.number().nullable(),
+    total: z.number().nullable(),
     format: z.string(),
     failures: z.array(z.object({ name: z.string(), message: z.string().optional(), file: z.string().optional(), line: z.number().optional(), introducedAtStep: z.number().optional() })),
   })

@@ -84,7 +84,7 @@ export async function fetchPrHead(repoPath: string, ref: PrRef, baseBranch: stri
 
 function testsLine(ev: Evaluation): string | undefined {
   if (ev.tests === undefined) return undefined;
-  return ev.tests === null ? "unreadable" : `${ev.tests.passed}/${ev.tests.total}`;
+  return ev.tests === null ? "unreadable" : `${ev.tests.passed ?? "?"}/${ev.tests.total ?? "?"}`;
 }
 
 const failing = (ev: Evaluation) => new Set((ev.tests?.failures ?? []).map((f) => f.name));

@@ -17,6 +17,7 @@ export const startSessionInput = {
   repoPath: z.string().describe("absolute path of a git checkout"),
   buildCmd: cmd.optional(),
   testCmd: cmd.optional(),
+  quickTestCmd: cmd.optional().describe("gate first; {files}=changed files"),
   lintCmd: cmd.optional(),
   benchCmd: cmd.optional().describe("prints a number (lower is better unless perfDirection=higher)"),
   setupCmd: cmd.optional().describe("run once in the new worktree, e.g. npm ci"),
@@ -36,6 +37,7 @@ export const startSessionInput = {
   zNotes: z.string().max(LIMITS.maxZNotesChars).optional(),
   preflight: z.boolean().optional().describe("evaluate the baseline as step 0"),
   cascade: z.boolean().optional().describe("skip test/bench when build fails, default true"),
+  parallel: z.boolean().optional(),
   perfDirection: z.enum(["lower", "higher"]).optional(),
   linkPaths: z.array(z.string()).max(50).optional().describe("ignored paths to symlink from the checkout, e.g. .env"),
   checks: z
@@ -43,7 +45,7 @@ export const startSessionInput = {
     .max(10)
     .optional()
     .describe("extra pass/fail signals"),
-  testReport: z.string().optional().describe("JUnit XML file the test command writes"),
+  testReport: z.string().optional().describe("JUnit XML testCmd writes"),
   // A string ("NPM_TOKEN,GH_TOKEN") rather than an array: it costs half the schema tokens (see tools-list).
   passEnv: z.string().max(2000).optional(),
   sandbox: z.boolean().optional(),
@@ -61,13 +63,15 @@ export interface SessionConfig {
   userHead: string | null;
   userBranch: string | null;
   uncommittedIncluded: boolean;
-  commands: { build?: string; test?: string; lint?: string; bench?: string; setup?: string };
+  commands: { build?: string; test?: string; quickTest?: string; lint?: string; bench?: string; setup?: string };
   timeoutSec: number;
   weights: Weights;
   halt: HaltPolicy;
   emaAlpha: number;
   zNotes: string;
   cascade: boolean;
+  /** false: test, lint and the checks run one after another (default: at the same time). */
+  parallel?: boolean;
   perfDirection: PerfDirection;
   linkPaths: string[];
   /** Extra pass/fail signals (a data-quality script, a security scan, a coverage gate), each weighted. */
@@ -88,6 +92,7 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
   const commands = {
     build: input.buildCmd?.trim() || undefined,
     test: input.testCmd?.trim() || undefined,
+    quickTest: (input.testCmd?.trim() && input.quickTestCmd?.trim()) || undefined,
     lint: input.lintCmd?.trim() || undefined,
     bench: input.benchCmd?.trim() || undefined,
     setup: input.setupCmd?.trim() || undefined,
@@ -122,6 +127,7 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
     emaAlpha: input.emaAlpha ?? DEFAULT_EMA_ALPHA,
     zNotes: input.zNotes ?? "",
     cascade: input.cascade ?? true,
+    ...(input.parallel === false ? { parallel: false } : {}),
     perfDirection: input.perfDirection ?? "lower",
     linkPaths: input.linkPaths ?? [],
     checks,

@@ -44,7 +44,7 @@ export function testsTrailer(ev: Evaluation): string {
   if (ev.tests === undefined) return "skip";
   if (ev.commands.test?.skipped) return "skip";
   if (ev.tests === null) return "unreadable";
-  return `${ev.tests.passed}/${ev.tests.total}`;
+  return `${ev.tests.passed ?? "?"}/${ev.tests.total ?? "?"}`;
 }
 
 function okTrailer(ok: boolean | undefined, skipped?: string): string {

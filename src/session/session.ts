@@ -21,7 +21,7 @@ import { Mutex } from "./mutex.js";
 import { pythonIsolation, type PythonIsolation } from "./python-env.js";
 import { layerWorkspaces } from "./workspaces.js";
 import { assertTestsUntouched, describeTestChanges, testFileChanges } from "./test-files.js";
-import { reapRecorded } from "../evaluate/orphans.js";
+import { reapRecordedAll } from "../evaluate/orphans.js";
 import { killMarked } from "../evaluate/sweep.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
@@ -213,7 +213,7 @@ export class Session {
     // server's. Another live server's running command is not an orphan (owner-lock.ts).
     await acquireOwner(this.config.commonDir, this.id);
     // A command left running by a server that died mid-step would still be changing the worktree.
-    if (await reapRecorded(this.groupFile)) process.stderr.write(`code-trm: killed a command left running by a previous server in session ${this.id}\n`);
+    if (await reapRecordedAll(this.groupFile)) process.stderr.write(`code-trm: killed a command left running by a previous server in session ${this.id}\n`);
     const tip = await resolveRefFast(this.config.commonDir, this.refs.branch);
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
     if (tip !== this.tip) await this.reload();
@@ -262,8 +262,10 @@ export class Session {
     return (this.isolation ??= pythonIsolation(this.top, this.worktree, this.config.linkPaths, this.pycacheDir));
   }
 
-  async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf()): Promise<EvaluationRun> {
+  async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf(), changedFiles: string[] = []): Promise<EvaluationRun> {
     return evaluate({
+      changedFiles,
+      ...(this.config.parallel === false ? { parallel: false } : {}),
       cwd: this.worktree,
       commands: this.config.commands,
       checks: this.config.checks,
@@ -330,7 +332,7 @@ export class Session {
           cachedFrom = hit.commit;
           ev = rescore(hit.evaluation, this.config.weights, this.config.checks, this.config.perfDirection, prevBest);
         } else {
-          ({ evaluation: ev, logs } = await this.evaluateHere(step, ctx, prevBest));
+          ({ evaluation: ev, logs } = await this.evaluateHere(step, ctx, prevBest, applied.paths));
         }
         // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
         ev = judgeEvaluation(ev, step, this.entries, this.config.weights, this.config.checks);
@@ -397,7 +399,8 @@ export class Session {
       const diagnostics = correlateDiagnostics(ev, step, earlier);
       const failures = correlateFailures(ev, step, earlier);
       const testNote = describeTestChanges(testFiles);
-      const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, ...(testNote ? { notes: [testNote] } : {}) });
+      const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
+      const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: this.id, ...(testNote ? { notes: [testNote] } : {}) });
       return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
     });
   }

@@ -3,6 +3,7 @@ import { correlateDiagnostics, correlateFailures } from "../evaluate/feedback.js
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
 import { bestPerf, fmt, type PerfDirection } from "../evaluate/score.js";
 import type { Diagnostic } from "../evaluate/types.js";
+import { hintFromCommand } from "../evaluate/runner-hint.js";
 import { firstLine, truncate } from "../util/text.js";
 import type { Priority, Suggestion } from "./types.js";
 
@@ -181,24 +182,44 @@ function testSuggestions(last: Point, earlier: Point[]): Suggestion[] {
         priority: "high",
         category: "test",
         message: `could not read test results (${commandFailure(ev, "test") || "no output"})`,
-        action: "Make the test command print a supported format (TAP, JUnit XML, Vitest/Jest/Mocha reporters, pytest, go test, cargo test), or check that it runs at all.",
+        action: `Make the test command print a format code-trm reads (${hintFromCommand(rec.cmd) ?? "TAP, JUnit XML with testReport, or the runner's JSON reporter"}), or check that it runs at all; until then the test score follows the exit code.`,
       },
     ];
   }
   const failures = correlateFailures(ev, last.step, earlier);
-  return failures.map(({ item: f, introducedAtStep }): Suggestion => {
+  // Failures with the same cause (message) at the same place are one thing to fix: one item with a count.
+  const groups = new Map<string, typeof failures>();
+  for (const c of failures) {
+    const f = c.item;
+    const key = f.message || f.file ? `${firstLine(f.message ?? "")}\u0000${f.file ?? ""}:${f.line ?? ""}\u0000${c.introducedAtStep === last.step}` : `\u0001${f.name}`;
+    const g = groups.get(key);
+    if (g) g.push(c);
+    else groups.set(key, [c]);
+  }
+  return [...groups.values()].map((group): Suggestion => {
+    const { item: f, introducedAtStep } = group[0]!;
     const isNew = introducedAtStep === last.step;
     const priority: Priority = isNew ? "high" : "medium";
-    const msg = `test fails${isNew ? (earlier.length ? ` (new at step ${last.step})` : "") : ` (since step ${introducedAtStep})`}: ${f.name}${f.message ? ` — ${firstLine(f.message)}` : ""}`;
+    const since = isNew ? (earlier.length ? ` (new at step ${last.step})` : "") : ` (since step ${introducedAtStep})`;
+    const where = f.file ? ` at ${f.file}${f.line ? `:${f.line}` : ""}` : "";
+    const names = `${group.slice(0, 3).map((g) => g.item.name).join(", ")}${group.length > 3 ? ", …" : ""}`;
+    const msg =
+      group.length > 1
+        ? `${group.length} tests fail${since} with one cause${where}: ${firstLine(f.message ?? "") || "(no message)"} (${names})`
+        : `test fails${since}: ${f.name}${f.message ? ` — ${firstLine(f.message)}` : ""}`;
+    const unread = !f.message && !f.file ? ` No message or place was printed: read the output with trm_read_log {"command":"test","at":"${last.step}"}.` : "";
     return {
       priority,
       category: "test",
       message: truncate(msg, MAX_MESSAGE),
       ...(f.file ? { file: f.file } : {}),
       ...(f.line ? { line: f.line } : {}),
-      action: isNew && earlier.length
-        ? `Step ${last.step} broke it: compare with the previous step (trm_diff) and fix the code it changed, or trm_undo.`
-        : "Make the code satisfy this test's assertion (fix the code, not the test).",
+      action:
+        (isNew && earlier.length
+          ? `Step ${last.step} broke it: compare with the previous step (trm_diff) and fix the code it changed, or trm_undo.`
+          : group.length > 1
+            ? `Fix the shared cause${where || " (see the message)"}; all ${group.length} should pass together (fix the code, not the tests).`
+            : "Make the code satisfy this test's assertion (fix the code, not the test).") + unread,
     };
   });
 }

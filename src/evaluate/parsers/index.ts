@@ -9,7 +9,10 @@ import { parseFlake8, parseMypy, parsePylint, parsePythonTracebacks } from "./di
 import { parseRustc } from "./diagnostics/rustc.js";
 import { parseTsc } from "./diagnostics/tsc.js";
 import type { DiagInput } from "./diagnostics/common.js";
+import { parseAva } from "./tests/ava.js";
 import { parseCargo } from "./tests/cargo.js";
+import { parseJasmine } from "./tests/jasmine.js";
+import { parseUvu } from "./tests/uvu.js";
 import type { TestInput } from "./tests/common.js";
 import { parseGoJson, parseGoText } from "./tests/go.js";
 import { parseJUnitXml } from "./tests/junit.js";
@@ -26,7 +29,8 @@ export { parseBenchValue } from "./bench.js";
 /** The test output formats parseTests reads, for a "could not read test results" message. */
 export const KNOWN_TEST_FORMATS: string[] = [
   "JUnit XML report file",
-  "TAP (node --test, mocha --reporter tap)",
+  "TAP (node --test, node-tap, tape, ava --tap, mocha --reporter tap)",
+  "AVA, uvu and Jasmine default reporters",
   "node --test spec reporter",
   "Vitest (JSON and default reporters)",
   "Jest (JSON and default reporters)",
@@ -45,6 +49,8 @@ export interface ParseTestsOptions {
    * in test names that are file paths) are made relative, as diagnostics are.
    */
   cwd?: string;
+  /** The Go module path from go.mod, when there is one. */
+  goModule?: string;
 }
 
 type TestParser = (input: TestInput) => TestCounts | null;
@@ -65,6 +71,9 @@ const TEXT: TestParser[] = [
   parseNodeSpec,
   parseMochaSpec,
   parseTap,
+  parseAva,
+  parseUvu,
+  parseJasmine,
   parseMochaException,
 ];
 
@@ -79,7 +88,7 @@ export function parseTests(out: CommandOutput, opts: ParseTestsOptions = {}): Te
   const allRaw = out.all !== undefined && out.all !== "" ? out.all : [out.stdout ?? "", out.stderr ?? ""].filter((s) => s !== "").join("\n");
   const text = allRaw === out.stdout ? stdout : cleanText(allRaw);
   if (text.trim() === "" && stdout.trim() === "") return null;
-  const input: TestInput = { text, lines: splitLines(text), stdout: stdout.trim() !== "" ? stdout : text, ...(cwd !== undefined ? { cwd } : {}) };
+  const input: TestInput = { text, lines: splitLines(text), stdout: stdout.trim() !== "" ? stdout : text, ...(cwd !== undefined ? { cwd } : {}), ...(opts.goModule !== undefined ? { goModule: opts.goModule } : {}) };
 
   for (const p of STRUCTURED) {
     const r = p(input);

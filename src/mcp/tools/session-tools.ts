@@ -97,6 +97,7 @@ export function sessionTools(sessions: SessionManager) {
       warnings: z.array(z.string()),
       modeSuggestion: z.string().optional(),
       commandsMs: z.number(),
+      commandMs: z.record(z.string(), z.number()).optional(),
     },
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args, ctx) {
@@ -124,6 +125,8 @@ export function sessionTools(sessions: SessionManager) {
         warnings: [...r.plan.warnings, ...r.plan.fuzz.map((f) => `fuzz: ${f}`)],
         ...(r.modeSuggestion ? { modeSuggestion: r.modeSuggestion } : {}),
         commandsMs: r.cachedFrom ? 0 : r.ev.commandsMs,
+        // Each command's own time; commandsMs is the wall time (concurrent commands overlap).
+        ...(r.cachedFrom ? {} : { commandMs: Object.fromEntries(Object.entries(r.ev.commands).flatMap(([k, c]) => (c && !c.skipped ? [[k, c.durationMs]] : []))) }),
       };
       const extra = [...structured.warnings.map((w) => `warning: ${w}`), ...(r.modeSuggestion ? [`tip: ${r.modeSuggestion}`] : [])];
       return { structured, text: [r.feedback, ...extra].join("\n") };

@@ -1,7 +1,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
-import { correlate, groupDiagnostics, renderFeedback } from "../../../src/evaluate/feedback.js";
+import { correlate, groupDiagnostics, renderFeedback, testsLine } from "../../../src/evaluate/feedback.js";
 import { parseDiagnostics } from "../../../src/evaluate/parsers/index.js";
 import type { Diagnostic, TestFailure } from "../../../src/evaluate/types.js";
 
@@ -66,6 +66,32 @@ describe("feedback", () => {
     expect(order.every((x) => x > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(text).toMatch(/old test \[since step 1\]/);
+  });
+
+  it("lists newly failing, still failing and newly fixed tests, and says how to read a bare failure's log", () => {
+    const now = [{ name: "still broken", message: "expected 1", file: "t.js", line: 3 }, { name: "newly broken" }];
+    const ev = evaluation([], now);
+    const text = renderFeedback({
+      step: 4,
+      ev,
+      progress: { ...progress, step: 4 },
+      halt,
+      diagnostics: [],
+      failures: [
+        { item: now[0]!, introducedAtStep: 2 },
+        { item: now[1]!, introducedAtStep: 4 },
+      ],
+      previousFailures: [{ name: "still broken" }, { name: "fixed one" }, { name: "fixed two" }],
+      sessionId: "abc123",
+    });
+    expect(text).toMatch(/new test failures \(1\):\n {2}- newly broken \[new\] — trm_read_log \{"sessionId":"abc123","at":"4","command":"test"\}/);
+    expect(text).toMatch(/still failing \(1\):\n {2}- still broken: expected 1 \(t\.js:3\) \[since step 2\]\n/);
+    expect(text).toMatch(/newly fixed \(2\):\n {2}- fixed one\n {2}- fixed two/);
+  });
+
+  it("shows counts the output did not give as ?, never 0", () => {
+    expect(testsLine({ passed: null, failed: 2, skipped: null, total: null })).toBe("tests ?/? passed, 2 failed");
+    expect(testsLine({ passed: 5, failed: 3, skipped: 1, total: 9 })).toBe("tests 5/9 passed, 3 failed, 1 skipped");
   });
 
   it("groups only identical problems, keeping first-appearance steps apart", () => {

@@ -13,13 +13,15 @@ export interface CorpusCase {
   parse: "tests" | "diagnostics" | "bench";
   output: CommandOutput;
   junitXml?: string;
+  /** The Go module path, as code-trm reads it from go.mod. */
+  goModule?: string;
   expected: unknown;
 }
 
 export function loadCase(id: string): CorpusCase {
   const base = path.join(CORPUS_DIR, id);
   const read = (suffix: string): string | undefined => (existsSync(base + suffix) ? readFileSync(base + suffix, "utf8") : undefined);
-  const doc = JSON.parse(readFileSync(`${base}.expected.json`, "utf8")) as { parse: CorpusCase["parse"]; junitXml?: string; expected: unknown };
+  const doc = JSON.parse(readFileSync(`${base}.expected.json`, "utf8")) as { parse: CorpusCase["parse"]; junitXml?: string; goModule?: string; expected: unknown };
   const txt = read(".txt");
   const stdoutOnly = read(".stdout.txt");
   const stderrOnly = read(".stderr.txt");
@@ -30,6 +32,7 @@ export function loadCase(id: string): CorpusCase {
   const stdout = stdoutOnly ?? (txt !== undefined && stderrOnly === undefined ? txt : "");
   const stderr = stderrOnly ?? "";
   const c: CorpusCase = { id, parse: doc.parse, output: { stdout, stderr, all }, expected: doc.expected };
+  if (doc.goModule) c.goModule = doc.goModule;
   if (doc.junitXml) c.junitXml = readFileSync(path.join(path.dirname(base), doc.junitXml), "utf8");
   return c;
 }

@@ -54,6 +54,18 @@ describe("suggestions from the last evaluation", () => {
     expect(t[0]!.message).toMatch(/since step 1/);
   });
 
+  it("identical failures at one place are one item with a count and the shared cause; a bare one names trm_read_log", () => {
+    const same = (name: string): TestFailure => ({ name, message: "TypeError: Cannot read properties of undefined (reading 'toUpperCase')", file: "index.js", line: 169 });
+    const bare: TestFailure = { name: "(test command exited 1)" };
+    const s = run([{ step: 1, evaluation: ev({ commands: { test: cmd("") }, tests: tests(["a", "b", "c", "d", "e"].map(same).concat(bare)), score: 0.3, testsPass: false }) }]);
+    const t = s.filter((x) => x.category === "test");
+    expect(t).toHaveLength(2);
+    expect(t[0]).toMatchObject({ file: "index.js", line: 169 });
+    expect(t[0]!.message).toMatch(/^5 tests fail with one cause at index\.js:169: TypeError: Cannot read properties/);
+    expect(t[0]!.action).toMatch(/all 5 should pass together/);
+    expect(t[1]!.action).toMatch(/trm_read_log \{"command":"test","at":"1"\}/);
+  });
+
   it("unreadable test output is a high suggestion naming the formats that are read", () => {
     const s = run([{ step: 1, evaluation: ev({ commands: { test: cmd("weird runner output") }, tests: null, score: 0 }) }]);
     expect(s[0]).toMatchObject({ priority: "high", category: "test" });

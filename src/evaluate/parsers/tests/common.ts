@@ -9,6 +9,8 @@ export interface TestInput {
   /** stdout alone, without colour codes (JSON reporters write only there). */
   stdout: string;
   cwd?: string;
+  /** The Go module path (go.mod), to place `x_test.go:12:` messages in their package's folder. */
+  goModule?: string;
 }
 
 /**
@@ -28,13 +30,13 @@ export const MAX_CASES = 10_000;
 
 export function counts(
   format: string,
-  c: { passed: number; failed: number; skipped: number; total?: number },
+  c: { passed: number | null; failed: number | null; skipped: number | null; total?: number | null },
   failures: TestFailure[],
   note?: string,
   cases?: TestCase[],
 ): TestCounts {
   const list = dedupeFailures(failures).slice(0, MAX_FAILURES);
-  const total = c.total ?? c.passed + c.failed + c.skipped;
+  const total = c.total !== undefined ? c.total : c.passed === null || c.failed === null || c.skipped === null ? null : c.passed + c.failed + c.skipped;
   const out: TestCounts = { passed: c.passed, failed: c.failed, skipped: c.skipped, total, failures: list, format };
   if (note) out.note = note;
   if (cases && cases.length > 0 && cases.length <= MAX_CASES) out.cases = cases;

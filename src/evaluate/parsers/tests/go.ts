@@ -26,13 +26,12 @@ interface PackageState {
   output: string[];
 }
 
-const NON_VERBOSE_NOTE =
-  "go test without -v or -json prints only failing tests: each passing package counts as one test. Run go test -json for exact counts.";
+const NON_VERBOSE_NOTE = "go test without -v or -json names only failing tests, so the passed count is unknown.";
 
 // ---------------------------------------------------------------------------------------------
 // Shared: turning per-package results into counts.
 
-function summarize(format: string, packages: Map<string, PackageState>, buildErrors: Map<string, string[]>, cwd: string | undefined, verbose: boolean): TestCounts {
+function summarize(format: string, packages: Map<string, PackageState>, buildErrors: Map<string, string[]>, cwd: string | undefined, verbose: boolean, goModule?: string): TestCounts {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
@@ -62,7 +61,7 @@ function summarize(format: string, packages: Map<string, PackageState>, buildErr
         if (t.outcome === "fail" && !parentsOfFailures.has(t.name)) {
           failed++;
           failedHere++;
-          failures.push(testFailure(pkg, t, cwd));
+          failures.push(testFailure(pkg, t, cwd, goModule));
         }
         continue;
       }
@@ -71,7 +70,7 @@ function summarize(format: string, packages: Map<string, PackageState>, buildErr
       else if (t.outcome === "fail") {
         failed++;
         failedHere++;
-        failures.push(testFailure(pkg, t, cwd));
+        failures.push(testFailure(pkg, t, cwd, goModule));
       }
     }
     if (state.outcome === "fail" && failedHere === 0) {
@@ -86,10 +85,12 @@ function summarize(format: string, packages: Map<string, PackageState>, buildErr
   }
   // A non-verbose failing package hides its passing tests too.
   if (!verbose && failed > 0) approximate = true;
-  return counts(format, { passed, failed, skipped }, failures, approximate ? NON_VERBOSE_NOTE : undefined);
+  // `ok  pkg` is a package, not one passing test: what the output does not show is unknown.
+  if (approximate) return counts(format, { passed: null, failed, skipped: null, total: null }, failures, NON_VERBOSE_NOTE);
+  return counts(format, { passed, failed, skipped }, failures);
 }
 
-function testFailure(pkg: string, t: TestState, cwd?: string): TestFailure {
+function testFailure(pkg: string, t: TestState, cwd?: string, goModule?: string): TestFailure {
   const lines = t.output.filter((l, k) => {
     const s = l.trim();
     if (s === "" || /^(=== (RUN|PAUSE|CONT|NAME)|--- (FAIL|PASS|SKIP):)/.test(s) || s === "FAIL" || s === "PASS") return false;
@@ -100,7 +101,21 @@ function testFailure(pkg: string, t: TestState, cwd?: string): TestFailure {
   // A panic's goroutine dump is long and only its project frame matters.
   const cut = lines.findIndex((l) => /^goroutine \d+ \[/.test(l.trim()));
   const message = boundMessage((cut >= 0 ? lines.slice(0, cut) : lines).join("\n"));
-  return failure(`${pkg}.${t.name}`, message, panicLocation(t.output, cwd));
+  return failure(`${pkg}.${t.name}`, message, panicLocation(t.output, cwd) ?? logLocation(pkg, t.output, goModule));
+}
+
+/**
+ * `t.Errorf` prefixes its message with `calc_test.go:13:`, a name relative to the package's folder; with
+ * the module path (go.mod) the folder is known, else the bare file name is kept.
+ */
+function logLocation(pkg: string, output: string[], goModule?: string): { file: string; line: number } | undefined {
+  for (const l of output) {
+    const m = /^\s+([\w.-]+\.go):(\d+): /.exec(l);
+    if (!m) continue;
+    const dir = goModule === undefined ? "" : pkg === goModule ? "" : pkg.startsWith(`${goModule}/`) ? pkg.slice(goModule.length + 1) : "";
+    return { file: dir ? `${dir}/${m[1]}` : m[1]!, line: Number(m[2]) };
+  }
+  return undefined;
 }
 
 /** The first stack frame of a panic that is in the repository (not the runtime, testing, or modules). */
@@ -227,7 +242,7 @@ export function parseGoText(input: TestInput): TestCounts | null {
     const state = pkgState(packages, "(unknown package)");
     for (const [name, t] of pending) state.tests.set(name, t);
   }
-  return summarize("go", packages, buildErrors, cwd, verbose);
+  return summarize("go", packages, buildErrors, cwd, verbose, input.goModule);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -289,5 +304,5 @@ export function parseGoJson(input: TestInput): TestCounts | null {
     const m = PKG_FAIL_RE.exec(line);
     if (m && m[3]) pkgState(packages, m[1]!).outcome = "build-fail";
   }
-  return summarize("go-json", packages, buildErrors, cwd, true);
+  return summarize("go-json", packages, buildErrors, cwd, true, input.goModule);
 }

@@ -11,7 +11,7 @@ import type { TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
 import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
 
-const OUTCOME_WORDS = "failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|no tests ran";
+const OUTCOME_WORDS = "failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|no tests ran|subtests (?:passed|failed|skipped|xfailed|xpassed)";
 // One `N word` item; the summary is a comma-separated list of them followed by ` in 1.23s`.
 const SUMMARY_RE = new RegExp(`^(?:=+ )?((?:\\d+ (?:${OUTCOME_WORDS})|no tests ran)(?:, \\d+ (?:${OUTCOME_WORDS}))*) in [\\d.]+s(?: \\([\\d:.]+\\))?(?: =+)?$`);
 
@@ -44,7 +44,11 @@ export function parsePytest(input: TestInput): TestCounts | null {
   }
   if (summaryAt < 0) return null;
   const passed = (tallies.passed ?? 0) + (tallies.xpassed ?? 0);
-  const failed = (tallies.failed ?? 0) + (tallies.error ?? 0);
+  // pytest 9's subtests: a failed subtest (`SUBFAILED[...] id - msg`) is counted in "failed" next to
+  // its test, which fails too. Tests are counted as tests whatever the reporter: subtests are parts.
+  let subfailed = 0;
+  for (let i = 0; i < summaryAt; i++) if (lines[i]!.startsWith("SUBFAILED")) subfailed++;
+  const failed = Math.max(0, (tallies.failed ?? 0) - (tallies["subtests failed"] === undefined ? subfailed : 0)) + (tallies.error ?? 0);
   const skipped = (tallies.skipped ?? 0) + (tallies.xfailed ?? 0);
 
   const sections = readSections(lines, summaryAt);
@@ -55,7 +59,18 @@ export function parsePytest(input: TestInput): TestCounts | null {
   // --tb=line sections have no title: they follow the order of the summary, per kind.
   const inOrder = { failure: nodeIds.filter((n) => n.kind === "failure"), error: nodeIds.filter((n) => n.kind === "error") };
   const nextInOrder = { failure: 0, error: 0 };
+  // A subtest's section (`test_x [msg] (i=3)`) explains its test's failure ("contains 1 failed subtest").
+  const subDetail = new Map<string, { message?: string; loc?: { file: string; line: number } }>();
   for (const s of sections) {
+    const sp = s.title.indexOf(" ");
+    if (sp <= 0 || !/^[[(]/.test(s.title.slice(sp + 1))) continue;
+    const base = s.title.slice(0, sp);
+    if (subDetail.has(base)) continue;
+    const d = sectionDetails(s.lines, cwd);
+    subDetail.set(base, { message: d.message ? `${s.title.slice(sp + 1)}: ${d.message}` : undefined, loc: d.loc });
+  }
+  for (const s of sections) {
+    if (/^\S+ [[(]/.test(s.title)) continue;
     const { name, kind } = sectionName(s);
     let id: NodeId | undefined;
     if (s.title === "") {
@@ -67,7 +82,8 @@ export function parsePytest(input: TestInput): TestCounts | null {
       id = takeNodeId(index, name, kind, usedIds);
     }
     if (id) usedIds.add(id);
-    const { message, loc } = sectionDetails(s.lines, cwd);
+    const sd = subDetail.get(name);
+    const { message, loc } = sd?.message ? sd : sectionDetails(s.lines, cwd);
     failures.push(failure(id?.id ?? name, message ?? id?.message, loc ?? fileOfNodeId(id?.id, cwd)));
   }
   // Failures listed only in the short summary (`--tb=no`, or sections cut by a capped output).

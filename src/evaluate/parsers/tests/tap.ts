@@ -8,7 +8,7 @@
  * because they also cover cancelled tests that have no line of their own.
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
-import { boundMessage, firstProjectFrame, indentOf, normalizeName, normalizePath } from "../util.js";
+import { boundMessage, firstProjectFrame, indentOf, isProjectPath, normalizeName, normalizePath, parseJsFrame } from "../util.js";
 import { counts, failure, type TestInput } from "./common.js";
 
 interface Point {
@@ -20,6 +20,12 @@ interface Point {
   /** Comment lines (`# ...`) printed since the previous point: node prints a crashed file's stderr there. */
   comments: string[];
   children: Point[];
+  /** Announced by `# Subtest:` (node, node-tap): a test or suite. Points without are assertions. */
+  subtest: boolean;
+  /** vitest: a `{` block still open, whose children follow. */
+  block: boolean;
+  /** tape: the `# name` comment the point follows (tape's points are assertions of that test). */
+  group?: string;
 }
 
 const POINT_RE = /^(not ok|ok)\b(?:\s+(\d+))?(?:\s*-)?\s*(.*)$/;
@@ -43,6 +49,11 @@ export function parseTap(input: TestInput): TestCounts | null {
   const open: Point[] = [];
   const summary: Record<string, number> = {};
   let comments: string[] = [];
+  const subtestAt = new Set<number>();
+  let anySubtest = false;
+  // tape: `# name` at the margin opens a test whose assertions follow; a test with none crashed.
+  let group: string | undefined;
+  const groups: { name: string; points: number; at: number }[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const indent = indentOf(line);
@@ -50,7 +61,27 @@ export function parseTap(input: TestInput): TestCounts | null {
     if (t.startsWith("#")) {
       const m = /^#\s*(tests|suites|pass|fail|cancelled|skipped|todo)\s+(\d+)\s*$/.exec(t);
       if (m && indent === 0) summary[m[1]!] = Number(m[2]);
-      else if (!t.startsWith("# Subtest:")) comments.push(t.replace(/^#\s?/, ""));
+      else if (t.startsWith("# Subtest:")) {
+        subtestAt.add(indent);
+        anySubtest = true;
+      } else {
+        comments.push(t.replace(/^#\s?/, ""));
+        if (indent === 0 && !/^#\s*(time=|\{|ok$|tests\b)/.test(t)) {
+          group = t.replace(/^#\s?/, "").trim();
+          groups.push({ name: group, points: 0, at: i });
+        }
+      }
+      continue;
+    }
+    if (t === "}") {
+      // vitest's TAP: the suite line came first and its tests follow inside `{ ... }`.
+      let k = open.length - 1;
+      while (k >= 0 && !(open[k]!.indent === indent && open[k]!.block)) k--;
+      if (k >= 0) {
+        const parent = open[k]!;
+        parent.children = open.splice(k + 1);
+        parent.block = false;
+      }
       continue;
     }
     if (!(t.startsWith("ok") || t.startsWith("not ok"))) continue;
@@ -63,15 +94,23 @@ export function parseTap(input: TestInput): TestCounts | null {
       directive = d[1]!.toLowerCase() === "skip" ? "skip" : "todo";
       name = name.slice(0, d.index);
     }
+    // vitest's TAP opens a suite with `{`; node-tap appends `# time=...`.
+    const opensBlock = /\{\s*$/.test(name);
+    name = name.replace(/\s*\{\s*$/, "").replace(/\s+#\s*time=\S*\s*$/, "");
     name = normalizeName(name.trim().replace(/\\#/g, "#"), cwd);
-    const point: Point = { ok: m[1] === "ok", directive, name, indent, yaml: {}, comments, children: [] };
+    const point: Point = { ok: m[1] === "ok", directive, name, indent, yaml: {}, comments, children: [], subtest: subtestAt.has(indent), block: opensBlock };
+    subtestAt.delete(indent);
+    if (indent === 0 && group !== undefined) {
+      point.group = group;
+      groups[groups.length - 1]!.points++;
+    }
     comments = [];
     // A YAML diagnostic block follows the point, indented two more columns.
     const next = lines[i + 1];
     if (next !== undefined && next.trim() === "---") {
       const end = readYaml(lines, i + 2, indentOf(next), point.yaml);
       i = end;
-    } else if (!point.ok) {
+    } else if (!point.ok && !opensBlock) {
       // mocha's TAP prints the message and stack as plain indented lines.
       const body: string[] = [];
       let j = i + 1;
@@ -82,7 +121,7 @@ export function parseTap(input: TestInput): TestCounts | null {
       }
     }
     // Points printed deeper than this one since the last point at its depth are its children.
-    while (open.length > 0 && open[open.length - 1]!.indent > indent) point.children.push(open.pop()!);
+    if (!opensBlock) while (open.length > 0 && open[open.length - 1]!.indent > indent && !open[open.length - 1]!.block) point.children.push(open.pop()!);
     // Popped last-first; unshift instead would be quadratic for a suite with many tests.
     point.children.reverse();
     open.push(point);
@@ -96,6 +135,23 @@ export function parseTap(input: TestInput): TestCounts | null {
   const cases: TestCase[] = [];
   const visit = (p: Point, prefix: string): boolean => {
     const full = prefix ? `${prefix} > ${p.name}` : p.name;
+    // node-tap: a subtest whose children are all assertions is one test; its failing assertion says why.
+    if (p.subtest && p.children.length > 0 && p.children.every((c) => !c.subtest)) {
+      if (p.directive !== null) {
+        skipped++;
+        cases.push({ name: full, status: "skipped" });
+      } else if (p.ok) {
+        passed++;
+        cases.push({ name: full, status: "passed" });
+      } else {
+        failed++;
+        const bad = p.children.find((c) => !c.ok && c.directive === null);
+        failures.push(bad ? toFailure({ ...bad, yaml: { ...bad.yaml, assertion: bad.name } }, full, cwd) : toFailure(p, full, cwd));
+        cases.push({ name: full, status: "failed" });
+        return true;
+      }
+      return false;
+    }
     if (p.children.length > 0) {
       let childFailed = false;
       for (const c of p.children) childFailed = visit(c, full) || childFailed;
@@ -122,6 +178,9 @@ export function parseTap(input: TestInput): TestCounts | null {
     cases.push({ name: full, status: "failed" });
     return true;
   };
+  if (!anySubtest && groups.length > 0 && roots.length > 0 && roots.every((p) => p.group !== undefined)) {
+    return tapeGroups(lines, roots, groups, cwd);
+  }
   for (const p of roots) visit(p, "");
 
   if (summary.tests !== undefined && summary.pass !== undefined && (summary.cancelled !== undefined || summary.skipped !== undefined)) {
@@ -140,6 +199,46 @@ export function parseTap(input: TestInput): TestCounts | null {
     );
   }
   return counts("tap", { passed, failed, skipped }, failures, undefined, cases);
+}
+
+/**
+ * tape prints one point per assertion under a `# test name` comment and no line for a skipped test, so
+ * tests are counted by comment: a test passes when all its assertions do. A test with no assertion
+ * after its comment and no plan after it crashed the run (its error follows the comment).
+ */
+function tapeGroups(lines: string[], roots: Point[], groups: { name: string; points: number; at: number }[], cwd?: string): TestCounts {
+  let passed = 0;
+  let failed = 0;
+  const failures: TestFailure[] = [];
+  const cases: TestCase[] = [];
+  const finished = lines.some((l, k) => k > groups[groups.length - 1]!.at && /^1\.\.\d+/.test(l));
+  const byGroup = new Map<string, Point[]>();
+  for (const p of roots) {
+    const list = byGroup.get(p.group!);
+    if (list) list.push(p);
+    else byGroup.set(p.group!, [p]);
+  }
+  for (const g of groups) {
+    const mine = byGroup.get(g.name) ?? [];
+    const bad = mine.find((p) => !p.ok && p.directive === null);
+    if (bad) {
+      failed++;
+      failures.push(toFailure({ ...bad, yaml: { ...bad.yaml, assertion: bad.name } }, g.name, cwd));
+      cases.push({ name: g.name, status: "failed" });
+    } else if (mine.length > 0) {
+      passed++;
+      cases.push({ name: g.name, status: "passed" });
+    }
+    else if (!finished && g === groups[groups.length - 1]) {
+      // The process died inside this test: its error (and the stack) follow the comment.
+      const after = lines.slice(g.at + 1, g.at + 60).join("\n");
+      const err = /^\s*([\w$.]*(?:Error|Exception)\b[^\n]*)$/m.exec(after)?.[1];
+      failed++;
+      failures.push(failure(g.name, boundMessage(err ?? "the test run stopped here (crashed)"), firstProjectFrame(after, cwd)));
+    }
+  }
+  // Tests after a crash never ran and tape printed nothing for skipped ones: the total is unknown.
+  return counts("tap", { passed, failed, skipped: finished ? 0 : null, total: finished ? passed + failed : null }, failures, finished ? undefined : "the run stopped early; tests after the crash were not counted", finished ? cases : undefined);
 }
 
 /**
@@ -165,11 +264,21 @@ function toFailure(p: Point, name: string, cwd?: string): TestFailure {
   } else if (error === "test failed") {
     // A test file that crashed: node reports only "test failed"; the cause is in the comments above.
     message = p.comments.find((c) => /^\s*[\w.]*(Error|Exception)\b[^:]*: /.test(c))?.trim() ?? error;
+  } else if (y["error.message"]) {
+    // vitest: a nested error map.
+    message = y["error.name"] ? `${y["error.name"]}: ${y["error.message"]}` : y["error.message"];
+  } else if (y.message || detailsOf(y)) {
+    // ava: the message (often empty) and a details map whose key says what happened.
+    const details = detailsOf(y);
+    message = y.message && details?.startsWith(y.message) ? details : [y.message, details].filter(Boolean).join("\n");
+  } else if (y.assertion !== undefined) {
+    // node-tap and tape: the failing assertion's own name, then what it compared.
+    const cmp = y.diff ?? (y.expected !== undefined || y.actual !== undefined ? `expected: ${y.expected ?? ""}\nactual: ${y.actual ?? ""}` : undefined);
+    message = [y.type && !y.assertion.startsWith(y.type) ? `${y.type}: ${y.assertion}` : y.assertion, cmp].filter(Boolean).join("\n");
   } else if (y.stack) {
     message = y.stack;
   }
-  const frame = firstProjectFrame(y.stack, cwd);
-  let loc: { file?: string; line?: number } | undefined = frame;
+  let loc: { file?: string; line?: number } | undefined = atOf(y, cwd) ?? firstProjectFrame(y.stack, cwd);
   if (!loc && y.location) {
     const m = /^(.*):(\d+):(\d+)$/.exec(y.location);
     if (m) loc = { file: normalizePath(m[1]!, cwd), line: Number(m[2]) };
@@ -177,39 +286,73 @@ function toFailure(p: Point, name: string, cwd?: string): TestFailure {
   return failure(name, boundMessage(message), loc);
 }
 
+/** ava's `details` map: `'Difference (- actual, + expected):': |- ...` becomes its key and text. */
+function detailsOf(y: Record<string, string>): string | undefined {
+  for (const [k, v] of Object.entries(y)) if (k.startsWith("details.")) return `${k.slice(8)}\n${v}`;
+  return undefined;
+}
+
+/** The assertion's place: `at: fn (file:1:2)` (ava, tape, vitest) or node-tap's `at.fileName`/`at.lineNumber`. */
+function atOf(y: Record<string, string>, cwd?: string): { file: string; line?: number } | undefined {
+  if (y["at.fileName"] !== undefined) {
+    const file = normalizePath(y["at.fileName"], cwd);
+    const line = Number(y["at.lineNumber"]);
+    return isProjectPath(file, cwd) ? { file, ...(Number.isFinite(line) ? { line } : {}) } : undefined;
+  }
+  if (y.at === undefined) return undefined;
+  const at = y.at.trim();
+  const frame = parseJsFrame(at.startsWith("at ") || at.includes("(") ? at : `at ${at}`);
+  const m = frame ?? (/^(\S+):(\d+)(?::\d+)?$/.exec(at) ? { file: at.replace(/:\d+(?::\d+)?$/, ""), line: Number(/:(\d+)(?::\d+)?$/.exec(at)![1]) } : null);
+  if (!m) return undefined;
+  const file = normalizePath(m.file, cwd);
+  return isProjectPath(file, cwd) ? { file, ...(m.line !== undefined ? { line: m.line } : {}) } : undefined;
+}
+
 /**
- * Reads node's YAML diagnostic block into flat string values (only what a failure report needs: error,
- * name, location, stack). Returns the index of the closing `...` line.
+ * Reads a TAP YAML diagnostic block into flat string values; nested maps become dotted keys
+ * (`at.fileName`, `error.message`), block scalars are joined (`|` keeps lines, `>` folds them).
+ * Only what a failure report needs is read, never anchors or aliases, so hostile YAML costs one pass.
+ * Returns the index of the closing `...` line.
  */
 function readYaml(lines: string[], from: number, baseIndent: number, into: Record<string, string>): number {
+  const parents: { indent: number; key: string }[] = [];
   let i = from;
   for (; i < lines.length; i++) {
     const line = lines[i]!;
     const ind = indentOf(line);
     const t = line.slice(ind);
     if (t === "..." && ind <= baseIndent) return i;
-    if (ind !== baseIndent) continue;
-    const m = /^([A-Za-z_][\w-]*):\s?(.*)$/.exec(t);
+    if (t === "" || ind < baseIndent) continue;
+    const m = YAML_KEY_RE.exec(t);
     if (!m) continue;
-    const key = m[1]!;
-    const raw = m[2]!;
-    if (raw === "|-" || raw === "|" || raw === ">-" || raw === ">" || raw === "|+") {
+    while (parents.length > 0 && parents[parents.length - 1]!.indent >= ind) parents.pop();
+    const own = unquote(m[1]!);
+    const key = parents.length > 0 ? `${parents.map((p) => p.key).join(".")}.${own}` : own;
+    const raw = (m[2] ?? "").trim();
+    if (/^[|>][-+]?$/.test(raw)) {
       const block: string[] = [];
       while (i + 1 < lines.length) {
         const nl = lines[i + 1]!;
-        if (nl.trim() !== "" && indentOf(nl) <= baseIndent) break;
+        if (nl.trim() !== "" && indentOf(nl) <= ind) break;
+        if (nl.trim() === "..." && indentOf(nl) <= baseIndent) break;
         block.push(nl.trim());
         i++;
       }
-      into[key] = block.join("\n").trim();
+      into[key] = block.join(raw.startsWith(">") ? " " : "\n").trim();
+    } else if (raw === "") {
+      parents.push({ indent: ind, key: own });
     } else {
-      into[key] = unquote(raw.trim());
+      into[key] = unquote(raw);
     }
   }
   return i;
 }
 
+// `key:` or `'quoted key':` (ava quotes keys that hold a colon), then the value.
+const YAML_KEY_RE = /^('(?:[^']|'')*'|"(?:[^"\\]|\\.)*"|[A-Za-z_][\w.-]*):(?:\s+(.*)|$)/;
+
 function unquote(v: string): string {
+  if (v.startsWith('"') && !(v.length >= 2 && v.endsWith('"'))) return v.slice(1);
   if (v.length >= 2 && v.startsWith("'") && v.endsWith("'")) return v.slice(1, -1).replace(/''/g, "'");
   if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
     try {

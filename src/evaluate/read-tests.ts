@@ -1,0 +1,71 @@
+/**
+ * Test counts of one test command: the whole output, or each part of an `&&` chain on its own (the
+ * failures of each runner attributed to it; paths printed after a `cd` resolved against that folder).
+ */
+import path from "node:path";
+import { parseDiagnostics, parseTests } from "./parsers/index.js";
+import type { ChainSegment } from "./chain.js";
+import { programOf } from "./chain.js";
+import type { CommandOutput, Diagnostic, TestCounts, TestFailure } from "./types.js";
+
+/** Re-roots a worktree-relative-to-`dir` path onto the worktree; absolute paths inside `root` become relative. */
+function reroot(file: string | undefined, dir: string, root: string): string | undefined {
+  if (file === undefined || dir === "") return file;
+  if (path.posix.isAbsolute(file)) return file === root || file.startsWith(`${root}/`) ? path.posix.relative(root, file) : file;
+  return path.posix.normalize(path.posix.join(dir, file));
+}
+
+function parseIn(out: CommandOutput, root: string, dir: string, junitXml?: string, goModule?: string): TestCounts | null {
+  const cwd = dir === "" ? root : path.posix.join(root, dir);
+  const t = parseTests(out, { cwd, ...(junitXml !== undefined ? { junitXml } : {}), ...(goModule !== undefined && dir === "" ? { goModule } : {}) });
+  if (!t || dir === "") return t;
+  return { ...t, failures: t.failures.map((f) => ({ ...f, ...(f.file !== undefined ? { file: reroot(f.file, dir, root)! } : {}) })) };
+}
+
+const add = (a: number | null, b: number | null) => (a === null || b === null ? null : a + b);
+
+/**
+ * Merges the counts of the parts. A part whose output holds no test results (a linter, a type check,
+ * a `cd`) adds nothing when it passed and one failure named after it when it failed.
+ */
+export function readChainTests(segs: ChainSegment[], root: string, junitXml?: string, goModule?: string): TestCounts | null {
+  const read: { seg: ChainSegment; t: TestCounts | null }[] = segs.map((seg, i) => ({ seg, t: parseIn(seg.output, root, seg.dir, i === segs.length - 1 ? junitXml : undefined, goModule) }));
+  const runners = read.filter((r) => r.t !== null);
+  if (runners.length === 0) return null;
+  let passed: number | null = 0;
+  let failed: number | null = 0;
+  let skipped: number | null = 0;
+  let total: number | null = 0;
+  const failures: TestFailure[] = [];
+  const formats: string[] = [];
+  const notes: string[] = [];
+  for (const { seg, t } of read) {
+    const prog = programOf(seg.part);
+    if (t === null) {
+      if (seg.exitCode === 0) continue;
+      failed = add(failed, 1);
+      total = add(total, 1);
+      failures.push({ name: `(${prog} exited ${seg.exitCode ?? "killed"})`, message: `"${seg.part}" failed before or outside the tests; its output is in trm_read_log (command "test").` });
+      continue;
+    }
+    passed = add(passed, t.passed);
+    failed = add(failed, t.failed);
+    skipped = add(skipped, t.skipped);
+    total = add(total, t.total);
+    formats.push(t.format);
+    if (t.note) notes.push(`${prog}: ${t.note}`);
+    failures.push(...(runners.length > 1 ? t.failures.map((f) => ({ ...f, name: `${prog}: ${f.name}` })) : t.failures));
+  }
+  const out: TestCounts = { passed, failed, skipped, total, failures, format: formats.join("+") };
+  if (notes.length) out.note = notes.join(" ");
+  return out;
+}
+
+/** Diagnostics of each part, with paths resolved against the folder the part ran in. */
+export function readChainDiagnostics(segs: ChainSegment[], root: string): Diagnostic[] {
+  return segs.flatMap((seg) => {
+    if (seg.exitCode === 0) return [];
+    const cwd = seg.dir === "" ? root : path.posix.join(root, seg.dir);
+    return parseDiagnostics(seg.output.all, { cwd }).map((d) => (d.file !== undefined ? { ...d, file: reroot(d.file, seg.dir, root)! } : d));
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * When a test command's output cannot be counted, the exact change that makes it countable, for the
+ * runner the project uses. The runner is found in the command itself, else in what it runs
+ * (`npm test` → package.json's scripts), else in the project files (pyproject.toml, go.mod, Cargo.toml).
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+
+const FIXES: [RegExp, string][] = [
+  [/\bava\b/, "AVA: add --tap (ava --tap)"],
+  [/\bvitest\b/, "Vitest: add --reporter=json (or --reporter=junit with testReport)"],
+  [/\bjest\b/, "Jest: add --json"],
+  [/\bmocha\b/, "Mocha: add --reporter=json (or --reporter=tap)"],
+  [/\bjasmine\b/, "Jasmine: its default reporter is read; check that the command runs jasmine itself"],
+  [/\btape\b/, "tape: it prints TAP; do not pipe it through a pretty-printer (tap-spec, faucet)"],
+  [/\btap\b/, "node-tap: add --reporter=tap"],
+  [/\buvu\b/, "uvu: its default reporter is read; check that the command runs uvu itself"],
+  [/node\s+--test\b/, "node --test: add --test-reporter=tap"],
+  [/\bpytest\b|py\.test/, "pytest: add -rA (or --junitxml=report.xml with testReport: \"report.xml\")"],
+  [/\bunittest\b/, "unittest: add -v"],
+  [/\bgo\s+test\b/, "go test: add -v (or -json)"],
+  [/\bcargo\s+test\b/, "cargo test: keep libtest's default output (no --quiet)"],
+];
+
+function read(file: string): string {
+  try {
+    return readFileSync(file, "utf8").slice(0, 200_000);
+  } catch {
+    return "";
+  }
+}
+
+/** The fix for the runner the command names, without reading the project (undefined when none is named). */
+export function hintFromCommand(cmd: string): string | undefined {
+  return match(cmd);
+}
+
+function match(text: string): string | undefined {
+  return FIXES.find(([re]) => re.test(text))?.[1];
+}
+
+/** What the test command runs, expanded through package.json scripts one level deep. */
+function expand(cmd: string, cwd: string): string {
+  const m = /\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:-s\s+)?([\w:.-]+)/.exec(cmd);
+  if (!m) return cmd;
+  try {
+    const scripts = (JSON.parse(read(path.join(cwd, "package.json"))) as { scripts?: Record<string, unknown> }).scripts ?? {};
+    const name = m[1] === "t" ? "test" : m[1]!;
+    const s = scripts[name];
+    return typeof s === "string" ? `${cmd} ${s}` : cmd;
+  } catch {
+    return cmd;
+  }
+}
+
+export function countsHint(cmd: string, cwd: string): string {
+  const byCmd = match(expand(cmd, cwd));
+  if (byCmd) return byCmd;
+  if (/\[tool\.pytest|pytest/.test(read(path.join(cwd, "pyproject.toml")))) return match("pytest")!;
+  if (read(path.join(cwd, "go.mod")) !== "") return match("go test")!;
+  if (read(path.join(cwd, "Cargo.toml")) !== "") return match("cargo test")!;
+  return 'make the runner print TAP, JUnit XML (testReport: "<file>") or its JSON report';
+}

@@ -1,0 +1,171 @@
+/**
+ * The evaluator on real captured outputs replayed by small scripts: chained runners read part by part,
+ * unknown counts following the exit code, the quick gate with {files}, concurrency and its opt-out.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { chmodSync, mkdirSync, realpathSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { evaluate, type EvaluateOptions } from "../../../src/evaluate/evaluate.js";
+import { splitAndChain } from "../../../src/evaluate/chain.js";
+import { CORPUS_DIR } from "../parsers/corpus.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A worktree with `bin/<name>` scripts that print a captured output and exit with its recorded code. */
+function worktree(runners: Record<string, { file?: string; exit: number; text?: string }>): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "trm-eval-"));
+  dirs.push(dir);
+  mkdirSync(path.join(dir, "bin"));
+  mkdirSync(path.join(dir, "tests"));
+  for (const [name, r] of Object.entries(runners)) {
+    const out = path.join(dir, "bin", `${name}.out`);
+    // The captures name the project /WORKTREE: put this worktree in its place, as the run would print it.
+    if (r.file) writeFileSync(out, readFileSync(path.join(CORPUS_DIR, r.file), "utf8").split("/WORKTREE").join(realpathSync(dir)));
+    else writeFileSync(out, r.text ?? "");
+    const script = path.join(dir, "bin", name);
+    writeFileSync(script, `#!/bin/sh\ncat "$(dirname "$0")/${name}.out"\nexit ${r.exit}\n`);
+    chmodSync(script, 0o755);
+  }
+  return dir;
+}
+
+const base = (cwd: string, commands: EvaluateOptions["commands"], extra: Partial<EvaluateOptions> = {}): EvaluateOptions => ({
+  cwd,
+  commands,
+  timeoutSec: 60,
+  weights: { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 },
+  cascade: true,
+  perfDirection: "lower",
+  ...extra,
+});
+
+describe("chained test commands", () => {
+  it("splits only a plain top-level && list", () => {
+    expect(splitAndChain("xo && ava && tsd")).toEqual(["xo", "ava", "tsd"]);
+    expect(splitAndChain(`echo "a && b" && (cd x && y) && z`)).toEqual([`echo "a && b"`, "(cd x && y)", "z"]);
+    expect(splitAndChain("a && b || c")).toBeNull();
+    expect(splitAndChain("a | b && c")).toBeNull();
+    expect(splitAndChain("a; b && c")).toBeNull();
+    expect(splitAndChain("ava")).toBeNull();
+    expect(splitAndChain("xo 2>&1 && ava >&2")).toEqual(["xo 2>&1", "ava >&2"]);
+    expect(splitAndChain("xo & ava && tsd")).toBeNull();
+    expect(splitAndChain("a && 'b")).toBeNull();
+  });
+
+  it("reads each runner of xo && ava && uvu and attributes the failures to it", async () => {
+    const cwd = worktree({ xo: { exit: 0, text: "" }, ava: { file: "ava/default-failing.txt", exit: 0 }, uvu: { file: "uvu/default-failing.txt", exit: 1 } });
+    const { evaluation: ev, logs } = await evaluate(base(cwd, { test: "bin/xo && bin/ava && bin/uvu" }));
+    expect(ev.tests).toMatchObject({ passed: 8, failed: 6, skipped: 2, total: 16, format: "ava+uvu" });
+    expect(ev.tests!.failures.map((f) => f.name)).toContain("ava: lib › mul multiplies");
+    expect(ev.tests!.failures.find((f) => f.name === "uvu: shout without name")).toMatchObject({ file: "lib.js", line: 5 });
+    // The markers never reach what is stored or shown.
+    expect(logs.test).not.toMatch(/@@trm-part/);
+    expect(ev.commands.test!.output).not.toMatch(/@@trm-part/);
+    expect(ev.commands.test!.cmd).toBe("bin/xo && bin/ava && bin/uvu");
+  });
+
+  it("names a failing non-runner part, and a later runner that never ran adds nothing", async () => {
+    const cwd = worktree({ ava: { file: "ava/default-passing.txt", exit: 0 }, tsd: { exit: 1, text: "index.d.ts:3:1\n  ✖  3:1  Type error\n" }, uvu: { file: "uvu/default-failing.txt", exit: 1 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava && bin/tsd && bin/uvu" }));
+    expect(ev.tests).toMatchObject({ passed: 2, failed: 1, total: 3 });
+    expect(ev.tests!.failures[0]!.name).toBe("(tsd exited 1)");
+    expect(ev.testsPass).toBe(false);
+  });
+
+  it("reads a chain whose parts print one report between them as a whole", async () => {
+    const cwd = worktree({});
+    const { evaluation: ev, logs } = await evaluate(base(cwd, { test: "true && echo 'ok 1 - a' && echo '1..1'" }));
+    expect(ev.tests).toMatchObject({ passed: 1, total: 1, format: "tap" });
+    expect(logs.test).toBe("ok 1 - a\n1..1\n");
+  });
+
+  it("resolves paths printed after `cd tests` against tests/, not the worktree root", async () => {
+    const cwd = worktree({ pytest: { file: "pytest/pytest9-cd-tests.txt", exit: 1 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "cd tests && ../bin/pytest" }));
+    expect(ev.tests).toMatchObject({ passed: 4, failed: 2, skipped: 1 });
+    expect(ev.tests!.failures.map((f) => `${f.name} ${f.file}:${f.line}`)).toEqual([
+      "test_sub.py::test_doubles tests/test_sub.py:15",
+      "test_sub.py::test_raises tests/test_sub.py:25",
+    ]);
+  });
+});
+
+describe("counts the output does not show", () => {
+  it("a passing run whose output cannot be read scores as passing, with the fix for the runner", async () => {
+    const cwd = worktree({ ava: { exit: 0, text: "all good\n" } });
+    writeFileSync(path.join(cwd, "package.json"), JSON.stringify({ scripts: { test: "xo && ava" } }));
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "npm test --silent 2>/dev/null || bin/ava" }));
+    expect(ev.tests).toBeNull();
+    expect(ev.components.test).toBe(1);
+    expect(ev.testsPass).toBe(true);
+    expect(ev.notices.join("\n")).toMatch(/could not be read.*follows the exit code \(0: pass\).*AVA: add --tap/s);
+  });
+
+  it("go test without -v: passed is unknown, and the signal follows the exit code", async () => {
+    const cwd = worktree({ go: { file: "go-test/passing.txt", exit: 0 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/go" }));
+    expect(ev.tests).toMatchObject({ passed: null, failed: 0, total: null });
+    expect(ev.components.test).toBe(1);
+    expect(ev.notices.join("\n")).toMatch(/partly unknown/);
+  });
+
+  it("a run whose tests all pass but exits 1 for coverage invents no failing test", async () => {
+    const cwd = worktree({ tap: { file: "tap21/coverage-passing.txt", exit: 1 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/tap" }));
+    expect(ev.tests).toMatchObject({ passed: 2, failed: 0, total: 2 });
+    expect(ev.testsPass).toBe(false);
+    expect(ev.notices.join("\n")).toMatch(/All 2 tests passed.*coverage/);
+  });
+});
+
+describe("diagnostics", () => {
+  it("a compile error reported by both go build and go vet is one diagnostic", async () => {
+    const cwd = worktree({ build: { file: "go/build-errors.stderr.txt", exit: 2 }, vet: { file: "go/vet-all.stderr.txt", exit: 2 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { build: "bin/build", lint: "bin/vet" }));
+    const at = ev.diagnostics.filter((d) => d.file === "cmd/app/main.go" && d.line === 9);
+    expect(at).toHaveLength(1);
+    expect(at[0]!.command).toBe("build");
+    expect(ev.diagnostics.some((d) => d.command === "lint" && d.file === "lib/lib.go")).toBe(true);
+  });
+});
+
+describe("quick gate and concurrency", () => {
+  it("a failing quickTestCmd skips the suite, scores it failing and sees the changed files shell-quoted", async () => {
+    const cwd = worktree({ ava: { file: "ava/default-passing.txt", exit: 0 } });
+    const quick = `printf '%s\\n' {files} > seen.txt; exit 1`;
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava", quickTest: quick }, { changedFiles: ["a b.js", "it's.js"] }));
+    expect(readFileSync(path.join(cwd, "seen.txt"), "utf8")).toBe("a b.js\nit's.js\n");
+    expect(ev.commands.test!.skipped).toBe("quickTestCmd failed");
+    expect(ev.commands.quickTest!.exitCode).toBe(1);
+    expect(ev.components.test).toBe(0);
+    expect(ev.testsPass).toBe(false);
+  });
+
+  it("a passing quick gate lets the suite run", async () => {
+    const cwd = worktree({ ava: { file: "ava/default-passing.txt", exit: 0 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava", quickTest: "true {files}" }, { changedFiles: ["x.js"] }));
+    expect(ev.tests).toMatchObject({ passed: 2, failed: 0 });
+    expect(ev.testsPass).toBe(true);
+  });
+
+  const stamp = (name: string) => `echo start $(date +%s%N) > ${name}.t; sleep 0.6; echo end $(date +%s%N) >> ${name}.t`;
+  const interval = (cwd: string, name: string) => readFileSync(path.join(cwd, `${name}.t`), "utf8").match(/\d+/g)!.map(Number) as [number, number];
+
+  it("runs test, lint and checks at the same time after the build, and one after another with parallel: false", async () => {
+    for (const parallel of [true, false]) {
+      const cwd = worktree({});
+      const { evaluation: ev } = await evaluate(
+        base(cwd, { build: "true", test: stamp("test"), lint: stamp("lint") }, { checks: [{ name: "c", cmd: stamp("c"), weight: 1 }], ...(parallel ? {} : { parallel: false }) }),
+      );
+      const [t, l, c] = ["test", "lint", "c"].map((n) => interval(cwd, n));
+      const overlap = t![0] < l![1] && l![0] < t![1] && c![0] < t![1];
+      expect(overlap, `parallel ${parallel}`).toBe(parallel);
+      // The record keeps the configured order whatever finished first.
+      expect(Object.keys(ev.commands)).toEqual(["build", "test", "lint", "check:c"]);
+    }
+  });
+});
