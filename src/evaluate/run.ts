@@ -131,13 +131,13 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   // Every value the server knows is redacted, passed ones included: the command may use them, not print them.
   const secrets = secretValues();
   const clean = (t: string) => redact(stripAnsi(t), secrets);
-  const redactors = { out: new StreamRedactor(secrets), err: new StreamRedactor(secrets) };
+  // One redactor per sink: each holds back a possible secret's start until the next chunk, and `all` must
+  // have its own so that holding back never reorders stdout and stderr in it (chain markers rely on order).
+  const redactors = { out: new StreamRedactor(secrets), err: new StreamRedactor(secrets), all: new StreamRedactor(secrets) };
   const finish = (exitCode: number | null, signal: string | null, spawnError?: string): RunResult => {
-    for (const [k, sink] of [["out", stdout], ["err", stderr]] as const) {
-      const rest = redactors[k].end();
-      sink.push(rest);
-      all.push(rest);
-    }
+    stdout.push(redactors.out.end());
+    stderr.push(redactors.err.end());
+    all.push(redactors.all.end());
     const o = stdout.finish();
     const e = stderr.finish();
     const a = all.finish();
@@ -178,9 +178,9 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   liveMarkers.add(marker);
 
   const onData = (sink: CappedText, r: StreamRedactor) => (chunk: Buffer | string) => {
-    const s = r.push(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
-    sink.push(s);
-    all.push(s);
+    const s = typeof chunk === "string" ? chunk : chunk.toString("utf8");
+    sink.push(r.push(s));
+    all.push(redactors.all.push(s));
   };
   child.stdout?.on("data", onData(stdout, redactors.out));
   child.stderr?.on("data", onData(stderr, redactors.err));

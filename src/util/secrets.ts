@@ -13,7 +13,12 @@ const SECRET_NAME_RE =
   /^(GH_TOKEN|GITHUB_TOKEN|NPM_TOKEN|NODE_AUTH_TOKEN|AWS_.*|AZURE_.*_(SECRET|KEY|PASSWORD)|.*(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|API_?KEY|ACCESS_KEY|PRIVATE_KEY|AUTH|_KEY|_PAT))$/i;
 
 /** Names that match the pattern above but hold no credential and are needed by ordinary tools. */
-const NOT_SECRET = new Set(["SSH_AUTH_SOCK", "GPG_AGENT_INFO", "XAUTHORITY", "KEY", "TRM_SESSION_ID"]);
+const NOT_SECRET = new Set([
+  "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "XAUTHORITY", "KEY", "TRM_SESSION_ID",
+  // AWS settings that hold no credential (a CA bundle path, a region): tools need them, and their values
+  // would be redacted from ordinary output.
+  "AWS_CA_BUNDLE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_CONFIG_FILE",
+]);
 
 export function isSecretName(name: string): boolean {
   return !NOT_SECRET.has(name.toUpperCase()) && SECRET_NAME_RE.test(name);

@@ -27,6 +27,18 @@ describe("runCommand", () => {
     expect(r.output.stderr.trim()).toBe("done");
   });
 
+  it("keeps stdout and stderr in arrival order in the combined output while secrets are redacted", async () => {
+    // A known secret makes every stream hold back a possible secret's start between chunks; the combined
+    // output must still read in the order the command wrote (chain markers are cut from it).
+    process.env.TRM_ORDER_TEST_API_KEY = "s3cr3t-value-for-order-test";
+    try {
+      const r = await runCommand("for i in 1 2 3; do echo out$i; sleep 0.05; echo err$i >&2; sleep 0.05; done; echo $TRM_ORDER_TEST_API_KEY", { cwd, timeoutMs: 10_000 });
+      expect(r.output.all).toBe("out1\nerr1\nout2\nerr2\nout3\nerr3\n\n");
+    } finally {
+      delete process.env.TRM_ORDER_TEST_API_KEY;
+    }
+  });
+
   it("reports a failing exit code without throwing", async () => {
     const r = await runCommand("exit 3", { cwd, timeoutMs: 10_000 });
     expect(r.exitCode).toBe(3);
