@@ -21,7 +21,7 @@ const RULE_PRIORITY: Record<string, Priority> = {
   "ts-ignore": "medium",
   "empty-catch": "medium",
   "swallowed-error": "medium",
-  "unhandled-await": "low",
+  "floating-promise": "medium",
   "console-log": "low",
   "long-function": "low",
 };
@@ -31,7 +31,7 @@ const DEFAULT_ACTION: Record<string, string> = {
   "empty-catch": "Handle, rethrow or log the error; if ignoring it is intended, say why in a comment.",
   "console-log": "Remove the debug output or use the project's logger.",
   "long-function": "Split it into smaller named functions.",
-  "unhandled-await": "Wrap the await in try/catch (or .catch) where a failure can be handled.",
+  "floating-promise": "Await the promise, return it, or handle its rejection with .catch.",
 };
 
 export function suggestionsFromReview(comments: ReviewComment[]): Suggestion[] {

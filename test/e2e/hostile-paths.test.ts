@@ -12,6 +12,15 @@ import { startServer, textOf, type TestServer } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo } from "../helpers/repo.js";
 
+/** Dead includes zombie: a killed server may not be reaped yet. */
+function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
 type Any = Record<string, any>;
 let srv: TestServer;
 let parent: string;
@@ -229,8 +238,12 @@ describe("hostile output, large requests, crashes", () => {
   });
 
   it("a server killed while a candidate was written: the next one puts the worktree at the session tip", async () => {
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    // The session's own server is killed outright: a live owner's worktree is never reset by another server.
+    const owner = await startServer({ stateDir: srv.stateDir });
+    const s = await owner.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
     const wt: string = s.worktreePath;
+    process.kill(owner.pid!, "SIGKILL");
+    for (let i = 0; i < 100 && alive(owner.pid!); i++) await new Promise((r) => setTimeout(r, 50));
     // What a server killed between writing and committing leaves: its record of the write, a new file in
     // a new folder, a tracked file changed. Ignored dependencies and the commands' own files stay.
     const journal = path.join(repo, ".git", "trm", "run", `${s.sessionId}.writing`);
