@@ -1,32 +1,25 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { applyPlan, worktreeReader } from "../candidate/write.js";
-import { clearWrites, healWrites, recordWrites } from "./write-journal.js";
-import { planCandidate } from "../candidate/plan.js";
-import { suggestMode } from "../candidate/mode-suggest.js";
+import { healWrites } from "./write-journal.js";
 import type { Candidate } from "../candidate/schema.js";
-import { evaluate, rescore, EvaluationCancelled, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
-import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
-import { judgeEvaluation } from "../evaluate/judge.js";
+import { evaluate, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
-import { git, GitError, gitOrNull } from "../git/cli.js";
+import { git, gitOrNull } from "../git/cli.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
-import { addWorktree, branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast, updateRefs, writeCommitFast, writeNote } from "../git/session-git.js";
+import { addWorktree, branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
-import { LIMITS } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
 import { pythonIsolation, type PythonIsolation } from "./python-env.js";
 import { layerWorkspaces } from "./workspaces.js";
-import { assertTestsUntouched, describeTestChanges, testFileChanges } from "./test-files.js";
 import { reapRecordedAll } from "../evaluate/orphans.js";
 import { killMarked } from "../evaluate/sweep.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
-import { assertNoSecretsIn } from "./secret-scan.js";
-import { stepMessage, testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
+import { testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
+import { submitCandidate } from "./submit.js";
 
 /** The best step ever evaluated in the session (tag `trm/<id>/best`), on the current history or not. */
 export interface SessionBest {
@@ -53,7 +46,7 @@ export class Session {
   tip: string;
   tipTree: string;
   /** Evaluations by tree id, so a state already evaluated (after undo, restore, a repeat) costs no command. */
-  private cache = new Map<string, { commit: string; evaluation: Evaluation }>();
+  readonly cache = new Map<string, { commit: string; evaluation: Evaluation }>();
 
   constructor(
     readonly config: SessionConfig,
@@ -286,123 +279,9 @@ export class Session {
   }
 
   /** Applies a candidate, evaluates it and records it as one commit on the session branch. */
-  async submit(candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
-    if (rationale.length > LIMITS.maxRationaleChars) {
-      throw new UserError(`rationale is ${rationale.length} characters; the limit is ${LIMITS.maxRationaleChars}.`, "Shorten it; put long reasoning in zNotes.");
-    }
-    return this.mutex.run(async () => {
-      await this.sync();
-      await this.assertBranchFree();
-      const reader = worktreeReader(this.worktree);
-      const plan = await planCandidate(candidate, reader);
-      assertTestsUntouched(plan.ops, this.config.protectTests ?? []);
-      const testFiles = testFileChanges(plan.ops, this.config.protectTests);
-      // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
-      // artifacts included.
-      if (plan.ops.length === 0) {
-        throw new UserError("The candidate changes nothing.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
-      }
-      // Compared with the files as they are before the write: what the same change would cost in another mode.
-      const modeSuggestion = await suggestMode(candidate, plan, reader);
-      await recordWrites(this.writeJournal, plan.ops.map((o) => o.path));
-      const applied = await applyPlan(this.worktree, plan.ops).catch(async (err: unknown) => {
-        await clearWrites(this.writeJournal);
-        throw err;
-      });
-      const undo = async () => {
-        await applied.rollback();
-        await gitOrNull(this.worktree, ["reset", "-q"]);
-        await clearWrites(this.writeJournal);
-      };
-      let ev: Evaluation;
-      let logs: Record<string, string> = {};
-      let tree: string;
-      let cachedFrom: string | undefined;
-      const step = this.currentStep + 1;
-      try {
-        await assertNoSecretsIn(this.worktree, applied.paths);
-        await stageCandidate(this.worktree, applied.paths);
-        tree = (await git(this.worktree, ["write-tree"])).trim();
-        if (tree === this.tipTree) {
-          throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
-        }
-        const prevBest = this.previousBestPerf();
-        const hit = this.cache.get(tree);
-        if (hit) {
-          cachedFrom = hit.commit;
-          ev = rescore(hit.evaluation, this.config.weights, this.config.checks, this.config.perfDirection, prevBest);
-        } else {
-          ({ evaluation: ev, logs } = await this.evaluateHere(step, ctx, prevBest, applied.paths));
-        }
-        // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
-        ev = judgeEvaluation(ev, step, this.entries, this.config.weights, this.config.checks);
-      } catch (err) {
-        await undo();
-        if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
-        throw err;
-      }
-
-      const earlier = this.entries;
-      const progress = foldProgress(
-        [...earlier, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
-        this.config.emaAlpha,
-      )!;
-      const note: StepNote = {
-        v: 1,
-        kind: "step",
-        step,
-        at: new Date().toISOString(),
-        rationale,
-        ...(zNotes ? { zNotes } : {}),
-        candidate: { mode: candidate.mode, files: applied.paths },
-        ...(testFiles.length ? { testFiles } : {}),
-        evaluation: ev,
-        ...(cachedFrom ? { cachedFrom } : {}),
-        score: ev.score,
-        ema: progress.ema,
-        bestScore: progress.bestScore,
-        improved: progress.improved,
-        noImproveStreak: progress.noImproveStreak,
-      };
-      const newBest = !this.best || ev.score > this.best.score + IMPROVEMENT_EPSILON;
-      let commit: string;
-      try {
-        commit = await writeCommitFast(this.config.commonDir, tree, this.tip, stepMessage(this.id, note));
-        // The record goes first: a crash before the refs move leaves only an unreachable commit.
-        await writeNote(this.worktree, this.refs.notes, commit, note, { commonDir: this.config.commonDir, message: `trm: step ${step} record` });
-        await updateRefs(
-          this.worktree,
-          [
-            { ref: this.refs.branch, next: commit, expected: this.tip },
-            { ref: "HEAD", next: commit },
-            // Against the session's best, not the current history's: after an undo or a reset a lower score is
-            // new to this history but must not take the tag from a better step kept elsewhere.
-            ...(newBest ? [{ ref: this.refs.bestTag, next: commit }] : []),
-          ],
-          `trm: step ${step}`,
-        );
-      } catch (err) {
-        await undo();
-        throw err;
-      }
-      await clearWrites(this.writeJournal);
-      this.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
-      this.tip = commit;
-      this.tipTree = tree;
-      this.cache.set(tree, { commit, evaluation: ev });
-      if (newBest) this.best = { commit, step, score: ev.score, onCurrentHistory: true };
-      // The full logs are not part of the answer: they are written right after it, and the next
-      // operation on the session waits for them (a crash in between loses that step's raw logs only).
-      if (Object.keys(logs).length > 0) this.afterReply(() => writeNote(this.worktree, this.refs.logs, commit, logs, { commonDir: this.config.commonDir, message: `trm: step ${step} logs` }));
-
-      const halt = this.halt();
-      const diagnostics = correlateDiagnostics(ev, step, earlier);
-      const failures = correlateFailures(ev, step, earlier);
-      const testNote = describeTestChanges(testFiles);
-      const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
-      const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: this.id, ...(testNote ? { notes: [testNote] } : {}) });
-      return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
-    });
+  /** Applies, evaluates and records a candidate as the next step (submit.ts). */
+  submit(candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
+    return submitCandidate(this, candidate, rationale, zNotes, ctx);
   }
 
   bestEntry(entries: StepEntry[] = this.entries): StepEntry | undefined {
@@ -470,27 +349,6 @@ export class Session {
       createdAt: this.config.createdAt,
       worktreePath: this.worktree,
     };
-  }
-}
-
-/**
- * Stages the candidate's paths. git refuses paths it would not track here (ignored by .gitignore,
- * outside a sparse checkout, inside a submodule): that is the candidate's problem, said as such.
- */
-async function stageCandidate(worktree: string, paths: string[]): Promise<void> {
-  try {
-    await git(worktree, ["add", "-A", "--", ...paths], { env: { GIT_LITERAL_PATHSPECS: "1" } });
-  } catch (err) {
-    if (!(err instanceof GitError)) throw err;
-    const why = err.stderr
-      .split("\n")
-      .filter((l) => l.trim() && !l.startsWith("hint:"))
-      .slice(0, 6)
-      .join(" ");
-    throw new UserError(
-      `git will not record the candidate's files: ${why}`,
-      "Write only files the repository tracks or may track: not ignored by .gitignore, not inside a submodule, inside the sparse checkout. Nothing was changed.",
-    );
   }
 }
 

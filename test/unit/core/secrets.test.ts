@@ -20,10 +20,10 @@ afterEach(() => {
 
 describe("credential names", () => {
   it("recognises the usual shapes and leaves ordinary variables alone", () => {
-    for (const k of ["GITHUB_TOKEN", "GH_TOKEN", "NPM_TOKEN", "NODE_AUTH_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "OPENAI_API_KEY", "STRIPE_SECRET", "DB_PASSWORD", "GOOGLE_APPLICATION_CREDENTIALS", "SIGNING_KEY", "my_token", "GITLAB_PAT"]) {
+    for (const k of ["GITHUB_TOKEN", "GH_TOKEN", "NPM_TOKEN", "NODE_AUTH_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SHARED_CREDENTIALS_FILE", "OPENAI_API_KEY", "STRIPE_SECRET", "DB_PASSWORD", "GOOGLE_APPLICATION_CREDENTIALS", "SIGNING_KEY", "my_token", "GITLAB_PAT"]) {
       expect(isSecretName(k), k).toBe(true);
     }
-    for (const k of ["PATH", "HOME", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM", "KEYBOARD", "NODE_ENV", "TRM_SESSION_ID", "CI", "LANG", "MANPATH"]) {
+    for (const k of ["PATH", "HOME", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM", "KEYBOARD", "NODE_ENV", "TRM_SESSION_ID", "CI", "LANG", "MANPATH", "AWS_REGION", "AWS_CA_BUNDLE"]) {
       expect(isSecretName(k), k).toBe(false);
     }
   });

@@ -1,0 +1,165 @@
+/**
+ * One step: the candidate is planned against the worktree, applied all-or-nothing, evaluated (or taken
+ * from the cache by tree id), judged against the tests of earlier steps, and recorded as a commit with
+ * its note; the branch, HEAD and (when it beats the session's best) the best tag move in one transaction.
+ * Any failure before the refs move rolls the worktree back and records nothing.
+ */
+import { applyPlan, worktreeReader } from "../candidate/write.js";
+import { planCandidate } from "../candidate/plan.js";
+import { suggestMode } from "../candidate/mode-suggest.js";
+import type { Candidate } from "../candidate/schema.js";
+import { rescore, EvaluationCancelled, type Evaluation } from "../evaluate/evaluate.js";
+import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
+import { judgeEvaluation } from "../evaluate/judge.js";
+import { foldProgress, IMPROVEMENT_EPSILON } from "../evaluate/score.js";
+import { git, GitError, gitOrNull } from "../git/cli.js";
+import { updateRefs, writeCommitFast, writeNote } from "../git/session-git.js";
+import { UserError } from "../util/errors.js";
+import { LIMITS } from "../util/limits.js";
+import type { CallContext } from "./context.js";
+import { stepMessage, type StepNote } from "./record.js";
+import { assertNoSecretsIn } from "./secret-scan.js";
+import type { Session } from "./session.js";
+import { assertTestsUntouched, describeTestChanges, testFileChanges } from "./test-files.js";
+import { clearWrites, recordWrites } from "./write-journal.js";
+
+export async function submitCandidate(s: Session, candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
+  if (rationale.length > LIMITS.maxRationaleChars) {
+    throw new UserError(`rationale is ${rationale.length} characters; the limit is ${LIMITS.maxRationaleChars}.`, "Shorten it; put long reasoning in zNotes.");
+  }
+  return s.mutex.run(async () => {
+    await s.sync();
+    await s.assertBranchFree();
+    const reader = worktreeReader(s.worktree);
+    const plan = await planCandidate(candidate, reader);
+    assertTestsUntouched(plan.ops, s.config.protectTests ?? []);
+    const testFiles = testFileChanges(plan.ops, s.config.protectTests);
+    // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
+    // artifacts included.
+    if (plan.ops.length === 0) {
+      throw new UserError("The candidate changes nothing.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
+    }
+    // Compared with the files as they are before the write: what the same change would cost in another mode.
+    const modeSuggestion = await suggestMode(candidate, plan, reader);
+    await recordWrites(s.writeJournal, plan.ops.map((o) => o.path));
+    const applied = await applyPlan(s.worktree, plan.ops).catch(async (err: unknown) => {
+      await clearWrites(s.writeJournal);
+      throw err;
+    });
+    const undo = async () => {
+      await applied.rollback();
+      await gitOrNull(s.worktree, ["reset", "-q"]);
+      await clearWrites(s.writeJournal);
+    };
+    let ev: Evaluation;
+    let logs: Record<string, string> = {};
+    let tree: string;
+    let cachedFrom: string | undefined;
+    const step = s.currentStep + 1;
+    try {
+      await assertNoSecretsIn(s.worktree, applied.paths);
+      await stageCandidate(s.worktree, applied.paths);
+      tree = (await git(s.worktree, ["write-tree"])).trim();
+      if (tree === s.tipTree) {
+        throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
+      }
+      const prevBest = s.previousBestPerf();
+      const hit = s.cache.get(tree);
+      if (hit) {
+        cachedFrom = hit.commit;
+        ev = rescore(hit.evaluation, s.config.weights, s.config.checks, s.config.perfDirection, prevBest);
+      } else {
+        ({ evaluation: ev, logs } = await s.evaluateHere(step, ctx, prevBest, applied.paths));
+      }
+      // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
+      ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks);
+    } catch (err) {
+      await undo();
+      if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
+      throw err;
+    }
+
+    const earlier = s.entries;
+    const progress = foldProgress(
+      [...earlier, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
+      s.config.emaAlpha,
+    )!;
+    const note: StepNote = {
+      v: 1,
+      kind: "step",
+      step,
+      at: new Date().toISOString(),
+      rationale,
+      ...(zNotes ? { zNotes } : {}),
+      candidate: { mode: candidate.mode, files: applied.paths },
+      ...(testFiles.length ? { testFiles } : {}),
+      evaluation: ev,
+      ...(cachedFrom ? { cachedFrom } : {}),
+      score: ev.score,
+      ema: progress.ema,
+      bestScore: progress.bestScore,
+      improved: progress.improved,
+      noImproveStreak: progress.noImproveStreak,
+    };
+    const newBest = !s.best || ev.score > s.best.score + IMPROVEMENT_EPSILON;
+    let commit: string;
+    try {
+      commit = await writeCommitFast(s.config.commonDir, tree, s.tip, stepMessage(s.id, note));
+      // The record goes first: a crash before the refs move leaves only an unreachable commit.
+      await writeNote(s.worktree, s.refs.notes, commit, note, { commonDir: s.config.commonDir, message: `trm: step ${step} record` });
+      await updateRefs(
+        s.worktree,
+        [
+          { ref: s.refs.branch, next: commit, expected: s.tip },
+          { ref: "HEAD", next: commit },
+          // Against the session's best, not the current history's: after an undo or a reset a lower score is
+          // new to this history but must not take the tag from a better step kept elsewhere.
+          ...(newBest ? [{ ref: s.refs.bestTag, next: commit }] : []),
+        ],
+        `trm: step ${step}`,
+      );
+    } catch (err) {
+      await undo();
+      throw err;
+    }
+    await clearWrites(s.writeJournal);
+    s.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
+    s.tip = commit;
+    s.tipTree = tree;
+    s.cache.set(tree, { commit, evaluation: ev });
+    if (newBest) s.best = { commit, step, score: ev.score, onCurrentHistory: true };
+    // The full logs are not part of the answer: they are written right after it, and the next
+    // operation on the session waits for them (a crash in between loses that step's raw logs only).
+    if (Object.keys(logs).length > 0) s.afterReply(() => writeNote(s.worktree, s.refs.logs, commit, logs, { commonDir: s.config.commonDir, message: `trm: step ${step} logs` }));
+
+    const halt = s.halt();
+    const diagnostics = correlateDiagnostics(ev, step, earlier);
+    const failures = correlateFailures(ev, step, earlier);
+    const testNote = describeTestChanges(testFiles);
+    const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
+    const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: s.id, ...(testNote ? { notes: [testNote] } : {}) });
+    return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
+  });
+}
+
+/**
+ * Stages the candidate's paths. git refuses paths it would not track here (ignored by .gitignore,
+ * outside a sparse checkout, inside a submodule): that is the candidate's problem, said as such.
+ */
+async function stageCandidate(worktree: string, paths: string[]): Promise<void> {
+  try {
+    await git(worktree, ["add", "-A", "--", ...paths], { env: { GIT_LITERAL_PATHSPECS: "1" } });
+  } catch (err) {
+    if (!(err instanceof GitError)) throw err;
+    const why = err.stderr
+      .split("\n")
+      .filter((l) => l.trim() && !l.startsWith("hint:"))
+      .slice(0, 6)
+      .join(" ");
+    throw new UserError(
+      `git will not record the candidate's files: ${why}`,
+      "Write only files the repository tracks or may track: not ignored by .gitignore, not inside a submodule, inside the sparse checkout. Nothing was changed.",
+    );
+  }
+}
+
