@@ -256,6 +256,11 @@ export class Session {
   }
 
   async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf(), changedFiles: string[] = []): Promise<EvaluationRun> {
+    // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
+    // in the same second as the last run (e.g. `a - b` -> `a + b`) would be tested as the old code.
+    for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {
+      await rm(path.join(this.pycacheDir, path.join(this.worktree, dir)), { recursive: true, force: true });
+    }
     return evaluate({
       changedFiles,
       ...(this.config.parallel === false ? { parallel: false } : {}),
