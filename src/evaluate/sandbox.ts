@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, lstatSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
@@ -61,9 +61,30 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
     if (st.isDirectory()) args.push("--tmpfs", p);
     else args.push("--ro-bind", "/dev/null", p);
   }
-  for (const w of sb.writable) args.push("--bind", w, w);
+  for (const w of sb.writable) {
+    args.push("--bind", w, w);
+    // The worktree's `.git` file tells the server's own git calls where the repository is: a command that
+    // rewrote it could point them at a config of its own (a filter.*.smudge runs outside the sandbox).
+    const pointer = path.join(w, ".git");
+    if (existsSync(pointer)) args.push("--ro-bind", pointer, pointer);
+  }
+  // Unix sockets are reachable through a read-only mount (a user bus, docker, an ssh or gpg agent): hide
+  // the runtime folders and the variables that name them.
+  for (const dir of ["/run", "/var/run", process.env.XDG_RUNTIME_DIR]) {
+    if (dir && isRealDir(dir)) args.push("--tmpfs", dir);
+  }
+  for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST"]) args.push("--unsetenv", v);
   args.push("--unshare-pid", "--die-with-parent", "--new-session");
   if (!sb.network) args.push("--unshare-net");
   args.push("--chdir", sb.writable[0] ?? "/", "--", shell, "-c", cmd);
   return [bin, ...args];
+}
+
+/** A directory that is not a link (`/var/run` is often a link to `/run`, which is hidden already). */
+function isRealDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -327,13 +327,18 @@ sandboxTests("sandbox: true (bubblewrap)", () => {
       `env -i /usr/bin/setsid sh -c 'while :; do date >> escaped.log; sleep 0.05; done' </dev/null >/dev/null 2>&1 &`,
       "echo pri''vate > /tmp/mine && cat /tmp/mine",
       "echo ok > written-in-worktree.txt",
+      // The server's git calls find the repository through the worktree's .git file (a smudge filter
+      // of the command's own would run outside the sandbox).
+      `echo 'gitdir: .evil' > .git || echo blocked""-pointer`,
+      `test -z "$SSH_AUTH_SOCK$DBUS_SESSION_BUS_ADDRESS" && ! ls /run/* >/dev/null 2>&1 && echo hidden""-sockets`,
       "sleep 0.3; node --test",
     ].join("\n");
     const s = await h.call("trm_start_session", { repoPath: repo, testCmd: attacks, sandbox: true, preflight: true });
     expect(s.sandbox).toBe(true);
     const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
     // $HOME lives in /tmp here, so its write lands in the private /tmp (checked by the snapshot below).
-    for (const b of ["blocked-checkout", "blocked-gitconfig", "blocked-outside", "blocked-ssh", "blocked-net"]) expect(log).toContain(b);
+    for (const b of ["blocked-checkout", "blocked-gitconfig", "blocked-outside", "blocked-ssh", "blocked-net", "blocked-pointer", "hidden-sockets"]) expect(log).toContain(b);
+    expect(readFileSync(path.join(s.worktreePath, ".git"), "utf8")).toMatch(/^gitdir: \//);
     expect(log).toContain("private");
     expect(readFileSync(path.join(s.worktreePath, "written-in-worktree.txt"), "utf8")).toBe("ok\n");
     // The daemon with an emptied environment escaped the marker, not the pid namespace.
