@@ -38,6 +38,8 @@ export function splitAndChain(cmd: string): string[] | null {
       i = j + 1;
       continue;
     }
+    // `[[ a && b ]]` is one test expression, not two commands.
+    if (c === "[" && cmd[i + 1] === "[") return null;
     if (c === "(" || c === "{") depth++;
     else if (c === ")" || c === "}") {
       depth--;
@@ -99,6 +101,13 @@ function cut(text: string, nonce: string, count: number): string[] {
   }
   if (last >= 0) out[last] = (out[last] ?? "") + text.slice(from);
   return out.slice(0, count);
+}
+
+/** How many distinct part markers of `w` the output holds. */
+export function markersSeen(text: string, w: WrappedChain): number {
+  const seen = new Set<string>();
+  for (const m of text.matchAll(new RegExp(`@@trm-part-${w.nonce}-(\\d+)@@`, "g"))) seen.add(m[1]!);
+  return seen.size;
 }
 
 /** Removes the markers, for the output that is stored and shown. */

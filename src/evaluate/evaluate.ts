@@ -10,7 +10,7 @@ import { missingPathNotice } from "./missing-paths.js";
 import { runCommand, type RunResult } from "./run.js";
 import type { Sandbox } from "./sandbox.js";
 import { perfScore, testsPassed, testsScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
-import { splitAndChain, splitChainOutput, stripMarkers, wrapChain, type WrappedChain } from "./chain.js";
+import { markersSeen, splitAndChain, splitChainOutput, stripMarkers, wrapChain, type WrappedChain } from "./chain.js";
 import { readChainDiagnostics, readChainTests } from "./read-tests.js";
 import { countsHint } from "./runner-hint.js";
 import type { TestIdentity } from "./test-identity.js";
@@ -132,19 +132,27 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
       await mkdir(path.dirname(report), { recursive: true });
     }
     const parts = kind === "test" ? splitAndChain(cmd) : null;
-    const chain = parts ? wrapChain(parts) : undefined;
+    let chain = parts ? wrapChain(parts) : undefined;
     opts.onProgress?.(`running ${key}: ${cmd}`);
-    const res = await runCommand(chain ? chain.cmd : cmd, {
-      cwd: opts.cwd,
-      timeoutMs: opts.timeoutSec * 1000,
-      signal: opts.signal,
-      env: opts.env,
-      onTick: (ms) => opts.onProgress?.(`running ${key} (${Math.round(ms / 1000)}s): ${cmd}`),
-      tickMs: opts.tickMs,
-      groupFile,
-      passEnv: opts.passEnv,
-      sandbox: opts.sandbox,
-    });
+    const exec = (line: string) =>
+      runCommand(line, {
+        cwd: opts.cwd,
+        timeoutMs: opts.timeoutSec * 1000,
+        signal: opts.signal,
+        env: opts.env,
+        onTick: (ms) => opts.onProgress?.(`running ${key} (${Math.round(ms / 1000)}s): ${cmd}`),
+        tickMs: opts.tickMs,
+        groupFile,
+        passEnv: opts.passEnv,
+        sandbox: opts.sandbox,
+      });
+    let res = await exec(chain ? chain.cmd : cmd);
+    // A success that printed fewer markers than parts means the wrapping changed what the command does
+    // (shell syntax the splitter misread): bash -c exits 0 on some syntax errors. Run it as typed instead.
+    if (chain && res.exitCode === 0 && !res.cancelled && markersSeen(res.output.stdout, chain) < chain.parts.length) {
+      chain = undefined;
+      res = await exec(cmd);
+    }
     if (res.cancelled) throw new EvaluationCancelled();
     if (chain) {
       chains[key] = { chain, raw: res.output };

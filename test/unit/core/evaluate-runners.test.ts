@@ -54,6 +54,8 @@ describe("chained test commands", () => {
     expect(splitAndChain("xo 2>&1 && ava >&2")).toEqual(["xo 2>&1", "ava >&2"]);
     expect(splitAndChain("xo & ava && tsd")).toBeNull();
     expect(splitAndChain("a && 'b")).toBeNull();
+    // A test expression is not a chain: split, it became a syntax error on which bash -c exits 0.
+    expect(splitAndChain("[[ -d test && -f package.json ]] && node --test")).toBeNull();
   });
 
   it("reads each runner of xo && ava && uvu and attributes the failures to it", async () => {
@@ -73,6 +75,14 @@ describe("chained test commands", () => {
     const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava && bin/tsd && bin/uvu" }));
     expect(ev.tests).toMatchObject({ passed: 2, failed: 1, total: 3 });
     expect(ev.tests!.failures[0]!.name).toBe("(tsd exited 1)");
+    expect(ev.testsPass).toBe(false);
+  });
+
+  it("runs a command with a [[ ... && ... ]] test as typed, so its failing tests are read", async () => {
+    const cwd = worktree({ uvu: { file: "uvu/default-failing.txt", exit: 1 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "[[ -d bin && -x bin/uvu ]] && bin/uvu" }));
+    expect(ev.commands.test!.exitCode).toBe(1);
+    expect(ev.tests!.failed).toBeGreaterThan(0);
     expect(ev.testsPass).toBe(false);
   });
 
