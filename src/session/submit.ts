@@ -20,7 +20,7 @@ import type { CallContext } from "./context.js";
 import { stepMessage, type StepNote } from "./record.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
-import { assertTestsUntouched, describeTestChanges, testFileChanges } from "./test-files.js";
+import { assertTestsUntouched, describeTestChanges, landedOps, testFileChanges } from "./test-files.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 
 export async function submitCandidate(s: Session, candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
@@ -32,8 +32,10 @@ export async function submitCandidate(s: Session, candidate: Candidate, rational
     await s.assertBranchFree();
     const reader = worktreeReader(s.worktree);
     const plan = await planCandidate(candidate, reader);
-    assertTestsUntouched(plan.ops, s.config.protectTests ?? []);
-    const testFiles = testFileChanges(plan.ops, s.config.protectTests);
+    // Matched where the kernel lands too: a link inside the repository (`t -> test`) must not hide a test.
+    const landed = await landedOps(s.worktree, plan.ops);
+    assertTestsUntouched(landed, s.config.protectTests ?? []);
+    const testFiles = testFileChanges(landed, s.config.protectTests);
     // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
     // artifacts included.
     if (plan.ops.length === 0) {
@@ -162,4 +164,5 @@ async function stageCandidate(worktree: string, paths: string[]): Promise<void> 
     );
   }
 }
+
 

@@ -3,9 +3,12 @@
  * `protectTests` can refuse it. Models under pressure to make tests pass change the tests; the user
  * should see it on every such step.
  */
+import { realpath } from "node:fs/promises";
+import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
 import { UserError } from "../util/errors.js";
 import { matchesAnyGlob } from "../util/glob.js";
+import { resolveInside } from "../util/paths.js";
 
 export interface TestFileChange {
   path: string;
@@ -46,4 +49,16 @@ export function describeTestChanges(changes: TestFileChange[]): string | undefin
   if (changes.length === 0) return undefined;
   const shown = changes.slice(0, 8).map((c) => `${c.path} (${c.change})`);
   return `this step changed test files: ${shown.join(", ")}${changes.length > 8 ? `, … (${changes.length} in all)` : ""}`;
+}
+
+/** The candidate's operations at the paths the kernel resolves them to in the worktree (a link followed). */
+export async function landedOps(worktree: string, ops: FileOp[]): Promise<FileOp[]> {
+  const root = await realpath(worktree);
+  return Promise.all(
+    ops.map(async (o) => {
+      const { real } = await resolveInside(worktree, o.path);
+      const rel = path.relative(root, real).split(path.sep).join("/");
+      return rel === o.path ? o : { ...o, path: rel };
+    }),
+  );
 }

@@ -123,6 +123,23 @@ describe("candidates cannot game the tests", () => {
     expect(checkoutState(repo)).toEqual(before);
   });
 
+  it("protectTests also holds through a link inside the repository (t -> test)", async () => {
+    const repo = repoFrom("js-stats");
+    symlinkSync("test", path.join(repo, "t"));
+    g(repo, "add", "t");
+    g(repo, "commit", "-qm", "link to the tests");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", protectTests: ["test/**"] });
+    const viaLink = TEST_FILE.replace(/^test\//, "t/");
+    const cand = { mode: "files", files: [{ path: viaLink, content: "// emptied\n" }] };
+    expect((await srv.call<Any>("trm_validate_candidate", { sessionId: s.sessionId, candidate: cand })).valid).toBe(false);
+    const res = await srv.raw("trm_submit_candidate", { sessionId: s.sessionId, candidate: cand });
+    expect(res.isError).toBe(true);
+    expect(textOf(res)).toMatch(/protects \(protectTests\): test\/stats.test.js \(modified, matches test\/\*\*\)/);
+    expect((await srv.call<Any>("trm_get_state", { sessionId: s.sessionId })).step).toBe(0);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
   it("a test skipped at the baseline does not keep the fix from 1.0", async () => {
     const repo = repoFrom("js-stats");
     const src = readFileSync(path.join(repo, TEST_FILE), "utf8");

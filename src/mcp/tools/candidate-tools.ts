@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { candidateSchema } from "../../candidate/schema.js";
 import { planCandidate } from "../../candidate/plan.js";
-import { assertTestsUntouched } from "../../session/test-files.js";
+import { assertTestsUntouched, landedOps } from "../../session/test-files.js";
 import { previewPlan, validationWarnings } from "../../candidate/preview.js";
 import { suggestMode } from "../../candidate/mode-suggest.js";
 import { CandidateError, type CandidateIssue } from "../../candidate/types.js";
@@ -83,7 +83,7 @@ export function candidateTools(sessions: SessionManager) {
         let plan;
         try {
           plan = await planCandidate(parsed.data, reader);
-          assertTestsUntouched(plan.ops, s.config.protectTests ?? []);
+          assertTestsUntouched(await landedOps(s.worktree, plan.ops), s.config.protectTests ?? []);
         } catch (err) {
           if (err instanceof CandidateError) return invalid(err.issues);
           if (err instanceof UserError) return invalid([{ message: err.message, hint: err.hint }]);
