@@ -16,7 +16,7 @@ export interface Sandbox {
 export const INSTALL_BWRAP = "apt-get update && apt-get install -y bubblewrap (Debian/Ubuntu; dnf install bubblewrap on Fedora)";
 
 /** Credentials in the home directory: hidden in the sandbox (read-only would still let a test read them). */
-const HIDDEN_IN_HOME = [".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".azure", ".config/gcloud", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".cargo/credentials.toml"];
+const HIDDEN_IN_HOME = [".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".azure", ".config/gcloud", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".cargo/credentials.toml", ".config/git/credentials", ".vault-token", ".pgpass", ".my.cnf", ".config/hub", ".terraform.d/credentials.tfrc.json", ".m2/settings.xml", ".gradle/gradle.properties", ".bash_history", ".zsh_history", ".python_history", ".node_repl_history", ".psql_history", ".mysql_history"];
 
 let probed: string | null | undefined;
 

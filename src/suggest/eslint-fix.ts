@@ -1,3 +1,4 @@
+import type { Sandbox } from "../evaluate/sandbox.js";
 import { existsSync, readFileSync } from "node:fs";
 import { lstat, realpath, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -16,6 +17,8 @@ import type { FileRewrite } from "./types.js";
 
 export interface EslintFixOptions {
   worktree: string;
+  /** The session's sandbox (eslint and its plugins are the repository's own code). */
+  sandbox?: Sandbox;
   /** Directory that receives the scratch copy (removed afterwards). */
   scratchParent: string;
   diagnostics: Diagnostic[];

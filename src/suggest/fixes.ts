@@ -1,3 +1,5 @@
+import type { Sandbox } from "../evaluate/sandbox.js";
+import { commandPolicy } from "../session/policy.js";
 import { constants, existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -222,6 +224,7 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
       ctx.progress?.("running eslint --fix in a scratch copy");
       const r = await eslintFixes({
         worktree: session.worktree,
+        ...sandboxOf(session),
         scratchParent: path.join(session.config.commonDir, "trm", "tmp"),
         diagnostics,
         timeoutMs: opts.eslintTimeoutMs ?? ESLINT_TIMEOUT_MS,
@@ -237,7 +240,7 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
     const commands: RanCommand[] = Object.values(ev.commands).flatMap((c) => (c && !c.skipped ? [{ cmd: c.cmd, failed: c.exitCode !== 0, output: c.output }] : []));
     const tools = await runToolFixes(
       { diagnostics, commands },
-      { worktree: session.worktree, scratchParent: path.join(session.config.commonDir, "trm", "tmp"), timeoutMs: opts.toolTimeoutMs, signal: ctx.signal, progress: ctx.progress },
+      { worktree: session.worktree, ...sandboxOf(session), scratchParent: path.join(session.config.commonDir, "trm", "tmp"), timeoutMs: opts.toolTimeoutMs, signal: ctx.signal, progress: ctx.progress },
     );
     for (const r of tools.runs) {
       notes.push(...r.run.notes);
@@ -270,4 +273,10 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
     timings.totalMs = Date.now() - started;
     return { step, suggestions: ranked.slice(0, limit), dropped, notes, timings };
   });
+}
+
+/** A sandboxed session's fixers run in its sandbox too: they are the repository's own code. */
+function sandboxOf(session: Session): { sandbox?: Sandbox } {
+  const { sandbox } = commandPolicy(session.config, session.worktree);
+  return sandbox ? { sandbox } : {};
 }

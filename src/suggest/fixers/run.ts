@@ -1,3 +1,4 @@
+import type { Sandbox } from "../../evaluate/sandbox.js";
 import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { runCommand, type RunResult } from "../../evaluate/run.js";
@@ -15,6 +16,8 @@ import type { FixTarget, ToolFixer } from "./types.js";
 
 export interface ToolRunOptions {
   worktree: string;
+  /** The session's sandbox: the fixer is the repository's own code (its node_modules, its .venv). */
+  sandbox?: Sandbox;
   /** Directory that receives the scratch copy (removed afterwards). */
   scratchParent: string;
   timeoutMs?: number;
@@ -88,13 +91,15 @@ export async function runToolFixer(fixer: ToolFixer, bin: string, target: FixTar
 
     const cmd = fixer.command({ bin, target, files, tracked, aside });
     const env = { ...secretlessEnv(), ...cmd.env };
+    const cwd = path.join(scratch, cmd.cwd ?? "");
+    // Confined like the session's own commands: only the scratch copy is writable, no network.
+    const sandbox = opts.sandbox ? { ...opts.sandbox, writable: [...new Set([cwd, result.scratch!])], network: false } : undefined;
     const versionArgv = fixer.version(bin);
     if (versionArgv) {
-      const v = await runCommand(commandLine(versionArgv), { cwd: scratch, timeoutMs: 10_000, signal: opts.signal, env });
+      const v = await runCommand(commandLine(versionArgv), { cwd, timeoutMs: 10_000, signal: opts.signal, env, sandbox });
       if (v.exitCode === 0) result.version = truncate(firstLine(v.output.stdout.trim() || v.output.all.trim()), 120);
     }
-    const cwd = path.join(scratch, cmd.cwd ?? "");
-    const run = await runCommand(commandLine(cmd.argv), { cwd, timeoutMs, signal: opts.signal, onTick: opts.onTick, tickMs: 5000, env });
+    const run = await runCommand(commandLine(cmd.argv), { cwd, timeoutMs, signal: opts.signal, onTick: opts.onTick, tickMs: 5000, env, sandbox });
     const failed = failure(fixer.label, run, timeoutMs, fixer.okExit);
     if (failed) {
       result.notes.push(failed);

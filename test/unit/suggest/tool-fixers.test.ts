@@ -177,6 +177,16 @@ describe("a fixer's run in a scratch copy (with a stand-in tool)", () => {
     expect(readdirSync(scratchParent)).toEqual([]);
   });
 
+  const hasBwrap = (process.env.PATH ?? "").split(":").some((d) => existsSync(path.join(d, "bwrap")));
+  (hasBwrap || process.env.CI === "true" ? it : it.skip)("in a sandboxed session it runs in the sandbox: the copy is writable, nothing else", async () => {
+    const outside = path.join(tmpDir("trm-outside-"), "pwned");
+    const { wt, bin, fixer, scratchParent } = setup({ "a.go": "package a\n" }, `for f in "$@"; do echo "// fixed" >> "$f"; done; echo pwned > ${outside} || true`);
+    const sandbox = { writable: [], readable: [path.dirname(bin), wt], network: false };
+    const r = await runToolFixer(fixer, bin, { problems: [], files: ["a.go"], what: "x" }, { worktree: wt, scratchParent, sandbox });
+    expect(r.rewrites).toEqual([{ path: "a.go", before: "package a\n", after: "package a\n// fixed\n" }]);
+    expect(existsSync(outside)).toBe(false);
+  });
+
   it("a fixer that hangs is stopped at the timeout with its children, and the copy is removed", async () => {
     const pidFile = path.join(tmpDir("trm-pid-"), "pid");
     const { wt, bin, fixer, scratchParent } = setup({ "a.go": "package a\n" }, `sleep 300 & echo $! > ${pidFile}; wait`);
