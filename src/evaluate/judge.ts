@@ -13,8 +13,11 @@ export function rawTests(ev: Evaluation): Evaluation["tests"] {
 }
 
 export function judgeEvaluation(ev: Evaluation, step: number, earlier: { step: number; evaluation: Evaluation }[], weights: Weights, checks: CheckSpec[]): Evaluation {
-  // Unknown counts (null) follow the exit code (score.ts): there is nothing to compare by name or number.
-  if (!knownCounts(ev.tests) || ev.commands.test?.skipped) return ev;
+  if (ev.commands.test?.skipped) return ev;
+  // Unknown counts (null) follow the exit code (score.ts), unless earlier steps of this history showed
+  // their tests: a candidate must not trade readable failures for an unreadable pass (a test script
+  // replaced by `echo ok`, a reporter switched off).
+  if (!knownCounts(ev.tests)) return unreadableAfterReadable(ev, earlier, weights, checks);
   const raw = rawCounts(ev.tests, ev.testIdentity);
   const oldNotice = identityNotice(ev.testIdentity);
   const history: TestHistoryPoint[] = earlier.map((e) => ({ step: e.step, tests: e.evaluation.commands.test?.skipped ? null : rawTests(e.evaluation) }));
@@ -37,4 +40,19 @@ export function judgeEvaluation(ev: Evaluation, step: number, earlier: { step: n
   if (id && (id.lost.length > 0 || id.extraSkipped > 0 || id.fewer > 0)) judged.testIdentity = id;
   else delete judged.testIdentity;
   return judged;
+}
+
+const UNREADABLE_MARK = "The test output can no longer be read";
+
+function unreadableAfterReadable(ev: Evaluation, earlier: { step: number; evaluation: Evaluation }[], weights: Weights, checks: CheckSpec[]): Evaluation {
+  const notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK));
+  const shown = earlier.filter((e) => !e.evaluation.commands.test?.skipped && knownCounts(e.evaluation.tests) && e.evaluation.tests.passed + e.evaluation.tests.failed > 0);
+  const last = shown[shown.length - 1];
+  if (!last || !ev.testsPass) return notices.length === ev.notices.length ? ev : { ...ev, notices };
+  const t = last.evaluation.tests!;
+  notices.unshift(
+    `${UNREADABLE_MARK}, although step ${last.step} reported ${t.passed! + t.failed!} tests by its output: the test signal counts as failing instead of following the exit code. If the candidate changed the test command's script or reporter, restore it.`,
+  );
+  const components = { ...ev.components, test: 0 };
+  return { ...ev, notices, components, testsPass: false, score: weightedScore(components, weights, checkWeights(checks)) };
 }

@@ -140,6 +140,21 @@ describe("candidates cannot game the tests", () => {
     expect(checkoutState(repo)).toEqual(before);
   });
 
+  it("a candidate that makes the test output unreadable does not pass on the exit code", async () => {
+    const repo = repoFrom("js-stats");
+    writeFileSync(path.join(repo, "run-tests.sh"), "node --test\n");
+    g(repo, "add", "run-tests.sh");
+    g(repo, "commit", "-qm", "test script");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "sh run-tests.sh", preflight: true });
+    expect(s.preflight.score).toBeLessThan(1);
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("run-tests.sh", "echo all fine\n") });
+    expect(r.score).toBe(0);
+    expect(r.reasons.join(" ")).not.toMatch(/success/);
+    expect(r.feedback).toMatch(/The test output can no longer be read, although step 0 reported \d+ tests/);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
   it("a test skipped at the baseline does not keep the fix from 1.0", async () => {
     const repo = repoFrom("js-stats");
     const src = readFileSync(path.join(repo, TEST_FILE), "utf8");
