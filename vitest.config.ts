@@ -7,11 +7,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Every temporary folder a test makes is removed after its file. CODE_TRM_TMP_GUARD=1 runs the suite
-    // in a fresh TMPDIR and fails a run that leaves anything there (opt-in: the crash test's orphan
-    // command does not start under it yet, see test/helpers/tmp-guard.ts).
+    // Every temporary folder a test makes is removed after its file, and the suite runs in a fresh
+    // TMPDIR that must be empty at the end (test/helpers/tmp-guard.ts; CODE_TRM_TMP_GUARD=0 turns it off).
     setupFiles: ["test/helpers/cleanup.ts"],
-    globalSetup: process.env.CODE_TRM_TMP_GUARD === "1" ? ["test/helpers/tmp-guard.ts"] : [],
+    globalSetup: process.env.CODE_TRM_TMP_GUARD === "0" ? [] : ["test/helpers/tmp-guard.ts"],
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: ["default", "json"],
     outputFile: { json: ".tmp/vitest-results.json" },

@@ -21,7 +21,7 @@ export function allTools(sessions: SessionManager) {
   return [...sessionTools(sessions), ...candidateTools(sessions), ...historyTools(sessions), ...fileTools(sessions), ...suggestTools(sessions), ...reviewTools()];
 }
 
-export function createServer(): McpServer {
+export function createServer(sessions = new SessionManager()): McpServer {
   const server = new McpServer(
     { name: "code-trm", version: pkg.version },
     {
@@ -29,7 +29,6 @@ export function createServer(): McpServer {
         "code-trm is the critic in a refinement loop: trm_start_session on a repo, then repeat trm_submit_candidate (small changes, a rationale each) until shouldHalt. Every step is a commit on branch trm/<id>; the user's checkout is never modified.",
     },
   );
-  const sessions = new SessionManager();
   const tools = allTools(sessions) as unknown as ToolDef<z.ZodRawShape, z.ZodRawShape>[];
   for (const t of tools) registerTool(server, t);
   explainSchemaErrors(server);
@@ -51,11 +50,17 @@ export function listing(tools: ToolDef<z.ZodRawShape, z.ZodRawShape>[]) {
 
 /** Serves MCP over stdio: nothing but protocol on stdout, logs on stderr. */
 export async function serveStdio(): Promise<void> {
-  const server = createServer();
+  const sessions = new SessionManager();
+  const server = createServer(sessions);
   const transport = new LineTransport();
+  let closing = false;
   const shutdown = () => {
+    if (closing) return;
+    closing = true;
     killAllRunning();
-    process.exit(0);
+    // Writes a step left for after its reply (its full logs) finish first, briefly: exiting half-way
+    // through one leaves an unreachable object behind.
+    void sessions.settleAll(3000).finally(() => process.exit(0));
   };
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);

@@ -26,6 +26,14 @@ export class SessionManager {
     this.sessions.delete(id);
   }
 
+  /** Waits, at most `ms`, for every loaded session's writes left for after a reply. */
+  async settleAll(ms: number): Promise<void> {
+    const all = Promise.all([...this.sessions.values()].map((p) => p.then((s) => s?.settle()).catch(() => undefined)));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
+  }
+
   private load(commonDir: string, id: string): Promise<Session | null> {
     let p = this.sessions.get(id);
     if (!p) {

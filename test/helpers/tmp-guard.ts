@@ -6,8 +6,7 @@ import path from "node:path";
  * Runs the whole suite with TMPDIR set to a fresh folder (workers and the servers they start inherit
  * it), and fails the run when anything is left in it afterwards: every test removes what it makes.
  * A folder of its own, so other processes sharing /tmp neither count nor disturb the check.
- * Opt-in (CODE_TRM_TMP_GUARD=1, see vitest.config.ts): under it, crash.test.ts's orphan command never
- * writes its pid file (not understood yet; everything else passed with it on 2026-11-23).
+ * On by default (CODE_TRM_TMP_GUARD=0 turns it off, see vitest.config.ts).
  */
 export default function setup() {
   const previous = process.env.TMPDIR;
