@@ -29,16 +29,6 @@ export function testsView<T extends Evaluation["tests"]>(tests: T): T {
   return rest as T;
 }
 
-export function evaluationLine(ev: Evaluation): string {
-  const parts = [`score ${fmt(ev.score)}`];
-  for (const [kind, c] of Object.entries(ev.commands)) {
-    if (!c) continue;
-    const status = c.skipped ? "skipped" : c.timedOut ? "timed out" : c.exitCode === 0 ? "ok" : `exit ${c.exitCode}`;
-    parts.push(`${kind} ${status} (${c.durationMs} ms)${kind === "test" && ev.tests ? ` ${testsTrailer(ev)}` : ""}${kind === "bench" && ev.perf ? ` value ${ev.perf.value}` : ""}`);
-  }
-  return parts.join(" · ");
-}
-
 export function historyView(s: Session, max = 20) {
   return s.entries.slice(-max).map((e) => ({
     step: e.step,

@@ -5,7 +5,7 @@ import { runCommand, type RunResult } from "../../evaluate/run.js";
 import { errorMessage } from "../../util/errors.js";
 import { firstLine, shellQuote, truncate } from "../../util/text.js";
 import type { FileRewrite } from "../types.js";
-import { copyTracked, escapingLinks, escapingPaths, rewritesOf, secretlessEnv } from "./scratch.js";
+import { copyTracked, escapingLinks, escapingPaths, rewritesOf } from "./scratch.js";
 import type { FixTarget, ToolFixer } from "./types.js";
 
 /**
@@ -90,7 +90,8 @@ export async function runToolFixer(fixer: ToolFixer, bin: string, target: FixTar
     }
 
     const cmd = fixer.command({ bin, target, files, tracked, aside });
-    const env = { ...secretlessEnv(), ...cmd.env };
+    // Credentials are left out by the runner itself (commandEnv), as for every session command.
+    const env = cmd.env;
     const cwd = path.join(scratch, cmd.cwd ?? "");
     // Confined like the session's own commands: only the scratch copy is writable, no network.
     const sandbox = opts.sandbox ? { ...opts.sandbox, writable: [...new Set([cwd, result.scratch!])], network: false } : undefined;

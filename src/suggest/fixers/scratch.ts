@@ -68,15 +68,3 @@ export async function rewritesOf(worktree: string, scratch: string, files: strin
   }
   return out;
 }
-
-const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL/i;
-
-/**
- * A fixer needs no credentials: variables named like secrets are blanked for it (the runner keeps the
- * server's environment, and only lets a command's own variables override it).
- */
-export function secretlessEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k of Object.keys(env)) if (SECRET_NAME.test(k)) out[k] = "";
-  return out;
-}
