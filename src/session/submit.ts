@@ -30,118 +30,175 @@ export async function submitCandidate(s: Session, candidate: Candidate, rational
   return s.mutex.run(async () => {
     await s.sync();
     await s.assertBranchFree();
-    const reader = worktreeReader(s.worktree);
-    const plan = await planCandidate(candidate, reader);
-    // Matched where the kernel lands too: a link inside the repository (`t -> test`) must not hide a test.
-    const landed = await landedOps(s.worktree, plan.ops);
-    assertTestsUntouched(landed, s.config.protectTests ?? []);
-    const testFiles = testFileChanges(landed, s.config.protectTests);
-    // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
-    // artifacts included.
-    if (plan.ops.length === 0) {
-      throw new UserError("The candidate changes nothing.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
-    }
-    // Compared with the files as they are before the write: what the same change would cost in another mode.
-    const modeSuggestion = await suggestMode(candidate, plan, reader);
-    await recordWrites(s.writeJournal, plan.ops.map((o) => o.path));
-    const applied = await applyPlan(s.worktree, plan.ops).catch(async (err: unknown) => {
-      await clearWrites(s.writeJournal);
-      throw err;
-    });
-    const undo = async () => {
-      await applied.rollback();
-      await gitOrNull(s.worktree, ["reset", "-q"]);
-      await clearWrites(s.writeJournal);
-    };
-    let ev: Evaluation;
-    let logs: Record<string, string> = {};
-    let tree: string;
-    let cachedFrom: string | undefined;
     const step = s.currentStep + 1;
+    const applied = await applyCandidate(s, s.worktree, candidate);
+    let judged: JudgedTree;
     try {
-      await assertNoSecretsIn(s.worktree, applied.paths);
-      await stageCandidate(s.worktree, applied.paths);
-      tree = (await git(s.worktree, ["write-tree"])).trim();
-      if (tree === s.tipTree) {
-        throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
-      }
-      const prevBest = s.previousBestPerf();
-      const hit = s.cache.get(tree);
-      if (hit) {
-        cachedFrom = hit.commit;
-        ev = rescore(hit.evaluation, s.config.weights, s.config.checks, s.config.perfDirection, prevBest);
-      } else {
-        ({ evaluation: ev, logs } = await s.evaluateHere(step, ctx, prevBest, applied.paths));
-      }
-      // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
-      ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks);
+      judged = await evaluateApplied(s, applied, step, ctx);
     } catch (err) {
-      await undo();
+      await applied.undo();
       if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
       throw err;
     }
-
-    const earlier = s.entries;
-    const progress = foldProgress(
-      [...earlier, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
-      s.config.emaAlpha,
-    )!;
-    const note: StepNote = {
-      v: 1,
-      kind: "step",
-      step,
-      at: new Date().toISOString(),
-      rationale,
-      ...(zNotes ? { zNotes } : {}),
-      candidate: { mode: candidate.mode, files: applied.paths },
-      ...(testFiles.length ? { testFiles } : {}),
-      evaluation: ev,
-      ...(cachedFrom ? { cachedFrom } : {}),
-      score: ev.score,
-      ema: progress.ema,
-      bestScore: progress.bestScore,
-      improved: progress.improved,
-      noImproveStreak: progress.noImproveStreak,
-    };
-    const newBest = !s.best || ev.score > s.best.score + IMPROVEMENT_EPSILON;
-    let commit: string;
-    try {
-      commit = await writeCommitFast(s.config.commonDir, tree, s.tip, stepMessage(s.id, note));
-      // The record goes first: a crash before the refs move leaves only an unreachable commit.
-      await writeNote(s.worktree, s.refs.notes, commit, note, { commonDir: s.config.commonDir, message: `trm: step ${step} record` });
-      await updateRefs(
-        s.worktree,
-        [
-          { ref: s.refs.branch, next: commit, expected: s.tip },
-          { ref: "HEAD", next: commit },
-          // Against the session's best, not the current history's: after an undo or a reset a lower score is
-          // new to this history but must not take the tag from a better step kept elsewhere.
-          ...(newBest ? [{ ref: s.refs.bestTag, next: commit }] : []),
-        ],
-        `trm: step ${step}`,
-      );
-    } catch (err) {
-      await undo();
-      throw err;
-    }
-    await clearWrites(s.writeJournal);
-    s.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
-    s.tip = commit;
-    s.tipTree = tree;
-    s.cache.set(tree, { commit, evaluation: ev });
-    if (newBest) s.best = { commit, step, score: ev.score, onCurrentHistory: true };
-    // The full logs are not part of the answer: they are written right after it, and the next
-    // operation on the session waits for them (a crash in between loses that step's raw logs only).
-    if (Object.keys(logs).length > 0) s.afterReply(() => writeNote(s.worktree, s.refs.logs, commit, logs, { commonDir: s.config.commonDir, message: `trm: step ${step} logs` }));
-
-    const halt = s.halt();
-    const diagnostics = correlateDiagnostics(ev, step, earlier);
-    const failures = correlateFailures(ev, step, earlier);
-    const testNote = describeTestChanges(testFiles);
-    const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
-    const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: s.id, ...(testNote ? { notes: [testNote] } : {}) });
-    return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
+    return recordStep(s, { step, candidate, rationale, zNotes, applied, judged });
   });
+}
+
+/** A candidate written into a worktree, with what it touched and how to take it back. */
+export interface AppliedCandidate {
+  worktree: string;
+  plan: Awaited<ReturnType<typeof planCandidate>>;
+  paths: string[];
+  testFiles: ReturnType<typeof testFileChanges>;
+  modeSuggestion: Awaited<ReturnType<typeof suggestMode>>;
+  /** Restores the worktree's files and index as they were before the write. */
+  undo(): Promise<void>;
+}
+
+/**
+ * Plans the candidate against `worktree`, checks it (protected tests, not empty) and writes it all or
+ * nothing. Nothing is written when a check fails.
+ */
+export async function applyCandidate(s: Session, worktree: string, candidate: Candidate): Promise<AppliedCandidate> {
+  const reader = worktreeReader(worktree);
+  const plan = await planCandidate(candidate, reader);
+  // Matched where the kernel lands too: a link inside the repository (`t -> test`) must not hide a test.
+  const landed = await landedOps(worktree, plan.ops);
+  assertTestsUntouched(landed, s.config.protectTests ?? []);
+  const testFiles = testFileChanges(landed, s.config.protectTests);
+  // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
+  // artifacts included.
+  if (plan.ops.length === 0) {
+    throw new UserError("The candidate changes nothing.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
+  }
+  // Compared with the files as they are before the write: what the same change would cost in another mode.
+  const modeSuggestion = await suggestMode(candidate, plan, reader);
+  await recordWrites(s.writeJournal, plan.ops.map((o) => o.path));
+  const applied = await applyPlan(worktree, plan.ops).catch(async (err: unknown) => {
+    await clearWrites(s.writeJournal);
+    throw err;
+  });
+  const undo = async () => {
+    await applied.rollback();
+    await gitOrNull(worktree, ["reset", "-q"]);
+    await clearWrites(s.writeJournal);
+  };
+  return { worktree, plan, paths: applied.paths, testFiles, modeSuggestion, undo };
+}
+
+/** The applied candidate's tree, its evaluation (run, or taken from the cache) and the logs of a run. */
+export interface JudgedTree {
+  tree: string;
+  ev: Evaluation;
+  logs: Record<string, string>;
+  cachedFrom?: string;
+}
+
+/**
+ * Records the applied files as a tree, then evaluates it (or rescores a cached evaluation of the same
+ * tree) and judges it against the tests of earlier steps. Throws on a tree equal to the tip's; the
+ * caller undoes the write on any failure.
+ */
+export async function evaluateApplied(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext): Promise<JudgedTree> {
+  await assertNoSecretsIn(applied.worktree, applied.paths);
+  const tree = await writeCandidateTree(applied.worktree, applied.paths);
+  if (tree === s.tipTree) {
+    throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
+  }
+  const prevBest = s.previousBestPerf();
+  const hit = s.cache.get(tree);
+  let ev: Evaluation;
+  let logs: Record<string, string> = {};
+  let cachedFrom: string | undefined;
+  if (hit) {
+    cachedFrom = hit.commit;
+    ev = rescore(hit.evaluation, s.config.weights, s.config.checks, s.config.perfDirection, prevBest);
+  } else {
+    ({ evaluation: ev, logs } = await s.evaluateHere(step, ctx, prevBest, applied.paths));
+  }
+  // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
+  ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks);
+  return { tree, ev, logs, ...(cachedFrom ? { cachedFrom } : {}) };
+}
+
+/**
+ * Records an evaluated candidate as the next step: its commit and note, then the branch, HEAD and
+ * (when it beats the session's best) the best tag in one transaction; then the session's memory and
+ * the step's answer. A failure before the refs move undoes the write and records nothing.
+ */
+export async function recordStep(
+  s: Session,
+  r: { step: number; candidate: Candidate; rationale: string; zNotes: string | undefined; applied: AppliedCandidate; judged: JudgedTree },
+) {
+  const { step, candidate, rationale, zNotes, applied } = r;
+  const { tree, ev, logs, cachedFrom } = r.judged;
+  const { plan, testFiles, modeSuggestion } = applied;
+  const earlier = s.entries;
+  const progress = foldProgress(
+    [...earlier, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
+    s.config.emaAlpha,
+  )!;
+  const note: StepNote = {
+    v: 1,
+    kind: "step",
+    step,
+    at: new Date().toISOString(),
+    rationale,
+    ...(zNotes ? { zNotes } : {}),
+    candidate: { mode: candidate.mode, files: applied.paths },
+    ...(testFiles.length ? { testFiles } : {}),
+    evaluation: ev,
+    ...(cachedFrom ? { cachedFrom } : {}),
+    score: ev.score,
+    ema: progress.ema,
+    bestScore: progress.bestScore,
+    improved: progress.improved,
+    noImproveStreak: progress.noImproveStreak,
+  };
+  const newBest = !s.best || ev.score > s.best.score + IMPROVEMENT_EPSILON;
+  let commit: string;
+  try {
+    commit = await writeCommitFast(s.config.commonDir, tree, s.tip, stepMessage(s.id, note));
+    // The record goes first: a crash before the refs move leaves only an unreachable commit.
+    await writeNote(s.worktree, s.refs.notes, commit, note, { commonDir: s.config.commonDir, message: `trm: step ${step} record` });
+    await updateRefs(
+      s.worktree,
+      [
+        { ref: s.refs.branch, next: commit, expected: s.tip },
+        { ref: "HEAD", next: commit },
+        // Against the session's best, not the current history's: after an undo or a reset a lower score is
+        // new to this history but must not take the tag from a better step kept elsewhere.
+        ...(newBest ? [{ ref: s.refs.bestTag, next: commit }] : []),
+      ],
+      `trm: step ${step}`,
+    );
+  } catch (err) {
+    await applied.undo();
+    throw err;
+  }
+  await clearWrites(s.writeJournal);
+  s.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
+  s.tip = commit;
+  s.tipTree = tree;
+  s.cache.set(tree, { commit, evaluation: ev });
+  if (newBest) s.best = { commit, step, score: ev.score, onCurrentHistory: true };
+  // The full logs are not part of the answer: they are written right after it, and the next
+  // operation on the session waits for them (a crash in between loses that step's raw logs only).
+  if (Object.keys(logs).length > 0) s.afterReply(() => writeNote(s.worktree, s.refs.logs, commit, logs, { commonDir: s.config.commonDir, message: `trm: step ${step} logs` }));
+
+  const halt = s.halt();
+  const diagnostics = correlateDiagnostics(ev, step, earlier);
+  const failures = correlateFailures(ev, step, earlier);
+  const testNote = describeTestChanges(testFiles);
+  const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
+  const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: s.id, ...(testNote ? { notes: [testNote] } : {}) });
+  return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
+}
+
+/** Stages the candidate's paths in `worktree`'s index and writes the index as a tree. */
+async function writeCandidateTree(worktree: string, paths: string[]): Promise<string> {
+  await stageCandidate(worktree, paths);
+  return (await git(worktree, ["write-tree"])).trim();
 }
 
 /**
