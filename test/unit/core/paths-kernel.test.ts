@@ -212,7 +212,6 @@ describe("resolveInside agrees with the kernel", () => {
       }),
       {
         numRuns: runs,
-        seed: process.env.TRM_PROP_SEED ? Number(process.env.TRM_PROP_SEED) : undefined,
         // Graphs that once broke the oracle or the check, replayed on every run.
         examples: [
           [
