@@ -147,4 +147,14 @@ describe("mocha spec reporter", () => {
     ]);
     expect(fromText(out.replace("2 passing", "3 passing")).cases).toBeUndefined();
   });
+
+  it("does not name a tree nested so deep that every name would repeat it (hostile output), and still counts", () => {
+    const deep = Array.from({ length: 2000 }, (_, i) => `${" ".repeat(2 + i)}suite title ${i}\n`).join("");
+    const tests = `${" ".repeat(2003)}✔ t\n`.repeat(5000);
+    const t0 = performance.now();
+    const r = fromText(`${deep}${tests}\n  5000 passing (1s)\n`);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(r).toMatchObject({ passed: 5000, failed: 0 });
+    expect(r.cases).toBeUndefined();
+  });
 });

@@ -17,7 +17,7 @@
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
-import { counts, failure, type TestInput } from "./common.js";
+import { counts, failure, MAX_CASES, type TestInput } from "./common.js";
 
 const RESULT_RE = /^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured; (\d+) filtered out/;
 
@@ -45,14 +45,16 @@ export function parseCargo(input: TestInput): TestCounts | null {
       }
       continue;
     }
-    const outcome = line.startsWith("test ") ? OUTCOME_RE.exec(line) : null;
+    const outcome = line.startsWith("test ") ? testOutcome(line) : undefined;
     if (outcome) {
-      const name = docTest(outcome[1]!).name;
-      if (outcome[2] === "FAILED") failedNames.push(name);
-      // Two test binaries may hold tests of one name; the later ones are numbered.
+      const name = outcome.name.includes(" (line ") ? docTest(outcome.name).name : outcome.name;
+      if (outcome.status === "failed") failedNames.push(name);
+      // Two test binaries may hold tests of one name; the later ones are numbered. Past MAX_CASES the
+      // suite is tracked by counts (common.ts), so the names are not gathered.
+      if (cases.length > MAX_CASES) continue;
       const k = (seen.get(name) ?? 0) + 1;
       seen.set(name, k);
-      cases.push({ name: k === 1 ? name : `${name} #${k}`, status: outcome[2] === "ok" ? "passed" : outcome[2] === "FAILED" ? "failed" : "skipped" });
+      cases.push({ name: k === 1 ? name : `${name} #${k}`, status: outcome.status });
       continue;
     }
     const section = /^---- (.+) stdout ----$/.exec(line);
@@ -84,7 +86,14 @@ export function parseCargo(input: TestInput): TestCounts | null {
   return counts("cargo", { passed, failed: failed + compileFailures.length, skipped }, failures, undefined, named ? cases : undefined);
 }
 
-const OUTCOME_RE = /^test (.+) \.\.\. (ok|FAILED|ignored)(?:, .*)?$/;
+/** `test name ... ok`, `... FAILED`, `... ignored` or `... ignored, reason` (names hold no " ... "). */
+function testOutcome(line: string): { name: string; status: TestCase["status"] } | undefined {
+  const at = line.indexOf(" ... ");
+  if (at <= 5) return undefined;
+  const word = line.slice(at + 5);
+  const status = word === "ok" ? "passed" : word === "FAILED" ? "failed" : word === "ignored" || word.startsWith("ignored, ") ? "skipped" : undefined;
+  return status ? { name: line.slice(5, at), status } : undefined;
+}
 
 function docTest(name: string): { name: string; at?: { file: string; line: number } } {
   // `src/lib.rs - mul (line 12)`, also `... (line 3) - compile fail`.

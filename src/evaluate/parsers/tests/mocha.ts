@@ -8,7 +8,7 @@
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, findJson, firstProjectFrame, indentOf, isRecord, normalizePath, num, str } from "../util.js";
-import { counts, failure, type TestInput } from "./common.js";
+import { counts, failure, MAX_CASES, type TestInput } from "./common.js";
 
 function isMochaJson(v: unknown): v is { stats: Record<string, unknown>; failures?: unknown[] } {
   return isRecord(v) && isRecord(v.stats) && typeof v.stats.passes === "number" && (Array.isArray(v.failures) || Array.isArray(v.tests));
@@ -90,6 +90,7 @@ export function parseMochaSpec(input: TestInput): TestCounts | null {
   return counts("mocha", { passed, failed, skipped }, failures, undefined, specCases(lines, passingAt, { passed, failed, skipped }));
 }
 
+const MAX_PREFIX = 4000;
 const SPEC_TEST_RE = /^(\s+)(?:([✔✓√]) (.*?)(?: \(\d+m?s\))?|- (.*)|\d+\) (.*))$/;
 
 /**
@@ -100,7 +101,7 @@ const SPEC_TEST_RE = /^(\s+)(?:([✔✓√]) (.*?)(?: \(\d+m?s\))?|- (.*)|\d+\) 
  * account for every count of the summary.
  */
 function specCases(lines: string[], end: number, c: { passed: number; failed: number; skipped: number }): TestCase[] | undefined {
-  const stack: { indent: number; title: string }[] = [];
+  const stack: { indent: number; prefix: string }[] = [];
   const cases: TestCase[] = [];
   for (let i = 0; i < end; i++) {
     const line = lines[i]!;
@@ -110,12 +111,18 @@ function specCases(lines: string[], end: number, c: { passed: number; failed: nu
     while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
     const m = SPEC_TEST_RE.exec(line);
     if (!m) {
-      stack.push({ indent, title: line.trim() });
+      const parent = stack[stack.length - 1];
+      const prefix = `${parent ? parent.prefix : ""}${line.trim()} > `;
+      // Hostile output could nest titles so that every name repeats megabytes: such a tree is not named.
+      if (prefix.length > MAX_PREFIX) return undefined;
+      stack.push({ indent, prefix });
       continue;
     }
     const title = (m[3] ?? m[4] ?? m[5]!).trim();
     const status: TestCase["status"] = m[2] ? "passed" : m[4] !== undefined ? "skipped" : "failed";
-    cases.push({ name: [...stack.map((s) => s.title), title].join(" > "), status });
+    cases.push({ name: `${stack[stack.length - 1]?.prefix ?? ""}${title}`, status });
+    // Past MAX_CASES the suite is tracked by counts (common.ts): stop gathering names.
+    if (cases.length > MAX_CASES) return undefined;
   }
   const n = (st: TestCase["status"]) => cases.filter((x) => x.status === st).length;
   return n("passed") === c.passed && n("skipped") === c.skipped && n("failed") === c.failed ? cases : undefined;

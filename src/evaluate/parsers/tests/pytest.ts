@@ -9,7 +9,7 @@
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
-import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
+import { counts, failure, MAX_CASES, TAIL_LINES, type TestInput } from "./common.js";
 
 const OUTCOME_WORDS = "failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|no tests ran|subtests (?:passed|failed|skipped|xfailed|xpassed)";
 // One `N word` item; the summary is a comma-separated list of them followed by ` in 1.23s`.
@@ -129,6 +129,8 @@ function verboseCases(lines: string[], end: number, passed: number, skipped: num
     const word = m.word;
     const st: TestCase["status"] = word === "PASSED" || word === "XPASS" ? "passed" : word === "SKIPPED" || word === "XFAIL" ? "skipped" : "failed";
     if (status.get(m.id) !== "failed") status.set(m.id, st);
+    // Past MAX_CASES the suite is tracked by counts (common.ts): stop gathering names.
+    if (status.size > MAX_CASES) return undefined;
   }
   const cases = [...status].map(([name, st]) => ({ name, status: st }));
   const n = (st: TestCase["status"]) => cases.filter((c) => c.status === st).length;
