@@ -173,6 +173,27 @@ describe("candidates cannot game the tests", () => {
   });
 });
 
+describe("tests tracked by name for go test -v", () => {
+  it("deleting the failing Go test counts it as failing (go test -v names its tests)", async () => {
+    const calcTest = 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Errorf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Errorf("Mul(2, 3) = %d", Mul(2, 3))\n\t}\n}\n';
+    const repo = repoOf({
+      "go.mod": "module example.com/calc\n\ngo 1.19\n",
+      "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a + b }\n",
+      "calc_test.go": calcTest,
+    });
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "go test -v ./...", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
+    const without = calcTest.replace(/\nfunc TestMul[\s\S]*$/, "");
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("calc_test.go", without) });
+    // Before go test -v was read by name: 1/1 = 1.000 and "success".
+    expect(r.score).toBe(0.5);
+    expect(r.reasons.join(" ")).not.toMatch(/success/);
+    expect(r.feedback).toMatch(/example\.com\/calc\.TestMul \(went missing at step 1\)/);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+});
+
 describe("tests a candidate adds do not raise the score (padding)", () => {
   const PAD = "test/pad.test.js";
   const padding = (n: number, name = "trivially true") => `import { test } from "node:test";\n${Array.from({ length: n }, (_, i) => `test("${name} ${i}", () => {});`).join("\n")}\n`;
