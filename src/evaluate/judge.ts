@@ -5,7 +5,7 @@
  */
 import { checkWeights, type CheckSpec, type Evaluation } from "./evaluate.js";
 import { testScore, weightedScore, type Weights } from "./score.js";
-import { adjustCounts, identityNotice, judgeTests, knownCounts, rawCounts, type TestHistoryPoint } from "./test-identity.js";
+import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, rawCounts, type TestHistoryPoint } from "./test-identity.js";
 
 /** The test counts an evaluation had before any judgement. */
 export function rawTests(ev: Evaluation): Evaluation["tests"] {
@@ -37,7 +37,7 @@ export function judgeEvaluation(ev: Evaluation, step: number, earlier: { step: n
     testsPass: tests.total > 0 && tests.failed === 0 && ran,
     score: weightedScore(components, weights, checkWeights(checks)),
   };
-  if (id && (id.lost.length > 0 || id.extraSkipped > 0 || id.fewer > 0)) judged.testIdentity = id;
+  if (identityMatters(id)) judged.testIdentity = id;
   else delete judged.testIdentity;
   return judged;
 }

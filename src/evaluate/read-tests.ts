@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import { parseDiagnostics, parseTests } from "./parsers/index.js";
+import { MAX_CASES } from "./parsers/tests/common.js";
 import type { ChainSegment } from "./chain.js";
 import { programOf } from "./chain.js";
 import type { CommandOutput, Diagnostic, TestCounts, TestFailure } from "./types.js";
@@ -58,6 +59,11 @@ export function readChainTests(segs: ChainSegment[], root: string, junitXml?: st
   }
   const out: TestCounts = { passed, failed, skipped, total, failures, format: formats.join("+") };
   if (notes.length) out.note = notes.join(" ");
+  // Tests are tracked by name only when every runner of the chain named its tests, named as their failures are.
+  if (runners.every((r) => r.t!.cases)) {
+    const cases = runners.flatMap(({ seg, t }) => (runners.length > 1 ? t!.cases!.map((c) => ({ ...c, name: `${programOf(seg.part)}: ${c.name}` })) : t!.cases!));
+    if (cases.length <= MAX_CASES) out.cases = cases;
+  }
   return out;
 }
 

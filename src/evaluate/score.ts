@@ -53,8 +53,9 @@ export function testScore(passed: number, total: number): number {
 }
 
 /**
- * The test signal: passed / (passed + failed), so a skipped test counts for nothing (one skipped away
- * since an earlier step is already counted as failed, judge.ts). When the output showed no counts or
+ * The test signal: passed / (passed + failed), so a skipped test counts for nothing. The counts arrive
+ * judged against the session's reference tests (judge.ts): a reference test skipped or gone is already
+ * counted as failed, and passes of tests outside the reference are left out. When the output showed no counts or
  * only some (null), it follows the exit code: a run that exits 0 passes, any other fails.
  */
 export function testsScore(t: { passed: number | null; failed: number | null } | null | undefined, exitOk: boolean): number {

@@ -1,12 +1,19 @@
 /**
  * Tests tracked by name across a session, so that a candidate cannot raise its score by skipping,
- * `.only`-ing away or deleting tests. Pure functions over the parsers' test lists.
+ * `.only`-ing away, deleting or adding tests. Pure functions over the parsers' test lists.
  *
- * The reference is every test an earlier step of the current history ran (passed or failed). A test
- * that ran before and is now skipped or absent counts as failing; a test that was only ever skipped
- * counts for nothing, so a suite with a skip at the baseline can still reach 1.0. When the output names
- * no tests (counts only), nothing is invented: only skips beyond the fewest earlier skips count as
- * failing, and fewer tests than before is said, not scored.
+ * The reference is the tests that ran (passed or failed) at the first point of the current history that
+ * ran any: the baseline when preflight ran, else the first step. It is fixed for the history: tests seen
+ * at later steps never join it, so padding at step N does not become the yardstick of step N+1.
+ * - A reference test that is now skipped or absent counts as failing.
+ * - A test outside the reference (added by a candidate, or skipped at the reference and now run) counts
+ *   only while it fails: it can lower the score, never raise it. A test written before its fix (TDD)
+ *   lowers the step that adds it and costs nothing once the fix makes it pass.
+ * - A test that was only ever skipped counts for nothing, so a suite with a skip at the baseline can
+ *   still reach 1.0.
+ * When the output names no tests (counts only), nothing is invented: skips beyond the fewest earlier
+ * skips count as failing, passes beyond the reference's number of tests are not counted, and fewer
+ * tests than the reference is said, not scored.
  */
 import type { TestCase, TestCounts, TestFailure } from "./types.js";
 
@@ -31,6 +38,22 @@ export interface TestIdentity {
   /** Counts-only output: how many fewer tests ran than at `fewerThanStep` (said, not scored). */
   fewer: number;
   fewerThanStep?: number;
+  /** The step whose tests are the reference (absent while no earlier point ran a test). */
+  reference?: number;
+  /** Named output: tests outside the reference. Their passes and skips are left out of the counts. */
+  added?: AddedTests;
+  /** Counts-only output: passes beyond the reference's number of tests, left out of the counts. */
+  capped?: number;
+  /** How many tests ran at the reference (counts-only output). */
+  referenceRan?: number;
+}
+
+export interface AddedTests {
+  passed: number;
+  failed: number;
+  skipped: number;
+  /** The first few names, for the feedback. */
+  names: string[];
 }
 
 /** Counts the output showed in full: only those can be compared across steps (unknown is null). */
@@ -53,30 +76,31 @@ export function judgeTests(current: TestCounts | null | undefined, step: number,
   if (!knownCounts(current)) return null;
   const readable = earlier.filter((e): e is { step: number; tests: KnownCounts } => knownCounts(e.tests));
   if (readable.length === 0) return { lost: [], extraSkipped: 0, fewer: 0 };
-  if (current.cases) return { lost: lostByName(current.cases, step, readable), extraSkipped: 0, fewer: 0 };
-  // Counts only: the fewest skips and the most tests run of the earlier steps are the reference.
+  // Without a point that ran tests there is nothing new tests could dilute: they all count.
+  const ref = readable.find((e) => e.tests.passed + e.tests.failed > 0);
+  if (ref && current.cases && ref.tests.cases) return { ...byName(current, current.cases, ref.tests.cases, step, readable), reference: ref.step };
+  // Counts only: the fewest skips of the earlier steps and the reference's number of tests are the yardstick.
   let minSkipped = Infinity;
-  let maxRan = -1;
-  let maxRanStep = 0;
-  for (const e of readable) {
-    minSkipped = Math.min(minSkipped, e.tests.skipped);
-    const ran = e.tests.passed + e.tests.failed;
-    if (ran > maxRan) {
-      maxRan = ran;
-      maxRanStep = e.step;
-    }
-  }
+  for (const e of readable) minSkipped = Math.min(minSkipped, e.tests.skipped);
   const extraSkipped = Math.max(0, current.skipped - minSkipped);
+  const id: TestIdentity = { lost: [], extraSkipped, fewer: 0 };
+  if (!ref) return id;
+  const refRan = ref.tests.passed + ref.tests.failed;
   const ranNow = current.passed + current.failed + extraSkipped;
-  const fewer = Math.max(0, maxRan - ranNow);
-  return { lost: [], extraSkipped, fewer, ...(fewer > 0 ? { fewerThanStep: maxRanStep } : {}) };
+  const fewer = Math.max(0, refRan - ranNow);
+  if (fewer > 0) Object.assign(id, { fewer, fewerThanStep: ref.step });
+  // Unnamed tests beyond the reference's count may be new: assume they are the passing ones.
+  const capped = Math.min(current.passed, Math.max(0, ranNow - refRan));
+  if (capped > 0) Object.assign(id, { capped, referenceRan: refRan });
+  return { ...id, reference: ref.step };
 }
 
-function lostByName(cases: TestCase[], step: number, earlier: { step: number; tests: TestCounts }[]): LostTest[] {
+const MAX_ADDED_NAMED = 5;
+
+function byName(current: KnownCounts, cases: TestCase[], refCases: TestCase[], step: number, earlier: { step: number; tests: TestCounts }[]): Omit<TestIdentity, "reference"> {
   const now = new Map(cases.map((c) => [c.name, c.status]));
-  // Tests an earlier step ran; only steps whose output named their tests can vouch for a test.
   const ran = new Set<string>();
-  for (const e of earlier) for (const c of e.tests.cases ?? []) if (c.status !== "skipped") ran.add(c.name);
+  for (const c of refCases) if (c.status !== "skipped") ran.add(c.name);
   const lost: LostTest[] = [];
   let maps: (Map<string, TestCase["status"]> | undefined)[] | undefined;
   for (const name of ran) {
@@ -86,7 +110,22 @@ function lostByName(cases: TestCase[], step: number, earlier: { step: number; te
     maps ??= earlier.map((e) => (e.tests.cases ? new Map(e.tests.cases.map((c) => [c.name, c.status])) : undefined));
     lost.push({ name, how, since: lostSince(name, how, step, earlier, maps) });
   }
-  return lost.sort((a, b) => a.since - b.since || a.name.localeCompare(b.name));
+  lost.sort((a, b) => a.since - b.since || a.name.localeCompare(b.name));
+  const added: AddedTests = { passed: 0, failed: 0, skipped: 0, names: [] };
+  const known = new Set(refCases.map((c) => c.name));
+  for (const [name, status] of now) {
+    // Skipped at the reference and still skipped is no news.
+    if (ran.has(name) || (status === "skipped" && known.has(name))) continue;
+    added[status]++;
+    if (added.names.length < MAX_ADDED_NAMED) added.names.push(name);
+  }
+  // Bounded by the counts, so that rawCounts undoes exactly what adjustCounts did even when a reporter's
+  // names and tallies disagree.
+  added.passed = Math.min(added.passed, current.passed);
+  added.skipped = Math.min(added.skipped, current.skipped);
+  const out: Omit<TestIdentity, "reference"> = { lost, extraSkipped: 0, fewer: 0 };
+  if (added.passed + added.failed + added.skipped > 0) out.added = added;
+  return out;
 }
 
 /** Walks back while the earlier steps show the test in the same state (steps without names are passed over). */
@@ -103,32 +142,50 @@ function lostSince(name: string, how: LostTest["how"], step: number, earlier: { 
   return since;
 }
 
-/** The counts this step is scored with: lost tests and extra skips move from skipped/absent to failed. */
+/** Whether the judgement changes the counts or has something to say. */
+export function identityMatters(id: TestIdentity | null | undefined): id is TestIdentity {
+  return !!id && (id.lost.length > 0 || id.extraSkipped > 0 || id.fewer > 0 || !!id.added || (id.capped ?? 0) > 0);
+}
+
+/** How the judgement moves the raw counts (rawCounts applies the same numbers backwards). */
+function shifts(id: TestIdentity): { lostSkipped: number; missing: number; droppedPassed: number; droppedSkipped: number } {
+  return {
+    lostSkipped: id.lost.filter((l) => l.how === "skipped").length + id.extraSkipped,
+    missing: id.lost.filter((l) => l.how === "missing").length,
+    droppedPassed: (id.added?.passed ?? 0) + (id.capped ?? 0),
+    droppedSkipped: id.added?.skipped ?? 0,
+  };
+}
+
+/**
+ * The counts this step is scored with: lost tests and extra skips move from skipped/absent to failed;
+ * passes and skips of tests outside the reference are left out (their failures stay).
+ */
 export function adjustCounts(tests: KnownCounts, id: TestIdentity | null): KnownCounts {
-  if (!id || (id.lost.length === 0 && id.extraSkipped === 0)) return tests;
-  const skippedNow = id.lost.filter((l) => l.how === "skipped").length + id.extraSkipped;
-  const missing = id.lost.filter((l) => l.how === "missing").length;
+  if (!identityMatters(id)) return tests;
+  const d = shifts(id);
   const added: TestFailure[] = id.lost.slice(0, MAX_LOST_LISTED).map((l) => ({ name: l.name, message: `${LOST_MARK}${lostWords(l)}` }));
   if (id.extraSkipped > 0) added.push({ name: `(${id.extraSkipped} more skipped test${id.extraSkipped === 1 ? "" : "s"})`, message: `${LOST_MARK}more tests skipped than at earlier steps; the output does not name them` });
   return {
     ...tests,
-    failed: tests.failed + skippedNow + missing,
-    skipped: Math.max(0, tests.skipped - skippedNow),
-    total: tests.total + missing,
+    passed: tests.passed - d.droppedPassed,
+    failed: tests.failed + d.lostSkipped + d.missing,
+    skipped: Math.max(0, tests.skipped - d.lostSkipped - d.droppedSkipped),
+    total: tests.total + d.missing - d.droppedPassed - d.droppedSkipped,
     failures: [...tests.failures, ...added],
   };
 }
 
 /** Undoes adjustCounts (an evaluation reused from the cache is judged against the current history). */
 export function rawCounts(tests: KnownCounts, id: TestIdentity | null | undefined): KnownCounts {
-  if (!id || (id.lost.length === 0 && id.extraSkipped === 0)) return tests;
-  const skippedNow = id.lost.filter((l) => l.how === "skipped").length + id.extraSkipped;
-  const missing = id.lost.filter((l) => l.how === "missing").length;
+  if (!identityMatters(id)) return tests;
+  const d = shifts(id);
   return {
     ...tests,
-    failed: tests.failed - skippedNow - missing,
-    skipped: tests.skipped + skippedNow,
-    total: tests.total - missing,
+    passed: tests.passed + d.droppedPassed,
+    failed: tests.failed - d.lostSkipped - d.missing,
+    skipped: tests.skipped + d.lostSkipped + d.droppedSkipped,
+    total: tests.total - d.missing + d.droppedPassed + d.droppedSkipped,
     failures: tests.failures.filter((f) => !f.message?.startsWith(LOST_MARK)),
   };
 }
@@ -146,6 +203,19 @@ export function identityNotice(id: TestIdentity | null | undefined): string | un
     parts.push(`${id.lost.length} test${id.lost.length === 1 ? "" : "s"} that ran at an earlier step ${id.lost.length === 1 ? "is" : "are"} now skipped or missing and count${id.lost.length === 1 ? "s" : ""} as failing: ${shown.join(", ")}${id.lost.length > 8 ? ", …" : ""}`);
   }
   if (id.extraSkipped > 0) parts.push(`${id.extraSkipped} more test${id.extraSkipped === 1 ? "" : "s"} skipped than at earlier steps, counted as failing (the output does not name tests)`);
+  if (id.added) parts.push(addedWords(id.added, id.reference ?? 0));
+  if ((id.capped ?? 0) > 0) {
+    const ref = id.reference ?? 0;
+    parts.push(`${id.capped} pass${id.capped === 1 ? "" : "es"} beyond the ${id.referenceRan} tests that ran at step ${ref} ${id.capped === 1 ? "is" : "are"} not counted: the output does not name tests, so tests added since cannot be told apart and may not raise the score (a verbose or JSON reporter lets code-trm track tests by name)`);
+  }
   if (id.fewer > 0) parts.push(`${id.fewer} fewer test${id.fewer === 1 ? "" : "s"} ran than at step ${id.fewerThanStep} (the output does not name tests, so this is not scored; a verbose or JSON reporter lets code-trm track them)`);
   return parts.length ? parts.join("; ") : undefined;
+}
+
+function addedWords(a: AddedTests, ref: number): string {
+  const n = a.passed + a.failed + a.skipped;
+  const verb = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
+  const how = [a.passed > 0 ? verb(a.passed, "passes", "pass") : "", a.failed > 0 ? verb(a.failed, "fails", "fail") : "", a.skipped > 0 ? `${a.skipped} skipped` : ""].filter((x) => x).join(", ");
+  const named = `${a.names.join(", ")}${n > a.names.length ? ", …" : ""}`;
+  return `${n} new test${n === 1 ? "" : "s"} since step ${ref}: ${how}; tests that did not run at step ${ref} count toward the score only while they fail (${named})`;
 }

@@ -173,6 +173,86 @@ describe("candidates cannot game the tests", () => {
   });
 });
 
+describe("tests tracked by name for go test -v", () => {
+  it("deleting the failing Go test counts it as failing (go test -v names its tests)", async () => {
+    const calcTest = 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Errorf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Errorf("Mul(2, 3) = %d", Mul(2, 3))\n\t}\n}\n';
+    const repo = repoOf({
+      "go.mod": "module example.com/calc\n\ngo 1.19\n",
+      "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a + b }\n",
+      "calc_test.go": calcTest,
+    });
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "go test -v ./...", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
+    const without = calcTest.replace(/\nfunc TestMul[\s\S]*$/, "");
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("calc_test.go", without) });
+    // Before go test -v was read by name: 1/1 = 1.000 and "success".
+    expect(r.score).toBe(0.5);
+    expect(r.reasons.join(" ")).not.toMatch(/success/);
+    expect(r.feedback).toMatch(/example\.com\/calc\.TestMul \(went missing at step 1\)/);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+});
+
+describe("tests a candidate adds do not raise the score (padding)", () => {
+  const PAD = "test/pad.test.js";
+  const padding = (n: number, name = "trivially true") => `import { test } from "node:test";\n${Array.from({ length: n }, (_, i) => `test("${name} ${i}", () => {});`).join("\n")}\n`;
+
+  it("97 trivial new tests leave the score at the reference's, at that step and every later one", async () => {
+    const repo = repoFrom("js-stats");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    expect(s.preflight.score).toBe(0.75);
+    // Without the reference: 100 passed / 101 = 0.990, and the failing median test is still there.
+    const r1 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate(PAD, padding(97)) });
+    expect(r1.score).toBe(0.75);
+    expect(r1.tests).toMatchObject({ passed: 3, failed: 1 });
+    expect(r1.feedback).toMatch(/97 new tests since step 0: 97 pass; tests that did not run at step 0 count toward the score only while they fail \(trivially true 0, /);
+    // The padding of step 1 is not the reference of step 2: an unrelated change still scores 0.75.
+    const r2 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/note.js", "export const note = 1;\n") });
+    expect(r2.score).toBe(0.75);
+    expect(r2.feedback).toMatch(/97 new tests since step 0: 97 pass/);
+    // The real fix is what moves it.
+    const r3 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) });
+    expect(r3.score).toBe(1);
+    expect(r3.reasons.join(" ")).toMatch(/success: all tests pass/);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
+  it("a new test written before its fix lowers the score while it fails and costs nothing once it passes", async () => {
+    const repo = repoFrom("js-stats");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    const red = `import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { median } from "../src/stats.js";\ntest("median of two", () => assert.equal(median([1, 2]), 1.5));\n`;
+    const r1 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("test/two.test.js", red) });
+    expect(r1.tests).toMatchObject({ passed: 3, failed: 2 });
+    expect(r1.score).toBe(0.6);
+    expect(r1.feedback).toMatch(/1 new test since step 0: 1 fails;.*\(median of two\)/);
+    const r2 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) });
+    expect(r2.tests).toMatchObject({ passed: 4, failed: 0 });
+    expect(r2.score).toBe(1);
+    expect(r2.reasons.join(" ")).toMatch(/success: all tests pass/);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
+  it("counts-only output (unittest without -v): passes beyond the reference's test count are not counted, and it says so", async () => {
+    const repo = repoOf({
+      "calc.py": "def add(a, b):\n    return a - b\n",
+      "test_calc.py": "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n",
+    });
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "python3 -m unittest", preflight: true });
+    expect(s.preflight.score).toBe(0.5);
+    const pad = `import unittest\n\n\nclass P(unittest.TestCase):\n${Array.from({ length: 20 }, (_, i) => `    def test_p${i}(self):\n        pass\n`).join("\n")}`;
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("test_pad.py", pad) });
+    // Without the cap: 21 / 22 = 0.955.
+    expect(r.score).toBe(0.5);
+    expect(r.tests).toMatchObject({ passed: 1, failed: 1 });
+    expect(r.feedback).toMatch(/20 passes beyond the 2 tests that ran at step 0 are not counted: the output does not name tests/);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+});
+
 describe("evaluations run the candidate's own code", () => {
   it("npm workspaces: a fix in packages/a is tested from packages/b against the worktree's a", async () => {
     const repo = repoOf({

@@ -93,6 +93,23 @@ describe("chained test commands", () => {
     expect(logs.test).toBe("ok 1 - a\n1..1\n");
   });
 
+  it("names the tests of a chain when every runner names them, as their failures are named", async () => {
+    const cwd = worktree({ gotest: { file: "go-test/errorf-verbose.txt", exit: 1 }, mocha: { file: "mocha/spec-passing-color.txt", exit: 0 }, pytest: { file: "pytest/pytest9-q-failing.txt", exit: 1 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/mocha && cd tests && ../bin/gotest" }));
+    expect(ev.tests!.cases).toEqual([
+      { name: "mocha: add > adds positives", status: "passed" },
+      { name: "mocha: add > adds negatives", status: "passed" },
+      { name: "gotest: example.com/errorf/calc.TestAdd", status: "passed" },
+      { name: "gotest: example.com/errorf/calc.TestMul", status: "failed" },
+      { name: "gotest: example.com/errorf/calc.TestSkip", status: "skipped" },
+    ]);
+    expect(ev.tests!.failures.map((f) => f.name)).toEqual(["gotest: example.com/errorf/calc.TestMul"]);
+    // One runner that prints counts only (pytest -q): the chain is tracked by counts.
+    const { evaluation: counted } = await evaluate(base(cwd, { test: "bin/mocha && bin/pytest" }));
+    expect(counted.tests).toMatchObject({ passed: 7, failed: 4 });
+    expect(counted.tests!.cases).toBeUndefined();
+  });
+
   it("resolves paths printed after `cd tests` against tests/, not the worktree root", async () => {
     const cwd = worktree({ pytest: { file: "pytest/pytest9-cd-tests.txt", exit: 1 } });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "cd tests && ../bin/pytest" }));

@@ -56,7 +56,7 @@ describe("judgeTests", () => {
 
   it("does not count a test that was skipped at the baseline and still is (or is gone)", () => {
     const base = counts([["a", "passed"], ["s", "skipped"]]);
-    expect(judgeTests(counts([["a", "passed"], ["s", "skipped"]]), 1, [{ step: 0, tests: base }])!.lost).toEqual([]);
+    expect(judgeTests(counts([["a", "passed"], ["s", "skipped"]]), 1, [{ step: 0, tests: base }])).toEqual({ lost: [], extraSkipped: 0, fewer: 0, reference: 0 });
     expect(judgeTests(counts([["a", "passed"]]), 1, [{ step: 0, tests: base }])!.lost).toEqual([]);
   });
 
@@ -66,7 +66,7 @@ describe("judgeTests", () => {
     expect(judgeTests(counts([["a", "passed"]]), 1, [{ step: 0, tests: null }])).toEqual({ lost: [], extraSkipped: 0, fewer: 0 });
     // Counts only now: fewer tests is said, not scored; more skips than ever before are scored.
     const id = judgeTests(counts(null, { passed: 1, failed: 0, skipped: 2 }), 1, [{ step: 0, tests: counts(null, { passed: 3, failed: 1, skipped: 1 }) }])!;
-    expect(id).toEqual({ lost: [], extraSkipped: 1, fewer: 2, fewerThanStep: 0 });
+    expect(id).toEqual({ lost: [], extraSkipped: 1, fewer: 2, fewerThanStep: 0, reference: 0 });
     expect(identityNotice(id)).toMatch(/1 more test skipped .*2 fewer tests ran than at step 0 .*not scored/);
   });
 
@@ -80,6 +80,58 @@ describe("judgeTests", () => {
       ["c", "[counted as failing] went missing at step 1"],
     ]);
     expect(rawCounts(adj, id)).toEqual(now);
+  });
+});
+
+const pad = (n: number, status: TestCase["status"] = "passed", prefix = "pad"): [string, TestCase["status"]][] => Array.from({ length: n }, (_, i) => [`${prefix} ${i}`, status]);
+
+describe("tests outside the reference (padding)", () => {
+  it("leaves new passing and skipped tests out of the counts, keeps new failing ones, and undoes it exactly", () => {
+    const now = counts([["a", "passed"], ["b", "passed"], ["c", "failed"], ...pad(97), ["new red", "failed"], ["new skip", "skipped"]]);
+    const id = judgeTests(now, 1, [{ step: 0, tests: BASE }])!;
+    expect(id).toMatchObject({ lost: [], reference: 0, added: { passed: 97, failed: 1, skipped: 1 } });
+    expect(id.added!.names).toEqual(["pad 0", "pad 1", "pad 2", "pad 3", "pad 4"]);
+    const adj = adjustCounts(now, id);
+    expect(adj).toMatchObject({ passed: 2, failed: 2, skipped: 0, total: 4 });
+    expect(rawCounts(adj, id)).toEqual(now);
+    expect(identityNotice(id)).toBe("99 new tests since step 0: 97 pass, 1 fails, 1 skipped; tests that did not run at step 0 count toward the score only while they fail (pad 0, pad 1, pad 2, pad 3, pad 4, …)");
+  });
+
+  it("the reference stays the first point that ran tests: padding at step 1 does not become the yardstick of step 2", () => {
+    const s1 = counts([["a", "passed"], ["b", "passed"], ["c", "failed"], ...pad(97)]);
+    const id2 = judgeTests(s1, 2, [{ step: 0, tests: BASE }, { step: 1, tests: s1 }])!;
+    expect(adjustCounts(s1, id2)).toMatchObject({ passed: 2, failed: 1 });
+    // Without preflight the first step is the reference; a baseline that ran no test is not one.
+    const empty = counts([]);
+    expect(judgeTests(s1, 1, [{ step: 0, tests: empty }])).toEqual({ lost: [], extraSkipped: 0, fewer: 0 });
+    const id3 = judgeTests(counts([...pad(3, "passed", "x"), ...pad(50)]), 3, [{ step: 0, tests: empty }, { step: 1, tests: counts(pad(3, "failed", "x")) }, { step: 2, tests: counts(pad(3, "passed", "x")) }])!;
+    expect(id3).toMatchObject({ reference: 1, added: { passed: 50, failed: 0 } });
+  });
+
+  it("only reference tests count as failing when they go missing; a test skipped at the reference and now run counts only if it fails", () => {
+    const base = counts([["a", "passed"], ["c", "failed"], ["s", "skipped"]]);
+    const s1 = counts([["a", "passed"], ["c", "failed"], ["s", "skipped"], ["mine", "passed"]]);
+    const id = judgeTests(counts([["a", "passed"], ["s", "passed"]]), 2, [{ step: 0, tests: base }, { step: 1, tests: s1 }])!;
+    expect(id.lost).toEqual([{ name: "c", how: "missing", since: 2 }]);
+    expect(id.added).toMatchObject({ passed: 1, failed: 0, names: ["s"] });
+    expect(adjustCounts(counts([["a", "passed"], ["s", "passed"]]), id)).toMatchObject({ passed: 1, failed: 1 });
+    const red = judgeTests(counts([["a", "passed"], ["c", "passed"], ["s", "failed"]]), 1, [{ step: 0, tests: base }])!;
+    expect(adjustCounts(counts([["a", "passed"], ["c", "passed"], ["s", "failed"]]), red)).toMatchObject({ passed: 2, failed: 1 });
+  });
+
+  it("counts only: passes beyond the reference's number of tests are not counted, and it says so", () => {
+    const base = counts(null, { passed: 97, failed: 3, skipped: 0 });
+    const now = counts(null, { passed: 997, failed: 3, skipped: 0 });
+    const id = judgeTests(now, 1, [{ step: 0, tests: base }])!;
+    expect(id).toEqual({ lost: [], extraSkipped: 0, fewer: 0, capped: 900, referenceRan: 100, reference: 0 });
+    expect(adjustCounts(now, id)).toMatchObject({ passed: 97, failed: 3, total: 100 });
+    expect(rawCounts(adjustCounts(now, id), id)).toEqual(now);
+    expect(identityNotice(id)).toMatch(/^900 passes beyond the 100 tests that ran at step 0 are not counted: the output does not name tests/);
+    // Padding at step 1 is no reference at step 2; new failures still lower the score.
+    const id2 = judgeTests(counts(null, { passed: 100, failed: 5, skipped: 0 }), 2, [{ step: 0, tests: base }, { step: 1, tests: now }])!;
+    expect(adjustCounts(counts(null, { passed: 100, failed: 5, skipped: 0 }), id2)).toMatchObject({ passed: 95, failed: 5 });
+    // The real fix of the three is 100/100.
+    expect(judgeTests(counts(null, { passed: 100, failed: 0, skipped: 0 }), 2, [{ step: 0, tests: base }, { step: 1, tests: now }])).toEqual({ lost: [], extraSkipped: 0, fewer: 0, reference: 0 });
   });
 });
 
@@ -110,6 +162,20 @@ describe("judgeEvaluation", () => {
     expect(other.score).toBe(1);
     expect(other.testsPass).toBe(true);
     expect(other.notices).toEqual([]);
+    expect(other.testIdentity).toBeUndefined();
+  });
+
+  it("97 trivial new tests keep the reference's score (0.667, not 0.990), also re-judged from the cache", () => {
+    const padded = evaluation(counts([["a", "passed"], ["b", "passed"], ["c", "failed"], ...pad(97)]));
+    expect(padded.score).toBeCloseTo(99 / 100, 9);
+    const ev = judgeEvaluation(padded, 1, [{ step: 0, evaluation: evaluation(BASE) }], W, []);
+    expect(ev.score).toBeCloseTo(2 / 3, 9);
+    expect(ev.tests).toMatchObject({ passed: 2, failed: 1, total: 3 });
+    expect(ev.notices[0]).toMatch(/^97 new tests since step 0: 97 pass;/);
+    expect(judgeEvaluation(ev, 1, [{ step: 0, evaluation: evaluation(BASE) }], W, [])).toEqual(ev);
+    // The same tree in a history whose reference already had the padding: it counts there.
+    const other = judgeEvaluation(ev, 1, [{ step: 0, evaluation: evaluation(counts([["a", "passed"], ["b", "passed"], ["c", "failed"], ...pad(97)])) }], W, []);
+    expect(other.score).toBeCloseTo(99 / 100, 9);
     expect(other.testIdentity).toBeUndefined();
   });
 

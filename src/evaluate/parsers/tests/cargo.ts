@@ -10,10 +10,14 @@
  *
  * A test target that does not compile runs nothing; cargo says `error: could not compile `crate`
  * (test "it")`, which is counted as one failure per target with the first compiler error.
+ *
+ * Every test is named by its `test name ... ok|FAILED|ignored` line (cases), so tests are tracked across
+ * steps. A doc test is named `src/lib.rs - mul (line 12)`: the line moves whenever code above it changes,
+ * so it is named without it (`src/lib.rs - mul`) and the line becomes the failure's location.
  */
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
-import { counts, failure, type TestInput } from "./common.js";
+import { counts, failure, MAX_CASES, type TestInput } from "./common.js";
 
 const RESULT_RE = /^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured; (\d+) filtered out/;
 
@@ -27,6 +31,8 @@ export function parseCargo(input: TestInput): TestCounts | null {
   const compileFailures: TestFailure[] = [];
   /** Names reported FAILED by the `test name ... FAILED` lines, in case a section is missing. */
   const failedNames: string[] = [];
+  const cases: TestCase[] = [];
+  const seen = new Map<string, number>();
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.startsWith("test result: ")) {
@@ -39,8 +45,16 @@ export function parseCargo(input: TestInput): TestCounts | null {
       }
       continue;
     }
-    if (line.startsWith("test ") && line.endsWith(" ... FAILED")) {
-      failedNames.push(line.slice(5, -" ... FAILED".length));
+    const outcome = line.startsWith("test ") ? testOutcome(line) : undefined;
+    if (outcome) {
+      const name = outcome.name.includes(" (line ") ? docTest(outcome.name).name : outcome.name;
+      if (outcome.status === "failed") failedNames.push(name);
+      // Two test binaries may hold tests of one name; the later ones are numbered. Past MAX_CASES the
+      // suite is tracked by counts (common.ts), so the names are not gathered.
+      if (cases.length > MAX_CASES) continue;
+      const k = (seen.get(name) ?? 0) + 1;
+      seen.set(name, k);
+      cases.push({ name: k === 1 ? name : `${name} #${k}`, status: outcome.status });
       continue;
     }
     const section = /^---- (.+) stdout ----$/.exec(line);
@@ -66,10 +80,36 @@ export function parseCargo(input: TestInput): TestCounts | null {
   const names = new Set(failures.map((f) => f.name));
   for (const n of failedNames) if (!names.has(n)) failures.push(failure(n));
   failures.push(...compileFailures);
-  return counts("cargo", { passed, failed: failed + compileFailures.length, skipped }, failures);
+  // Output a test printed (--nocapture) can split its outcome line: names must account for every test.
+  const n = (st: TestCase["status"]) => cases.filter((c) => c.status === st).length;
+  const named = n("passed") === passed && n("skipped") === skipped && n("failed") === failed;
+  return counts("cargo", { passed, failed: failed + compileFailures.length, skipped }, failures, undefined, named ? cases : undefined);
 }
 
-function panicFailure(name: string, body: string[], cwd?: string): TestFailure {
+/** `test name ... ok`, `... FAILED`, `... ignored` or `... ignored, reason` (names hold no " ... "). */
+function testOutcome(line: string): { name: string; status: TestCase["status"] } | undefined {
+  const at = line.indexOf(" ... ");
+  if (at <= 5) return undefined;
+  const word = line.slice(at + 5);
+  const status = word === "ok" ? "passed" : word === "FAILED" ? "failed" : word === "ignored" || word.startsWith("ignored, ") ? "skipped" : undefined;
+  return status ? { name: line.slice(5, at), status } : undefined;
+}
+
+function docTest(name: string): { name: string; at?: { file: string; line: number } } {
+  // `src/lib.rs - mul (line 12)`, also `... (line 3) - compile fail`.
+  const m = /^(\S+) - (.+?) \(line (\d+)\)(.*)$/.exec(name);
+  return m ? { name: `${m[1]} - ${m[2]}${m[4]}`, at: { file: m[1]!, line: Number(m[3]) } } : { name };
+}
+
+function panicFailure(rawName: string, body: string[], cwd?: string): TestFailure {
+  const doc = docTest(rawName);
+  const f = panicDetails(doc.name, body, cwd);
+  // A doc test's panic line is inside the generated test program; its place in the file is the name's line.
+  if (!doc.at) return f;
+  return failure(doc.name, f.message, { file: normalizePath(doc.at.file, cwd), line: doc.at.line });
+}
+
+function panicDetails(name: string, body: string[], cwd?: string): TestFailure {
   for (let k = 0; k < body.length; k++) {
     const line = body[k]!;
     if (!line.includes("panicked at ")) continue;

@@ -6,9 +6,11 @@
  * counted (a parent that fails without a failing subtest, e.g. after a panic, is counted as a failure).
  * A package that does not compile is one failure named after the package, with the first compiler
  * error as its message. Test names are qualified by their package so that two packages' `TestParse`
- * stay distinct when failures are compared across steps.
+ * stay distinct when failures are compared across steps. With -v or -json every counted test is also
+ * listed by that name (cases), so tests are tracked across steps by identity; a package that failed to
+ * build or outside its tests is a failure with no test of its own.
  */
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, isProjectPath, isRecord, normalizePath, str, tryJson } from "../util.js";
 import { counts, failure, type TestInput } from "./common.js";
 
@@ -37,6 +39,7 @@ function summarize(format: string, packages: Map<string, PackageState>, buildErr
   let skipped = 0;
   let approximate = false;
   const failures: TestFailure[] = [];
+  const cases: TestCase[] = [];
   for (const [pkg, state] of packages) {
     if (state.outcome === "build-fail") {
       failed++;
@@ -62,6 +65,7 @@ function summarize(format: string, packages: Map<string, PackageState>, buildErr
           failed++;
           failedHere++;
           failures.push(testFailure(pkg, t, cwd, goModule));
+          cases.push({ name: `${pkg}.${t.name}`, status: "failed" });
         }
         continue;
       }
@@ -72,6 +76,7 @@ function summarize(format: string, packages: Map<string, PackageState>, buildErr
         failedHere++;
         failures.push(testFailure(pkg, t, cwd, goModule));
       }
+      if (t.outcome) cases.push({ name: `${pkg}.${t.name}`, status: t.outcome === "pass" ? "passed" : t.outcome === "skip" ? "skipped" : "failed" });
     }
     if (state.outcome === "fail" && failedHere === 0) {
       // The package failed outside any test: TestMain, init, a timeout, a panic in a goroutine.
@@ -87,7 +92,7 @@ function summarize(format: string, packages: Map<string, PackageState>, buildErr
   if (!verbose && failed > 0) approximate = true;
   // `ok  pkg` is a package, not one passing test: what the output does not show is unknown.
   if (approximate) return counts(format, { passed: null, failed, skipped: null, total: null }, failures, NON_VERBOSE_NOTE);
-  return counts(format, { passed, failed, skipped }, failures);
+  return counts(format, { passed, failed, skipped }, failures, undefined, cases);
 }
 
 function testFailure(pkg: string, t: TestState, cwd?: string, goModule?: string): TestFailure {

@@ -6,9 +6,9 @@
  * A failing `before all` hook is reported by mocha as a failure but not as a test; it is counted as a
  * failed test here so that every format of the same run gives the same totals.
  */
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, findJson, firstProjectFrame, indentOf, isRecord, normalizePath, num, str } from "../util.js";
-import { counts, failure, type TestInput } from "./common.js";
+import { counts, failure, MAX_CASES, type TestInput } from "./common.js";
 
 function isMochaJson(v: unknown): v is { stats: Record<string, unknown>; failures?: unknown[] } {
   return isRecord(v) && isRecord(v.stats) && typeof v.stats.passes === "number" && (Array.isArray(v.failures) || Array.isArray(v.tests));
@@ -87,7 +87,45 @@ export function parseMochaSpec(input: TestInput): TestCounts | null {
     failures.push(failure(parts.join(" > "), boundMessage(text), firstProjectFrame(text, cwd)));
     i = j - 1;
   }
-  return counts("mocha", { passed, failed, skipped }, failures);
+  return counts("mocha", { passed, failed, skipped }, failures, undefined, specCases(lines, passingAt, { passed, failed, skipped }));
+}
+
+const MAX_PREFIX = 4000;
+const SPEC_TEST_RE = /^(\s+)(?:([✔✓√]) (.*?)(?: \(\d+m?s\))?|- (.*)|\d+\) (.*))$/;
+
+/**
+ * The spec reporter's tree: suites are indented titles, tests `✔ title`, `- title` (pending) or
+ * `3) title` (failing, also a failing hook, which mocha counts as failing). A test is named by its suite
+ * titles and its own, joined by " > " as its failure is. Lines at the margin are never suite titles (the
+ * reporter indents everything; what tests print is usually not): the names are used only when they
+ * account for every count of the summary.
+ */
+function specCases(lines: string[], end: number, c: { passed: number; failed: number; skipped: number }): TestCase[] | undefined {
+  const stack: { indent: number; prefix: string }[] = [];
+  const cases: TestCase[] = [];
+  for (let i = 0; i < end; i++) {
+    const line = lines[i]!;
+    if (line.trim() === "") continue;
+    const indent = indentOf(line);
+    if (indent < 2) continue;
+    while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
+    const m = SPEC_TEST_RE.exec(line);
+    if (!m) {
+      const parent = stack[stack.length - 1];
+      const prefix = `${parent ? parent.prefix : ""}${line.trim()} > `;
+      // Hostile output could nest titles so that every name repeats megabytes: such a tree is not named.
+      if (prefix.length > MAX_PREFIX) return undefined;
+      stack.push({ indent, prefix });
+      continue;
+    }
+    const title = (m[3] ?? m[4] ?? m[5]!).trim();
+    const status: TestCase["status"] = m[2] ? "passed" : m[4] !== undefined ? "skipped" : "failed";
+    cases.push({ name: `${stack[stack.length - 1]?.prefix ?? ""}${title}`, status });
+    // Past MAX_CASES the suite is tracked by counts (common.ts): stop gathering names.
+    if (cases.length > MAX_CASES) return undefined;
+  }
+  const n = (st: TestCase["status"]) => cases.filter((x) => x.status === st).length;
+  return n("passed") === c.passed && n("skipped") === c.skipped && n("failed") === c.failed ? cases : undefined;
 }
 
 /**

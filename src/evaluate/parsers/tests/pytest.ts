@@ -7,9 +7,9 @@
  * Errors (a fixture that raised, a module that failed to import during collection) count as failed
  * tests; xfailed counts as skipped and xpassed as passed, as pytest's exit status treats them.
  */
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
-import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
+import { counts, failure, MAX_CASES, TAIL_LINES, type TestInput } from "./common.js";
 
 const OUTCOME_WORDS = "failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|no tests ran|subtests (?:passed|failed|skipped|xfailed|xpassed)";
 // One `N word` item; the summary is a comma-separated list of them followed by ` in 1.23s`.
@@ -91,7 +91,50 @@ export function parsePytest(input: TestInput): TestCounts | null {
     if (usedIds.has(n)) continue;
     failures.push(failure(n.id, n.message, fileOfNodeId(n.id, cwd)));
   }
-  return counts("pytest", { passed, failed, skipped }, failures);
+  return counts("pytest", { passed, failed, skipped }, failures, undefined, verboseCases(lines, summaryAt, passed, skipped, failed));
+}
+
+// `tests/x.py::test_a[1-2] PASSED   [ 18%]` (-v); subtests print SUBPASSED / SUBFAILED lines of their own.
+const VERBOSE_WORDS = ["PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS"] as const;
+
+/** A `-v` outcome line's node id and word, found with indexOf (a crafted line must not cost quadratic time). */
+function verboseOutcome(line: string): { id: string; word: (typeof VERBOSE_WORDS)[number] } | undefined {
+  const sep = line.indexOf("::");
+  const space = line.indexOf(" ");
+  if (sep < 4 || space < sep || line.slice(sep - 3, sep) !== ".py") return undefined;
+  let best: { at: number; word: (typeof VERBOSE_WORDS)[number] } | undefined;
+  for (const word of VERBOSE_WORDS) {
+    const at = line.indexOf(` ${word}`, sep);
+    if (at < 0 || (best && at >= best.at)) continue;
+    // The word ends the line or is followed by its reason `(...)` or the progress `[ 18%]`.
+    const next = line.charAt(at + word.length + 1);
+    if (next === "" || next === " ") best = { at, word };
+  }
+  return best ? { id: line.slice(0, best.at), word: best.word } : undefined;
+}
+
+/**
+ * `-v` names every test by its node id, the name its failures carry in the short summary. The names are
+ * used only when they account for every passed and skipped test of the summary (output printed by the
+ * tests, `-s`, or xdist's `[gw0]` prefixes would otherwise make tests look missing; a test that passed
+ * and then errored in teardown is in both tallies, so such a run is tracked by counts).
+ */
+function verboseCases(lines: string[], end: number, passed: number, skipped: number, failed: number): TestCase[] | undefined {
+  const status = new Map<string, TestCase["status"]>();
+  for (let i = 0; i < end; i++) {
+    const line = lines[i]!;
+    if (!line.includes("::")) continue;
+    const m = verboseOutcome(line);
+    if (!m) continue;
+    const word = m.word;
+    const st: TestCase["status"] = word === "PASSED" || word === "XPASS" ? "passed" : word === "SKIPPED" || word === "XFAIL" ? "skipped" : "failed";
+    if (status.get(m.id) !== "failed") status.set(m.id, st);
+    // Past MAX_CASES the suite is tracked by counts (common.ts): stop gathering names.
+    if (status.size > MAX_CASES) return undefined;
+  }
+  const cases = [...status].map(([name, st]) => ({ name, status: st }));
+  const n = (st: TestCase["status"]) => cases.filter((c) => c.status === st).length;
+  return n("passed") === passed && n("skipped") === skipped && n("failed") <= failed ? cases : undefined;
 }
 
 function fileOfNodeId(id: string | undefined, cwd?: string): { file: string } | undefined {
