@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { GitError } from "../git/cli.js";
 import { UserError } from "../util/errors.js";
+import { holdAndScrubCredentials } from "../util/initial-env.js";
 import { optionsHelp, parseArgv, UsageError, wantsHelp } from "./args.js";
 import type { Command, Io } from "./command.js";
 import { applyCommand } from "./commands/apply.js";
@@ -138,6 +139,12 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
   throw err;
 });
+
+// First of all, for every command (review runs the repository's own ESLint): see util/initial-env.ts.
+const scrub = holdAndScrubCredentials();
+if (scrub.error) {
+  process.stderr.write(`code-trm: could not clear ${scrub.held.join(", ")} from its initial environment (${scrub.error}); without sandbox: true, commands it runs can read them from /proc/${process.pid}/environ\n`);
+}
 
 const args = process.argv.slice(2);
 main(args, processIo(args)).then(

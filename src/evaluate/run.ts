@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { execa } from "execa";
 import { cleanEnv } from "../git/cli.js";
 import { LIMITS } from "../util/limits.js";
-import { isSecretName, redact, secretValues, StreamRedactor } from "../util/secrets.js";
+import { heldCredential, isSecretName, redact, secretValues, StreamRedactor } from "../util/secrets.js";
 import { stripAnsi } from "../util/text.js";
 import { forgetGroup, recordGroup } from "./orphans.js";
 import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
@@ -35,6 +35,11 @@ export interface RunOptions {
 export function commandEnv(extra: Record<string, string> | undefined, passEnv: readonly string[] = [], marker?: string): Record<string, string> {
   const env = cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0", CI: "true", ...extra });
   for (const k of Object.keys(env)) if (isSecretName(k) && !passEnv.includes(k)) delete env[k];
+  // The server's own credentials are no longer in process.env (secrets.ts holds them): passed ones come from there.
+  for (const k of passEnv) {
+    const v = heldCredential(k);
+    if (v !== undefined && env[k] === undefined) env[k] = v;
+  }
   if (marker) env[RUN_MARKER] = marker;
   return env;
 }

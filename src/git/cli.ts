@@ -2,6 +2,7 @@ import { stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { UserError, errorMessage } from "../util/errors.js";
+import { heldCredentials } from "../util/secrets.js";
 import { shellQuote } from "../util/text.js";
 
 /**
@@ -83,6 +84,8 @@ function gitEnv(extra: Record<string, string> = {}, network = false): Record<str
     LC_ALL: "C",
     ...extra,
   });
+  // A fetch may need the credentials (a helper such as `gh auth git-credential` reads GH_TOKEN); local calls do not.
+  if (network) for (const [k, v] of heldCredentials()) env[k] ??= v;
   for (const k of Object.keys(env)) {
     if (network && (k === "GIT_SSH" || k === "GIT_SSH_COMMAND")) continue;
     if (GIT_ONLY_STRIPPED.includes(k.toUpperCase())) delete env[k];

@@ -3,6 +3,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { killAllRunning } from "../evaluate/run.js";
+import { holdAndScrubCredentials } from "../util/initial-env.js";
 import { SessionManager } from "../session/manager.js";
 import { leanJsonSchema } from "./lean-schema.js";
 import { LineTransport } from "./stdio-transport.js";
@@ -50,6 +51,8 @@ export function listing(tools: ToolDef<z.ZodRawShape, z.ZodRawShape>[]) {
 
 /** Serves MCP over stdio: nothing but protocol on stdout, logs on stderr. */
 export async function serveStdio(): Promise<void> {
+  // Before anything is started: no child inherits the credentials, none reads them from our block.
+  const scrub = holdAndScrubCredentials();
   const sessions = new SessionManager();
   const server = createServer(sessions);
   const transport = new LineTransport();
@@ -67,4 +70,5 @@ export async function serveStdio(): Promise<void> {
   process.stdin.on("close", shutdown);
   await server.connect(transport);
   process.stderr.write(`code-trm ${pkg.version} serving MCP on stdio\n`);
+  if (scrub.error) process.stderr.write(`code-trm: could not clear ${scrub.held.join(", ")} from the server's initial environment (${scrub.error}); without sandbox: true, commands can read them from /proc/${process.pid}/environ\n`);
 }

@@ -4,14 +4,26 @@
  * - a message of up to LIMITS.maxRequestBytes is read in linear time (the SDK concatenates its whole
  *   buffer on every 64 KiB chunk, quadratic in the message size, and stops at 10 MiB of its own);
  * - a larger message is skipped up to its newline and answered with a JSON-RPC error naming the limit,
- *   where the SDK's transport closes, which ends the server without a word.
+ *   where the SDK's transport closes, which ends the server without a word;
+ * - a line that is not JSON, not a JSON-RPC message, or a request whose params the SDK would reject gets
+ *   the JSON-RPC error for it (-32700, -32600, -32602), where the SDK stays silent or answers -32603, and
+ *   a leading byte-order mark or `params: null` (clients that serialise an absent value) is tolerated.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { ClientRequestSchema, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { LIMITS } from "../util/limits.js";
 
 /** Bytes kept from each end of an oversized message, to find its id (the SDK's client puts it last). */
 const EDGE = 512;
+
+/** The SDK's schema of each request a client may send, by method: their params are checked here. */
+const REQUESTS = new Map<string, (typeof ClientRequestSchema.options)[number]>(ClientRequestSchema.options.map((o) => [o.shape.method.value, o]));
+
+/** JSON-RPC error codes (JSON-RPC 2.0, section 5.1). */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
+const INVALID_REQUEST_TEXT = 'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a "method" and, for a request, an "id" (batches are not supported).';
 
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -66,18 +78,31 @@ export class LineTransport implements Transport {
       void this.refuse(head, tail, size);
       return;
     }
-    const line = Buffer.concat(this.chunks, this.size).toString("utf8").replace(/\r$/, "");
+    const line = Buffer.concat(this.chunks, this.size).toString("utf8").replace(/^\uFEFF/, "").replace(/\r$/, "");
     this.chunks = [];
     this.size = 0;
     if (line.trim() === "") return;
-    let message: JSONRPCMessage;
+    let raw: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      raw = JSON.parse(line);
     } catch (err) {
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      void this.answer(null, PARSE_ERROR, "Parse error: the line is not JSON. Send one JSON-RPC 2.0 message per line.");
       return;
     }
-    this.onmessage?.(message);
+    const problem = invalidMessage(raw);
+    if (problem) {
+      this.onerror?.(new Error(problem.message));
+      if (problem.id !== undefined) void this.answer(problem.id, problem.code, problem.message);
+      return;
+    }
+    this.onmessage?.(JSONRPCMessageSchema.parse(raw));
+  }
+
+  /** An error answer; `id` null when the request's id could not be read (JSON-RPC 2.0, section 5). */
+  private answer(id: RequestId | null, code: number, message: string): Promise<void> {
+    const error = { code, message };
+    return (id === null ? this.write({ jsonrpc: "2.0", id, error }) : this.send({ jsonrpc: "2.0", id, error })).catch(() => undefined);
   }
 
   /** Answers an oversized request with an error (a notification has no id and gets none). */
@@ -109,11 +134,41 @@ export class LineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    return this.write(message);
+  }
+
+  private write(message: JSONRPCMessage | { jsonrpc: "2.0"; id: null; error: { code: number; message: string } }): Promise<void> {
     return new Promise((resolve) => {
       if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
       else this.stdout.once("drain", resolve);
     });
   }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is RequestId => typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
+
+/**
+ * Why a parsed line is not a message to hand on, with the id to answer (null: unreadable; undefined: no
+ * answer, for a notification or a response, which get none). `params: null` is removed in place first.
+ */
+export function invalidMessage(raw: unknown): { id: RequestId | null | undefined; code: number; message: string } | undefined {
+  if (!isObject(raw)) return { id: null, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT };
+  if (raw.params === null) delete raw.params;
+  const { id, method } = raw;
+  const valid = JSONRPCMessageSchema.safeParse(raw).success;
+  if (typeof method === "string" && isId(id)) {
+    // A request whose envelope is right but whose params are not: the SDK would answer -32603 (internal).
+    if (!valid && !JSONRPCMessageSchema.safeParse({ ...raw, params: undefined }).success) return { id, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT };
+    const checked = REQUESTS.get(method)?.safeParse({ method, params: raw.params });
+    if (valid && (!checked || checked.success)) return undefined;
+    const issues = checked && !checked.success ? checked.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".") || "params"}: ${i.message}`) : ["params must be an object"];
+    return { id, code: INVALID_PARAMS, message: `Invalid params for ${method}: ${issues.join("; ")}` };
+  }
+  if (valid) return undefined;
+  // A notification (a method, no id) or a response (result or error) is never answered.
+  if (typeof method === "string" || "result" in raw || "error" in raw) return { id: undefined, code: INVALID_REQUEST, message: "discarded an invalid notification or response" };
+  return { id: isId(id) ? id : null, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT };
 }
 
 /** The request id of a JSON-RPC message seen only in part: `"id":7` or `"id":"abc"` at its start or end. */

@@ -1,5 +1,6 @@
 import { Octokit } from "@octokit/rest";
 import { UserError, errorMessage } from "../util/errors.js";
+import { serverEnv } from "../util/secrets.js";
 import { parseFilePatch, parseUnifiedDiff } from "./diff.js";
 import { isBinaryPath } from "./lang.js";
 import type { PrRef } from "./pr-url.js";
@@ -23,7 +24,7 @@ export interface GitHubOptions {
   baseUrl?: string;
   /** fetch implementation for Octokit (tests). */
   fetch?: typeof fetch;
-  /** Environment to read GITHUB_TOKEN / GH_TOKEN / GITHUB_API_URL from (default: process.env). */
+  /** Environment to read GITHUB_TOKEN / GH_TOKEN / GITHUB_API_URL from (default: the server's, held credentials included). */
   env?: Record<string, string | undefined>;
   signal?: AbortSignal;
   /** Budget for the whole fetch, all pages included. */
@@ -83,7 +84,7 @@ export interface ApiTarget {
 
 /** Chooses the API base and whether the token may go there (see the module comment). */
 export function apiTarget(ref: PrRef, opts: Pick<GitHubOptions, "baseUrl" | "env">): ApiTarget {
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? serverEnv();
   if (opts.baseUrl) return { baseUrl: opts.baseUrl.replace(/\/+$/, ""), sendToken: true };
   const fromEnv = env.GITHUB_API_URL?.trim();
   if (fromEnv) return { baseUrl: fromEnv.replace(/\/+$/, ""), sendToken: true };
@@ -182,7 +183,7 @@ const SILENT = { debug: () => undefined, info: () => undefined, warn: () => unde
 
 /** An Octokit for the pull request's API, with the token only where it may go (see the module comment). */
 export function octokitFor(ref: PrRef, opts: GitHubOptions = {}): { octokit: Octokit; ctx: ErrorContext; token: string | undefined; sendToken: boolean } {
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? serverEnv();
   const token = githubToken(env);
   const target = apiTarget(ref, opts);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;

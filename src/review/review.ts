@@ -1,5 +1,6 @@
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
+import { serverEnv } from "../util/secrets.js";
 import { sortComments, summarize } from "./assess.js";
 import { buildContext } from "./context.js";
 import { fileChangeFromContents, parseUnifiedDiff } from "./diff.js";
@@ -196,7 +197,7 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
   }
 
   // Belt and braces: the token must never leave the process, whatever the reviewed text contains.
-  const token = githubToken(opts.env ?? process.env);
+  const token = githubToken(opts.env ?? serverEnv());
   if (token && JSON.stringify(result).includes(token)) return JSON.parse(redact(JSON.stringify(result), token)) as ReviewResult;
   return result;
 }

@@ -28,8 +28,44 @@ export function isSecretName(name: string): boolean {
 export const MIN_SECRET_CHARS = 8;
 export const REDACTED = "[redacted]";
 
-/** Every credential value of an environment (default: the server's), longest first. */
-export function secretValues(env: Record<string, string | undefined> = process.env): string[] {
+/**
+ * The credentials the process started with, moved out of `process.env` (holdCredentials) so that no
+ * child inherits them by default; readers ask serverEnv() or heldCredential() instead.
+ */
+const held = new Map<string, string>();
+
+/**
+ * Moves every credential-named variable of `env` into the in-memory store and deletes it from `env`.
+ * Idempotent; returns the names and values moved by this call.
+ */
+export function holdCredentials(env: NodeJS.ProcessEnv = process.env): Map<string, string> {
+  const moved = new Map<string, string>();
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined || !isSecretName(k)) continue;
+    held.set(k, v);
+    moved.set(k, v);
+    delete env[k];
+  }
+  return moved;
+}
+
+/** A held credential's value (or one still in process.env, when nothing was held: library use). */
+export function heldCredential(name: string): string | undefined {
+  return held.get(name) ?? process.env[name];
+}
+
+/** The held credentials (name, value). */
+export function heldCredentials(): Map<string, string> {
+  return new Map(held);
+}
+
+/** The server's environment as it started: process.env plus the held credentials. For reading only. */
+export function serverEnv(): Record<string, string | undefined> {
+  return held.size === 0 ? process.env : { ...process.env, ...Object.fromEntries(held) };
+}
+
+/** Every credential value of an environment (default: the server's, held ones included), longest first. */
+export function secretValues(env: Record<string, string | undefined> = serverEnv()): string[] {
   const out = new Set<string>();
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined || !isSecretName(k)) continue;

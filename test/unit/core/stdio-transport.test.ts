@@ -58,3 +58,59 @@ describe("LineTransport", () => {
     expect(requestId('…content \\"id\\": 5, more')).toBeUndefined();
   });
 });
+
+describe("LineTransport's JSON-RPC errors", () => {
+  const ping = (id: number) => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
+  const errorOf = (line: string) => JSON.parse(line) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
+
+  it("answers a line that is not JSON with a parse error for id null, and keeps reading", async () => {
+    const { t, stdin, got, sent } = setup(1000);
+    await t.start();
+    stdin.write(`not json\n{"jsonrpc":"2.0","id":1,"method":\n${ping(2)}`);
+    await tick();
+    expect(sent.map(errorOf)).toEqual([0, 1].map(() => expect.objectContaining({ jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32700 }) })));
+    expect(got).toEqual([{ jsonrpc: "2.0", id: 2, method: "ping" }]);
+  });
+
+  it("reads a line that starts with a UTF-8 byte-order mark", async () => {
+    const { t, stdin, got, sent } = setup(1000);
+    await t.start();
+    stdin.write(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(ping(3))]));
+    await tick();
+    expect(got).toEqual([{ jsonrpc: "2.0", id: 3, method: "ping" }]);
+    expect(sent).toEqual([]);
+  });
+
+  it("takes params: null as no params, for requests and notifications", async () => {
+    const { t, stdin, got, sent } = setup(1000);
+    await t.start();
+    stdin.write('{"jsonrpc":"2.0","id":4,"method":"tools/list","params":null}\n{"jsonrpc":"2.0","method":"notifications/initialized","params":null}\n');
+    await tick();
+    expect(got).toEqual([{ jsonrpc: "2.0", id: 4, method: "tools/list" }, { jsonrpc: "2.0", method: "notifications/initialized" }]);
+    expect(sent).toEqual([]);
+  });
+
+  it("answers params the method's schema rejects with invalid params (-32602) for the request's id", async () => {
+    const { t, stdin, got, sent } = setup(1000);
+    await t.start();
+    stdin.write('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"trm_get_state","arguments":"oops"}}\n');
+    stdin.write('{"jsonrpc":"2.0","id":"six","method":"tools/call","params":"oops"}\n');
+    stdin.write('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"trm_get_state","arguments":{"sessionId":"x"}}}\n');
+    await tick();
+    const errs = sent.map(errorOf);
+    expect(errs.map((e) => [e.id, e.error.code])).toEqual([[5, -32602], ["six", -32602]]);
+    expect(errs[0]!.error.message).toMatch(/Invalid params for tools\/call: params\.arguments: .*record/);
+    // Well-formed calls go on, whatever their tool's own arguments: those are the tool's to check.
+    expect(got).toEqual([{ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "trm_get_state", arguments: { sessionId: "x" } } }]);
+  });
+
+  it("answers an invalid request with -32600 (its id when readable), never a notification or a response", async () => {
+    const { t, stdin, got, sent } = setup(1000);
+    await t.start();
+    stdin.write('{"jsonrpc":"2.0","id":8}\n[1,2]\n{"jsonrpc":"1.0","id":9,"method":"ping"}\n');
+    stdin.write('{"jsonrpc":"2.0","method":"notifications/x","params":"bad"}\n{"jsonrpc":"2.0","id":10,"result":"bad"}\n');
+    await tick();
+    expect(sent.map(errorOf).map((e) => [e.id, e.error.code])).toEqual([[8, -32600], [null, -32600], [9, -32600]]);
+    expect(got).toEqual([]);
+  });
+});
