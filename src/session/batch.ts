@@ -105,18 +105,18 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
           fatal = { err };
           return;
         }
-        let applied: AppliedCandidate | undefined;
+        // Each candidate's progress says which one it is: the runs of a batch report side by side.
+        const own: CallContext = { ...ctx, ...(ctx.progress ? { progress: (m: string) => ctx.progress!(`#${sl!.index}: ${m}`) } : {}) };
         try {
-          applied = await applyCandidate(s, wt, sl.candidate!, null);
+          // Not undone afterwards: the next take resets and cleans the pool worktree anyway.
+          const applied = await applyCandidate(s, wt, sl.candidate!, null);
           sl.applied = { paths: applied.paths, testFiles: applied.testFiles };
-          sl.judged = await evaluateApplied(s, applied, step, ctx, inflight);
+          sl.judged = await evaluateApplied(s, applied, step, own, inflight);
         } catch (err) {
           // The candidate's own fault (does not apply, changes nothing, a secret): reported, the others go on.
           if (err instanceof EvaluationCancelled) cancelled = true;
           else if (err instanceof UserError) sl.error = errorText(err);
           else fatal = { err };
-        } finally {
-          if (applied) await applied.undo().catch(() => undefined);
         }
       }
     };
@@ -136,19 +136,29 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
 
     // The chosen candidate is written again in the session worktree: the same plan on the same tip
     // gives the same tree, which is what was evaluated.
-    const mainApplied = await applyCandidate(s, s.worktree, winner.candidate!);
-    try {
-      const tree = await writeCandidateTree(s.worktree, mainApplied.paths);
-      if (tree !== winner.judged!.tree) {
-        throw new Error(`best of N: candidate #${winner.index} gave tree ${tree} in the session worktree but ${winner.judged!.tree} in its pool worktree`);
+    // The others' commits and records are written meanwhile (objects and notes, no worktree).
+    const others = (async () => {
+      for (const sl of evaluated) if (sl !== winner) sl.commit = await writeAlternative(s, step, sl, zNotes);
+    })();
+    const main = (async () => {
+      const applied = await applyCandidate(s, s.worktree, winner.candidate!);
+      try {
+        const tree = await writeCandidateTree(s.worktree, applied.paths);
+        if (tree !== winner.judged!.tree) {
+          throw new Error(`best of N: candidate #${winner.index} gave tree ${tree} in the session worktree but ${winner.judged!.tree} in its pool worktree`);
+        }
+      } catch (err) {
+        await applied.undo();
+        throw err;
       }
-      for (const sl of evaluated) {
-        if (sl !== winner) sl.commit = await writeAlternative(s, step, sl, zNotes);
-      }
-    } catch (err) {
-      await mainApplied.undo();
-      throw err;
+      return applied;
+    })();
+    const [o, m] = await Promise.allSettled([others, main]);
+    if (o.status === "rejected" || m.status === "rejected") {
+      if (m.status === "fulfilled") await m.value.undo();
+      throw o.status === "rejected" ? o.reason : (m as PromiseRejectedResult).reason;
     }
+    const mainApplied = m.value;
     const r = await recordStep(s, {
       step,
       candidate: winner.candidate!,

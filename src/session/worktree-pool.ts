@@ -42,6 +42,11 @@ export async function removePool(top: string, commonDir: string, id: string): Pr
 export class WorktreePool {
   /** Slots made or checked by this process: a slot found on disk from an earlier server is checked once. */
   private readonly known = new Set<number>();
+  /**
+   * `git worktree add` runs one at a time: it reads every other worktree's admin folder, and one
+   * being made at that moment has no commondir file yet ("failed to read .../commondir", measured).
+   */
+  private creating: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly config: SessionConfig) {}
 
@@ -61,7 +66,9 @@ export class WorktreePool {
   private async create(wt: string, tip: string, ctx: CallContext): Promise<void> {
     const { repoTop: top, id } = this.config;
     ctx.progress?.(`creating pool worktree ${path.basename(wt)}`);
-    await addWorktree(top, wt, tip, id);
+    const added = this.creating.then(() => addWorktree(top, wt, tip, id));
+    this.creating = added.catch(() => undefined);
+    await added;
     try {
       await linkIgnored(top, wt, this.config.linkPaths);
       await layerWorkspaces(top, wt);
