@@ -176,14 +176,18 @@ describe("best of N", () => {
       sessionId: id,
       candidates: [
         { candidate: filesCandidate("src/stats.js", stats(SUM_RIGHT, MEDIAN_RIGHT)), rationale: "median" },
-        { candidate: filesCandidate("c.txt", "c\n"), rationale: "noise" },
+        { candidate: filesCandidate("c.txt", "c\n") },
       ],
+      rationale: "shared",
     });
     expect(r2.candidates.map((c: Any) => c.verdict)).toEqual(["chosen", "kept"]);
     expect(r2.score).toBe(1);
     expect(readFileSync(counter, "utf8").trim().split("\n")).toHaveLength(3);
     // The second candidate ran on the new tip, without the first batch's files.
     expect(g(repo, "show", `refs/trm/${id}/alternatives/2/2:src/stats.js`)).toBe(stats(SUM_RIGHT, MEDIAN_BASE));
+    // A candidate without a rationale of its own takes the call's.
+    expect(g(repo, "log", "-1", "--format=%s", `refs/trm/${id}/alternatives/2/2`).trim()).toBe("trm step 2 alternative 2: shared");
+    expect(g(repo, "log", "-1", "--format=%s", `trm/${id}`).trim()).toBe("trm step 2: median");
 
     for (const bad of [{ candidates: [{ candidate: fix }] }, { candidate: fix, candidates: [{ candidate: fix }, { candidate: fix }] }, {}]) {
       const e = await srv.raw("trm_submit_candidate", { sessionId: id, ...bad });

@@ -114,7 +114,9 @@ export function sessionTools(sessions: SessionManager) {
       if (!args.candidate === !args.candidates) {
         throw new UserError(args.candidate ? "Both candidate and candidates were given." : "No candidate given.", "Send exactly one of candidate (one change) or candidates (2 to 8 {candidate, rationale} to evaluate side by side).");
       }
-      const r = args.candidates ? await submitBatch(s, args.candidates, args.zNotes, ctx, args.maxParallel) : await s.submit(args.candidate!, args.rationale ?? "", args.zNotes, ctx);
+      // A batch's own rationale per candidate; the call's rationale stands in where one has none.
+      const items = args.candidates?.map((c) => ({ candidate: c.candidate, rationale: c.rationale ?? args.rationale ?? "" }));
+      const r = items ? await submitBatch(s, items, args.zNotes, ctx, args.maxParallel) : await s.submit(args.candidate!, args.rationale ?? "", args.zNotes, ctx);
       const batch: CandidateOutcome[] | undefined = "candidates" in r ? (r.candidates as CandidateOutcome[]) : undefined;
       const failureSteps = new Map(r.failures.map((f) => [f.item.name, f.introducedAtStep]));
       const tests = r.ev.tests === undefined ? undefined : r.ev.tests === null ? null : { ...testsView(r.ev.tests), failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
