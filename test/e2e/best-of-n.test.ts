@@ -12,6 +12,8 @@ const BIN = path.join(ROOT, "dist", "cli", "main.js");
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startServer();
+  // Listed first, so the client checks every answer against the tool's declared output schema.
+  await srv.client.listTools();
 });
 afterAll(async () => {
   await srv.close();
