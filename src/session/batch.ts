@@ -107,12 +107,15 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
         }
         // Each candidate's progress says which one it is: the runs of a batch report side by side.
         const own: CallContext = { ...ctx, ...(ctx.progress ? { progress: (m: string) => ctx.progress!(`#${sl!.index}: ${m}`) } : {}) };
+        let applied: AppliedCandidate | undefined;
         try {
-          // Not undone afterwards: the next take resets and cleans the pool worktree anyway.
-          const applied = await applyCandidate(s, wt, sl.candidate!, null);
+          // An evaluated candidate is left in place: its files are staged, so the next take's reset
+          // removes them. One that failed may have written files git would not stage (ignored ones).
+          applied = await applyCandidate(s, wt, sl.candidate!, null);
           sl.applied = { paths: applied.paths, testFiles: applied.testFiles };
           sl.judged = await evaluateApplied(s, applied, step, own, inflight);
         } catch (err) {
+          if (applied) await applied.undo().catch(() => undefined);
           // The candidate's own fault (does not apply, changes nothing, a secret): reported, the others go on.
           if (err instanceof EvaluationCancelled) cancelled = true;
           else if (err instanceof UserError) sl.error = errorText(err);

@@ -228,7 +228,7 @@ describe("best of N", () => {
     const repo = brokenRepo();
     const before = checkoutState(repo);
     const crashing = await startServer({ stateDir: srv.stateDir });
-    const s = await crashing.call<Any>("trm_start_session", { repoPath: repo, testCmd: "if [ -f slow ]; then sleep 27.391; fi; node --test", timeoutSec: 20 });
+    const s = await crashing.call<Any>("trm_start_session", { repoPath: repo, testCmd: "if [ -f slow ]; then touch leftover; sleep 27.391; fi; if [ -f leftover ]; then exit 3; fi; node --test", timeoutSec: 20 });
     const id = s.sessionId as string;
     const slow = (content: string) => ({ mode: "files", files: [{ path: "slow", content }] });
     void crashing.call("trm_submit_candidate", { sessionId: id, candidates: [{ candidate: slow("1") }, { candidate: slow("2") }] }).catch(() => undefined);
@@ -243,7 +243,8 @@ describe("best of N", () => {
     await next.call("trm_list_sessions", { repoPath: repo });
     expect((await next.call<Any>("trm_get_state", { sessionId: id })).step).toBe(0);
     expect(running()).toBe(0);
-    // The pool worktrees still hold the dead batch's `slow`: taken again, they are cleaned first.
+    // The pool worktrees still hold the dead batch's files (`slow`, and `leftover` that its command made):
+    // taken again, they are reset and cleaned first.
     const r = await next.call<Any>("trm_submit_candidate", {
       sessionId: id,
       candidates: [
