@@ -16,8 +16,8 @@ export const RESERVED_POINTS = new Set(["baseline", "best", "current", "head"]);
 
 /**
  * Resolves a point of a session's history named by a client: "baseline", "best", "current", a step
- * number, a best-of-N alternative ("3.2"), or a checkpoint name. Only names of that shape are accepted, so nothing the client sends
- * reaches git as an option or a revision expression.
+ * number, a best-of-N alternative ("3.2"), or a checkpoint name. Only names of that shape are accepted,
+ * so nothing the client sends reaches git as an option or a revision expression.
  */
 export async function resolvePoint(s: Session, at: string): Promise<Point> {
   const a = at.trim();
