@@ -10,6 +10,7 @@ const benches = [
   ["parsing 5 MB test logs (issue 5)", "parse.mjs"],
   ["feedback size for 500 errors (issue 5)", "feedback.mjs"],
   ["time to verdict: three commands sequential vs concurrent (issue 14)", "concurrency.mjs"],
+  ["best of N: 1, 2 and 4 candidates whose test sleeps 2 s, maxParallel 4 (issue 13)", "best-of-n.mjs"],
 ];
 let failed = 0;
 for (const [title, file] of benches) {

@@ -6,6 +6,7 @@ import { sessionRefs } from "../git/refs.js";
 import { recordedAlive } from "../evaluate/orphans.js";
 import { ownerAlive, ownerFile, readOwner } from "../session/owner-lock.js";
 import { interruptedStartLeftovers, interruptedStarts } from "../session/recover.js";
+import { poolDirs } from "../session/worktree-pool.js";
 import { footprints, statusOf, type CliStatus, type Repo } from "./find.js";
 
 /**
@@ -178,6 +179,14 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
     }
     actions.push(...mine);
     sessions.push({ sessionId: f.id, status, pruned: mine.length > 0, reason, kept });
+  }
+
+  // Pool worktrees of best-of-N batches (worktree-pool.ts) go with their session, or when it is gone.
+  for (const d of await poolDirs(repo.commonDir)) {
+    const v = sessions.find((x) => x.sessionId === d.id);
+    if (v?.kept.includes("everything")) continue;
+    actions.push({ action: "remove-worktree", sessionId: d.id, target: d.path, detail: "best-of-N pool worktree" });
+    if (v) v.pruned = true;
   }
 
   // A start killed before it made any ref or worktree leaves only its marks and temporary index.

@@ -45,15 +45,15 @@ export async function forgetGroup(file: string): Promise<void> {
 }
 
 /**
- * Kills the groups recorded in `file` and in its numbered siblings (`file.1`, ...: commands that ran
- * at the same time); returns true if one was killed.
+ * Kills the groups recorded in `file` and in its siblings (`file.1`, ...: commands that ran at the same
+ * time; `file.<pool worktree>[.1]`: the candidates of a batch); returns true if one was killed.
  */
 export async function reapRecordedAll(file: string): Promise<boolean> {
   const dir = path.dirname(file);
   const base = path.basename(file);
   const names = await readdir(dir).catch(() => [] as string[]);
   let killed = await reapRecorded(file);
-  for (const n of names) if (n.startsWith(`${base}.`) && /^\d+$/.test(n.slice(base.length + 1))) killed = (await reapRecorded(path.join(dir, n))) || killed;
+  for (const n of names) if (n.startsWith(`${base}.`) && /^[\w.-]+$/.test(n.slice(base.length + 1))) killed = (await reapRecorded(path.join(dir, n))) || killed;
   return killed;
 }
 

@@ -51,8 +51,8 @@ export async function undo(s: Session) {
 }
 
 function checkName(name: string): string {
-  if (!CHECKPOINT_RE.test(name) || name.length > 64 || name.endsWith(".lock") || RESERVED_POINTS.has(name) || /^\d+$/.test(name)) {
-    throw new UserError(`Invalid checkpoint name ${JSON.stringify(name)}.`, "Use letters, digits, '.', '_' or '-' (up to 64), not a number and not baseline/best/current/head.");
+  if (!CHECKPOINT_RE.test(name) || name.length > 64 || name.endsWith(".lock") || RESERVED_POINTS.has(name) || /^\d+(?:\.\d+)?$/.test(name)) {
+    throw new UserError(`Invalid checkpoint name ${JSON.stringify(name)}.`, "Use letters, digits, '.', '_' or '-' (up to 64), not a number, not <step>.<k> and not baseline/best/current/head.");
   }
   return name;
 }

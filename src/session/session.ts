@@ -14,6 +14,7 @@ import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
 import { pythonIsolation, type PythonIsolation } from "./python-env.js";
 import { layerWorkspaces } from "./workspaces.js";
+import { removePool } from "./worktree-pool.js";
 import { reapRecordedAll } from "../evaluate/orphans.js";
 import { killMarked } from "../evaluate/sweep.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
@@ -249,22 +250,28 @@ export class Session {
     return path.join(this.config.commonDir, "trm", "pycache", this.config.id);
   }
 
-  private isolation?: Promise<PythonIsolation>;
-  /** Read from the linked environments once per process: derivable again after a restart. */
-  pythonIsolation(): Promise<PythonIsolation> {
-    return (this.isolation ??= pythonIsolation(this.top, this.worktree, this.config.linkPaths, this.pycacheDir));
+  private readonly isolation = new Map<string, Promise<PythonIsolation>>();
+  /** Read from the linked environments once per process and worktree: derivable again after a restart. */
+  pythonIsolation(worktree = this.worktree): Promise<PythonIsolation> {
+    let p = this.isolation.get(worktree);
+    if (!p) this.isolation.set(worktree, (p = pythonIsolation(this.top, worktree, this.config.linkPaths, this.pycacheDir)));
+    return p;
   }
 
-  async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf(), changedFiles: string[] = []): Promise<EvaluationRun> {
+  /**
+   * Runs the session's commands in `worktree` (the session's own, or a pool worktree of a batch, whose
+   * running command is recorded next to the session's so that a crash leaves no orphan either).
+   */
+  async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf(), changedFiles: string[] = [], worktree = this.worktree): Promise<EvaluationRun> {
     // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
     // in the same second as the last run (e.g. `a - b` -> `a + b`) would be tested as the old code.
     for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {
-      await rm(path.join(this.pycacheDir, path.join(this.worktree, dir)), { recursive: true, force: true });
+      await rm(path.join(this.pycacheDir, path.join(worktree, dir)), { recursive: true, force: true });
     }
     return evaluate({
       changedFiles,
       ...(this.config.parallel === false ? { parallel: false } : {}),
-      cwd: this.worktree,
+      cwd: worktree,
       commands: this.config.commands,
       checks: this.config.checks,
       testReport: this.config.testReport,
@@ -275,11 +282,11 @@ export class Session {
       previousBestPerf,
       signal: ctx.signal,
       onProgress: ctx.progress,
-      env: { ...(await this.pythonIsolation()).env, ...this.commandEnv(step) },
+      env: { ...(await this.pythonIsolation(worktree)).env, ...this.commandEnv(step) },
       checkout: { root: this.top, linked: this.config.linkPaths },
       tickMs: progressIntervalMs(),
-      groupFile: this.groupFile,
-      ...commandPolicy(this.config, this.worktree),
+      groupFile: worktree === this.worktree ? this.groupFile : `${this.groupFile}.${path.basename(worktree)}`,
+      ...commandPolicy(this.config, worktree),
     });
   }
 
@@ -308,6 +315,7 @@ export class Session {
       // Daemons a command left behind (already killed when their command ended, unless they hid).
       killMarked("TRM_SESSION_ID", this.id);
       await removeWorktree(this.top, this.worktree);
+      await removePool(this.top, this.config.commonDir, this.id);
       await rm(this.pycacheDir, { recursive: true, force: true });
       if (discard) {
         const refs = await git(this.top, ["for-each-ref", "--format=%(refname)", this.refs.tagPrefix, this.refs.keepPrefix, this.refs.notes, this.refs.logs]);

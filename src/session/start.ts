@@ -1,5 +1,5 @@
 import { constants, existsSync } from "node:fs";
-import { access, lstat, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { access, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
 import { assertSandboxAvailable } from "../evaluate/sandbox.js";
@@ -8,7 +8,7 @@ import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.j
 import { addWorktree, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { explainSystemError, trmRefInTheWay } from "../util/sys-errors.js";
-import { normalizeRelPath, resolveInside } from "../util/paths.js";
+import { normalizeRelPath } from "../util/paths.js";
 import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveConfig, type SessionConfig, type StartInput } from "./config.js";
 import type { CallContext } from "./context.js";
@@ -18,6 +18,7 @@ import { commandPolicy } from "./policy.js";
 import { registryDelete, registrySet } from "./registry.js";
 import { progressIntervalMs, Session } from "./session.js";
 import { layerWorkspaces, type LayerResult } from "./workspaces.js";
+import { linkIgnored } from "./link-paths.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 
 
@@ -246,19 +247,4 @@ async function initSubmodules(wt: string, timeoutSec: number, ctx: CallContext):
     ok: false,
     message: `submodules could not be initialised in the worktree (${capHeadTail(why, 600).text}); commands that need them will fail. Provide them with setupCmd or linkPaths.${notInit}`,
   };
-}
-
-/** Symlinks ignored paths (e.g. .env, a nested node_modules) from the checkout into the worktree. */
-async function linkIgnored(top: string, wt: string, rels: string[]): Promise<void> {
-  for (const rel of rels) {
-    const src = path.join(top, rel);
-    // The link is made inside the worktree only: a tracked symlink on the way must not lead elsewhere.
-    // `entry`: the folders on the way resolved as the kernel does, the name itself not followed.
-    const { entry: dst } = await resolveInside(wt, rel);
-    const exists = await lstat(src).then(() => true, () => false);
-    if (!exists) throw new UserError(`linkPaths: ${rel} does not exist in the checkout.`, "List only paths that exist in the repository's working tree.");
-    if (await lstat(dst).then(() => true, () => false)) continue; // tracked: the worktree already has it
-    await mkdir(path.dirname(dst), { recursive: true });
-    await symlink(src, dst);
-  }
 }

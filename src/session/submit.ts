@@ -8,12 +8,12 @@ import { applyPlan, worktreeReader } from "../candidate/write.js";
 import { planCandidate } from "../candidate/plan.js";
 import { suggestMode } from "../candidate/mode-suggest.js";
 import type { Candidate } from "../candidate/schema.js";
-import { rescore, EvaluationCancelled, type Evaluation } from "../evaluate/evaluate.js";
+import { rescore, EvaluationCancelled, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { judgeEvaluation } from "../evaluate/judge.js";
 import { foldProgress, IMPROVEMENT_EPSILON } from "../evaluate/score.js";
 import { git, GitError, gitOrNull } from "../git/cli.js";
-import { updateRefs, writeCommitFast, writeNote } from "../git/session-git.js";
+import { updateRefs, writeCommitFast, writeNote, type RefUpdate } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import type { CallContext } from "./context.js";
@@ -57,9 +57,10 @@ export interface AppliedCandidate {
 
 /**
  * Plans the candidate against `worktree`, checks it (protected tests, not empty) and writes it all or
- * nothing. Nothing is written when a check fails.
+ * nothing. Nothing is written when a check fails. `journal` null: a pool worktree, which is reset and
+ * cleaned before each use instead (worktree-pool.ts).
  */
-export async function applyCandidate(s: Session, worktree: string, candidate: Candidate): Promise<AppliedCandidate> {
+export async function applyCandidate(s: Session, worktree: string, candidate: Candidate, journal: string | null = s.writeJournal): Promise<AppliedCandidate> {
   const reader = worktreeReader(worktree);
   const plan = await planCandidate(candidate, reader);
   // Matched where the kernel lands too: a link inside the repository (`t -> test`) must not hide a test.
@@ -73,15 +74,15 @@ export async function applyCandidate(s: Session, worktree: string, candidate: Ca
   }
   // Compared with the files as they are before the write: what the same change would cost in another mode.
   const modeSuggestion = await suggestMode(candidate, plan, reader);
-  await recordWrites(s.writeJournal, plan.ops.map((o) => o.path));
+  if (journal) await recordWrites(journal, plan.ops.map((o) => o.path));
   const applied = await applyPlan(worktree, plan.ops).catch(async (err: unknown) => {
-    await clearWrites(s.writeJournal);
+    if (journal) await clearWrites(journal);
     throw err;
   });
   const undo = async () => {
     await applied.rollback();
     await gitOrNull(worktree, ["reset", "-q"]);
-    await clearWrites(s.writeJournal);
+    if (journal) await clearWrites(journal);
   };
   return { worktree, plan, paths: applied.paths, testFiles, modeSuggestion, undo };
 }
@@ -99,7 +100,7 @@ export interface JudgedTree {
  * tree) and judges it against the tests of earlier steps. Throws on a tree equal to the tip's; the
  * caller undoes the write on any failure.
  */
-export async function evaluateApplied(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext): Promise<JudgedTree> {
+export async function evaluateApplied(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, inflight?: Map<string, Promise<EvaluationRun>>): Promise<JudgedTree> {
   await assertNoSecretsIn(applied.worktree, applied.paths);
   const tree = await writeCandidateTree(applied.worktree, applied.paths);
   if (tree === s.tipTree) {
@@ -113,8 +114,13 @@ export async function evaluateApplied(s: Session, applied: AppliedCandidate, ste
   if (hit) {
     cachedFrom = hit.commit;
     ev = rescore(hit.evaluation, s.config.weights, s.config.checks, s.config.perfDirection, prevBest);
+  } else if (inflight?.has(tree)) {
+    // The same tree in the same batch: one run serves both (its logs are kept with the first).
+    ev = (await inflight.get(tree)!).evaluation;
   } else {
-    ({ evaluation: ev, logs } = await s.evaluateHere(step, ctx, prevBest, applied.paths));
+    const run = s.evaluateHere(step, ctx, prevBest, applied.paths, applied.worktree);
+    inflight?.set(tree, run);
+    ({ evaluation: ev, logs } = await run);
   }
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
   ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks);
@@ -128,7 +134,16 @@ export async function evaluateApplied(s: Session, applied: AppliedCandidate, ste
  */
 export async function recordStep(
   s: Session,
-  r: { step: number; candidate: Candidate; rationale: string; zNotes: string | undefined; applied: AppliedCandidate; judged: JudgedTree },
+  r: {
+    step: number;
+    candidate: Candidate;
+    rationale: string;
+    zNotes: string | undefined;
+    applied: AppliedCandidate;
+    judged: JudgedTree;
+    /** More refs to move in the same transaction (a batch's alternatives), given the step's commit. */
+    extraRefs?: (commit: string) => RefUpdate[];
+  },
 ) {
   const { step, candidate, rationale, zNotes, applied } = r;
   const { tree, ev, logs, cachedFrom } = r.judged;
@@ -169,6 +184,7 @@ export async function recordStep(
         // Against the session's best, not the current history's: after an undo or a reset a lower score is
         // new to this history but must not take the tag from a better step kept elsewhere.
         ...(newBest ? [{ ref: s.refs.bestTag, next: commit }] : []),
+        ...(r.extraRefs?.(commit) ?? []),
       ],
       `trm: step ${step}`,
     );
@@ -196,7 +212,7 @@ export async function recordStep(
 }
 
 /** Stages the candidate's paths in `worktree`'s index and writes the index as a tree. */
-async function writeCandidateTree(worktree: string, paths: string[]): Promise<string> {
+export async function writeCandidateTree(worktree: string, paths: string[]): Promise<string> {
   await stageCandidate(worktree, paths);
   return (await git(worktree, ["write-tree"])).trim();
 }

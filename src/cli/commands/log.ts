@@ -3,6 +3,7 @@ import { foldProgress } from "../../evaluate/score.js";
 import { git } from "../../git/cli.js";
 import { shortRef } from "../../git/refs.js";
 import { readNote } from "../../git/session-git.js";
+import { listAlternatives } from "../../session/alternatives.js";
 import { listCheckpoints } from "../../session/history.js";
 import { testsTrailer, type StepNote } from "../../session/record.js";
 import type { Session } from "../../session/session.js";
@@ -82,10 +83,30 @@ export async function logView(s: Session) {
       at: e.note?.at ?? null,
       cachedFrom: e.note?.cachedFrom ?? null,
       evaluated: e.step === 0 || !!e.note,
+      /** The candidates of the best-of-N batch that made this step, the chosen one included. */
+      alternatives: undefined as AlternativeRow[] | undefined,
     };
   });
   const halt = s.halt();
   const checkpoints = await listCheckpoints(s);
+  // A batch's candidates belong under the step they competed for: same step number, same parent.
+  const alternatives = await listAlternatives(s);
+  const parentOf = new Map(s.entries.map((e, i) => [e.step, i === 0 ? null : s.entries[i - 1]!.commit]));
+  for (const st of steps) {
+    const parent = parentOf.get(st.step) ?? s.baseline.commit;
+    const mine = alternatives.filter((a) => a.step === st.step && st.step > 0 && (a.parent === parent || a.commit === st.commit));
+    if (mine.length) {
+      st.alternatives = mine.map((a) => ({
+          at: a.at,
+          commit: a.commit,
+          chosen: a.commit === st.commit,
+          score: a.note?.score ?? null,
+          testsSummary: a.note && a.note.evaluation.commands.test ? testsTrailer(a.note.evaluation) : null,
+          build: a.note ? commandStatus(a.note.evaluation, "build") : null,
+          rationale: a.note ? (a.note.rationale.split("\n")[0] ?? "").trim() : "(no evaluation record)",
+      }));
+    }
+  }
   return {
     sessionId: s.id,
     branch: shortRef(s.refs.branch),
@@ -104,6 +125,16 @@ export async function logView(s: Session) {
 
 type LogView = Awaited<ReturnType<typeof logView>>;
 
+interface AlternativeRow {
+  at: string;
+  commit: string;
+  chosen: boolean;
+  score: number | null;
+  testsSummary: string | null;
+  build: CommandStatus;
+  rationale: string;
+}
+
 function renderLog(v: LogView, io: Io): string {
   const p = io.paint;
   const threshold = 0.95;
@@ -111,17 +142,30 @@ function renderLog(v: LogView, io: Io): string {
   const has = { tests: !!v.commands.test, build: !!v.commands.build, lint: !!v.commands.lint, perf: !!v.commands.bench };
   const headers = ["STEP", "COMMIT", "SCORE", "EMA", ...(has.tests ? ["TESTS"] : []), ...(has.build ? ["BUILD"] : []), ...(has.lint ? ["LINT"] : []), ...(has.perf ? ["PERF"] : []), "RATIONALE"];
   const align: Align[] = ["right", "left", "right", "right", ...(has.tests ? (["right"] as const) : []), ...(has.build ? (["left"] as const) : []), ...(has.lint ? (["left"] as const) : []), ...(has.perf ? (["right"] as const) : []), "left"];
-  // Newest first, as git log prints.
-  const rows = [...v.steps].reverse().map((st) => [
-    String(st.step),
-    p.yellow(st.step === 0 ? "baseline" : st.commit.slice(0, 10)),
-    colorScore(p, st.score, threshold),
-    fmtScore(st.ema),
-    ...(has.tests ? [st.testsSummary ?? "-"] : []),
-    ...(has.build ? [cmdCell(st.build)] : []),
-    ...(has.lint ? [cmdCell(st.lint)] : []),
-    ...(has.perf ? [st.perf === null ? "-" : String(st.perf)] : []),
-    `${truncate(printable(st.rationale), 72)}${st.cachedFrom ? p.dim(" (cached)") : ""}${st.best ? ` ${p.bold(p.green("<- best"))}` : ""}`,
+  // Newest first, as git log prints; a batch's candidates right under their step.
+  const rows = [...v.steps].reverse().flatMap((st) => [
+    [
+      String(st.step),
+      p.yellow(st.step === 0 ? "baseline" : st.commit.slice(0, 10)),
+      colorScore(p, st.score, threshold),
+      fmtScore(st.ema),
+      ...(has.tests ? [st.testsSummary ?? "-"] : []),
+      ...(has.build ? [cmdCell(st.build)] : []),
+      ...(has.lint ? [cmdCell(st.lint)] : []),
+      ...(has.perf ? [st.perf === null ? "-" : String(st.perf)] : []),
+      `${truncate(printable(st.rationale), 72)}${st.cachedFrom ? p.dim(" (cached)") : ""}${st.best ? ` ${p.bold(p.green("<- best"))}` : ""}`,
+    ],
+    ...(st.alternatives ?? []).map((a) => [
+      p.dim(`  ${a.at}`),
+      p.dim(a.commit.slice(0, 10)),
+      a.score === null ? p.dim("-") : colorScore(p, a.score, threshold),
+      p.dim("-"),
+      ...(has.tests ? [a.testsSummary ?? "-"] : []),
+      ...(has.build ? [cmdCell(a.build)] : []),
+      ...(has.lint ? [p.dim("-")] : []),
+      ...(has.perf ? [p.dim("-")] : []),
+      `${a.chosen ? "(chosen) " : ""}${truncate(printable(a.rationale), 64)}`,
+    ]),
   ]);
   if (!v.baseline.evaluated) {
     rows.push(["0", p.yellow("baseline"), p.dim("-"), p.dim("-"), ...headers.slice(4, -1).map(() => p.dim("-")), p.dim("(baseline, not evaluated)")]);
@@ -157,7 +201,8 @@ export const logCommand: Command = {
   description: [
     "Shows the steps of a session's current history, newest first, like `git log --oneline` with the",
     "evaluation: score, EMA, test counts, build and lint results, bench value and the rationale. The best",
-    "step is marked. Checkpoints, and work left behind by undo or restore (kept under",
+    "step is marked; the candidates of a best-of-N submit are listed under their step as <step>.<k>.",
+    "Checkpoints, and work left behind by undo or restore (kept under",
     "refs/trm/<id>/undone/ and refs/trm/<id>/superseded/), are listed at the end.",
     "",
     "The session is looked up in --repo, else in the repository of the current directory, else in the",

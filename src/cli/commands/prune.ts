@@ -98,6 +98,7 @@ export const pruneCommand: Command = {
     "  and the work undo/restore left behind (refs/trm/<id>/undone/*, superseded/*) is deleted; an",
     "  abandoned or idle session is marked ended. Its branch trm/<id>, tags trm/<id>/* and notes are KEPT:",
     "  the branch is your result. --delete-branches deletes them too (except a branch checked out).",
+    "- the best-of-N pool worktrees (.git/trm/pool/trm-<id>-<k>) of those sessions, or of sessions gone;",
     "- stale .git/worktrees entries of code-trm's own worktrees (never the user's);",
     "- lock files only code-trm creates, older than a minute (.git/worktrees/trm-*/*.lock and *.lock",
     "  under refs/heads/trm, refs/tags/trm, refs/notes/trm, refs/notes/trm-logs, refs/trm);",

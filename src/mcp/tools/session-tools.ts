@@ -6,6 +6,8 @@ import { shortRef } from "../../git/refs.js";
 import { startSessionInput } from "../../session/config.js";
 import type { SessionManager } from "../../session/manager.js";
 import { startSession } from "../../session/start.js";
+import { submitBatch, type CandidateOutcome } from "../../session/batch.js";
+import { UserError } from "../../util/errors.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { diagnosticOut, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
@@ -70,10 +72,16 @@ export function sessionTools(sessions: SessionManager) {
 
   const submit = defineTool({
     name: "trm_submit_candidate",
-    description: "Apply a candidate in the session worktree (all-or-nothing), run the commands, score it and commit it as the next step. Returns scores, test results, diagnostics and whether to stop.",
+    description: "Apply a candidate in the session worktree (all-or-nothing), run the commands, score it and commit it as the next step: scores, tests, diagnostics, whether to stop.",
     input: {
       sessionId,
-      candidate: candidateSchema,
+      candidate: candidateSchema.optional(),
+      // Each candidate is checked in full on the server (batch.ts): its schema is advertised once, above.
+      candidates: z
+        .array(z.object({ candidate: z.unknown().optional(), rationale: z.string().optional() }))
+        .optional()
+        .describe("best of 2-8"),
+      maxParallel: z.number().int().min(1).max(64).optional(),
       rationale: z.string().max(LIMITS.maxRationaleChars).optional().describe("why; becomes the commit message"),
       zNotes: z.string().max(LIMITS.maxZNotesChars).optional().describe("notes carried to later steps"),
     },
@@ -98,11 +106,18 @@ export function sessionTools(sessions: SessionManager) {
       modeSuggestion: z.string().optional(),
       commandsMs: z.number(),
       commandMs: z.record(z.string(), z.number()).optional(),
+      candidates: z.array(z.object({ at: z.string().nullable(), score: z.number().nullable(), verdict: z.string(), feedback: z.string() })).optional(),
     },
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args, ctx) {
       const s = await sessions.get(args.sessionId);
-      const r = await s.submit(args.candidate, args.rationale ?? "", args.zNotes, ctx);
+      if (!args.candidate === !args.candidates) {
+        throw new UserError(args.candidate ? "Both candidate and candidates were given." : "No candidate given.", "Send exactly one of candidate (one change) or candidates (2 to 8 {candidate, rationale} to evaluate side by side).");
+      }
+      // A batch's own rationale per candidate; the call's rationale stands in where one has none.
+      const items = args.candidates?.map((c) => ({ candidate: c.candidate, rationale: c.rationale ?? args.rationale ?? "" }));
+      const r = items ? await submitBatch(s, items, args.zNotes, ctx, args.maxParallel) : await s.submit(args.candidate!, args.rationale ?? "", args.zNotes, ctx);
+      const batch: CandidateOutcome[] | undefined = "candidates" in r ? (r.candidates as CandidateOutcome[]) : undefined;
       const failureSteps = new Map(r.failures.map((f) => [f.item.name, f.introducedAtStep]));
       const tests = r.ev.tests === undefined ? undefined : r.ev.tests === null ? null : { ...testsView(r.ev.tests), failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
       const structured = {
@@ -127,9 +142,10 @@ export function sessionTools(sessions: SessionManager) {
         commandsMs: r.cachedFrom ? 0 : r.ev.commandsMs,
         // Each command's own time; commandsMs is the wall time (concurrent commands overlap).
         ...(r.cachedFrom ? {} : { commandMs: Object.fromEntries(Object.entries(r.ev.commands).flatMap(([k, c]) => (c && !c.skipped ? [[k, c.durationMs]] : []))) }),
+        ...(batch ? { candidates: batch } : {}),
       };
       const extra = [...structured.warnings.map((w) => `warning: ${w}`), ...(r.modeSuggestion ? [`tip: ${r.modeSuggestion}`] : [])];
-      return { structured, text: [r.feedback, ...extra].join("\n") };
+      return { structured, text: [...(batch ? batchLines(batch) : []), r.feedback, ...extra].join("\n") };
     },
   });
 
@@ -232,4 +248,13 @@ export function applyInstructions(id: string, branch: string, bestCommit: string
   if (bestCommit) out.push(`best step only: git diff ${base} ${bestCommit.slice(0, 12)} | git apply`);
   out.push(`inspect: git log --notes=trm/${id} ${branch}; git diff ${base} ${branch}`);
   return out;
+}
+
+/** The batch at a glance, before the chosen candidate's full feedback. */
+function batchLines(list: CandidateOutcome[]): string[] {
+  return [
+    `best of ${list.length} (read, diff or restore one with at = <step>.<k>):`,
+    ...list.map((c, i) => `  #${i + 1} ${c.at ?? "-"} ${c.verdict}${c.score === null ? "" : ` ${fmt(c.score)}`}: ${c.feedback}`),
+    "",
+  ];
 }

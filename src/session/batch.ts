@@ -1,0 +1,217 @@
+/**
+ * Best of N: several candidates for the same step, planned against the tip, then applied and evaluated
+ * side by side, each in a pool worktree of its own (worktree-pool.ts), at most `maxParallel` at once.
+ * The best by score (ties: the earlier) is recorded as the step exactly as a single submit records it;
+ * every evaluated candidate also gets `refs/trm/<id>/alternatives/<step>/<k>` (k = base + position, so a
+ * later batch at the same step number after an undo never collides), the others as commits of their own
+ * on the same parent with their evaluation note, written before the refs move in one transaction.
+ */
+import os from "node:os";
+import { planCandidate } from "../candidate/plan.js";
+import { candidateSchema, type Candidate } from "../candidate/schema.js";
+import { worktreeReader } from "../candidate/write.js";
+import { briefLine } from "../evaluate/brief.js";
+import { EvaluationCancelled, type EvaluationRun } from "../evaluate/evaluate.js";
+import { foldProgress } from "../evaluate/score.js";
+import { listRefs, writeCommitFast, writeNote } from "../git/session-git.js";
+import { UserError } from "../util/errors.js";
+import { LIMITS } from "../util/limits.js";
+import { alternativeRef } from "./alternatives.js";
+import type { CallContext } from "./context.js";
+import { stepMessage, type StepNote } from "./record.js";
+import type { Session } from "./session.js";
+import { applyCandidate, evaluateApplied, recordStep, writeCandidateTree, type AppliedCandidate, type JudgedTree } from "./submit.js";
+import { WorktreePool } from "./worktree-pool.js";
+
+export const MIN_BATCH = 2;
+export const MAX_BATCH = 8;
+
+export interface BatchItem {
+  candidate?: unknown;
+  rationale?: string;
+}
+
+/** What the answer says about each candidate, in the order they were sent. */
+export interface CandidateOutcome {
+  /** The point to read, diff or restore it with (`<step>.<k>`); null when it was not evaluated. */
+  at: string | null;
+  score: number | null;
+  verdict: "chosen" | "kept" | "rejected";
+  feedback: string;
+}
+
+interface Slot {
+  index: number;
+  rationale: string;
+  candidate?: Candidate;
+  error?: string;
+  judged?: JudgedTree;
+  applied?: Pick<AppliedCandidate, "paths" | "testFiles">;
+  k?: number;
+  commit?: string;
+}
+
+const pools = new WeakMap<Session, WorktreePool>();
+
+function errorText(err: UserError): string {
+  return err.hint ? `${err.message} ${err.hint}` : err.message;
+}
+
+export async function submitBatch(s: Session, items: BatchItem[], zNotes: string | undefined, ctx: CallContext, maxParallel?: number) {
+  if (items.length < MIN_BATCH || items.length > MAX_BATCH) {
+    throw new UserError(`candidates has ${items.length} entries; a batch takes ${MIN_BATCH} to ${MAX_BATCH}.`, "Send one candidate as `candidate`, or 2 to 8 as `candidates`.");
+  }
+  const slots: Slot[] = items.map((it, i) => ({ index: i + 1, rationale: it.rationale ?? "" }));
+  for (const sl of slots) {
+    if (sl.rationale.length > LIMITS.maxRationaleChars) {
+      throw new UserError(`candidates[${sl.index - 1}].rationale is ${sl.rationale.length} characters; the limit is ${LIMITS.maxRationaleChars}.`, "Shorten it; put long reasoning in zNotes.");
+    }
+  }
+  const parallel = Math.max(1, Math.min(maxParallel ?? os.availableParallelism(), items.length));
+  return s.mutex.run(async () => {
+    await s.sync();
+    await s.assertBranchFree();
+    const step = s.currentStep + 1;
+
+    // Planned against the tip first: one that does not apply is reported, and takes no worktree.
+    const reader = worktreeReader(s.worktree);
+    for (const sl of slots) {
+      const parsed = candidateSchema.safeParse(items[sl.index - 1]!.candidate);
+      if (!parsed.success) {
+        sl.error = `Candidate is malformed: ${parsed.error.issues.map((i) => `${i.path.join(".") || "candidate"}: ${i.message}`).join("; ")}`;
+        continue;
+      }
+      try {
+        await planCandidate(parsed.data, reader);
+        sl.candidate = parsed.data;
+      } catch (err) {
+        if (!(err instanceof UserError)) throw err;
+        sl.error = errorText(err);
+      }
+    }
+    const queue = slots.filter((sl) => sl.candidate);
+    const pool = pools.get(s) ?? new WorktreePool(s.config);
+    pools.set(s, pool);
+    const inflight = new Map<string, Promise<EvaluationRun>>();
+    let cancelled = false;
+    let fatal: { err: unknown } | undefined;
+    const worker = async (k: number) => {
+      for (let sl = queue.shift(); sl; sl = queue.shift()) {
+        if (cancelled || fatal || ctx.signal?.aborted) return;
+        let wt: string;
+        try {
+          wt = await pool.take(k, s.tip, ctx);
+        } catch (err) {
+          fatal = { err };
+          return;
+        }
+        // Each candidate's progress says which one it is: the runs of a batch report side by side.
+        const own: CallContext = { ...ctx, ...(ctx.progress ? { progress: (m: string) => ctx.progress!(`#${sl!.index}: ${m}`) } : {}) };
+        let applied: AppliedCandidate | undefined;
+        try {
+          // An evaluated candidate is left in place: its files are staged, so the next take's reset
+          // removes them. One that failed may have written files git would not stage (ignored ones).
+          applied = await applyCandidate(s, wt, sl.candidate!, null);
+          sl.applied = { paths: applied.paths, testFiles: applied.testFiles };
+          sl.judged = await evaluateApplied(s, applied, step, own, inflight);
+        } catch (err) {
+          if (applied) await applied.undo().catch(() => undefined);
+          // The candidate's own fault (does not apply, changes nothing, a secret): reported, the others go on.
+          if (err instanceof EvaluationCancelled) cancelled = true;
+          else if (err instanceof UserError) sl.error = errorText(err);
+          else fatal = { err };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, Math.max(queue.length, 1)) }, (_, i) => worker(i + 1)));
+    if (cancelled || ctx.signal?.aborted) throw new UserError("Cancelled: every candidate's evaluation was stopped; no step was recorded.");
+    if (fatal) throw fatal.err;
+
+    const evaluated = slots.filter((sl) => sl.judged);
+    if (evaluated.length === 0) {
+      throw new UserError(`No candidate could be evaluated: ${slots.map((sl) => `#${sl.index}: ${sl.error ?? "?"}`).join(" | ")}`, "Fix them (trm_validate_candidate checks one without running anything) and resend; nothing was changed.");
+    }
+    // Strictly greater: on a tie the earlier candidate stays chosen.
+    const winner = evaluated.reduce((a, b) => (b.judged!.ev.score > a.judged!.ev.score ? b : a));
+    const taken = await listRefs(s.config.commonDir, `${s.refs.keepPrefix}alternatives/${step}/`);
+    const base = Math.max(0, ...taken.map((t) => Number(t.ref.slice(t.ref.lastIndexOf("/") + 1))).filter(Number.isSafeInteger));
+    for (const sl of evaluated) sl.k = base + sl.index;
+
+    // The chosen candidate is written again in the session worktree: the same plan on the same tip
+    // gives the same tree, which is what was evaluated.
+    // The others' commits and records are written meanwhile (objects and notes, no worktree).
+    const others = (async () => {
+      for (const sl of evaluated) if (sl !== winner) sl.commit = await writeAlternative(s, step, sl, zNotes);
+    })();
+    const main = (async () => {
+      const applied = await applyCandidate(s, s.worktree, winner.candidate!);
+      try {
+        const tree = await writeCandidateTree(s.worktree, applied.paths);
+        if (tree !== winner.judged!.tree) {
+          throw new Error(`best of N: candidate #${winner.index} gave tree ${tree} in the session worktree but ${winner.judged!.tree} in its pool worktree`);
+        }
+      } catch (err) {
+        await applied.undo();
+        throw err;
+      }
+      return applied;
+    })();
+    const [o, m] = await Promise.allSettled([others, main]);
+    if (o.status === "rejected" || m.status === "rejected") {
+      if (m.status === "fulfilled") await m.value.undo();
+      throw o.status === "rejected" ? o.reason : (m as PromiseRejectedResult).reason;
+    }
+    const mainApplied = m.value;
+    const r = await recordStep(s, {
+      step,
+      candidate: winner.candidate!,
+      rationale: winner.rationale,
+      zNotes,
+      applied: mainApplied,
+      judged: winner.judged!,
+      extraRefs: (commit) => evaluated.map((sl) => ({ ref: alternativeRef(s, step, sl.k!), next: sl === winner ? commit : sl.commit!, expected: null })),
+    });
+    for (const sl of evaluated) {
+      if (sl === winner) continue;
+      const { tree, ev, logs } = sl.judged!;
+      if (!s.cache.has(tree)) s.cache.set(tree, { commit: sl.commit!, evaluation: ev });
+      if (Object.keys(logs).length > 0) s.afterReply(() => writeNote(s.worktree, s.refs.logs, sl.commit!, logs, { commonDir: s.config.commonDir, message: `trm: step ${step}.${sl.k} logs` }));
+    }
+    const candidates: CandidateOutcome[] = slots.map((sl) =>
+      sl.judged
+        ? { at: `${step}.${sl.k}`, score: sl.judged.ev.score, verdict: sl === winner ? "chosen" : "kept", feedback: briefLine(sl.judged.ev) }
+        : { at: null, score: null, verdict: "rejected", feedback: sl.error ?? "not evaluated" },
+    );
+    return { ...r, candidates, chosen: winner.index };
+  });
+}
+
+/** An evaluated candidate that was not chosen: a commit on the tip with its record, not yet referenced. */
+async function writeAlternative(s: Session, step: number, sl: Slot, zNotes: string | undefined): Promise<string> {
+  const { tree, ev, cachedFrom } = sl.judged!;
+  const progress = foldProgress(
+    [...s.entries, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
+    s.config.emaAlpha,
+  )!;
+  const note: StepNote = {
+    v: 1,
+    kind: "step",
+    step,
+    at: new Date().toISOString(),
+    rationale: sl.rationale,
+    ...(zNotes ? { zNotes } : {}),
+    candidate: { mode: sl.candidate!.mode, files: sl.applied!.paths },
+    ...(sl.applied!.testFiles.length ? { testFiles: sl.applied!.testFiles } : {}),
+    evaluation: ev,
+    ...(cachedFrom ? { cachedFrom } : {}),
+    score: ev.score,
+    ema: progress.ema,
+    bestScore: progress.bestScore,
+    improved: progress.improved,
+    noImproveStreak: progress.noImproveStreak,
+  };
+  const message = stepMessage(s.id, note).replace(/^trm step (\d+):/, `trm step $1 alternative ${sl.k}:`);
+  const commit = await writeCommitFast(s.config.commonDir, tree, s.tip, message);
+  await writeNote(s.worktree, s.refs.notes, commit, note, { commonDir: s.config.commonDir, message: `trm: step ${step}.${sl.k} record (alternative)` });
+  return commit;
+}

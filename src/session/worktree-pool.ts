@@ -1,0 +1,96 @@
+/**
+ * Worktrees in which the candidates of one batch (batch.ts) are evaluated side by side. They are made
+ * on first use, like the session worktree (detached, locked, linkPaths, workspace layers, setupCmd), kept
+ * for later batches, and brought back to the session tip (tracked files reset, untracked files the
+ * last candidate or a crash left removed) each time one is taken. They go with the session (end) and,
+ * after a crash, with `code-trm prune`.
+ */
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { runCommand } from "../evaluate/run.js";
+import { git } from "../git/cli.js";
+import { addWorktree, removeWorktree } from "../git/session-git.js";
+import { UserError } from "../util/errors.js";
+import { capHeadTail } from "../util/text.js";
+import type { SessionConfig } from "./config.js";
+import type { CallContext } from "./context.js";
+import { linkIgnored } from "./link-paths.js";
+import { commandPolicy } from "./policy.js";
+import { layerWorkspaces } from "./workspaces.js";
+
+/** `<common>/trm/pool/trm-<id>-<k>`: three levels below the git directory, as every worktree of ours. */
+export function poolPath(commonDir: string, id: string, k: number): string {
+  return path.join(commonDir, "trm", "pool", `trm-${id}-${k}`);
+}
+
+/** The pool worktrees present on disk, by session id. */
+export async function poolDirs(commonDir: string): Promise<{ id: string; path: string }[]> {
+  const root = path.join(commonDir, "trm", "pool");
+  const out: { id: string; path: string }[] = [];
+  for (const name of await readdir(root).catch(() => [] as string[])) {
+    const m = /^trm-(.+)-\d+$/.exec(name);
+    if (m) out.push({ id: m[1]!, path: path.join(root, name) });
+  }
+  return out;
+}
+
+export async function removePool(top: string, commonDir: string, id: string): Promise<void> {
+  for (const d of await poolDirs(commonDir)) if (d.id === id) await removeWorktree(top, d.path);
+}
+
+export class WorktreePool {
+  /** Slots made or checked by this process: a slot found on disk from an earlier server is checked once. */
+  private readonly known = new Set<number>();
+  /**
+   * `git worktree add` runs one at a time: it reads every other worktree's admin folder, and one
+   * being made at that moment has no commondir file yet ("failed to read .../commondir", measured).
+   */
+  private creating: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly config: SessionConfig) {}
+
+  /** Slot `k`'s worktree, at `tip` and clean. */
+  async take(k: number, tip: string, ctx: CallContext): Promise<string> {
+    const wt = poolPath(this.config.commonDir, this.config.id, k);
+    if (!this.known.has(k) || !existsSync(path.join(wt, ".git"))) {
+      if (!existsSync(path.join(wt, ".git"))) await this.create(wt, tip, ctx);
+      this.known.add(k);
+    }
+    await git(wt, ["reset", "--hard", "-q", tip]);
+    // Ignored files stay (node_modules, build caches, the linked paths), as in the session worktree.
+    await git(wt, ["clean", "-fdq", "-e", "node_modules", ...this.config.linkPaths.flatMap((p) => ["-e", `/${p}`])]);
+    return wt;
+  }
+
+  private async create(wt: string, tip: string, ctx: CallContext): Promise<void> {
+    const { repoTop: top, id } = this.config;
+    ctx.progress?.(`creating pool worktree ${path.basename(wt)}`);
+    const added = this.creating.then(() => addWorktree(top, wt, tip, id));
+    this.creating = added.catch(() => undefined);
+    await added;
+    try {
+      await linkIgnored(top, wt, this.config.linkPaths);
+      await layerWorkspaces(top, wt);
+      const setup = this.config.commands.setup;
+      if (setup) {
+        const r = await runCommand(setup, {
+          cwd: wt,
+          timeoutMs: Math.max(this.config.timeoutSec, 600) * 1000,
+          signal: ctx.signal,
+          env: { TRM_SESSION_ID: id },
+          ...commandPolicy(this.config, wt),
+        });
+        if (r.exitCode !== 0 || r.timedOut) {
+          throw new UserError(
+            `setupCmd failed in a new pool worktree for best-of-N (${r.timedOut ? "timed out" : `exit ${r.exitCode}`}): ${capHeadTail(r.output.all, 1500).text}`,
+            "Submit one candidate at a time (candidate), or fix setupCmd so that it works in a fresh worktree.",
+          );
+        }
+      }
+    } catch (err) {
+      await removeWorktree(top, wt).catch(() => undefined);
+      throw err;
+    }
+  }
+}
