@@ -110,7 +110,20 @@ export async function addWorktree(top: string, wtPath: string, commit: string, i
   if (!existsSync(wtPath)) await forgetWorktreeEntry(commonDirOf(wtPath), wtPath);
   else await rm(wtPath, { recursive: true, force: true });
   await mkdir(path.dirname(wtPath), { recursive: true });
-  await git(top, ["worktree", "add", "--detach", "--lock", "--reason", `code-trm session ${id}`, wtPath, commit]);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await git(top, ["worktree", "add", "--detach", "--lock", "--reason", `code-trm session ${id}`, wtPath, commit]);
+      return;
+    } catch (err) {
+      // `worktree add` reads every other worktree's admin folder; one another process is adding at
+      // that moment has no commondir file yet, and git fails ("failed to read .../commondir: Success",
+      // seen with 8 sessions starting at once in one repository). That entry is complete a moment later.
+      if (attempt >= 6 || !(err instanceof GitError) || !/failed to read .*commondir/.test(err.stderr)) throw err;
+      await forgetWorktreeEntry(commonDirOf(wtPath), wtPath);
+      await rm(wtPath, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 25 * attempt + Math.floor(Math.random() * 50)));
+    }
+  }
 }
 
 export async function removeWorktree(top: string, wtPath: string): Promise<void> {
