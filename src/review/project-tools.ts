@@ -1,14 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
 import { runCommand } from "../evaluate/run.js";
 import type { Diagnostic } from "../evaluate/types.js";
-import { openRepo } from "../git/cli.js";
+import { gitOrNull, openRepo } from "../git/cli.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
 import { shellQuote } from "../util/text.js";
+import { findRemote } from "./evaluate-pr.js";
 import { fileKind } from "./lang.js";
+import type { PrRef } from "./pr-url.js";
 import type { FileChange, ReviewComment } from "./types.js";
 
 /**
@@ -16,7 +18,9 @@ import type { FileChange, ReviewComment } from "./types.js";
  * own configuration) and `tsc --noEmit` run on the head commit in a temporary detached worktree (the
  * user's checkout is never involved), and only diagnostics on added lines become comments, with the
  * tool's rule id. The tools come from the repository's node_modules (linked into the worktree, which
- * lacks ignored files); when they are not installed, a note says so and nothing runs.
+ * lacks ignored files); when they are not installed, a note says so and nothing runs. For a pull
+ * request the head commit must already be in the local clone: it is never fetched behind the
+ * user's back, the note says what to run instead.
  */
 
 export interface ToolsResult {
@@ -53,13 +57,57 @@ export function toolComments(diags: Diagnostic[], files: FileChange[]): ReviewCo
   return out;
 }
 
+const lintableFiles = (files: FileChange[]): string[] =>
+  files.filter((f) => f.status !== "deleted" && f.added.length > 0 && fileKind(f.path).isJsLike && !fileKind(f.path).isGenerated).map((f) => f.path);
+
+/**
+ * Changed paths that are plain files of the worktree, reached without any symbolic link: a link
+ * committed as `src/a.ts -> ~/.npmrc` would have the tools read a file of the user's and quote it in
+ * a diagnostic that may end up posted on GitHub. Paths from the GitHub API are not trusted either.
+ */
+function plainFiles(wt: string, paths: string[]): Set<string> {
+  const root = realpathSync(wt);
+  return new Set(
+    paths.filter((p) => {
+      const abs = path.join(root, p);
+      if (path.isAbsolute(p) || path.relative(root, abs).split(path.sep).includes("..")) return false;
+      try {
+        return realpathSync(abs) === abs && statSync(abs).isFile();
+      } catch {
+        return false;
+      }
+    }),
+  );
+}
+
+/**
+ * The project's tools on a pull request's head, when that commit is in the clone at `repoPath`. The
+ * probe does not fetch (no lazy fetch of a partial clone either): a missing head gets a note with
+ * the command that brings it.
+ */
+export async function runProjectToolsOnPr(repoPath: string, ref: PrRef, headSha: string | undefined, files: FileChange[], opts: ToolsOptions = {}): Promise<ToolsResult> {
+  if (lintableFiles(files).length === 0) return { comments: [], notes: [] };
+  const { top } = await openRepo(repoPath);
+  // The id comes from the API answer, which a host the model named may have written.
+  if (!headSha || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(headSha)) return { comments: [], notes: ["The project's ESLint and tsc were skipped: GitHub gave no valid head commit id for the pull request."] };
+  if ((await gitOrNull(top, ["cat-file", "-e", `${headSha}^{commit}`], { env: { GIT_NO_LAZY_FETCH: "1" } })) === null) {
+    const remote = await findRemote(top, ref).catch(() => `https://${ref.host}/${ref.owner}/${ref.repo}.git`);
+    const arg = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : shellQuote(s));
+    return {
+      comments: [],
+      notes: [`The project's ESLint and tsc were skipped: the pull request's head commit ${headSha.slice(0, 12)} is not in ${top}. Fetch it with \`git -C ${arg(top)} fetch ${arg(remote)} pull/${ref.number}/head\` and review again.`],
+    };
+  }
+  return runProjectTools(top, headSha, files, opts);
+}
+
 export async function runProjectTools(repoPath: string, headSha: string, files: FileChange[], opts: ToolsOptions = {}): Promise<ToolsResult> {
   const repo = await openRepo(repoPath);
   const notes: string[] = [];
   const bin = (name: string): string => path.join(repo.top, "node_modules", ".bin", name);
   const hasEslint = existsSync(bin("eslint"));
   const hasTsc = existsSync(bin("tsc"));
-  const lintable = files.filter((f) => f.status !== "deleted" && f.added.length > 0 && fileKind(f.path).isJsLike && !fileKind(f.path).isGenerated).map((f) => f.path);
+  let lintable = lintableFiles(files);
   if (lintable.length === 0) return { comments: [], notes };
   if (!hasEslint && !hasTsc) {
     notes.push("The project's ESLint and tsc were not run: neither is installed in the repository (node_modules/.bin); run the package manager's install first.");
@@ -67,9 +115,14 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
   }
   const wt = path.join(repo.commonDir, "trm", "review", `trm-review-${randomBytes(4).toString("hex")}-tools`);
   const diags: Diagnostic[] = [];
+  let plain = new Set<string>();
   try {
     opts.onProgress?.(`checking out head ${headSha.slice(0, 12)} for the project's tools`);
     await addWorktree(repo.top, wt, headSha, "review-tools");
+    plain = plainFiles(wt, lintable);
+    if (plain.size < lintable.length) notes.push(`${lintable.length - plain.size} changed file(s) are not plain files of the head (symbolic links or outside it): the project's tools do not report on them.`);
+    lintable = lintable.filter((p) => plain.has(p));
+    if (lintable.length === 0) return { comments: [], notes };
     // Node and the tools resolve node_modules by walking up: link the checkout's into the worktree.
     if (!existsSync(path.join(wt, "node_modules"))) await symlink(path.join(repo.top, "node_modules"), path.join(wt, "node_modules"), "dir");
     const run = async (name: string, cmd: string): Promise<void> => {
@@ -92,5 +145,5 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
   } finally {
     await removeWorktree(repo.top, wt).catch(() => undefined);
   }
-  return { comments: toolComments(diags, files), notes };
+  return { comments: toolComments(diags, files.filter((f) => plain.has(f.path))), notes };
 }

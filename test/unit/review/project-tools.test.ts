@@ -55,6 +55,22 @@ describe("project tools on changed lines", () => {
     expect(git(repo, "status", "--porcelain=v2", "--untracked-files=all") + git(repo, "worktree", "list")).toBe(before);
   });
 
+  it("does not report on a changed file that is a symbolic link (the tools would read what it points at)", async () => {
+    const outside = path.join(root, "outside-secret.ts");
+    writeFileSync(outside, 'export const secret: number = "not a number";\n');
+    const tsconfig = JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", types: [] }, include: ["src"] });
+    const repo = repoWith({ "tsconfig.json": tsconfig, "src/a.ts": "export const a = 1;\n" }, { "src/b.ts": "export const b: string = 2;\n" });
+    symlinkSync(outside, path.join(repo, "src/leak.ts"));
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "link");
+    mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
+    symlinkSync(path.join(OWN_NODE_MODULES, "typescript"), path.join(repo, "node_modules/typescript"));
+    symlinkSync("../typescript/bin/tsc", path.join(repo, "node_modules/.bin/tsc"));
+    const r = await reviewPr({ repoPath: repo, base: "HEAD~2", head: "HEAD" }, { env: {} });
+    expect(r.comments.filter((c) => c.rule.startsWith("tsc/")).map((c) => [c.file, c.line])).toEqual([["src/b.ts", 1]]);
+    expect(r.notes).toContain("1 changed file(s) are not plain files of the head (symbolic links or outside it): the project's tools do not report on them.");
+  });
+
   it("runs the repository's ESLint with its configuration, in a worktree, and keeps the rule id", async () => {
     const repo = repoWith({ "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 1;\nconst unused = 2;\n" });
     const mark = path.join(root, "eslint-cwd.txt");
