@@ -37,6 +37,15 @@ export interface ToolsOptions {
 const ESLINT_CONFIGS = ["eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", "eslint.config.ts", ".eslintrc", ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml"];
 const MAX_TOOL_COMMENTS = 100;
 
+/** The line of a tool's failure output that says what went wrong (Node warnings and banners skipped). */
+export function why(output: string): string {
+  const line = output
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => /[a-z]/i.test(l) && !/^(\(node:\d+\)|\(Use `node|Oops! Something went wrong|ESLint: \d)/.test(l));
+  return line ? (line.length > 200 ? `${line.slice(0, 199)}…` : line) : "no output.";
+}
+
 /** Diagnostics on added lines of the change, as review comments. */
 export function toolComments(diags: Diagnostic[], files: FileChange[]): ReviewComment[] {
   const added = new Map(files.map((f) => [f.path, new Set(f.added)]));
@@ -130,7 +139,12 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
       const r = await runCommand(cmd, { cwd: wt, timeoutMs: (opts.timeoutSec ?? 300) * 1000, ...(opts.signal ? { signal: opts.signal } : {}) });
       if (r.timedOut) notes.push(`The project's ${name} did not finish within ${opts.timeoutSec ?? 300} s: its diagnostics are missing.`);
       else if (r.spawnError) notes.push(`The project's ${name} could not start: ${r.spawnError}.`);
-      diags.push(...parseDiagnostics(`${r.output.stdout}\n${r.output.stderr}`, { cwd: wt }).filter((d) => d.source === (name === "ESLint" ? "eslint" : "tsc")));
+      const found = parseDiagnostics(`${r.output.stdout}\n${r.output.stderr}`, { cwd: wt }).filter((d) => d.source === (name === "ESLint" ? "eslint" : "tsc"));
+      diags.push(...found);
+      // ESLint exits 2 when it cannot lint (e.g. ESLint 9 on a head that only has an .eslintrc); tsc
+      // fails without any file diagnostic on a broken tsconfig. Silence would read as "no findings".
+      const broken = name === "ESLint" ? r.exitCode !== 0 && r.exitCode !== 1 : r.exitCode !== 0 && !found.some((d) => d.file);
+      if (broken && !r.timedOut && !r.spawnError) notes.push(`The project's ${name} failed to run (exit ${r.exitCode ?? "by signal"}): ${why(`${r.output.stderr}\n${r.output.stdout}`)} Its diagnostics are missing.`);
     };
     // An ESLint configuration is code: one the reviewed change wrote (or a local plugin it touched)
     // would run the branch's code on this machine. tsc only reads JSON and type-checks.

@@ -88,6 +88,17 @@ describe("project tools on changed lines", () => {
     expect(git(repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
   });
 
+  it("says so when ESLint cannot lint (exit 2), instead of reporting nothing as if the change were clean", async () => {
+    // ESLint 9 on a head that only has an .eslintrc, as it answers on a real repository (unjs/destr 8b08aa8).
+    const repo = repoWith({ ".eslintrc": '{ "extends": ["eslint-config-unjs"] }\n', "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 1;\nexport const b = 2;\n" });
+    mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
+    const crash = "(node:1325) ESLintIgnoreWarning: The \".eslintignore\" file is no longer supported.\n(Use `node --trace-warnings ...` to show where the warning was created)\n\nOops! Something went wrong! :(\n\nESLint: 9.39.4\n\nESLint couldn't find an eslint.config.(js|mjs|cjs) file.\n";
+    writeFileSync(path.join(repo, "node_modules/.bin/eslint"), `#!/bin/sh\ncat >&2 <<'EOF'\n${crash}EOF\nexit 2\n`);
+    chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
+    const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
+    expect(r.notes).toContain("The project's ESLint failed to run (exit 2): ESLint couldn't find an eslint.config.(js|mjs|cjs) file. Its diagnostics are missing.");
+  });
+
   it("does not run ESLint when the change writes its configuration (that would run the branch's code)", async () => {
     const repo = repoWith({ "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" }, { "eslint.config.js": "export default [{ rules: {} }];\n", "src/a.ts": "export const a = 2;\n" });
     const mark = path.join(root, "eslint-ran.txt");
