@@ -37,13 +37,26 @@ export interface ToolsOptions {
 const ESLINT_CONFIGS = ["eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", "eslint.config.ts", ".eslintrc", ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml"];
 const MAX_TOOL_COMMENTS = 100;
 
+/**
+ * The worktree lives in the user's git directory, inside their checkout: ESLint 9, looking upwards
+ * for a flat config the head lacks, would take the checkout's own and then ignore every file as
+ * being under `.git/` (seen on unjs/destr). The head's configuration is therefore named: a flat one
+ * with -c (no lookup), an .eslintrc with the eslintrc mode that ESLint 9 still offers.
+ */
+export function eslintCommand(eslint: string, config: string, files: string[]): string {
+  const flat = config.startsWith("eslint.config.");
+  return `${flat ? "" : "ESLINT_USE_FLAT_CONFIG=false "}${shellQuote(eslint)} ${flat ? `-c ${shellQuote(config)} ` : ""}--format json -- ${files.map(shellQuote).join(" ")}`;
+}
+
 /** The line of a tool's failure output that says what went wrong (Node warnings and banners skipped). */
 export function why(output: string): string {
   const line = output
     .split("\n")
     .map((l) => l.trim())
     .find((l) => /[a-z]/i.test(l) && !/^(\(node:\d+\)|\(Use `node|Oops! Something went wrong|ESLint: \d)/.test(l));
-  return line ? (line.length > 200 ? `${line.slice(0, 199)}…` : line) : "no output.";
+  if (!line) return "no output.";
+  const cut = line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  return /[.!?:]$/.test(cut) ? cut : `${cut}.`;
 }
 
 /** Diagnostics on added lines of the change, as review comments. */
@@ -148,11 +161,12 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     };
     // An ESLint configuration is code: one the reviewed change wrote (or a local plugin it touched)
     // would run the branch's code on this machine. tsc only reads JSON and type-checks.
+    const config = ESLINT_CONFIGS.find((c) => existsSync(path.join(wt, c)));
     const touchesLintCode = files.some((f) => /(^|\/)(\.?eslint[^/]*|eslint[-_]?(rules|plugins?)\/.*)$/i.test(f.path) || /(^|\/)\.?eslintrc/i.test(f.oldPath ?? ""));
     if (!hasEslint) notes.push("ESLint is not installed in the repository (node_modules/.bin/eslint): not run.");
     else if (touchesLintCode) notes.push("ESLint was not run: this change modifies the ESLint configuration or a local ESLint plugin, which is code the branch would run on this machine.");
-    else if (!ESLINT_CONFIGS.some((c) => existsSync(path.join(wt, c)))) notes.push("The repository has no ESLint configuration at its root: ESLint not run.");
-    else await run("ESLint", `${shellQuote(bin("eslint"))} --format json -- ${lintable.map(shellQuote).join(" ")}`);
+    else if (!config) notes.push("The repository has no ESLint configuration at its root: ESLint not run.");
+    else await run("ESLint", eslintCommand(bin("eslint"), config, lintable));
     if (!hasTsc) notes.push("TypeScript is not installed in the repository (node_modules/.bin/tsc): tsc not run.");
     else if (!existsSync(path.join(wt, "tsconfig.json"))) notes.push("The repository has no tsconfig.json at its root: tsc not run.");
     else await run("tsc", `${shellQuote(bin("tsc"))} --noEmit --pretty false -p tsconfig.json`);

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { eslintCommand, why } from "../../../src/review/project-tools.js";
 import { reviewPr } from "../../../src/review/review.js";
 
 /**
@@ -75,7 +76,7 @@ describe("project tools on changed lines", () => {
     const repo = repoWith({ "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 1;\nconst unused = 2;\n" });
     const mark = path.join(root, "eslint-cwd.txt");
     mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
-    const script = `#!/bin/sh\npwd > ${JSON.stringify(mark)}\nprintf '%s' '[{"filePath":"'"$PWD"'/src/a.ts","messages":[{"ruleId":"no-unused-vars","severity":2,"message":"unused is assigned a value but never used.","line":2,"column":7},{"ruleId":"prefer-const","severity":1,"message":"old line","line":1,"column":1}]}]'\nexit 1\n`;
+    const script = `#!/bin/sh\npwd > ${JSON.stringify(mark)}\necho "$ESLINT_USE_FLAT_CONFIG $*" > ${JSON.stringify(`${mark}.args`)}\nprintf '%s' '[{"filePath":"'"$PWD"'/src/a.ts","messages":[{"ruleId":"no-unused-vars","severity":2,"message":"unused is assigned a value but never used.","line":2,"column":7},{"ruleId":"prefer-const","severity":1,"message":"old line","line":1,"column":1}]}]'\nexit 1\n`;
     writeFileSync(path.join(repo, "node_modules/.bin/eslint"), script);
     chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
@@ -85,6 +86,8 @@ describe("project tools on changed lines", () => {
     const ranIn = readFileSync(mark, "utf8").trim();
     expect(ranIn).not.toBe(repo);
     expect(ranIn).toMatch(/trm-review-[0-9a-f]+-tools$/);
+    // The head's flat config is named: ESLint must not look upwards into the user's checkout.
+    expect(readFileSync(`${mark}.args`, "utf8").trim()).toBe("-c eslint.config.js --format json -- src/a.ts");
     expect(git(repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
   });
 
@@ -114,5 +117,15 @@ describe("project tools on changed lines", () => {
     const repo = repoWith({ "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 2;\n" });
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
     expect(r.notes).toEqual(["The project's ESLint and tsc were not run: neither is installed in the repository (node_modules/.bin); run the package manager's install first."]);
+  });
+
+  it("names the head's ESLint configuration: a flat one with -c, an .eslintrc in eslintrc mode", () => {
+    expect(eslintCommand("/r/node_modules/.bin/eslint", "eslint.config.mjs", ["src/a b.ts"])).toBe("'/r/node_modules/.bin/eslint' -c 'eslint.config.mjs' --format json -- 'src/a b.ts'");
+    expect(eslintCommand("/r/node_modules/.bin/eslint", ".eslintrc", ["src/a.ts"])).toBe("ESLINT_USE_FLAT_CONFIG=false '/r/node_modules/.bin/eslint' --format json -- 'src/a.ts'");
+  });
+
+  it("quotes the line of a failure that says what went wrong", () => {
+    expect(why("(node:1) Warning: x\n(Use `node --trace-warnings ...`)\n\nOops! Something went wrong! :(\n\nESLint: 9.39.4\n\nNo files matching the pattern.\n")).toBe("No files matching the pattern.");
+    expect(why("\n\n")).toBe("no output.");
   });
 });
