@@ -108,8 +108,8 @@ function plainFiles(wt: string, paths: string[]): Set<string> {
  * the command that brings it.
  */
 export async function runProjectToolsOnPr(repoPath: string, ref: PrRef, headSha: string | undefined, files: FileChange[], opts: ToolsOptions = {}): Promise<ToolsResult> {
-  if (lintableFiles(files).length === 0) return { comments: [], notes: [] };
   const { top } = await openRepo(repoPath);
+  if (lintableFiles(files).length === 0) return { comments: [], notes: [] };
   // The id comes from the API answer, which a host the model named may have written.
   if (!headSha || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(headSha)) return { comments: [], notes: ["The project's ESLint and tsc were skipped: GitHub gave no valid head commit id for the pull request."] };
   if ((await gitOrNull(top, ["cat-file", "-e", `${headSha}^{commit}`], { env: { GIT_NO_LAZY_FETCH: "1" } })) === null) {

@@ -112,6 +112,10 @@ describe("the project's ESLint and tsc on a pull request's head", () => {
     expect(() => g(dir, "cat-file", "-e", `${HEAD}^{commit}`)).toThrow();
     expect(existsSync(path.join(dir, ".git", "FETCH_HEAD"))).toBe(false);
     expect(checkoutState(dir)).toEqual(before);
+    // A repoPath that is not a clone is an error that says what to pass, not a silent skip.
+    const bad = await srv.raw("trm_review_pr", { prUrl: PR, repoPath: path.join(dir, "nope") });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/does not exist/);
   });
 
   it("code-trm review <prUrl> --repo runs them too (exit 1 on the type error)", async () => {
