@@ -40,7 +40,7 @@ const normUrl = (u: string) =>
  * The remote of `repo` that points at the pull request's repository, matched on the URLs as configured
  * (https or ssh). The configured URL, not the rewritten one, so `url.<x>.insteadOf` mirrors still match.
  */
-async function findRemote(top: string, ref: PrRef): Promise<string> {
+export async function findRemote(top: string, ref: PrRef): Promise<string> {
   const want = `https://${ref.host.toLowerCase()}/${ref.owner.toLowerCase()}/${ref.repo.toLowerCase()}`;
   const out = (await gitOrNull(top, ["config", "--get-regexp", "^remote\\..*\\.url$"])) ?? "";
   for (const line of out.split("\n").filter(Boolean)) {

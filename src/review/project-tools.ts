@@ -1,14 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
 import { runCommand } from "../evaluate/run.js";
 import type { Diagnostic } from "../evaluate/types.js";
-import { openRepo } from "../git/cli.js";
+import { gitOrNull, openRepo } from "../git/cli.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
 import { shellQuote } from "../util/text.js";
+import { findRemote } from "./evaluate-pr.js";
 import { fileKind } from "./lang.js";
+import type { PrRef } from "./pr-url.js";
 import type { FileChange, ReviewComment } from "./types.js";
 
 /**
@@ -16,7 +18,9 @@ import type { FileChange, ReviewComment } from "./types.js";
  * own configuration) and `tsc --noEmit` run on the head commit in a temporary detached worktree (the
  * user's checkout is never involved), and only diagnostics on added lines become comments, with the
  * tool's rule id. The tools come from the repository's node_modules (linked into the worktree, which
- * lacks ignored files); when they are not installed, a note says so and nothing runs.
+ * lacks ignored files); when they are not installed, a note says so and nothing runs. For a pull
+ * request the head commit must already be in the local clone: it is never fetched behind the
+ * user's back, the note says what to run instead.
  */
 
 export interface ToolsResult {
@@ -32,6 +36,28 @@ export interface ToolsOptions {
 
 const ESLINT_CONFIGS = ["eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", "eslint.config.ts", ".eslintrc", ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml"];
 const MAX_TOOL_COMMENTS = 100;
+
+/**
+ * The worktree lives in the user's git directory, inside their checkout: ESLint 9, looking upwards
+ * for a flat config the head lacks, would take the checkout's own and then ignore every file as
+ * being under `.git/` (seen on unjs/destr). The head's configuration is therefore named: a flat one
+ * with -c (no lookup), an .eslintrc with the eslintrc mode that ESLint 9 still offers.
+ */
+export function eslintCommand(eslint: string, config: string, files: string[]): string {
+  const flat = config.startsWith("eslint.config.");
+  return `${flat ? "" : "ESLINT_USE_FLAT_CONFIG=false "}${shellQuote(eslint)} ${flat ? `-c ${shellQuote(config)} ` : ""}--format json -- ${files.map(shellQuote).join(" ")}`;
+}
+
+/** The line of a tool's failure output that says what went wrong (Node warnings and banners skipped). */
+export function why(output: string): string {
+  const line = output
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => /[a-z]/i.test(l) && !/^(\(node:\d+\)|\(Use `node|Oops! Something went wrong|ESLint: \d)/.test(l));
+  if (!line) return "no output.";
+  const cut = line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  return /[.!?:]$/.test(cut) ? cut : `${cut}.`;
+}
 
 /** Diagnostics on added lines of the change, as review comments. */
 export function toolComments(diags: Diagnostic[], files: FileChange[]): ReviewComment[] {
@@ -53,13 +79,57 @@ export function toolComments(diags: Diagnostic[], files: FileChange[]): ReviewCo
   return out;
 }
 
+const lintableFiles = (files: FileChange[]): string[] =>
+  files.filter((f) => f.status !== "deleted" && f.added.length > 0 && fileKind(f.path).isJsLike && !fileKind(f.path).isGenerated).map((f) => f.path);
+
+/**
+ * Changed paths that are plain files of the worktree, reached without any symbolic link: a link
+ * committed as `src/a.ts -> ~/.npmrc` would have the tools read a file of the user's and quote it in
+ * a diagnostic that may end up posted on GitHub. Paths from the GitHub API are not trusted either.
+ */
+function plainFiles(wt: string, paths: string[]): Set<string> {
+  const root = realpathSync(wt);
+  return new Set(
+    paths.filter((p) => {
+      const abs = path.join(root, p);
+      if (path.isAbsolute(p) || path.relative(root, abs).split(path.sep).includes("..")) return false;
+      try {
+        return realpathSync(abs) === abs && statSync(abs).isFile();
+      } catch {
+        return false;
+      }
+    }),
+  );
+}
+
+/**
+ * The project's tools on a pull request's head, when that commit is in the clone at `repoPath`. The
+ * probe does not fetch (no lazy fetch of a partial clone either): a missing head gets a note with
+ * the command that brings it.
+ */
+export async function runProjectToolsOnPr(repoPath: string, ref: PrRef, headSha: string | undefined, files: FileChange[], opts: ToolsOptions = {}): Promise<ToolsResult> {
+  const { top } = await openRepo(repoPath);
+  if (lintableFiles(files).length === 0) return { comments: [], notes: [] };
+  // The id comes from the API answer, which a host the model named may have written.
+  if (!headSha || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(headSha)) return { comments: [], notes: ["The project's ESLint and tsc were skipped: GitHub gave no valid head commit id for the pull request."] };
+  if ((await gitOrNull(top, ["cat-file", "-e", `${headSha}^{commit}`], { env: { GIT_NO_LAZY_FETCH: "1" } })) === null) {
+    const remote = await findRemote(top, ref).catch(() => `https://${ref.host}/${ref.owner}/${ref.repo}.git`);
+    const arg = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : shellQuote(s));
+    return {
+      comments: [],
+      notes: [`The project's ESLint and tsc were skipped: the pull request's head commit ${headSha.slice(0, 12)} is not in ${top}. Fetch it with \`git -C ${arg(top)} fetch ${arg(remote)} pull/${ref.number}/head\` and review again.`],
+    };
+  }
+  return runProjectTools(top, headSha, files, opts);
+}
+
 export async function runProjectTools(repoPath: string, headSha: string, files: FileChange[], opts: ToolsOptions = {}): Promise<ToolsResult> {
   const repo = await openRepo(repoPath);
   const notes: string[] = [];
   const bin = (name: string): string => path.join(repo.top, "node_modules", ".bin", name);
   const hasEslint = existsSync(bin("eslint"));
   const hasTsc = existsSync(bin("tsc"));
-  const lintable = files.filter((f) => f.status !== "deleted" && f.added.length > 0 && fileKind(f.path).isJsLike && !fileKind(f.path).isGenerated).map((f) => f.path);
+  let lintable = lintableFiles(files);
   if (lintable.length === 0) return { comments: [], notes };
   if (!hasEslint && !hasTsc) {
     notes.push("The project's ESLint and tsc were not run: neither is installed in the repository (node_modules/.bin); run the package manager's install first.");
@@ -67,9 +137,14 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
   }
   const wt = path.join(repo.commonDir, "trm", "review", `trm-review-${randomBytes(4).toString("hex")}-tools`);
   const diags: Diagnostic[] = [];
+  let plain = new Set<string>();
   try {
     opts.onProgress?.(`checking out head ${headSha.slice(0, 12)} for the project's tools`);
     await addWorktree(repo.top, wt, headSha, "review-tools");
+    plain = plainFiles(wt, lintable);
+    if (plain.size < lintable.length) notes.push(`${lintable.length - plain.size} changed file(s) are not plain files of the head (symbolic links or outside it): the project's tools do not report on them.`);
+    lintable = lintable.filter((p) => plain.has(p));
+    if (lintable.length === 0) return { comments: [], notes };
     // Node and the tools resolve node_modules by walking up: link the checkout's into the worktree.
     if (!existsSync(path.join(wt, "node_modules"))) await symlink(path.join(repo.top, "node_modules"), path.join(wt, "node_modules"), "dir");
     const run = async (name: string, cmd: string): Promise<void> => {
@@ -77,20 +152,26 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
       const r = await runCommand(cmd, { cwd: wt, timeoutMs: (opts.timeoutSec ?? 300) * 1000, ...(opts.signal ? { signal: opts.signal } : {}) });
       if (r.timedOut) notes.push(`The project's ${name} did not finish within ${opts.timeoutSec ?? 300} s: its diagnostics are missing.`);
       else if (r.spawnError) notes.push(`The project's ${name} could not start: ${r.spawnError}.`);
-      diags.push(...parseDiagnostics(`${r.output.stdout}\n${r.output.stderr}`, { cwd: wt }).filter((d) => d.source === (name === "ESLint" ? "eslint" : "tsc")));
+      const found = parseDiagnostics(`${r.output.stdout}\n${r.output.stderr}`, { cwd: wt }).filter((d) => d.source === (name === "ESLint" ? "eslint" : "tsc"));
+      diags.push(...found);
+      // ESLint exits 2 when it cannot lint (e.g. ESLint 9 on a head that only has an .eslintrc); tsc
+      // fails without any file diagnostic on a broken tsconfig. Silence would read as "no findings".
+      const broken = name === "ESLint" ? r.exitCode !== 0 && r.exitCode !== 1 : r.exitCode !== 0 && !found.some((d) => d.file);
+      if (broken && !r.timedOut && !r.spawnError) notes.push(`The project's ${name} failed to run (exit ${r.exitCode ?? "by signal"}): ${why(`${r.output.stderr}\n${r.output.stdout}`)} Its diagnostics are missing.`);
     };
     // An ESLint configuration is code: one the reviewed change wrote (or a local plugin it touched)
     // would run the branch's code on this machine. tsc only reads JSON and type-checks.
+    const config = ESLINT_CONFIGS.find((c) => existsSync(path.join(wt, c)));
     const touchesLintCode = files.some((f) => /(^|\/)(\.?eslint[^/]*|eslint[-_]?(rules|plugins?)\/.*)$/i.test(f.path) || /(^|\/)\.?eslintrc/i.test(f.oldPath ?? ""));
     if (!hasEslint) notes.push("ESLint is not installed in the repository (node_modules/.bin/eslint): not run.");
     else if (touchesLintCode) notes.push("ESLint was not run: this change modifies the ESLint configuration or a local ESLint plugin, which is code the branch would run on this machine.");
-    else if (!ESLINT_CONFIGS.some((c) => existsSync(path.join(wt, c)))) notes.push("The repository has no ESLint configuration at its root: ESLint not run.");
-    else await run("ESLint", `${shellQuote(bin("eslint"))} --format json -- ${lintable.map(shellQuote).join(" ")}`);
+    else if (!config) notes.push("The repository has no ESLint configuration at its root: ESLint not run.");
+    else await run("ESLint", eslintCommand(bin("eslint"), config, lintable));
     if (!hasTsc) notes.push("TypeScript is not installed in the repository (node_modules/.bin/tsc): tsc not run.");
     else if (!existsSync(path.join(wt, "tsconfig.json"))) notes.push("The repository has no tsconfig.json at its root: tsc not run.");
     else await run("tsc", `${shellQuote(bin("tsc"))} --noEmit --pretty false -p tsconfig.json`);
   } finally {
     await removeWorktree(repo.top, wt).catch(() => undefined);
   }
-  return { comments: toolComments(diags, files), notes };
+  return { comments: toolComments(diags, files.filter((f) => plain.has(f.path))), notes };
 }

@@ -12,7 +12,7 @@ import { runRules } from "./rules/index.js";
 import { toSarif } from "./sarif.js";
 import type { ReviewInput, ReviewResult } from "./schema.js";
 import { evaluateRange, fetchPrHead } from "./evaluate-pr.js";
-import { runProjectTools } from "./project-tools.js";
+import { runProjectTools, runProjectToolsOnPr } from "./project-tools.js";
 import { postReview } from "./post.js";
 import { CATEGORIES, type Category, type FileChange, type ProjectInfo, type ReviewComment } from "./types.js";
 
@@ -56,7 +56,7 @@ export function selectSource(input: ReviewInput): { source: Source; notes: strin
     throw new UserError("Nothing to review.", SOURCES_HINT);
   }
   if (given.length > 1) throw new UserError(`Several inputs given (${given.map((g) => (g.kind === "pr" ? "prUrl" : g.kind === "local" ? "repoPath+base+head" : g.kind)).join(", ")}).`, SOURCES_HINT);
-  if (input.repoPath && given[0]!.kind !== "local" && !input.evaluate) notes.push("repoPath was ignored: it is used with base + head (local range) or with evaluate.");
+  if (input.repoPath && given[0]!.kind !== "local" && given[0]!.kind !== "pr") notes.push("repoPath was ignored: it is used with base + head (local range) or with prUrl.");
   if (!input.evaluate && (input.buildCmd || input.testCmd || input.lintCmd)) notes.push("buildCmd / testCmd / lintCmd were ignored: they apply with evaluate: true.");
   return { source: given[0]!, notes };
 }
@@ -113,8 +113,10 @@ function dedupe(comments: ReviewComment[]): ReviewComment[] {
 
 const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
 
+type FetchedHead = Awaited<ReturnType<typeof fetchPrHead>>;
+
 /** Runs the commands on both sides of the change: the PR head fetched from its remote, or a local range. */
-async function evaluateSource(source: Source, input: ReviewInput, prInfo: PrInfo | undefined, opts: ReviewOptions) {
+async function evaluateSource(source: Source, input: ReviewInput, fetched: FetchedHead | undefined, opts: ReviewOptions) {
   const run = (base: string, head: string) =>
     evaluateRange(input.repoPath!, base, head, {
       commands: { build: input.buildCmd, test: input.testCmd, lint: input.lintCmd },
@@ -123,13 +125,16 @@ async function evaluateSource(source: Source, input: ReviewInput, prInfo: PrInfo
       onProgress: opts.onProgress,
     });
   if (source.kind === "local") return run(source.base, source.head);
-  if (source.kind !== "pr" || !prInfo) throw new UserError("evaluate needs prUrl or base + head.");
-  const fetched = await fetchPrHead(input.repoPath!, parsePrUrl(source.prUrl), prInfo.base);
-  try {
-    return await run(fetched.base, fetched.head);
-  } finally {
-    await fetched.cleanup();
-  }
+  if (source.kind !== "pr" || !fetched) throw new UserError("evaluate needs prUrl or base + head.");
+  return run(fetched.base, fetched.head);
+}
+
+/** The project's own ESLint and tsc on the head: of a local range, or of a pull request in a local clone. */
+async function projectTools(source: Source, input: ReviewInput, prInfo: PrInfo | undefined, files: FileChange[], opts: ReviewOptions) {
+  const toolOpts = { timeoutSec: input.timeoutSec, signal: opts.signal, onProgress: opts.onProgress };
+  if (source.kind === "local" && prInfo?.headSha) return runProjectTools(source.repoPath, prInfo.headSha, files, toolOpts);
+  if (source.kind === "pr" && input.repoPath) return runProjectToolsOnPr(input.repoPath, parsePrUrl(source.prUrl), prInfo?.headSha, files, toolOpts);
+  return undefined;
 }
 
 export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Promise<ReviewResult> {
@@ -166,12 +171,22 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
     }
   }
 
+  // evaluate fetches the pull request's head (the user asked for it): the project's tools use it too.
+  let fetched: FetchedHead | undefined;
+  try {
+    if (input.evaluate && source.kind === "pr" && prInfo) fetched = await fetchPrHead(input.repoPath!, parsePrUrl(source.prUrl), prInfo.base);
+    return await reviewFiles(source, input, files, prInfo, project, notes, fetched, opts);
+  } finally {
+    await fetched?.cleanup();
+  }
+}
+
+async function reviewFiles(source: Source, input: ReviewInput, files: FileChange[], prInfo: PrInfo | undefined, project: ProjectInfo, notes: string[], fetched: FetchedHead | undefined, opts: ReviewOptions): Promise<ReviewResult> {
   const { categories, onlyLongLines } = selectedCategories(input.focus);
   const contexts = files.map((f) => buildContext(f, project));
   let comments = dedupe(runRules(contexts, categories));
-  // The project's own ESLint and tsc, on the head of a local range.
-  if (source.kind === "local" && prInfo?.headSha && !onlyLongLines) {
-    const tools = await runProjectTools(source.repoPath, prInfo.headSha, files, { timeoutSec: input.timeoutSec, signal: opts.signal, onProgress: opts.onProgress });
+  const tools = onlyLongLines ? undefined : await projectTools(source, input, prInfo, files, opts);
+  if (tools) {
     comments.push(...tools.comments.filter((c) => categories.has(c.category)));
     notes.push(...tools.notes);
   }
@@ -188,7 +203,7 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
   }
 
   const result: ReviewResult = { summary, comments };
-  if (input.evaluate) result.evaluation = await evaluateSource(source, input, prInfo, opts);
+  if (input.evaluate) result.evaluation = await evaluateSource(source, input, fetched, opts);
   if (prInfo) result.prInfo = prInfo;
   if (notes.length > 0) result.notes = notes;
   if (input.format === "sarif") result.sarif = toSarif(comments);

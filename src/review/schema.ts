@@ -19,7 +19,7 @@ export const reviewInputShape = {
     .array(z.object({ path: z.string(), content: z.string(), originalContent: z.string().optional() }))
     .optional()
     .describe("no originalContent = new file"),
-  repoPath: z.string().optional().describe("local repo: with base+head, or for evaluate"),
+  repoPath: z.string().optional().describe("local repo: with base+head or prUrl"),
   base: z.string().optional(),
   head: z.string().optional(),
   focus: z.array(z.enum(FOCUS)).optional(),

@@ -56,7 +56,6 @@ describe("code-trm review", () => {
     expect(j.summary.assessment).toBe("approved");
     expect(j.sarif).toBeUndefined();
     expect(cli(dir, "review").code).toBe(2);
-    expect(cli(dir, "review", "https://github.com/o/r/pull/1", "--repo", ".").code).toBe(2);
     const bad = cli(dir, "review", "main..nope");
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/head ref "nope" does not name a commit/);

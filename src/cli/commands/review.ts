@@ -36,12 +36,13 @@ export const reviewCommand: Command = {
   description: [
     "Reviews a GitHub pull request (URL or OWNER/REPO#N; GITHUB_TOKEN for private repositories) or the",
     "local range base..head of a repository (default: the current one), as trm_review_pr does: comments",
-    "on added lines, the project's own ESLint and tsc on a local range. Exit code 1 when the assessment",
-    "is needs-changes (a critical finding), 0 otherwise, 2 for a usage error. --sarif writes a SARIF",
-    "2.1.0 log for code scanning (see README: a GitHub Actions job that uploads it).",
+    "on added lines, and the project's own ESLint and tsc on the head of a local range, or of a pull",
+    "request given --repo (a clone that already has the PR's head commit; nothing is fetched). Exit code",
+    "1 when the assessment is needs-changes (a critical finding), 0 otherwise, 2 for a usage error.",
+    "--sarif writes a SARIF 2.1.0 log for code scanning (see README: a GitHub Actions job that uploads it).",
   ].join("\n"),
   options: {
-    repo: { type: "string", value: "<path>", help: "repository of a local range (default: the current directory)" },
+    repo: { type: "string", value: "<path>", help: "repository of a local range (default: the current directory), or a clone of the PR's repository" },
     json: { type: "boolean", help: "the whole result as JSON (stable keys)" },
     sarif: { type: "string", value: "<file>", help: "also write a SARIF 2.1.0 log to this file" },
   },
@@ -53,10 +54,7 @@ export const reviewCommand: Command = {
     if (sarifPath === "") throw new UsageError("--sarif needs a file name", "review");
     let input: ReviewInput;
     if (range) input = { repoPath: path.resolve(io.cwd, repo ?? "."), base: range.base, head: range.head };
-    else {
-      if (repo) throw new UsageError("--repo is for a local range base..head, not for a pull request URL", "review");
-      input = { prUrl: target! };
-    }
+    else input = { prUrl: target!, ...(repo !== undefined ? { repoPath: path.resolve(io.cwd, repo) } : {}) };
     if (sarifPath) input.format = "sarif";
     const { reviewPr, renderReviewText } = await import("../../review/index.js");
     const r = await reviewPr(input);

@@ -47,9 +47,11 @@ describe("input validation", () => {
   it("notes ignored parameters instead of failing", () => {
     const { notes } = selectSource({ diff: "x", repoPath: "/r", testCmd: "npm test" });
     expect(notes).toEqual([
-      "repoPath was ignored: it is used with base + head (local range) or with evaluate.",
+      "repoPath was ignored: it is used with base + head (local range) or with prUrl.",
       "buildCmd / testCmd / lintCmd were ignored: they apply with evaluate: true.",
     ]);
+    // With a pull request, repoPath is the clone the project's own tools run in.
+    expect(selectSource({ prUrl: "https://github.com/o/r/pull/1", repoPath: "/r" }).notes).toEqual([]);
   });
 
   it("rejects malformed PR URLs with an example of a good one", async () => {

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { eslintCommand, why } from "../../../src/review/project-tools.js";
 import { reviewPr } from "../../../src/review/review.js";
 
 /**
@@ -55,11 +56,27 @@ describe("project tools on changed lines", () => {
     expect(git(repo, "status", "--porcelain=v2", "--untracked-files=all") + git(repo, "worktree", "list")).toBe(before);
   });
 
+  it("does not report on a changed file that is a symbolic link (the tools would read what it points at)", async () => {
+    const outside = path.join(root, "outside-secret.ts");
+    writeFileSync(outside, 'export const secret: number = "not a number";\n');
+    const tsconfig = JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", types: [] }, include: ["src"] });
+    const repo = repoWith({ "tsconfig.json": tsconfig, "src/a.ts": "export const a = 1;\n" }, { "src/b.ts": "export const b: string = 2;\n" });
+    symlinkSync(outside, path.join(repo, "src/leak.ts"));
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "link");
+    mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
+    symlinkSync(path.join(OWN_NODE_MODULES, "typescript"), path.join(repo, "node_modules/typescript"));
+    symlinkSync("../typescript/bin/tsc", path.join(repo, "node_modules/.bin/tsc"));
+    const r = await reviewPr({ repoPath: repo, base: "HEAD~2", head: "HEAD" }, { env: {} });
+    expect(r.comments.filter((c) => c.rule.startsWith("tsc/")).map((c) => [c.file, c.line])).toEqual([["src/b.ts", 1]]);
+    expect(r.notes).toContain("1 changed file(s) are not plain files of the head (symbolic links or outside it): the project's tools do not report on them.");
+  });
+
   it("runs the repository's ESLint with its configuration, in a worktree, and keeps the rule id", async () => {
     const repo = repoWith({ "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 1;\nconst unused = 2;\n" });
     const mark = path.join(root, "eslint-cwd.txt");
     mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
-    const script = `#!/bin/sh\npwd > ${JSON.stringify(mark)}\nprintf '%s' '[{"filePath":"'"$PWD"'/src/a.ts","messages":[{"ruleId":"no-unused-vars","severity":2,"message":"unused is assigned a value but never used.","line":2,"column":7},{"ruleId":"prefer-const","severity":1,"message":"old line","line":1,"column":1}]}]'\nexit 1\n`;
+    const script = `#!/bin/sh\npwd > ${JSON.stringify(mark)}\necho "$ESLINT_USE_FLAT_CONFIG $*" > ${JSON.stringify(`${mark}.args`)}\nprintf '%s' '[{"filePath":"'"$PWD"'/src/a.ts","messages":[{"ruleId":"no-unused-vars","severity":2,"message":"unused is assigned a value but never used.","line":2,"column":7},{"ruleId":"prefer-const","severity":1,"message":"old line","line":1,"column":1}]}]'\nexit 1\n`;
     writeFileSync(path.join(repo, "node_modules/.bin/eslint"), script);
     chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
@@ -69,7 +86,20 @@ describe("project tools on changed lines", () => {
     const ranIn = readFileSync(mark, "utf8").trim();
     expect(ranIn).not.toBe(repo);
     expect(ranIn).toMatch(/trm-review-[0-9a-f]+-tools$/);
+    // The head's flat config is named: ESLint must not look upwards into the user's checkout.
+    expect(readFileSync(`${mark}.args`, "utf8").trim()).toBe("-c eslint.config.js --format json -- src/a.ts");
     expect(git(repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
+  });
+
+  it("says so when ESLint cannot lint (exit 2), instead of reporting nothing as if the change were clean", async () => {
+    // ESLint 9 on a head that only has an .eslintrc, as it answers on a real repository (unjs/destr 8b08aa8).
+    const repo = repoWith({ ".eslintrc": '{ "extends": ["eslint-config-unjs"] }\n', "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 1;\nexport const b = 2;\n" });
+    mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
+    const crash = "(node:1325) ESLintIgnoreWarning: The \".eslintignore\" file is no longer supported.\n(Use `node --trace-warnings ...` to show where the warning was created)\n\nOops! Something went wrong! :(\n\nESLint: 9.39.4\n\nESLint couldn't find an eslint.config.(js|mjs|cjs) file.\n";
+    writeFileSync(path.join(repo, "node_modules/.bin/eslint"), `#!/bin/sh\ncat >&2 <<'EOF'\n${crash}EOF\nexit 2\n`);
+    chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
+    const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
+    expect(r.notes).toContain("The project's ESLint failed to run (exit 2): ESLint couldn't find an eslint.config.(js|mjs|cjs) file. Its diagnostics are missing.");
   });
 
   it("does not run ESLint when the change writes its configuration (that would run the branch's code)", async () => {
@@ -87,5 +117,15 @@ describe("project tools on changed lines", () => {
     const repo = repoWith({ "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 2;\n" });
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
     expect(r.notes).toEqual(["The project's ESLint and tsc were not run: neither is installed in the repository (node_modules/.bin); run the package manager's install first."]);
+  });
+
+  it("names the head's ESLint configuration: a flat one with -c, an .eslintrc in eslintrc mode", () => {
+    expect(eslintCommand("/r/node_modules/.bin/eslint", "eslint.config.mjs", ["src/a b.ts"])).toBe("'/r/node_modules/.bin/eslint' -c 'eslint.config.mjs' --format json -- 'src/a b.ts'");
+    expect(eslintCommand("/r/node_modules/.bin/eslint", ".eslintrc", ["src/a.ts"])).toBe("ESLINT_USE_FLAT_CONFIG=false '/r/node_modules/.bin/eslint' --format json -- 'src/a.ts'");
+  });
+
+  it("quotes the line of a failure that says what went wrong", () => {
+    expect(why("(node:1) Warning: x\n(Use `node --trace-warnings ...`)\n\nOops! Something went wrong! :(\n\nESLint: 9.39.4\n\nNo files matching the pattern.\n")).toBe("No files matching the pattern.");
+    expect(why("\n\n")).toBe("no output.");
   });
 });
