@@ -177,6 +177,18 @@ export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
   return Buffer.from(r.stdout as Uint8Array);
 }
 
+/**
+ * A long-lived git process fed through stdin (e.g. `update-ref --stdin`, whose transactions then cost
+ * no spawn): same configuration and environment as {@link git}. It is unref'd, so it never keeps the
+ * server alive, and exits on its own when its stdin closes (also when the server dies).
+ */
+export function gitProcess(cwd: string, args: string[]) {
+  const child = execa("git", [...CONFIG_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, buffer: false, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  child.unref();
+  for (const s of [child.stdin, child.stdout, child.stderr] as const) (s as unknown as { unref?: () => void } | null)?.unref?.();
+  return child;
+}
+
 /** Like {@link git} but returns null instead of throwing (for probes such as `rev-parse --verify`). */
 export async function gitOrNull(cwd: string, args: string[], opts: GitOptions = {}): Promise<string | null> {
   try {

@@ -6,6 +6,7 @@ import type { Candidate } from "../candidate/schema.js";
 import { evaluate, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, gitOrNull } from "../git/cli.js";
+import { closeRefWriter } from "../git/ref-writer.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
 import { addWorktree, branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
@@ -199,6 +200,20 @@ export class Session {
     return this.pendingWrites;
   }
 
+  /**
+   * The commit the worktree (files and index) was last reset to by this server, right after a step or a
+   * move; the next sync trusts it instead of running `git status` over the whole worktree. Cleared by
+   * that sync, so it covers one operation only.
+   */
+  worktreeAt: string | null = null;
+
+  /** Files and index of the worktree exactly at `commit` (what the commands of a step changed undone too). */
+  async resetWorktree(commit: string): Promise<void> {
+    this.worktreeAt = null;
+    await git(this.worktree, ["reset", "--hard", "-q", commit]);
+    this.worktreeAt = commit;
+  }
+
   async sync(): Promise<void> {
     await this.settle();
     this.assertActive();
@@ -211,6 +226,9 @@ export class Session {
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
     if (tip !== this.tip) await this.reload();
     if (await healWrites(this.writeJournal, this.worktree, this.tip)) process.stderr.write(`code-trm: removed a candidate left half-written by a previous server in session ${this.id}\n`);
+    const verified = this.worktreeAt === this.tip;
+    this.worktreeAt = null;
+    if (verified) return;
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
     // the same second as the index stay "racily clean" and would be re-hashed on every step otherwise.
     const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
@@ -307,6 +325,7 @@ export class Session {
       if (discard) await this.assertBranchFree();
       // Daemons a command left behind (already killed when their command ended, unless they hid).
       killMarked("TRM_SESSION_ID", this.id);
+      closeRefWriter(this.worktree);
       await removeWorktree(this.top, this.worktree);
       await rm(this.pycacheDir, { recursive: true, force: true });
       if (discard) {
