@@ -150,9 +150,11 @@ export async function git(cwd: string, args: string[], opts: GitOptions = {}): P
     try {
       if (!DEBUG) return await runGit(cwd, args, env, opts.input);
       const t = performance.now();
-      const out = await runGit(cwd, args, env, opts.input);
-      process.stderr.write(`git ${args.slice(0, 3).join(" ")}: ${(performance.now() - t).toFixed(1)} ms\n`);
-      return out;
+      try {
+        return await runGit(cwd, args, env, opts.input);
+      } finally {
+        process.stderr.write(`git ${args.slice(0, 3).join(" ")}: ${(performance.now() - t).toFixed(1)} ms\n`);
+      }
     } catch (err) {
       const m = LOCK_RE.exec(errorMessage(err));
       if (!m || attempt >= 6) throw err;

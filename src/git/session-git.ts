@@ -158,13 +158,14 @@ export async function updateRefs(cwd: string, updates: RefUpdate[], reason: stri
 }
 
 /**
- * {@link updateRefs} through the worktree's long-lived `update-ref --stdin` (ref-writer.ts), for the
- * steps' hot path; the reflog says `reason` of the first call. A ref lock held by another git process
- * fails the transaction as a whole: it is then retried through {@link updateRefs}, which waits for it.
+ * {@link updateRefs} through the worktree's long-lived `update-ref --stdin` (ref-writer.ts), for a
+ * session's hot paths. Its reflog entries all say "code-trm" (the message is the process's; the commits
+ * and notes say what each step is). A ref lock held by another git process fails the transaction as a
+ * whole: it is then retried through {@link updateRefs}, which waits for the lock, with `reason`.
  */
 export async function updateRefsFast(cwd: string, updates: RefUpdate[], reason: string): Promise<void> {
   try {
-    await runRefTransaction(cwd, updates, reason);
+    await runRefTransaction(cwd, updates, "code-trm");
   } catch (err) {
     const msg = (err as Error).message;
     if (/Unable to create '[^']+\.lock'/.test(msg)) return updateRefs(cwd, updates, reason);

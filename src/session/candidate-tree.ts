@@ -20,8 +20,10 @@ import { UserError } from "../util/errors.js";
 const eligibility = new Map<string, Promise<string | null>>();
 
 async function sessionBlocker(worktree: string, commonDir: string): Promise<string | null> {
+  const listed = await gitOrNull(worktree, ["config", "-z", "--list"]);
+  if (listed === null) return "configuration unreadable";
   const config = new Map<string, string>();
-  for (const item of (await gitOrNull(worktree, ["config", "-z", "--list"]))?.split("\0") ?? []) {
+  for (const item of listed.split("\0")) {
     const nl = item.indexOf("\n");
     if (nl > 0) config.set(item.slice(0, nl).toLowerCase(), item.slice(nl + 1).toLowerCase());
   }
@@ -34,6 +36,7 @@ async function sessionBlocker(worktree: string, commonDir: string): Promise<stri
   if (isTrue("core.sparsecheckout")) return "sparse checkout";
   if ((config.get("extensions.objectformat") ?? "sha1") !== "sha1") return "object format";
   if (config.has("core.attributesfile")) return "core.attributesFile";
+  if (config.has("core.sharedrepository")) return "shared repository permissions";
   if ([...config.keys()].some((k) => /^filter\..*\.(clean|process)$/.test(k))) return "filters";
   const xdg = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config");
   if (existsSync(path.join(xdg, "git", "attributes")) || existsSync(path.join(commonDir, "info", "attributes"))) return "attributes";
@@ -74,7 +77,8 @@ async function changesOf(commonDir: string, worktree: string, baseTree: string, 
   const added: string[] = [];
   for (const rel of paths) {
     const parts = rel.split("/");
-    if (!rel || rel.startsWith("/") || parts.some((p) => p === "" || p === "." || p === ".." || p.toLowerCase() === ".git")) return null;
+    // Names git judges by rules of its own (.git look-alikes on NTFS / HFS+) are left to it.
+    if (!rel || rel.startsWith("/") || parts.some((p) => p === "" || p === "." || p === ".." || /^\.git[. ]*$|^git~\d|[:\\]|[. ]$|[^\x20-\x7e]/i.test(p))) return null;
     const old = await entryAt(commonDir, baseTree, rel);
     if (old?.mode === GITLINK_MODE) return null;
     const abs = path.join(worktree, rel);
@@ -109,9 +113,15 @@ async function changesOf(commonDir: string, worktree: string, baseTree: string, 
     changes.push({ path: rel, entry });
   }
   if (added.length > 0) {
-    // Exit 1 = none ignored; its output lists the paths .gitignore (or info/exclude) excludes.
-    const ignored = await gitOrNull(worktree, ["check-ignore", "-z", "--stdin"], { input: added.join("\0") + "\0" });
-    if (ignored && ignored.split("\0").some(Boolean)) {
+    // Exit 0: its output lists the paths .gitignore (or info/exclude) excludes; exit 1: none is; any
+    // other failure leaves the decision to `git add`.
+    let ignored = "";
+    try {
+      ignored = await git(worktree, ["check-ignore", "-z", "--stdin"], { input: added.join("\0") + "\0" });
+    } catch (err) {
+      if (!(err instanceof GitError) || err.exitCode !== 1) return null;
+    }
+    if (ignored.split("\0").some(Boolean)) {
       throw new UserError(
         `git will not record the candidate's files: ignored by .gitignore: ${ignored.split("\0").filter(Boolean).slice(0, 6).join(", ")}`,
         "Write only files the repository tracks or may track: not ignored by .gitignore, not inside a submodule, inside the sparse checkout. Nothing was changed.",

@@ -1,6 +1,6 @@
 import { git } from "../git/cli.js";
 import { diffPaths } from "../git/objects.js";
-import { listRefs, readNote, updateRefs, type RefUpdate } from "../git/session-git.js";
+import { listRefs, readNote, updateRefsFast, type RefUpdate } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath } from "../util/paths.js";
 import { capHeadTail } from "../util/text.js";
@@ -22,7 +22,7 @@ async function moveTo(s: Session, target: { commit: string; tree: string }, entr
   const updates: RefUpdate[] = [{ ref: s.refs.branch, next: target.commit, expected: old }, { ref: "HEAD", next: target.commit }];
   if (keepRef && old !== target.commit) updates.push({ ref: keepRef, next: old });
   // The best tag is the session's best ever evaluated: a move never takes it down or deletes it.
-  await updateRefs(s.worktree, updates, reason);
+  await updateRefsFast(s.worktree, updates, reason);
   await s.resetWorktree(target.commit);
   s.entries = entries;
   s.tip = target.commit;

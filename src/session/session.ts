@@ -202,8 +202,10 @@ export class Session {
 
   /**
    * The commit the worktree (files and index) was last reset to by this server, right after a step or a
-   * move; the next sync trusts it instead of running `git status` over the whole worktree. Cleared by
-   * that sync, so it covers one operation only.
+   * move; syncs trust it instead of running `git status` over the whole worktree, until something of
+   * the server's writes there again (a candidate, the commands: cleared before them). Edits made in the
+   * session's hidden worktree by hand are then not undone before the next step; the step's commit is
+   * built from the tip and the candidate's own paths all the same.
    */
   worktreeAt: string | null = null;
 
@@ -226,9 +228,7 @@ export class Session {
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
     if (tip !== this.tip) await this.reload();
     if (await healWrites(this.writeJournal, this.worktree, this.tip)) process.stderr.write(`code-trm: removed a candidate left half-written by a previous server in session ${this.id}\n`);
-    const verified = this.worktreeAt === this.tip;
-    this.worktreeAt = null;
-    if (verified) return;
+    if (this.worktreeAt === this.tip) return;
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
     // the same second as the index stay "racily clean" and would be re-hashed on every step otherwise.
     const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
@@ -274,6 +274,8 @@ export class Session {
   }
 
   async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf(), changedFiles: string[] = []): Promise<EvaluationRun> {
+    // The commands may change tracked files.
+    this.worktreeAt = null;
     // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
     // in the same second as the last run (e.g. `a - b` -> `a + b`) would be tested as the old code.
     for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {

@@ -75,6 +75,7 @@ export async function applyCandidate(s: Session, worktree: string, candidate: Ca
   }
   // Compared with the files as they are before the write: what the same change would cost in another mode.
   const modeSuggestion = await suggestMode(candidate, plan, reader);
+  if (worktree === s.worktree) s.worktreeAt = null;
   await recordWrites(s.writeJournal, plan.ops.map((o) => o.path));
   const applied = await applyPlan(worktree, plan.ops).catch(async (err: unknown) => {
     await clearWrites(s.writeJournal);
