@@ -11,11 +11,13 @@ const benches = [
   ["feedback size for 500 errors (issue 5)", "feedback.mjs"],
   ["time to verdict: three commands sequential vs concurrent (issue 14)", "concurrency.mjs"],
   ["best of N: 1, 2 and 4 candidates whose test sleeps 2 s, maxParallel 4 (issue 13)", "best-of-n.mjs"],
+  // 50,000 files take minutes: run `node bench/step-cost.mjs` alone for them.
+  ["a step's own cost and session start at 500 / 5,000 files, 10 / 200 steps (issue 12)", "step-cost.mjs", "500,5000"],
 ];
 let failed = 0;
-for (const [title, file] of benches) {
-  console.log(`\n## ${title}: node bench/${file}`);
-  const r = spawnSync(process.execPath, [path.join(here, file)], { stdio: "inherit" });
+for (const [title, file, ...args] of benches) {
+  console.log(`\n## ${title}: node bench/${[file, ...args].join(" ")}`);
+  const r = spawnSync(process.execPath, [path.join(here, file), ...args], { stdio: "inherit" });
   if (r.status !== 0) failed++;
 }
 process.exitCode = failed ? 1 : 0;

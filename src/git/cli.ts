@@ -153,9 +153,11 @@ export async function git(cwd: string, args: string[], opts: GitOptions = {}): P
     try {
       if (!DEBUG) return await runGit(cwd, args, env, opts.input);
       const t = performance.now();
-      const out = await runGit(cwd, args, env, opts.input);
-      process.stderr.write(`git ${args.slice(0, 3).join(" ")}: ${(performance.now() - t).toFixed(1)} ms\n`);
-      return out;
+      try {
+        return await runGit(cwd, args, env, opts.input);
+      } finally {
+        process.stderr.write(`git ${args.slice(0, 3).join(" ")}: ${(performance.now() - t).toFixed(1)} ms\n`);
+      }
     } catch (err) {
       const m = LOCK_RE.exec(errorMessage(err));
       if (!m || attempt >= 6) throw err;
@@ -178,6 +180,18 @@ export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
   const r = await execa("git", [...CONFIG_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, encoding: "buffer", stdin: "ignore", stripFinalNewline: false, maxBuffer: 256 * 1024 * 1024 });
   if (r.exitCode !== 0) throw new GitError(args, r.exitCode, Buffer.from(r.stderr as Uint8Array).toString("utf8"));
   return Buffer.from(r.stdout as Uint8Array);
+}
+
+/**
+ * A long-lived git process fed through stdin (e.g. `update-ref --stdin`, whose transactions then cost
+ * no spawn): same configuration and environment as {@link git}. It is unref'd, so it never keeps the
+ * server alive, and exits on its own when its stdin closes (also when the server dies).
+ */
+export function gitProcess(cwd: string, args: string[]) {
+  const child = execa("git", [...CONFIG_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, buffer: false, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  child.unref();
+  for (const s of [child.stdin, child.stdout, child.stderr] as const) (s as unknown as { unref?: () => void } | null)?.unref?.();
+  return child;
 }
 
 /** Like {@link git} but returns null instead of throwing (for probes such as `rev-parse --verify`). */

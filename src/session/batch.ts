@@ -20,7 +20,8 @@ import { alternativeRef } from "./alternatives.js";
 import type { CallContext } from "./context.js";
 import { stepMessage, type StepNote } from "./record.js";
 import type { Session } from "./session.js";
-import { applyCandidate, evaluateApplied, recordStep, writeCandidateTree, type AppliedCandidate, type JudgedTree } from "./submit.js";
+import { applyCandidate, evaluateApplied, recordStep, type AppliedCandidate, type JudgedTree } from "./submit.js";
+import { writeCandidateTree } from "./candidate-tree.js";
 import { WorktreePool } from "./worktree-pool.js";
 
 export const MIN_BATCH = 2;
@@ -146,7 +147,7 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
     const main = (async () => {
       const applied = await applyCandidate(s, s.worktree, winner.candidate!);
       try {
-        const tree = await writeCandidateTree(s.worktree, applied.paths);
+        const tree = await writeCandidateTree(s, s.worktree, s.tipTree, applied.paths);
         if (tree !== winner.judged!.tree) {
           throw new Error(`best of N: candidate #${winner.index} gave tree ${tree} in the session worktree but ${winner.judged!.tree} in its pool worktree`);
         }

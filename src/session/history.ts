@@ -1,5 +1,6 @@
 import { git } from "../git/cli.js";
-import { listRefs, readNote, updateRefs, type RefUpdate } from "../git/session-git.js";
+import { diffPaths } from "../git/objects.js";
+import { listRefs, readNote, updateRefsFast, type RefUpdate } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath } from "../util/paths.js";
 import { capHeadTail } from "../util/text.js";
@@ -16,12 +17,13 @@ import type { Session } from "./session.js";
 async function moveTo(s: Session, target: { commit: string; tree: string }, entries: StepEntry[], reason: string, keepRef?: string): Promise<string[]> {
   await s.assertBranchFree();
   const old = s.tip;
-  const changed = (await git(s.worktree, ["diff", "--name-only", "--no-renames", target.commit, old, "--"])).split("\n").filter(Boolean);
+  // In-process: only the subtrees that differ are read (git diff --name-only lists the same paths).
+  const changed = await diffPaths(s.config.commonDir, target.tree, s.tipTree);
   const updates: RefUpdate[] = [{ ref: s.refs.branch, next: target.commit, expected: old }, { ref: "HEAD", next: target.commit }];
   if (keepRef && old !== target.commit) updates.push({ ref: keepRef, next: old });
   // The best tag is the session's best ever evaluated: a move never takes it down or deletes it.
-  await updateRefs(s.worktree, updates, reason);
-  await git(s.worktree, ["reset", "--hard", "-q", target.commit]);
+  await updateRefsFast(s.worktree, updates, reason);
+  await s.resetWorktree(target.commit);
   s.entries = entries;
   s.tip = target.commit;
   s.tipTree = target.tree;

@@ -6,6 +6,7 @@ import type { Candidate } from "../candidate/schema.js";
 import { evaluate, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, gitOrNull } from "../git/cli.js";
+import { closeRefWriter } from "../git/ref-writer.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
 import { addWorktree, branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
@@ -200,6 +201,22 @@ export class Session {
     return this.pendingWrites;
   }
 
+  /**
+   * The commit the worktree (files and index) was last reset to by this server, right after a step or a
+   * move; syncs trust it instead of running `git status` over the whole worktree, until something of
+   * the server's writes there again (a candidate, the commands: cleared before them). Edits made in the
+   * session's hidden worktree by hand are then not undone before the next step; the step's commit is
+   * built from the tip and the candidate's own paths all the same.
+   */
+  worktreeAt: string | null = null;
+
+  /** Files and index of the worktree exactly at `commit` (what the commands of a step changed undone too). */
+  async resetWorktree(commit: string): Promise<void> {
+    this.worktreeAt = null;
+    await git(this.worktree, ["reset", "--hard", "-q", commit]);
+    this.worktreeAt = commit;
+  }
+
   async sync(): Promise<void> {
     await this.settle();
     this.assertActive();
@@ -212,6 +229,7 @@ export class Session {
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
     if (tip !== this.tip) await this.reload();
     if (await healWrites(this.writeJournal, this.worktree, this.tip)) process.stderr.write(`code-trm: removed a candidate left half-written by a previous server in session ${this.id}\n`);
+    if (this.worktreeAt === this.tip) return;
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
     // the same second as the index stay "racily clean" and would be re-hashed on every step otherwise.
     const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
@@ -263,6 +281,8 @@ export class Session {
    * running command is recorded next to the session's so that a crash leaves no orphan either).
    */
   async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf(), changedFiles: string[] = [], worktree = this.worktree): Promise<EvaluationRun> {
+    // The commands may change tracked files.
+    if (worktree === this.worktree) this.worktreeAt = null;
     // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
     // in the same second as the last run (e.g. `a - b` -> `a + b`) would be tested as the old code.
     for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {
@@ -314,6 +334,7 @@ export class Session {
       if (discard) await this.assertBranchFree();
       // Daemons a command left behind (already killed when their command ended, unless they hid).
       killMarked("TRM_SESSION_ID", this.id);
+      closeRefWriter(this.worktree);
       await removeWorktree(this.top, this.worktree);
       await removePool(this.top, this.config.commonDir, this.id);
       await rm(this.pycacheDir, { recursive: true, force: true });

@@ -12,12 +12,14 @@ import { rescore, EvaluationCancelled, type Evaluation, type EvaluationRun } fro
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { judgeEvaluation } from "../evaluate/judge.js";
 import { foldProgress, IMPROVEMENT_EPSILON } from "../evaluate/score.js";
-import { git, GitError, gitOrNull } from "../git/cli.js";
-import { updateRefs, writeCommitFast, writeNote, type RefUpdate } from "../git/session-git.js";
+import { gitOrNull } from "../git/cli.js";
+import { prepareNoteOf, resolveRefFast, updateRefsFast, writeCommitFast, type RefUpdate } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
+import { crashPoint } from "../util/crash-point.js";
 import { LIMITS } from "../util/limits.js";
 import type { CallContext } from "./context.js";
 import { stepMessage, type StepNote } from "./record.js";
+import { writeCandidateTree } from "./candidate-tree.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
 import { assertTestsUntouched, describeTestChanges, landedOps, testFileChanges } from "./test-files.js";
@@ -74,6 +76,7 @@ export async function applyCandidate(s: Session, worktree: string, candidate: Ca
   }
   // Compared with the files as they are before the write: what the same change would cost in another mode.
   const modeSuggestion = await suggestMode(candidate, plan, reader);
+  if (worktree === s.worktree) s.worktreeAt = null;
   if (journal) await recordWrites(journal, plan.ops.map((o) => o.path));
   const applied = await applyPlan(worktree, plan.ops).catch(async (err: unknown) => {
     if (journal) await clearWrites(journal);
@@ -102,7 +105,8 @@ export interface JudgedTree {
  */
 export async function evaluateApplied(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, inflight?: Map<string, Promise<EvaluationRun>>): Promise<JudgedTree> {
   await assertNoSecretsIn(applied.worktree, applied.paths);
-  const tree = await writeCandidateTree(applied.worktree, applied.paths);
+  const tree = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
+  await crashPoint("step-tree-written");
   if (tree === s.tipTree) {
     throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
   }
@@ -174,33 +178,53 @@ export async function recordStep(
   let commit: string;
   try {
     commit = await writeCommitFast(s.config.commonDir, tree, s.tip, stepMessage(s.id, note));
-    // The record goes first: a crash before the refs move leaves only an unreachable commit.
-    await writeNote(s.worktree, s.refs.notes, commit, note, { commonDir: s.config.commonDir, message: `trm: step ${step} record` });
-    await updateRefs(
-      s.worktree,
-      [
-        { ref: s.refs.branch, next: commit, expected: s.tip },
-        { ref: "HEAD", next: commit },
-        // Against the session's best, not the current history's: after an undo or a reset a lower score is
-        // new to this history but must not take the tag from a better step kept elsewhere.
-        ...(newBest ? [{ ref: s.refs.bestTag, next: commit }] : []),
-        ...(r.extraRefs?.(commit) ?? []),
-      ],
-      `trm: step ${step}`,
-    );
+    await crashPoint("step-commit-written");
+    // The record moves with the branch, in one transaction: a crash before it leaves only unreachable
+    // objects, and a step is never visible without its record. A notes ref moved meanwhile by another
+    // writer (e.g. `git notes` by hand) is re-read rather than overwritten.
+    for (let attempt = 0; ; attempt++) {
+      const record = await prepareNoteOf(s.config.commonDir, s.refs.notes, commit, note, `trm: step ${step} record`);
+      // The full logs go in the same transaction: written in-process, they cost less than a deferred write.
+      const logNote = Object.keys(logs).length > 0 ? await prepareNoteOf(s.config.commonDir, s.refs.logs, commit, logs, `trm: step ${step} logs`) : null;
+      await crashPoint("step-note-written");
+      try {
+        await updateRefsFast(
+          s.worktree,
+          [
+            { ref: s.refs.branch, next: commit, expected: s.tip },
+            { ref: "HEAD", next: commit },
+            // Against the session's best, not the current history's: after an undo or a reset a lower score is
+            // new to this history but must not take the tag from a better step kept elsewhere.
+            ...(newBest ? [{ ref: s.refs.bestTag, next: commit }] : []),
+            record,
+            ...(logNote ? [logNote] : []),
+            ...(r.extraRefs?.(commit) ?? []),
+          ],
+          "trm: step",
+        );
+        break;
+      } catch (err) {
+        const moved = async (n: { ref: string; expected: string | null } | null) => n !== null && (await resolveRefFast(s.config.commonDir, n.ref)) !== n.expected;
+        if (attempt >= 3 || !((await moved(record)) || (await moved(logNote)))) throw err;
+      }
+    }
   } catch (err) {
     await applied.undo();
     throw err;
   }
   await clearWrites(s.writeJournal);
+  // The session worktree's index (left behind by an in-process tree) and whatever the commands changed
+  // in tracked files are brought to the step's commit after the reply; the next operation waits for it
+  // and then needs no `git status` of its own.
+  s.afterReply(async () => {
+    await crashPoint("step-index-stale");
+    await s.resetWorktree(commit);
+  });
   s.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
   s.tip = commit;
   s.tipTree = tree;
   s.cache.set(tree, { commit, evaluation: ev });
   if (newBest) s.best = { commit, step, score: ev.score, onCurrentHistory: true };
-  // The full logs are not part of the answer: they are written right after it, and the next
-  // operation on the session waits for them (a crash in between loses that step's raw logs only).
-  if (Object.keys(logs).length > 0) s.afterReply(() => writeNote(s.worktree, s.refs.logs, commit, logs, { commonDir: s.config.commonDir, message: `trm: step ${step} logs` }));
 
   const halt = s.halt();
   const diagnostics = correlateDiagnostics(ev, step, earlier);
@@ -210,32 +234,3 @@ export async function recordStep(
   const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: s.id, ...(testNote ? { notes: [testNote] } : {}) });
   return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
 }
-
-/** Stages the candidate's paths in `worktree`'s index and writes the index as a tree. */
-export async function writeCandidateTree(worktree: string, paths: string[]): Promise<string> {
-  await stageCandidate(worktree, paths);
-  return (await git(worktree, ["write-tree"])).trim();
-}
-
-/**
- * Stages the candidate's paths. git refuses paths it would not track here (ignored by .gitignore,
- * outside a sparse checkout, inside a submodule): that is the candidate's problem, said as such.
- */
-async function stageCandidate(worktree: string, paths: string[]): Promise<void> {
-  try {
-    await git(worktree, ["add", "-A", "--", ...paths], { env: { GIT_LITERAL_PATHSPECS: "1" } });
-  } catch (err) {
-    if (!(err instanceof GitError)) throw err;
-    const why = err.stderr
-      .split("\n")
-      .filter((l) => l.trim() && !l.startsWith("hint:"))
-      .slice(0, 6)
-      .join(" ");
-    throw new UserError(
-      `git will not record the candidate's files: ${why}`,
-      "Write only files the repository tracks or may track: not ignored by .gitignore, not inside a submodule, inside the sparse checkout. Nothing was changed.",
-    );
-  }
-}
-
-

@@ -1,0 +1,180 @@
+/**
+ * Loose objects and trees written in-process, the way git writes them: content hashed first, an object
+ * already present is not written again, and a new one is written under a temporary name and renamed into
+ * place, so a process killed mid-write leaves a stray temporary file, never a truncated object under its
+ * final name (isomorphic-git writes the final path directly, and then never rewrites an object that
+ * exists: one crash would corrupt the object for good). Reading goes through isomorphic-git, which also
+ * reads packs; trees are immutable, so the entries of a tree read once are kept by id.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { deflateSync } from "node:zlib";
+import isogit from "isomorphic-git";
+
+export type ObjectType = "blob" | "tree" | "commit";
+
+export interface TreeEntry {
+  /** As git writes it: "100644", "100755", "120000", "160000" or "40000". */
+  mode: string;
+  name: string;
+  oid: string;
+}
+
+export const TREE_MODE = "40000";
+export const GITLINK_MODE = "160000";
+
+/** Hashes and, unless it exists, writes one loose object; returns its id. */
+export async function writeObject(commonDir: string, type: ObjectType, content: Buffer): Promise<string> {
+  const body = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
+  const oid = createHash("sha1").update(body).digest("hex");
+  const dir = path.join(commonDir, "objects", oid.slice(0, 2));
+  const file = path.join(dir, oid.slice(2));
+  if (await lstat(file).then(() => true, () => false)) return oid;
+  await mkdir(dir, { recursive: true });
+  // git's own temporary-object prefix: `git gc` / `git prune` remove such leftovers after a crash.
+  const tmp = path.join(dir, `tmp_obj_trm${randomBytes(6).toString("hex")}`);
+  try {
+    await writeFile(tmp, deflateSync(body), { mode: 0o444 });
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  return oid;
+}
+
+/** git's order: names compared bytewise, a tree's name as if it ended with "/". */
+function sortKey(e: TreeEntry): Buffer {
+  return Buffer.from(e.mode === TREE_MODE ? `${e.name}/` : e.name, "utf8");
+}
+
+export function encodeTree(entries: TreeEntry[]): Buffer {
+  const sorted = entries.map((e) => ({ e, k: sortKey(e) })).sort((a, b) => Buffer.compare(a.k, b.k));
+  return Buffer.concat(sorted.flatMap(({ e }) => [Buffer.from(`${e.mode} ${e.name}\0`, "utf8"), Buffer.from(e.oid, "hex")]));
+}
+
+export async function writeTreeObject(commonDir: string, entries: TreeEntry[]): Promise<string> {
+  const oid = await writeObject(commonDir, "tree", encodeTree(entries));
+  // The next step starts from this tree: no need to read back what was just written.
+  remember(oid, entries);
+  return oid;
+}
+
+const treeCache = new Map<string, TreeEntry[]>();
+const TREE_CACHE_MAX = 4096;
+/** isomorphic-git's cache of pack indexes, one per repository (re-reading an index costs more than the read). */
+const packCaches = new Map<string, object>();
+
+/** The entries of a tree (loose or packed). */
+export async function readTreeEntries(commonDir: string, oid: string): Promise<TreeEntry[]> {
+  const hit = treeCache.get(oid);
+  if (hit) return hit;
+  let cache = packCaches.get(commonDir);
+  if (!cache) packCaches.set(commonDir, (cache = {}));
+  let read;
+  try {
+    read = await isogit.readTree({ fs, gitdir: commonDir, oid, cache });
+  } catch (err) {
+    // A pack repacked away since its index was cached: read again without the cache.
+    packCaches.delete(commonDir);
+    read = await isogit.readTree({ fs, gitdir: commonDir, oid, cache: {} }).catch(() => {
+      throw err;
+    });
+  }
+  const entries = read.tree.map((e) => ({ mode: e.mode === "040000" ? TREE_MODE : e.mode, name: e.path, oid: e.oid }));
+  remember(oid, entries);
+  return entries;
+}
+
+function remember(oid: string, entries: TreeEntry[]): void {
+  if (treeCache.size >= TREE_CACHE_MAX) treeCache.delete(treeCache.keys().next().value!);
+  treeCache.set(oid, entries);
+}
+
+/** A change to one path of a tree: the new entry, or null to remove the path. */
+export interface PathChange {
+  path: string;
+  entry: { mode: string; oid: string } | null;
+}
+
+/** Thrown when a change cannot be made without git's own rules (e.g. a path inside a submodule). */
+export class NeedsGit extends Error {}
+
+/**
+ * Writes the tree that is `base` with `changes` applied; only the trees on the changed paths are read
+ * and written. A directory left empty disappears, as in git. Throws NeedsGit for a path inside a
+ * submodule (gitlink) or a path that is both a file and a folder in `changes`.
+ */
+export async function writeTreeWith(commonDir: string, base: string | null, changes: PathChange[]): Promise<string> {
+  const split = changes.map((c) => ({ parts: c.path.split("/"), entry: c.entry }));
+  return (await rewrite(commonDir, base, split)) ?? writeTreeObject(commonDir, []);
+}
+
+async function rewrite(commonDir: string, base: string | null, changes: { parts: string[]; entry: PathChange["entry"] }[]): Promise<string | null> {
+  const entries = new Map((base ? await readTreeEntries(commonDir, base) : []).map((e) => [e.name, e]));
+  const direct = new Map<string, PathChange["entry"]>();
+  const nested = new Map<string, { parts: string[]; entry: PathChange["entry"] }[]>();
+  for (const c of changes) {
+    const [name, ...rest] = c.parts;
+    if (!name) throw new NeedsGit("empty path component");
+    if (rest.length === 0) direct.set(name, c.entry);
+    else nested.set(name, [...(nested.get(name) ?? []), { parts: rest, entry: c.entry }]);
+  }
+  for (const [name, sub] of nested) {
+    const existing = entries.get(name);
+    if (existing?.mode === GITLINK_MODE) throw new NeedsGit(`inside the submodule ${name}`);
+    if (direct.get(name)) {
+      // A folder that became a file: its paths are all removals, and the file replaces it below.
+      if (sub.every((c) => c.entry === null)) continue;
+      throw new NeedsGit(`${name} is both a file and a folder`);
+    }
+    direct.delete(name);
+    const oid = await rewrite(commonDir, existing?.mode === TREE_MODE ? existing.oid : null, sub);
+    if (oid) entries.set(name, { mode: TREE_MODE, name, oid });
+    else entries.delete(name);
+  }
+  for (const [name, entry] of direct) {
+    if (entries.get(name)?.mode === GITLINK_MODE) throw new NeedsGit(`the submodule ${name}`);
+    if (entry) entries.set(name, { ...entry, name });
+    else entries.delete(name);
+  }
+  if (entries.size === 0) return null;
+  return writeTreeObject(commonDir, [...entries.values()]);
+}
+
+/** The entry at `relPath` in tree `root`, or null (read through the cache). */
+export async function entryAt(commonDir: string, root: string, relPath: string): Promise<TreeEntry | null> {
+  let tree = root;
+  const parts = relPath.split("/");
+  for (let i = 0; i < parts.length; i++) {
+    const e = (await readTreeEntries(commonDir, tree)).find((x) => x.name === parts[i]);
+    if (!e) return null;
+    if (i === parts.length - 1) return e;
+    if (e.mode !== TREE_MODE) return e.mode === GITLINK_MODE ? e : null;
+    tree = e.oid;
+  }
+  return null;
+}
+
+/**
+ * The paths whose entry differs between trees `a` and `b` (added, removed, changed content or mode),
+ * as `git diff --name-only --no-renames a b` lists them; only subtrees that differ are read.
+ */
+export async function diffPaths(commonDir: string, a: string | null, b: string | null, prefix = ""): Promise<string[]> {
+  if (a === b) return [];
+  const left = new Map((a ? await readTreeEntries(commonDir, a) : []).map((e) => [e.name, e]));
+  const right = new Map((b ? await readTreeEntries(commonDir, b) : []).map((e) => [e.name, e]));
+  const out: string[] = [];
+  for (const name of [...new Set([...left.keys(), ...right.keys()])].sort()) {
+    const l = left.get(name);
+    const r = right.get(name);
+    if (l && r && l.mode === r.mode && l.oid === r.oid) continue;
+    const lTree = l?.mode === TREE_MODE ? l.oid : null;
+    const rTree = r?.mode === TREE_MODE ? r.oid : null;
+    if (lTree || rTree) out.push(...(await diffPaths(commonDir, lTree, rTree, `${prefix}${name}/`)));
+    if ((l && l.mode !== TREE_MODE) || (r && r.mode !== TREE_MODE)) out.push(`${prefix}${name}`);
+  }
+  return out.sort();
+}

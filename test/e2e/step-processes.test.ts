@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { startServer } from "../helpers/client.js";
+import { filesCandidate } from "../helpers/fixtures.js";
+import { checkoutState, g, makeRepo } from "../helpers/repo.js";
+
+type Any = Record<string, any>;
+
+/** The git processes the server started since `from` (CODE_TRM_DEBUG_GIT prints one line per call). */
+function gitCalls(stderr: string, from: number): string[] {
+  return stderr
+    .slice(from)
+    .split("\n")
+    .filter((l) => l.startsWith("git "))
+    .map((l) => l.replace(/:[^:]*ms$/, ""));
+}
+
+describe("a step spawns no git process on its path", () => {
+  it("writes tree, commit and notes in-process; only the after-reply reset of the worktree is a git process", async () => {
+    const repo = makeRepo("js-stats");
+    const before = checkoutState(repo);
+    const srv = await startServer({ env: { CODE_TRM_DEBUG_GIT: "1" } });
+    const { sessionId, worktreePath } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "echo tested", lintCmd: "echo linted" });
+    await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
+    await srv.call<Any>("trm_get_state", { sessionId });
+
+    let mark = srv.stderr().length;
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
+    const st = await srv.call<Any>("trm_get_state", { sessionId });
+    expect(st.step).toBe(2);
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git reset --hard -q"]);
+
+    // A new file costs one ignore check, nothing more.
+    mark = srv.stderr().length;
+    await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("lib/new.js", "export const n = 1;\n") });
+    await srv.call<Any>("trm_get_state", { sessionId });
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git check-ignore -z --stdin", "git reset --hard -q"]);
+    await srv.close();
+
+    // What git reads back: the step, its record and logs notes, an index in line with it, a sound repository.
+    expect(g(worktreePath, "rev-parse", "HEAD").trim()).toBe(g(repo, "rev-parse", `trm/${sessionId}`).trim());
+    expect(g(worktreePath, "status", "--porcelain")).toBe("");
+    expect(g(repo, "show", `trm/${sessionId}~1:src/stats.js`)).toBe("export const a = 2;\n");
+    expect(JSON.parse(g(repo, "notes", `--ref=trm/${sessionId}`, "show", r.commit)).step).toBe(2);
+    expect(g(repo, "log", "-1", "--format=%s", `refs/notes/trm/${sessionId}`).trim()).toBe("trm: step 3 record");
+    expect(g(repo, "log", "-1", "--format=%s", `refs/notes/trm-logs/${sessionId}`).trim()).toBe("trm: step 3 logs");
+    expect(g(repo, "fsck", "--full", "--no-dangling", "--no-progress")).toBe("");
+    expect(checkoutState(repo)).toEqual(before);
+  });
+});
