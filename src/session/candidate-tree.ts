@@ -6,7 +6,7 @@
  * .gitignore excludes refused. Anything git would transform or judge by rules of its own (attributes,
  * filters, autocrlf, sparse checkout, submodules, nested repositories, links on the way) goes through
  * `git add` + `write-tree` as before: correctness first. The worktree's index is left behind and
- * brought to the step's commit after the reply (Session.resetWorktree).
+ * brought up to date once the step is recorded (syncIndex), before the reply.
  */
 import { lstat, readFile, readlink } from "node:fs/promises";
 import os from "node:os";
@@ -45,13 +45,13 @@ async function sessionBlocker(worktree: string, commonDir: string): Promise<stri
   return null;
 }
 
-/** Writes the tree of `worktree` = `baseTree` + the files at `paths`. */
+/** Writes the tree of `worktree` = `baseTree` + the files at `paths`; `indexStale`: the index was not written. */
 export async function writeCandidateTree(
   s: { id: string; config: { commonDir: string } },
   worktree: string,
   baseTree: string,
   paths: string[],
-): Promise<string> {
+): Promise<{ tree: string; indexStale: boolean }> {
   const commonDir = s.config.commonDir;
   const key = `${commonDir}\0${s.id}`;
   if (paths.some((p) => path.posix.basename(p) === ".gitattributes")) eligibility.set(key, Promise.resolve(".gitattributes"));
@@ -61,14 +61,19 @@ export async function writeCandidateTree(
     const changes = await changesOf(commonDir, worktree, baseTree, paths);
     if (changes) {
       try {
-        return await writeTreeWith(commonDir, baseTree, changes);
+        return { tree: await writeTreeWith(commonDir, baseTree, changes), indexStale: true };
       } catch (err) {
         if (!(err instanceof NeedsGit)) throw err;
       }
     }
   }
   await stageCandidate(worktree, paths);
-  return (await git(worktree, ["write-tree"])).trim();
+  return { tree: (await git(worktree, ["write-tree"])).trim(), indexStale: false };
+}
+
+/** After an in-process tree: the index as `git add` would have left it. */
+export async function syncIndex(worktree: string, paths: string[]): Promise<void> {
+  await git(worktree, ["add", "-A", "--", ...paths], { env: { GIT_LITERAL_PATHSPECS: "1" } });
 }
 
 /** The changes as tree entries (blobs written), or null when git's own rules must decide. */

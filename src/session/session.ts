@@ -210,6 +210,15 @@ export class Session {
    */
   worktreeAt: string | null = null;
 
+  /** After a step: the worktree checked against `commit`, reset only when the commands changed tracked files. */
+  async verifyWorktree(commit: string): Promise<void> {
+    this.worktreeAt = null;
+    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
+    const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
+    if (head !== commit || status.split("\n").some((l) => l && !l.startsWith("#"))) await git(this.worktree, ["reset", "--hard", "-q", commit]);
+    this.worktreeAt = commit;
+  }
+
   /** Files and index of the worktree exactly at `commit` (what the commands of a step changed undone too). */
   async resetWorktree(commit: string): Promise<void> {
     this.worktreeAt = null;

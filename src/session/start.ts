@@ -5,7 +5,7 @@ import { runCommand } from "../evaluate/run.js";
 import { assertSandboxAvailable } from "../evaluate/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
-import { addWorktree, prepareNoteOf, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
+import { addWorktree, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { explainSystemError, trmRefInTheWay } from "../util/sys-errors.js";
 import { normalizeRelPath } from "../util/paths.js";
@@ -118,23 +118,23 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
   try {
     // The refs and the config note do not depend on the checkout of the worktree: do both at once. All
     // of it settles before any cleanup, so nothing half-written is re-created after it.
-    // The checkout of the worktree is the slow part; the refs wait for it so that one transaction, run
-    // in the worktree, moves its HEAD to the baseline along with the branch, the tag and the config note
-    // (written in-process). A clean checkout then needs no `reset --hard`: the worktree checked out
-    // from HEAD already has the baseline's tree, and only its HEAD moves.
-    const ready = await early;
-    if (ready !== true) {
-      if (ready !== false) throw ready;
-      await addWorktree(repo.top, wt, snap.commit, id);
-    } else if (snap.dirty) {
-      await git(wt, ["reset", "--hard", "-q", snap.commit]);
-    }
-    const record = await prepareNoteOf(repo.commonDir, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote, "trm: baseline record (session config)");
-    await updateRefs(
-      wt,
-      [{ ref: refs.branch, next: snap.commit, expected: null }, { ref: refs.baselineTag, next: snap.commit, expected: null }, { ref: "HEAD", next: snap.commit }, record],
-      "trm: session start",
-    );
+    const results = await Promise.allSettled([
+      (async () => {
+        await updateRefs(repo.top, [{ ref: refs.branch, next: snap.commit, expected: null }, { ref: refs.baselineTag, next: snap.commit, expected: null }], "trm: session start");
+        await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote, { commonDir: repo.commonDir, message: "trm: baseline record (session config)" });
+      })(),
+      (async () => {
+        const ready = await early;
+        if (ready !== true) {
+          if (ready !== false) throw ready;
+          await addWorktree(repo.top, wt, snap.commit, id);
+        } else {
+          await git(wt, ["reset", "--hard", "-q", snap.commit]);
+        }
+      })(),
+    ]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
     await linkIgnored(repo.top, wt, linkPaths);
     layer = await layerWorkspaces(repo.top, wt);
   } catch (err) {

@@ -19,7 +19,7 @@ import { crashPoint } from "../util/crash-point.js";
 import { LIMITS } from "../util/limits.js";
 import type { CallContext } from "./context.js";
 import { stepMessage, type StepNote } from "./record.js";
-import { writeCandidateTree } from "./candidate-tree.js";
+import { syncIndex, writeCandidateTree } from "./candidate-tree.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
 import { assertTestsUntouched, describeTestChanges, landedOps, testFileChanges } from "./test-files.js";
@@ -96,6 +96,8 @@ export interface JudgedTree {
   ev: Evaluation;
   logs: Record<string, string>;
   cachedFrom?: string;
+  /** The tree was written in-process: the worktree's index still has the tip's entries. */
+  indexStale?: boolean;
 }
 
 /**
@@ -105,7 +107,7 @@ export interface JudgedTree {
  */
 export async function evaluateApplied(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, inflight?: Map<string, Promise<EvaluationRun>>): Promise<JudgedTree> {
   await assertNoSecretsIn(applied.worktree, applied.paths);
-  const tree = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
+  const { tree, indexStale } = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
   await crashPoint("step-tree-written");
   if (tree === s.tipTree) {
     throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
@@ -128,7 +130,7 @@ export async function evaluateApplied(s: Session, applied: AppliedCandidate, ste
   }
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
   ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks);
-  return { tree, ev, logs, ...(cachedFrom ? { cachedFrom } : {}) };
+  return { tree, ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(indexStale ? { indexStale } : {}) };
 }
 
 /**
@@ -213,12 +215,13 @@ export async function recordStep(
     throw err;
   }
   await clearWrites(s.writeJournal);
-  // The session worktree's index (left behind by an in-process tree) and whatever the commands changed
-  // in tracked files are brought to the step's commit after the reply; the next operation waits for it
-  // and then needs no `git status` of its own.
+  // The index follows before the reply: a person or tool reading the worktree's status right after it
+  // sees the step. What the commands changed in tracked files is checked after the reply (the next
+  // operation waits for it) and then needs no `git status` of its own.
+  if (r.judged.indexStale && applied.worktree === s.worktree) await syncIndex(s.worktree, applied.paths);
   s.afterReply(async () => {
     await crashPoint("step-index-stale");
-    await s.resetWorktree(commit);
+    await s.verifyWorktree(commit);
   });
   s.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
   s.tip = commit;

@@ -15,7 +15,7 @@ function gitCalls(stderr: string, from: number): string[] {
 }
 
 describe("a step spawns no git process on its path", () => {
-  it("writes tree, commit and notes in-process; only the after-reply reset of the worktree is a git process", async () => {
+  it("writes tree, commit and notes in-process; the index update and the after-reply check of the worktree are its only git processes", async () => {
     const repo = makeRepo("js-stats");
     const before = checkoutState(repo);
     const srv = await startServer({ env: { CODE_TRM_DEBUG_GIT: "1" } });
@@ -27,13 +27,13 @@ describe("a step spawns no git process on its path", () => {
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
     const st = await srv.call<Any>("trm_get_state", { sessionId });
     expect(st.step).toBe(2);
-    expect(gitCalls(srv.stderr(), mark)).toEqual(["git reset --hard -q"]);
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git add -A --", "git status --porcelain=v2 --branch"]);
 
     // A new file costs one ignore check, nothing more.
     mark = srv.stderr().length;
     await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("lib/new.js", "export const n = 1;\n") });
     await srv.call<Any>("trm_get_state", { sessionId });
-    expect(gitCalls(srv.stderr(), mark)).toEqual(["git check-ignore -z --stdin", "git reset --hard -q"]);
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git check-ignore -z --stdin", "git add -A --", "git status --porcelain=v2 --branch"]);
     await srv.close();
 
     // What git reads back: the step, its record and logs notes, an index in line with it, a sound repository.
