@@ -146,8 +146,10 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
     })();
     const main = (async () => {
       const applied = await applyCandidate(s, s.worktree, winner.candidate!);
+      let indexStale: boolean;
       try {
-        const tree = await writeCandidateTree(s, s.worktree, s.tipTree, applied.paths);
+        let tree: string;
+        ({ tree, indexStale } = await writeCandidateTree(s, s.worktree, s.tipTree, applied.paths));
         if (tree !== winner.judged!.tree) {
           throw new Error(`best of N: candidate #${winner.index} gave tree ${tree} in the session worktree but ${winner.judged!.tree} in its pool worktree`);
         }
@@ -155,21 +157,22 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
         await applied.undo();
         throw err;
       }
-      return applied;
+      return { applied, indexStale };
     })();
     const [o, m] = await Promise.allSettled([others, main]);
     if (o.status === "rejected" || m.status === "rejected") {
-      if (m.status === "fulfilled") await m.value.undo();
+      if (m.status === "fulfilled") await m.value.applied.undo();
       throw o.status === "rejected" ? o.reason : (m as PromiseRejectedResult).reason;
     }
-    const mainApplied = m.value;
+    const mainApplied = m.value.applied;
     const r = await recordStep(s, {
       step,
       candidate: winner.candidate!,
       rationale: winner.rationale,
       zNotes,
       applied: mainApplied,
-      judged: winner.judged!,
+      // Whether the session worktree's index needs the step's paths is its own write's answer, not the pool's.
+      judged: { ...winner.judged!, indexStale: m.value.indexStale },
       extraRefs: (commit) => evaluated.map((sl) => ({ ref: alternativeRef(s, step, sl.k!), next: sl === winner ? commit : sl.commit!, expected: null })),
     });
     for (const sl of evaluated) {
