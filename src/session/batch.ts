@@ -12,15 +12,14 @@ import { candidateSchema, type Candidate } from "../candidate/schema.js";
 import { worktreeReader } from "../candidate/write.js";
 import { briefLine } from "../evaluate/brief.js";
 import { EvaluationCancelled, type EvaluationRun } from "../evaluate/evaluate.js";
-import { foldProgress } from "../evaluate/score.js";
 import { listRefs, writeCommitFast, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { alternativeRef } from "./alternatives.js";
 import type { CallContext } from "./context.js";
-import { stepMessage, type StepNote } from "./record.js";
+import { stepMessage } from "./record.js";
 import type { Session } from "./session.js";
-import { applyCandidate, evaluateApplied, recordStep, type AppliedCandidate, type JudgedTree } from "./submit.js";
+import { applyCandidate, evaluateApplied, recordStep, stepNoteOf, type AppliedCandidate, type JudgedTree } from "./submit.js";
 import { writeCandidateTree } from "./candidate-tree.js";
 import { WorktreePool } from "./worktree-pool.js";
 
@@ -192,28 +191,8 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
 
 /** An evaluated candidate that was not chosen: a commit on the tip with its record, not yet referenced. */
 async function writeAlternative(s: Session, step: number, sl: Slot, zNotes: string | undefined): Promise<string> {
-  const { tree, ev, cachedFrom } = sl.judged!;
-  const progress = foldProgress(
-    [...s.entries, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
-    s.config.emaAlpha,
-  )!;
-  const note: StepNote = {
-    v: 1,
-    kind: "step",
-    step,
-    at: new Date().toISOString(),
-    rationale: sl.rationale,
-    ...(zNotes ? { zNotes } : {}),
-    candidate: { mode: sl.candidate!.mode, files: sl.applied!.paths },
-    ...(sl.applied!.testFiles.length ? { testFiles: sl.applied!.testFiles } : {}),
-    evaluation: ev,
-    ...(cachedFrom ? { cachedFrom } : {}),
-    score: ev.score,
-    ema: progress.ema,
-    bestScore: progress.bestScore,
-    improved: progress.improved,
-    noImproveStreak: progress.noImproveStreak,
-  };
+  const { note } = stepNoteOf(s, step, { candidate: sl.candidate!, rationale: sl.rationale, zNotes, applied: sl.applied!, judged: sl.judged! });
+  const tree = sl.judged!.tree;
   const message = stepMessage(s.id, note).replace(/^trm step (\d+):/, `trm step $1 alternative ${sl.k}:`);
   const commit = await writeCommitFast(s.config.commonDir, tree, s.tip, message);
   await writeNote(s.worktree, s.refs.notes, commit, note, { commonDir: s.config.commonDir, message: `trm: step ${step}.${sl.k} record (alternative)` });

@@ -155,27 +155,7 @@ export async function recordStep(
   const { tree, ev, logs, cachedFrom } = r.judged;
   const { plan, testFiles, modeSuggestion } = applied;
   const earlier = s.entries;
-  const progress = foldProgress(
-    [...earlier, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
-    s.config.emaAlpha,
-  )!;
-  const note: StepNote = {
-    v: 1,
-    kind: "step",
-    step,
-    at: new Date().toISOString(),
-    rationale,
-    ...(zNotes ? { zNotes } : {}),
-    candidate: { mode: candidate.mode, files: applied.paths },
-    ...(testFiles.length ? { testFiles } : {}),
-    evaluation: ev,
-    ...(cachedFrom ? { cachedFrom } : {}),
-    score: ev.score,
-    ema: progress.ema,
-    bestScore: progress.bestScore,
-    improved: progress.improved,
-    noImproveStreak: progress.noImproveStreak,
-  };
+  const { note, progress } = stepNoteOf(s, step, { candidate, rationale, zNotes, applied, judged: r.judged });
   const newBest = !s.best || ev.score > s.best.score + IMPROVEMENT_EPSILON;
   let commit: string;
   try {
@@ -236,4 +216,38 @@ export async function recordStep(
   const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
   const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: s.id, ...(testNote ? { notes: [testNote] } : {}) });
   return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
+}
+
+/**
+ * The record of an evaluated candidate as the next step on the current history (its progress figures
+ * folded over the earlier steps): the step's note, and that of a best-of-N alternative alike.
+ */
+export function stepNoteOf(
+  s: Session,
+  step: number,
+  c: { candidate: Candidate; rationale: string; zNotes: string | undefined; applied: Pick<AppliedCandidate, "paths" | "testFiles">; judged: JudgedTree },
+): { note: StepNote; progress: NonNullable<ReturnType<typeof foldProgress>> } {
+  const { ev, cachedFrom } = c.judged;
+  const progress = foldProgress(
+    [...s.entries, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
+    s.config.emaAlpha,
+  )!;
+  const note: StepNote = {
+    v: 1,
+    kind: "step",
+    step,
+    at: new Date().toISOString(),
+    rationale: c.rationale,
+    ...(c.zNotes ? { zNotes: c.zNotes } : {}),
+    candidate: { mode: c.candidate.mode, files: c.applied.paths },
+    ...(c.applied.testFiles.length ? { testFiles: c.applied.testFiles } : {}),
+    evaluation: ev,
+    ...(cachedFrom ? { cachedFrom } : {}),
+    score: ev.score,
+    ema: progress.ema,
+    bestScore: progress.bestScore,
+    improved: progress.improved,
+    noImproveStreak: progress.noImproveStreak,
+  };
+  return { note, progress };
 }
