@@ -31,6 +31,7 @@ class RefWriter {
         this.out = "";
         const w = this.waiting;
         this.waiting = null;
+        this.hold(false);
         w.resolve();
       }
     });
@@ -39,6 +40,7 @@ class RefWriter {
       this.dead = true;
       const w = this.waiting;
       this.waiting = null;
+      this.hold(false);
       w?.reject(new Error(this.err.trim() || "git update-ref --stdin exited"));
     };
     this.child.stdin!.on("error", () => undefined);
@@ -49,8 +51,20 @@ class RefWriter {
     const lines = updates.map((u) => `update ${u.ref} ${u.next}${u.expected === undefined ? "" : ` ${u.expected ?? ZERO}`}`);
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
+      this.hold(true);
       this.child.stdin!.write(`start\n${lines.join("\n")}\nprepare\ncommit\n`);
     });
+  }
+
+  /**
+   * The idle process is unref'd so that it never keeps the server alive, but a transaction under way must:
+   * with nothing else pending (stdin closed, or a script using the library) Node would otherwise exit
+   * silently in the middle of it, the step neither recorded nor reported.
+   */
+  private hold(on: boolean): void {
+    const s = this.child.stdout as unknown as { ref?: () => void; unref?: () => void } | null;
+    if (on) s?.ref?.();
+    else s?.unref?.();
   }
 
   close(): void {

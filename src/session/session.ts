@@ -319,7 +319,6 @@ export class Session {
     });
   }
 
-  /** Applies a candidate, evaluates it and records it as one commit on the session branch. */
   /** Applies, evaluates and records a candidate as the next step (submit.ts). */
   submit(candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
     return submitCandidate(this, candidate, rationale, zNotes, ctx);
