@@ -1,26 +1,14 @@
 // Undo and restore on a 5,000-file repository at 5 and at 50 steps: the time must not grow with the
 // number of steps. Run: npm run build && node bench/history.mjs
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { startSession } from "../dist/session/start.js";
 import { restorePoint, saveCheckpoint, undo } from "../dist/session/history.js";
+import { git, makeRepo, median } from "./generated-repo.mjs";
 
 const FILES = 5000;
-const env = { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" };
-const git = (cwd, ...args) => execFileSync("git", args, { cwd, env, encoding: "utf8" });
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const repo = mkdtempSync(path.join(os.tmpdir(), "trm-bench-hist-"));
-for (let i = 0; i < FILES; i++) {
-  const d = path.join(repo, "src", `m${i % 50}`);
-  mkdirSync(d, { recursive: true });
-  writeFileSync(path.join(d, `f${i}.js`), `export const v${i} = ${i};\n`);
-}
-git(repo, "init", "-q", "-b", "main");
-git(repo, "add", "-A");
-git(repo, "commit", "-q", "-m", "init");
+const repo = makeRepo(FILES, { prefix: "trm-bench-hist-" });
 
 async function measure(steps) {
   const { session } = await startSession({ repoPath: repo, testCmd: "true" }, {});

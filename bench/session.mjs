@@ -1,39 +1,20 @@
 // Session start time vs a plain `git worktree add`, and per-step server overhead, on a generated
 // 5,000-file repository. Run: npm run build && node bench/session.mjs [files] [steps]
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { startSession } from "../dist/session/start.js";
+import { git, makeRepo, median } from "./generated-repo.mjs";
 
 const FILES = Number(process.argv[2] ?? 5000);
 const STEPS = Number(process.argv[3] ?? 20);
 const ROOT = path.resolve(import.meta.dirname, "..");
-const env = { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" };
-const git = (cwd, ...args) => execFileSync("git", args, { cwd, env, encoding: "utf8" });
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${x.toFixed(1)} ms`;
 
-function makeRepo() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "trm-bench-"));
-  for (let i = 0; i < FILES; i++) {
-    const d = path.join(dir, "src", `m${i % 50}`);
-    mkdirSync(d, { recursive: true });
-    writeFileSync(path.join(d, `f${i}.js`), `export const v${i} = ${i};\n// ${"x".repeat(200)}\n`);
-  }
-  git(dir, "init", "-q", "-b", "main");
-  git(dir, "add", "-A");
-  git(dir, "commit", "-q", "-m", "init");
-  // Files written in the same second as the index are "racily clean" and would be re-hashed by every
-  // git command; a real checkout's index is older than its files. Refresh it as any `git status` would.
-  execFileSync("sleep", ["1.1"]);
-  git(dir, "update-index", "-q", "--refresh");
-  return dir;
-}
 
-const repo = makeRepo();
+const repo = makeRepo(FILES);
 console.log(`repository: ${FILES} files (${repo})`);
 
 // Creating and deleting 5,000 files in a row slows this machine's disk down for whatever comes next,

@@ -8,11 +8,12 @@
 // work deferred after the reply is then not waited for). TRM_BENCH_DIST=label=folder,label=folder compares
 // builds in one run (e.g. a copy of dist/ made before a change); default: this checkout's dist/.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { git, makeRepo, median } from "./generated-repo.mjs";
 
 const SIZES = (process.argv[2] ?? "500,5000,50000").split(",").map(Number);
 const HISTORIES = (process.argv[3] ?? "10,200").split(",").map(Number);
@@ -20,28 +21,9 @@ const SUBMITS = Number(process.argv[4] ?? 15);
 const THINK_MS = Number(process.argv[5] ?? 0);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BUILDS = (process.env.TRM_BENCH_DIST ?? `this=${path.join(ROOT, "dist")}`).split(",").map((x) => x.split("="));
-const env = { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" };
-const git = (cwd, ...args) => execFileSync("git", args, { cwd, env, encoding: "utf8" });
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f1 = (x) => x.toFixed(1).padStart(8);
 const pause = (msec) => new Promise((r) => setTimeout(r, msec));
 
-function makeRepo(files) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "trm-bench-cost-"));
-  for (let i = 0; i < files; i++) {
-    const d = path.join(dir, "src", `m${i % 100}`, `s${i % 7}`);
-    mkdirSync(d, { recursive: true });
-    writeFileSync(path.join(d, `f${i}.js`), `export const v${i} = ${i};\n// ${"x".repeat(200)}\n`);
-  }
-  git(dir, "init", "-q", "-b", "main");
-  git(dir, "add", "-A");
-  git(dir, "commit", "-q", "-m", "init");
-  // A real checkout's index is older than its files: files written in the index's own second are
-  // "racily clean" and re-hashed by every git command.
-  execFileSync("sleep", ["1.1"]);
-  git(dir, "update-index", "-q", "--refresh");
-  return dir;
-}
 
 const builds = [];
 for (const [label, dist] of BUILDS) {
@@ -62,7 +44,7 @@ const submit = (b, sessionId) =>
 console.log(`load: ${execFileSync("uptime", { encoding: "utf8" }).trim()}; submits ${SUBMITS} per cell, think time ${THINK_MS} ms`);
 console.log("build    | files  | start ms (worktree add ms, ratio)   | history | submit ms | commands ms | overhead ms (medians)");
 for (const files of SIZES) {
-  const repo = makeRepo(files);
+  const repo = makeRepo(files, { prefix: "trm-bench-cost-", dirs: 100, subdirs: 7 });
   const rounds = files >= 50_000 ? 3 : 5;
   const plain = [];
   const starts = builds.map(() => []);
