@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
-import { startGitHubServer, type GitHubServer } from "../helpers/github-server.js";
+import { describe, expect, it } from "vitest";
+import { textOf } from "../helpers/client.js";
+import { serveWithRecordedGitHub } from "../helpers/github-server.js";
 import { checkoutState, g, makeMessy, ROOT, tmpDir } from "../helpers/repo.js";
 
 /**
@@ -54,26 +54,17 @@ function typedLib(withHead: boolean): string {
 
 const toolFindings = (r: Any) => (r.comments as Any[]).filter((c) => /^(tsc|eslint)\//.test(c.rule)).map((c) => [c.file, c.line, c.rule, c.severity]);
 
-let gh: GitHubServer;
-let srv: TestServer;
-beforeAll(async () => {
-  gh = await startGitHubServer();
-  srv = await startServer({ env: { GITHUB_API_URL: gh.url } });
-});
-afterAll(async () => {
-  await srv.close();
-  await gh.close();
-});
+const servers = serveWithRecordedGitHub();
 
 describe("the project's ESLint and tsc on a pull request's head", () => {
   it("runs them on the head commit found in repoPath, reports only added lines, and the dry run would post them", async () => {
     const dir = typedLib(true);
     makeMessy(dir, "src/math.ts");
     const before = checkoutState(dir);
-    const posts = () => gh.requests.filter((q) => q.method !== "GET").length;
+    const posts = () => servers.gh.requests.filter((q) => q.method !== "GET").length;
     const postsBefore = posts();
 
-    const r = await srv.call<Any>("trm_review_pr", { prUrl: PR, repoPath: dir, post: "dry" });
+    const r = await servers.srv.call<Any>("trm_review_pr", { prUrl: PR, repoPath: dir, post: "dry" });
     // TS2322 on the added return of mean; the base's own error (LIMIT, line 1) is not this PR's.
     expect(toolFindings(r)).toEqual([
       ["src/format.js", 6, "eslint/prefer-const", "warning"],
@@ -98,7 +89,7 @@ describe("the project's ESLint and tsc on a pull request's head", () => {
   it("says what to fetch when the head commit is not in repoPath, fetches nothing, and still reviews", async () => {
     const dir = typedLib(false);
     const before = checkoutState(dir);
-    const r = await srv.raw("trm_review_pr", { prUrl: PR, repoPath: dir });
+    const r = await servers.srv.raw("trm_review_pr", { prUrl: PR, repoPath: dir });
     expect(r.isError).toBeFalsy();
     const s = r.structuredContent as Any;
     expect(s.notes).toContain(
@@ -113,7 +104,7 @@ describe("the project's ESLint and tsc on a pull request's head", () => {
     expect(existsSync(path.join(dir, ".git", "FETCH_HEAD"))).toBe(false);
     expect(checkoutState(dir)).toEqual(before);
     // A repoPath that is not a clone is an error that says what to pass, not a silent skip.
-    const bad = await srv.raw("trm_review_pr", { prUrl: PR, repoPath: path.join(dir, "nope") });
+    const bad = await servers.srv.raw("trm_review_pr", { prUrl: PR, repoPath: path.join(dir, "nope") });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/does not exist/);
   });
@@ -125,7 +116,7 @@ describe("the project's ESLint and tsc on a pull request's head", () => {
     // Asynchronous: the recorded GitHub server answers from this process.
     const child = spawn(process.execPath, [path.join(ROOT, "dist", "cli", "main.js"), "review", PR, "--repo", dir, "--json"], {
       cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GITHUB_API_URL: gh.url },
+      env: { PATH: process.env.PATH ?? "", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GITHUB_API_URL: servers.gh.url },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const run = { stdout: "", stderr: "", status: null as number | null };

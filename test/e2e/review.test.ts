@@ -1,45 +1,35 @@
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
-import { startGitHubServer, type GitHubServer } from "../helpers/github-server.js";
+import { describe, expect, it } from "vitest";
+import { textOf } from "../helpers/client.js";
+import { serveWithRecordedGitHub } from "../helpers/github-server.js";
 import { MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
-let gh: GitHubServer;
-let srv: TestServer;
-
-beforeAll(async () => {
-  gh = await startGitHubServer();
-  srv = await startServer({ env: { GITHUB_API_URL: gh.url } });
-});
-afterAll(async () => {
-  await srv.close();
-  await gh.close();
-});
+const servers = serveWithRecordedGitHub();
 
 describe("trm_review_pr over stdio", () => {
   it("reviews a unified diff and returns SARIF on request", async () => {
     const diff = "--- a/src/db.ts\n+++ b/src/db.ts\n@@ -1,2 +1,3 @@\n import { db } from './conn';\n+export const find = (id: string) => db.query(\"SELECT * FROM users WHERE id = '\" + id + \"'\");\n export {};\n";
-    const r = await srv.call<Any>("trm_review_pr", { diff, format: "sarif" });
+    const r = await servers.srv.call<Any>("trm_review_pr", { diff, format: "sarif" });
     expect(r.summary.assessment).toBe("needs-changes");
     expect(r.comments).toEqual([expect.objectContaining({ file: "src/db.ts", line: 2, severity: "critical", category: "security", cwe: "CWE-89" })]);
     expect(r.sarif.version).toBe("2.1.0");
   });
 
   it("reviews a GitHub pull request through the API (a local recorded server)", async () => {
-    const r = await srv.raw("trm_review_pr", { prUrl: "https://github.com/octo-org/widgets/pull/42" });
+    const r = await servers.srv.raw("trm_review_pr", { prUrl: "https://github.com/octo-org/widgets/pull/42" });
     expect(r.isError).toBeFalsy();
     const s = r.structuredContent as Any;
     expect(s.prInfo).toMatchObject({ number: 42, title: "Look up orders by id" });
     expect(s.summary.filesChanged).toBeGreaterThan(1);
     expect(textOf(r)).toMatch(/^Assessment: /);
-    expect(gh.requests.some((q) => q.url.startsWith("/repos/octo-org/widgets/pulls/42/files"))).toBe(true);
+    expect(servers.gh.requests.some((q) => q.url.startsWith("/repos/octo-org/widgets/pulls/42/files"))).toBe(true);
   });
 
   it("says what to do on a missing pull request", async () => {
-    const r = await srv.raw("trm_review_pr", { prUrl: "https://github.com/octo-org/widgets/pull/404040" });
+    const r = await servers.srv.raw("trm_review_pr", { prUrl: "https://github.com/octo-org/widgets/pull/404040" });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/GITHUB_TOKEN|URL/);
   });
@@ -69,7 +59,7 @@ describe("trm_review_pr over stdio", () => {
     const before = checkoutState(user);
     expect(before.refs.join("\n")).toMatch(/refs\/remotes\/origin\/main/);
 
-    const r = await srv.call<Any>("trm_review_pr", { prUrl: "https://github.com/acme/stats/pull/7", repoPath: user, evaluate: true, testCmd: "node --test" });
+    const r = await servers.srv.call<Any>("trm_review_pr", { prUrl: "https://github.com/acme/stats/pull/7", repoPath: user, evaluate: true, testCmd: "node --test" });
     expect(r.evaluation).toMatchObject({ verdict: "better", fixedTests: ["median of even length"], newFailures: [] });
     expect(r.evaluation.base.tests).toBe("3/4");
     expect(r.evaluation.head.tests).toBe("4/4");
@@ -90,10 +80,10 @@ describe("trm_review_pr over stdio", () => {
     g(repo, "commit", "-q", "-am", "simplify median");
     g(repo, "checkout", "-q", "main");
     const before = checkoutState(repo);
-    const r = await srv.call<Any>("trm_review_pr", { repoPath: repo, base: "main", head: "topic", evaluate: true, testCmd: "node --test" });
+    const r = await servers.srv.call<Any>("trm_review_pr", { repoPath: repo, base: "main", head: "topic", evaluate: true, testCmd: "node --test" });
     expect(r.evaluation).toMatchObject({ verdict: "worse", newFailures: ["median of odd length"] });
     expect(checkoutState(repo)).toEqual(before);
-    const bad = await srv.raw("trm_review_pr", { repoPath: repo, base: "main", head: "--output=/tmp/x", evaluate: true, testCmd: "true" });
+    const bad = await servers.srv.raw("trm_review_pr", { repoPath: repo, base: "main", head: "--output=/tmp/x", evaluate: true, testCmd: "true" });
     expect(bad.isError).toBe(true);
   });
 });

@@ -2,9 +2,8 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/client.js";
-import { startGitHubServer, type GitHubServer } from "../helpers/github-server.js";
+import { describe, expect, it } from "vitest";
+import { serveWithRecordedGitHub } from "../helpers/github-server.js";
 import { checkoutState, makeRepo, tmpDir } from "../helpers/repo.js";
 
 /**
@@ -46,16 +45,7 @@ for (const f of found) if (f.name !== "CONTROL") console.log("leaked " + f.name 
 writeFileSync(reportFile, JSON.stringify({ ancestors, readable, found }));
 `;
 
-let gh: GitHubServer;
-let srv: TestServer;
-beforeAll(async () => {
-  gh = await startGitHubServer();
-  srv = await startServer({ env: { ...SECRETS, GITHUB_API_URL: gh.url } });
-});
-afterAll(async () => {
-  await srv.close();
-  await gh.close();
-});
+const servers = serveWithRecordedGitHub(SECRETS);
 
 describe("the server's credentials and /proc", () => {
   it("a command that scans its ancestors' and every readable process's environment finds no credential of the server", async () => {
@@ -67,14 +57,14 @@ describe("the server's credentials and /proc", () => {
       const repo = makeRepo("js-stats");
       const before = checkoutState(repo);
       const report = path.join(dir, "report.json");
-      const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: `node ${dir}/probe.mjs ${dir}/needles.json ${report}`, preflight: true });
+      const s = await servers.srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: `node ${dir}/probe.mjs ${dir}/needles.json ${report}`, preflight: true });
       const r = JSON.parse(readFileSync(report, "utf8")) as { ancestors: number[]; readable: number[]; found: Any[] };
       // The scan reached the server (an ancestor of the command) and read its block, and it finds what is there.
-      expect(r.ancestors).toContain(srv.pid);
-      expect(r.readable).toContain(srv.pid);
+      expect(r.ancestors).toContain(servers.srv.pid);
+      expect(r.readable).toContain(servers.srv.pid);
       expect(r.found).toContainEqual(expect.objectContaining({ pid: control.pid, name: "CONTROL", form: "plain" }));
       expect(r.found.filter((f) => f.name !== "CONTROL")).toEqual([]);
-      await srv.call("trm_end_session", { sessionId: s.sessionId });
+      await servers.srv.call("trm_end_session", { sessionId: s.sessionId });
       expect(checkoutState(repo)).toEqual(before);
     } finally {
       control.kill("SIGKILL");
@@ -82,10 +72,10 @@ describe("the server's credentials and /proc", () => {
   });
 
   it("the server still uses the token: a pull request review authenticates with it", async () => {
-    const from = gh.requests.length;
-    const r = await srv.call<Any>("trm_review_pr", { prUrl: "https://github.com/octo-org/widgets/pull/42" });
+    const from = servers.gh.requests.length;
+    const r = await servers.srv.call<Any>("trm_review_pr", { prUrl: "https://github.com/octo-org/widgets/pull/42" });
     expect(r.prInfo).toBeDefined();
-    const sent = gh.requests.slice(from);
+    const sent = servers.gh.requests.slice(from);
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.every((q) => q.headers.authorization === `token ${TOKEN}`)).toBe(true);
   });
@@ -95,9 +85,9 @@ describe("the server's credentials and /proc", () => {
     const repo = makeRepo("js-stats");
     // Written reversed and compared here: the value is known to the server and would be redacted if printed.
     const testCmd = `node -e 'const r=(v)=>[...(v||"")].reverse().join("");require("fs").writeFileSync(process.argv[1],JSON.stringify({gh:r(process.env.GITHUB_TOKEN),other:r(process.env.GH_TOKEN)}))' ${dir}/passed.json`;
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd, passEnv: "GITHUB_TOKEN", preflight: true });
+    const s = await servers.srv.call<Any>("trm_start_session", { repoPath: repo, testCmd, passEnv: "GITHUB_TOKEN", preflight: true });
     const passed = JSON.parse(readFileSync(path.join(dir, "passed.json"), "utf8")) as { gh: string; other: string };
     expect(passed).toEqual({ gh: [...TOKEN].reverse().join(""), other: "" });
-    await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
+    await servers.srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
   });
 });

@@ -2,6 +2,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
+import { startServer, type TestServer } from "./client.js";
 
 /**
  * A local stand-in for the GitHub REST API, serving recorded responses from `fixtures/github/`.
@@ -121,4 +123,21 @@ export async function startGitHubServer(fixturesDir = FIXTURES): Promise<GitHubS
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * For one test file: a recorded GitHub and a code-trm server whose GITHUB_API_URL points at it (plus
+ * `env`), both closed after the file. Read `gh` and `srv` inside tests (they exist once the file started).
+ */
+export function serveWithRecordedGitHub(env: Record<string, string> = {}): { readonly gh: GitHubServer; readonly srv: TestServer } {
+  const both = {} as { gh: GitHubServer; srv: TestServer };
+  beforeAll(async () => {
+    both.gh = await startGitHubServer();
+    both.srv = await startServer({ env: { ...env, GITHUB_API_URL: both.gh.url } });
+  });
+  afterAll(async () => {
+    await both.srv?.close();
+    await both.gh?.close();
+  });
+  return both;
 }
