@@ -87,3 +87,20 @@ export function stateText(v: ReturnType<typeof stateView>, bestNote = ""): strin
   if (v.zNotes) lines.push(`zNotes: ${truncate(v.zNotes, 500)}`);
   return lines.join("\n");
 }
+
+/** One line of a session listing (trm_list_sessions, `code-trm sessions`). */
+export function summaryLine(s: Session) {
+  const p = s.progress();
+  const last = s.entries[s.entries.length - 1];
+  return {
+    sessionId: s.id,
+    branch: shortRef(s.refs.branch),
+    status: s.status,
+    step: s.currentStep,
+    score: p?.score ?? null,
+    bestScore: s.best?.score ?? p?.bestScore ?? null,
+    tests: last ? testsTrailer(last.evaluation) : null,
+    createdAt: s.config.createdAt,
+    worktreePath: s.worktree,
+  };
+}

@@ -20,7 +20,7 @@ import { reapRecordedAll } from "../evaluate/orphans.js";
 import { killMarked } from "../evaluate/sweep.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
-import { testsTrailer, type BaselineNote, type StepEntry, type StepNote } from "./record.js";
+import type { BaselineNote, StepEntry, StepNote } from "./record.js";
 import { submitCandidate } from "./submit.js";
 
 /** The best step ever evaluated in the session (tag `trm/<id>/best`), on the current history or not. */
@@ -375,22 +375,6 @@ export class Session {
       await addWorktree(this.top, this.worktree, this.tip, this.id);
       await layerWorkspaces(this.top, this.worktree);
     });
-  }
-
-  summaryLine() {
-    const p = this.progress();
-    const last = this.entries[this.entries.length - 1];
-    return {
-      sessionId: this.id,
-      branch: shortRef(this.refs.branch),
-      status: this.status,
-      step: this.currentStep,
-      score: p?.score ?? null,
-      bestScore: this.best?.score ?? p?.bestScore ?? null,
-      tests: last ? testsTrailer(last.evaluation) : null,
-      createdAt: this.config.createdAt,
-      worktreePath: this.worktree,
-    };
   }
 }
 

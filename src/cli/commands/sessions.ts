@@ -2,6 +2,7 @@ import { expectPositionals, flagBool } from "../args.js";
 import { printJson, type Command } from "../command.js";
 import { loadSessions, openCheckout, statusOf } from "../find.js";
 import { colorScore, fmtAge, table } from "../format.js";
+import { summaryLine } from "../../mcp/views.js";
 
 export const sessionsCommand: Command = {
   name: "sessions",
@@ -21,7 +22,7 @@ export const sessionsCommand: Command = {
     const now = Date.now();
     const rows = (await loadSessions(repo)).map(({ session: s, footprint: f }) => {
       const p = s?.progress();
-      const line = s?.summaryLine();
+      const line = s ? summaryLine(s) : undefined;
       const createdAt = s?.config.createdAt ?? null;
       return {
         sessionId: f.id,

@@ -11,7 +11,7 @@ import { UserError } from "../../util/errors.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { diagnosticOut, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
-import { bestOffHistoryNote, evaluationView, stateText, stateView, testsView } from "../views.js";
+import { bestOffHistoryNote, evaluationView, stateText, stateView, summaryLine, testsView } from "../views.js";
 
 const sessionId = z.string().describe("from trm_start_session");
 
@@ -217,7 +217,7 @@ export function sessionTools(sessions: SessionManager) {
     hints: READ_ONLY,
     async run(args) {
       const all = await sessions.list(args.repoPath);
-      const rows = all.map((s) => s.summaryLine());
+      const rows = all.map((s) => summaryLine(s));
       const text = rows.length
         ? rows.map((r) => `${r.sessionId} ${r.status.padEnd(6)} step ${r.step} score ${r.score === null ? "-" : fmt(r.score)} best ${r.bestScore === null ? "-" : fmt(r.bestScore)} tests ${r.tests ?? "-"} ${r.branch}`).join("\n")
         : "no sessions in this repository";
