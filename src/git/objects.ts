@@ -25,6 +25,11 @@ export interface TreeEntry {
 export const TREE_MODE = "40000";
 export const GITLINK_MODE = "160000";
 
+/** The id git gives `content` as a blob. */
+export function blobId(content: Buffer): string {
+  return createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
+}
+
 /** Hashes and, unless it exists, writes one loose object; returns its id. */
 export async function writeObject(commonDir: string, type: ObjectType, content: Buffer): Promise<string> {
   const body = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);

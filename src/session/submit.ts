@@ -20,7 +20,7 @@ import { LIMITS } from "../util/limits.js";
 import { profileMark } from "../util/profile.js";
 import type { CallContext } from "./context.js";
 import { stepMessage, type StepNote } from "./record.js";
-import { syncIndex, writeCandidateTree } from "./candidate-tree.js";
+import { syncIndex, syncIndexChecked, writeCandidateTree, type IndexSync } from "./candidate-tree.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
 import { assertTestsUntouched, describeTestChanges, landedOps, testFileChanges } from "./test-files.js";
@@ -103,6 +103,8 @@ export interface JudgedTree {
   cachedFrom?: string;
   /** The tree was written in-process: the worktree's index still has the tip's entries. */
   indexStale?: boolean;
+  /** Then: what the index needs after the reply (candidate-tree.ts syncIndexChecked). */
+  indexSync?: IndexSync;
 }
 
 /**
@@ -113,7 +115,7 @@ export interface JudgedTree {
 export async function evaluateApplied(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, inflight?: Map<string, Promise<EvaluationRun>>): Promise<JudgedTree> {
   await assertNoSecretsIn(applied.worktree, applied.paths);
   profileMark("secret-scan");
-  const { tree, indexStale } = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
+  const { tree, indexStale, indexSync } = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
   profileMark("tree");
   await crashPoint("step-tree-written");
   if (tree === s.tipTree) {
@@ -138,7 +140,7 @@ export async function evaluateApplied(s: Session, applied: AppliedCandidate, ste
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
   ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks);
   profileMark("judge");
-  return { tree, ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(indexStale ? { indexStale } : {}) };
+  return { tree, ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(indexStale ? { indexStale, indexSync } : {}) };
 }
 
 /**
@@ -208,13 +210,22 @@ export async function recordStep(
   }
   await clearWrites(s.writeJournal);
   profileMark("journal");
-  // The index follows before the reply: a person or tool reading the worktree's status right after it
-  // sees the step. What the commands changed in tracked files is checked after the reply (the next
-  // operation waits for it) and then needs no `git status` of its own.
-  if (r.judged.indexStale && applied.worktree === s.worktree) await syncIndex(s.worktree, applied.paths);
-  profileMark("index-add");
+  // The index follows after the reply, the next operation waiting for it (s.sync settles first): the
+  // step's files are already in place, only git's own view of them lags. Staging the paths and checking
+  // what the commands changed in tracked files is one update-index (was `git add` before the reply and
+  // `git status` after it: 10 + 17 ms at 5,000 files).
+  const stalePaths = r.judged.indexStale && applied.worktree === s.worktree ? applied.paths : null;
+  const indexSync = r.judged.indexSync;
   s.afterReply(async () => {
     await crashPoint("step-index-stale");
+    if (stalePaths) {
+      s.worktreeAt = null;
+      if (await syncIndexChecked(s.worktree, indexSync)) {
+        s.worktreeAt = commit;
+        return;
+      }
+      await syncIndex(s.worktree, stalePaths);
+    }
     await s.verifyWorktree(commit);
   });
   s.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
