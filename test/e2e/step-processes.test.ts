@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
@@ -71,4 +73,21 @@ describe("a step spawns no git process on its path", () => {
       expect(checkoutState(repo)).toEqual(before);
     });
   }
+
+  it("starts on a clean checkout without a reset: the worktree's HEAD alone moves to the baseline; a dirty one is reset to it", async () => {
+    for (const dirty of [false, true]) {
+      const repo = makeRepo("js-stats");
+      if (dirty) writeFileSync(path.join(repo, "src/stats.js"), "export const dirty = 1;\n");
+      const before = checkoutState(repo);
+      const srv = await startServer({ env: { CODE_TRM_DEBUG_GIT: "1" } });
+      const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "true" });
+      const calls = gitCalls(srv.stderr(), 0);
+      await srv.close();
+      expect(calls.includes("git reset --hard -q")).toBe(dirty);
+      expect(g(s.worktreePath, "rev-parse", "HEAD").trim()).toBe(s.baselineCommit);
+      expect(g(s.worktreePath, "status", "--porcelain")).toBe("");
+      expect(g(s.worktreePath, "show", "HEAD:src/stats.js")).toBe(readFileSync(path.join(repo, "src/stats.js"), "utf8"));
+      expect(checkoutState(repo)).toEqual(before);
+    }
+  });
 });
