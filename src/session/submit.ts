@@ -177,9 +177,12 @@ export async function recordStep(
     // objects, and a step is never visible without its record. A notes ref moved meanwhile by another
     // writer (e.g. `git notes` by hand) is re-read rather than overwritten.
     for (let attempt = 0; ; attempt++) {
-      const record = await prepareNoteOf(s.config.commonDir, s.refs.notes, commit, note, `trm: step ${step} record`);
       // The full logs go in the same transaction: written in-process, they cost less than a deferred write.
-      const logNote = Object.keys(logs).length > 0 ? await prepareNoteOf(s.config.commonDir, s.refs.logs, commit, logs, `trm: step ${step} logs`) : null;
+      // The two notes refs are independent: their objects are written side by side.
+      const [record, logNote] = await Promise.all([
+        prepareNoteOf(s.config.commonDir, s.refs.notes, commit, note, `trm: step ${step} record`),
+        Object.keys(logs).length > 0 ? prepareNoteOf(s.config.commonDir, s.refs.logs, commit, logs, `trm: step ${step} logs`) : null,
+      ]);
       profileMark("notes");
       await crashPoint("step-note-written");
       try {

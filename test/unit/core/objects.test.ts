@@ -152,3 +152,28 @@ describe("in-process notes", () => {
     expect(g(dir, "fsck", "--full", "--no-dangling")).toBe("");
   });
 });
+
+describe("objects written side by side", () => {
+  it("every tree on the changed paths and every object of a note is on disk when their ids are answered, a removed fan-out folder included", async () => {
+    const dir = repoWith({ "a/b/c/d.txt": "d\n", "e.txt": "e\n" });
+    const objects = path.join(dir, ".git", "objects");
+    const base = g(dir, "rev-parse", "HEAD^{tree}").trim();
+    const content = Buffer.from("new content of d\n");
+    const blob = createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
+    // git prune removes empty fan-out folders: the write must make the folder again.
+    rmSync(path.join(objects, blob.slice(0, 2)), { recursive: true, force: true });
+    await writeObject(path.join(dir, ".git"), "blob", content);
+    const tree = await writeTreeWith(path.join(dir, ".git"), base, [
+      { path: "a/b/c/d.txt", entry: { mode: "100644", oid: blob } },
+      { path: "a/x/y.txt", entry: { mode: "100644", oid: blob } },
+    ]);
+    expect(g(dir, "ls-tree", "-r", tree)).toContain(`${blob}\ta/x/y.txt`);
+    for (const sub of ["a", "a/b", "a/b/c", "a/x"]) expect(g(dir, "cat-file", "-t", `${tree}:${sub}`).trim()).toBe("tree");
+    const head = g(dir, "rev-parse", "HEAD").trim();
+    const n = await prepareNote(path.join(dir, ".git"), "trm/t", head, "{}", "trm: test note", { name: "t", email: "t@t" });
+    expect(g(dir, "cat-file", "-t", n.next).trim()).toBe("commit");
+    expect(g(dir, "cat-file", "-p", `${n.next}:${head}`)).toBe("{}\n");
+    expect(g(dir, "fsck", "--full", "--no-dangling", "--no-progress")).toBe("");
+  });
+});
+
