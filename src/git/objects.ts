@@ -13,7 +13,7 @@ import path from "node:path";
 import { deflateSync } from "node:zlib";
 import isogit from "isomorphic-git";
 
-export type ObjectType = "blob" | "tree" | "commit";
+export type ObjectType = "blob" | "tree" | "commit" | "tag";
 
 export interface TreeEntry {
   /** As git writes it: "100644", "100755", "120000", "160000" or "40000". */

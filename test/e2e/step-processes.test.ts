@@ -36,6 +36,21 @@ describe("a step spawns no git process on its path", () => {
     await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("lib/new.js", "export const n = 1;\n") });
     await srv.call<Any>("trm_get_state", { sessionId });
     expect(gitCalls(srv.stderr(), mark)).toEqual(["git check-ignore -z --stdin", "git update-index --add --remove"]);
+
+    // A checkpoint is a tag written in-process through the session's update-ref; restoring it peels the
+    // tag and reads its tree in-process: besides the reset of the worktree, only the history of a point
+    // off the current one (here: undone) is read back with git log.
+    mark = srv.stderr().length;
+    const cp = await srv.call<Any>("trm_save_checkpoint", { sessionId, name: "cp", description: "two steps in" });
+    expect(gitCalls(srv.stderr(), mark)).toEqual([]);
+    expect(g(repo, "cat-file", "-t", `trm/${sessionId}/cp`).trim()).toBe("tag");
+    expect(g(repo, "rev-parse", `trm/${sessionId}/cp^{commit}`).trim()).toBe(cp.commit);
+    expect((await srv.raw("trm_save_checkpoint", { sessionId, name: "cp" })).isError).toBe(true);
+    await srv.call<Any>("trm_undo", { sessionId });
+    mark = srv.stderr().length;
+    await srv.call<Any>("trm_restore_checkpoint", { sessionId, name: "cp" });
+    expect(gitCalls(srv.stderr(), mark)).toEqual([`git log --first-parent --notes=refs/notes/trm/${sessionId}`, "git reset --hard -q"]);
+    expect((await srv.call<Any>("trm_list_checkpoints", { sessionId })).checkpoints.map((c: Any) => [c.name, c.commit, c.description])).toEqual([["cp", cp.commit, "two steps in"]]);
     await srv.close();
 
     // What git reads back: the step, its record and logs notes, an index in line with it, a sound repository.
