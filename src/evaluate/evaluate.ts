@@ -1,3 +1,4 @@
+import { profileMark } from "../util/profile.js";
 import { constants, existsSync, lstatSync } from "node:fs";
 import { mkdir, open, readFile, realpath, rm } from "node:fs/promises";
 import path from "node:path";
@@ -118,6 +119,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   const chains: Record<string, { chain: WrappedChain; raw: CommandOutput }> = {};
   let junitXml: string | undefined;
   const notices: string[] = [];
+  profileMark("eval-start");
   const wallStart = performance.now();
   const files = (opts.changedFiles ?? []).map(shellQuote).join(" ");
   const expand = (cmd: string) => (cmd.includes("{files}") ? cmd.split("{files}").join(files) : cmd);
@@ -225,6 +227,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     else await run("bench", "bench", expand(opts.commands.bench), opts.groupFile);
   }
   const commandsMs = Math.round(performance.now() - wallStart);
+  profileMark("commands");
   // Concurrent commands finish in any order; the record lists them in the order they are configured.
   const order = ["build", "quickTest", "test", "lint", ...(opts.checks ?? []).map((c) => `check:${c.name}`), "bench"];
   for (const k of order) {
@@ -313,6 +316,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     // First, so that it is read before the score is trusted.
     if (leak) ev.notices.unshift(leak);
   }
+  profileMark("parse-score");
   return { evaluation: ev, logs };
 }
 

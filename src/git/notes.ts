@@ -10,7 +10,7 @@
  */
 import fs from "node:fs";
 import isogit from "isomorphic-git";
-import { readTreeEntries, TREE_MODE, writeObject, writeTreeObject } from "./objects.js";
+import { putObject, putTreeObject, readTreeEntries, TREE_MODE } from "./objects.js";
 
 const treeOfCommit = new Map<string, string>();
 
@@ -25,20 +25,20 @@ async function commitTree(commonDir: string, commit: string): Promise<string> {
 }
 
 /** `notesTree` with `blob` as the note of `commit`; returns the new tree. */
-async function withNote(commonDir: string, notesTree: string | null, rest: string, blob: string): Promise<string> {
+async function withNote(commonDir: string, notesTree: string | null, rest: string, blob: string, writes: Promise<void>[]): Promise<string> {
   const entries = notesTree ? [...(await readTreeEntries(commonDir, notesTree))] : [];
   const i = entries.findIndex((e) => e.name === rest && e.mode !== TREE_MODE);
   if (i >= 0) {
     entries[i] = { mode: "100644", name: rest, oid: blob };
-    return writeTreeObject(commonDir, entries);
+    return putTreeObject(commonDir, entries, writes);
   }
   const fan = entries.findIndex((e) => e.mode === TREE_MODE && e.name === rest.slice(0, 2));
   if (fan >= 0 && rest.length > 2) {
-    entries[fan] = { mode: TREE_MODE, name: rest.slice(0, 2), oid: await withNote(commonDir, entries[fan]!.oid, rest.slice(2), blob) };
-    return writeTreeObject(commonDir, entries);
+    entries[fan] = { mode: TREE_MODE, name: rest.slice(0, 2), oid: await withNote(commonDir, entries[fan]!.oid, rest.slice(2), blob, writes) };
+    return putTreeObject(commonDir, entries, writes);
   }
   entries.push({ mode: "100644", name: rest, oid: blob });
-  return writeTreeObject(commonDir, entries);
+  return putTreeObject(commonDir, entries, writes);
 }
 
 export interface PreparedNote {
@@ -63,10 +63,19 @@ export async function prepareNote(
   const ref = notesRef.startsWith("refs/") ? notesRef : `refs/notes/${notesRef}`;
   const parent = await isogit.resolveRef({ fs, gitdir: commonDir, ref }).catch(() => null);
   // `git notes add -F` ends a note with a newline (stripspace); the same bytes here.
-  const blob = await writeObject(commonDir, "blob", Buffer.from(text.endsWith("\n") ? text : `${text}\n`, "utf8"));
-  const tree = await withNote(commonDir, parent ? await commitTree(commonDir, parent) : null, commit, blob);
-  const next = await writeObject(commonDir, "commit", encodeCommit(tree, parent ? [parent] : [], sig, message));
-  treeOfCommit.set(next, tree);
+  // Blob, trees and commit are written side by side, all on disk before the ref may move to them.
+  const writes: Promise<void>[] = [];
+  let next: string;
+  try {
+    const blob = putObject(commonDir, "blob", Buffer.from(text.endsWith("\n") ? text : `${text}\n`, "utf8"), writes);
+    const tree = await withNote(commonDir, parent ? await commitTree(commonDir, parent) : null, commit, blob, writes);
+    next = putObject(commonDir, "commit", encodeCommit(tree, parent ? [parent] : [], sig, message), writes);
+    await Promise.all(writes);
+    treeOfCommit.set(next, tree);
+  } catch (err) {
+    await Promise.allSettled(writes);
+    throw err;
+  }
   return { ref, next, expected: parent };
 }
 

@@ -13,7 +13,7 @@ import path from "node:path";
 import { deflateSync } from "node:zlib";
 import isogit from "isomorphic-git";
 
-export type ObjectType = "blob" | "tree" | "commit";
+export type ObjectType = "blob" | "tree" | "commit" | "tag";
 
 export interface TreeEntry {
   /** As git writes it: "100644", "100755", "120000", "160000" or "40000". */
@@ -25,24 +25,51 @@ export interface TreeEntry {
 export const TREE_MODE = "40000";
 export const GITLINK_MODE = "160000";
 
+/** The id git gives `content` as a blob. */
+export function blobId(content: Buffer): string {
+  return createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
+}
+
 /** Hashes and, unless it exists, writes one loose object; returns its id. */
 export async function writeObject(commonDir: string, type: ObjectType, content: Buffer): Promise<string> {
+  const writes: Promise<void>[] = [];
+  const oid = putObject(commonDir, type, content, writes);
+  await writes[0];
+  return oid;
+}
+
+/**
+ * The id of one object, hashed at once; its write joins `writes`, which the caller awaits before
+ * anything that refers to the object is written (the trees on a path, a note's blob, tree and commit
+ * are then written side by side rather than one file after the other).
+ */
+export function putObject(commonDir: string, type: ObjectType, content: Buffer, writes: Promise<void>[]): string {
   const body = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
   const oid = createHash("sha1").update(body).digest("hex");
+  writes.push(storeObject(commonDir, oid, body));
+  return oid;
+}
+
+async function storeObject(commonDir: string, oid: string, body: Buffer): Promise<void> {
   const dir = path.join(commonDir, "objects", oid.slice(0, 2));
   const file = path.join(dir, oid.slice(2));
-  if (await lstat(file).then(() => true, () => false)) return oid;
-  await mkdir(dir, { recursive: true });
+  if (await lstat(file).then(() => true, () => false)) return;
   // git's own temporary-object prefix: `git gc` / `git prune` remove such leftovers after a crash.
   const tmp = path.join(dir, `tmp_obj_trm${randomBytes(6).toString("hex")}`);
+  const data = deflateSync(body);
   try {
-    await writeFile(tmp, deflateSync(body), { mode: 0o444 });
+    // The fan-out folder nearly always exists: made only when the write says it does not (git prune
+    // removes empty ones).
+    await writeFile(tmp, data, { mode: 0o444 }).catch(async (err: NodeJS.ErrnoException) => {
+      if (err.code !== "ENOENT") throw err;
+      await mkdir(dir, { recursive: true });
+      await writeFile(tmp, data, { mode: 0o444 });
+    });
     await rename(tmp, file);
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
   }
-  return oid;
 }
 
 /** git's order: names compared bytewise, a tree's name as if it ended with "/". */
@@ -56,7 +83,15 @@ export function encodeTree(entries: TreeEntry[]): Buffer {
 }
 
 export async function writeTreeObject(commonDir: string, entries: TreeEntry[]): Promise<string> {
-  const oid = await writeObject(commonDir, "tree", encodeTree(entries));
+  const writes: Promise<void>[] = [];
+  const oid = putTreeObject(commonDir, entries, writes);
+  await writes[0];
+  return oid;
+}
+
+/** A tree's id at once, its write joining `writes` (see putObject). */
+export function putTreeObject(commonDir: string, entries: TreeEntry[], writes: Promise<void>[]): string {
+  const oid = putObject(commonDir, "tree", encodeTree(entries), writes);
   // The next step starts from this tree: no need to read back what was just written.
   remember(oid, entries);
   return oid;
@@ -109,10 +144,17 @@ export class NeedsGit extends Error {}
  */
 export async function writeTreeWith(commonDir: string, base: string | null, changes: PathChange[]): Promise<string> {
   const split = changes.map((c) => ({ parts: c.path.split("/"), entry: c.entry }));
-  return (await rewrite(commonDir, base, split)) ?? writeTreeObject(commonDir, []);
+  const writes: Promise<void>[] = [];
+  const oid = (await rewrite(commonDir, base, split, writes).catch(async (err: unknown) => {
+    await Promise.allSettled(writes);
+    throw err;
+  })) ?? putTreeObject(commonDir, [], writes);
+  // Every tree is on disk before its id is answered (a commit may then refer to it).
+  await Promise.all(writes);
+  return oid;
 }
 
-async function rewrite(commonDir: string, base: string | null, changes: { parts: string[]; entry: PathChange["entry"] }[]): Promise<string | null> {
+async function rewrite(commonDir: string, base: string | null, changes: { parts: string[]; entry: PathChange["entry"] }[], writes: Promise<void>[]): Promise<string | null> {
   const entries = new Map((base ? await readTreeEntries(commonDir, base) : []).map((e) => [e.name, e]));
   const direct = new Map<string, PathChange["entry"]>();
   const nested = new Map<string, { parts: string[]; entry: PathChange["entry"] }[]>();
@@ -131,7 +173,7 @@ async function rewrite(commonDir: string, base: string | null, changes: { parts:
       throw new NeedsGit(`${name} is both a file and a folder`);
     }
     direct.delete(name);
-    const oid = await rewrite(commonDir, existing?.mode === TREE_MODE ? existing.oid : null, sub);
+    const oid = await rewrite(commonDir, existing?.mode === TREE_MODE ? existing.oid : null, sub, writes);
     if (oid) entries.set(name, { mode: TREE_MODE, name, oid });
     else entries.delete(name);
   }
@@ -141,7 +183,7 @@ async function rewrite(commonDir: string, base: string | null, changes: { parts:
     else entries.delete(name);
   }
   if (entries.size === 0) return null;
-  return writeTreeObject(commonDir, [...entries.values()]);
+  return putTreeObject(commonDir, [...entries.values()], writes);
 }
 
 /** The entry at `relPath` in tree `root`, or null (read through the cache). */

@@ -263,6 +263,47 @@ export async function writeCommitFast(commonDir: string, tree: string, parent: s
 }
 
 /**
+ * An annotated tag object on `commit`, written in-process as `git tag -a -F -` writes it: the same
+ * header, the fixed identity, the message cleaned the way git's default (strip) cleans it. The ref is
+ * not created (the caller's ref transaction does it).
+ */
+export async function writeTagFast(commonDir: string, commit: string, name: string, message: string): Promise<string> {
+  // The header of a commit's author line (identity, time, zone) is the tagger line's too.
+  const who = /^author (.*)$/m.exec(encodeCommit(commit, [], TRM_IDENTITY, "").toString("utf8"))![1]!;
+  const head = `object ${commit}\ntype commit\ntag ${name}\ntagger ${who}\n\n`;
+  return writeObject(commonDir, "tag", Buffer.from(head + stripSpace(message), "utf8"));
+}
+
+/** git's stripspace with comments: trailing blanks and `#` lines gone, blank runs to one, none at either end. */
+export function stripSpace(text: string): string {
+  const out: string[] = [];
+  for (const raw of text.split("\n")) {
+    if (raw.startsWith("#")) continue;
+    const line = raw.replace(/[ \t\r\v\f]+$/, "");
+    if (line === "" && (out.length === 0 || out[out.length - 1] === "")) continue;
+    out.push(line);
+  }
+  while (out.length > 0 && out[out.length - 1] === "") out.pop();
+  return out.length === 0 ? "" : `${out.join("\n")}\n`;
+}
+
+/** A commit's tree, read in-process (`git rev-parse <commit>^{tree}`). */
+export async function treeOfCommitFast(commonDir: string, commit: string): Promise<string> {
+  return (await isogit.readCommit({ fs, gitdir: commonDir, oid: commit })).commit.tree;
+}
+
+/** The commit a ref's object leads to, tags peeled in-process (`git rev-parse <oid>^{commit}`). */
+export async function peelToCommitFast(commonDir: string, oid: string): Promise<string> {
+  for (let depth = 0; depth < 16; depth++) {
+    const o = await isogit.readObject({ fs, gitdir: commonDir, oid, format: "parsed" });
+    if (o.type === "commit") return oid;
+    if (o.type !== "tag") break;
+    oid = (o.object as { object: string }).object;
+  }
+  throw new GitError(["rev-parse", `${oid}^{commit}`], 128, `${oid} does not lead to a commit`);
+}
+
+/**
  * Which checkout, if any, has `ref` checked out (its HEAD, or a rebase in progress on it). Moving or
  * deleting such a branch would move that checkout's HEAD under it, and update-ref does not check.
  * Read in-process: the HEAD files of the main checkout and of every linked worktree.

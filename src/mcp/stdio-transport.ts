@@ -11,6 +11,7 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ClientRequestSchema, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { profileBegin, profileEnd, profileMark } from "../util/profile.js";
 import { LIMITS } from "../util/limits.js";
 
 /** Bytes kept from each end of an oversized message, to find its id (the SDK's client puts it last). */
@@ -78,6 +79,7 @@ export class LineTransport implements Transport {
       void this.refuse(head, tail, size);
       return;
     }
+    profileBegin("request");
     const line = Buffer.concat(this.chunks, this.size).toString("utf8").replace(/^\uFEFF/, "").replace(/\r$/, "");
     this.chunks = [];
     this.size = 0;
@@ -96,7 +98,9 @@ export class LineTransport implements Transport {
       if (problem.id !== undefined) void this.answer(problem.id, problem.code, problem.message);
       return;
     }
-    this.onmessage?.(JSONRPCMessageSchema.parse(raw));
+    const message = JSONRPCMessageSchema.parse(raw);
+    profileMark("parse");
+    this.onmessage?.(message);
   }
 
   /** An error answer; `id` null when the request's id could not be read (JSON-RPC 2.0, section 5). */
@@ -138,8 +142,12 @@ export class LineTransport implements Transport {
   }
 
   private write(message: JSONRPCMessage | { jsonrpc: "2.0"; id: null; error: { code: number; message: string } }): Promise<void> {
+    const isAnswer = "id" in message && ("result" in message || "error" in message);
+    if (isAnswer) profileMark("sdk-out");
+    const line = `${JSON.stringify(message)}\n`;
+    if (isAnswer) profileEnd("json");
     return new Promise((resolve) => {
-      if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
+      if (this.stdout.write(line)) resolve();
       else this.stdout.once("drain", resolve);
     });
   }

@@ -20,7 +20,7 @@ import type { CallContext } from "./context.js";
 import { stepMessage } from "./record.js";
 import type { Session } from "./session.js";
 import { applyCandidate, evaluateApplied, recordStep, stepNoteOf, type AppliedCandidate, type JudgedTree } from "./submit.js";
-import { writeCandidateTree } from "./candidate-tree.js";
+import { writeCandidateTree, type IndexSync } from "./candidate-tree.js";
 import { WorktreePool } from "./worktree-pool.js";
 
 export const MIN_BATCH = 2;
@@ -146,9 +146,10 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
     const main = (async () => {
       const applied = await applyCandidate(s, s.worktree, winner.candidate!);
       let indexStale: boolean;
+      let indexSync: IndexSync | undefined;
       try {
         let tree: string;
-        ({ tree, indexStale } = await writeCandidateTree(s, s.worktree, s.tipTree, applied.paths));
+        ({ tree, indexStale, indexSync } = await writeCandidateTree(s, s.worktree, s.tipTree, applied.paths));
         if (tree !== winner.judged!.tree) {
           throw new Error(`best of N: candidate #${winner.index} gave tree ${tree} in the session worktree but ${winner.judged!.tree} in its pool worktree`);
         }
@@ -156,7 +157,7 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
         await applied.undo();
         throw err;
       }
-      return { applied, indexStale };
+      return { applied, indexStale, indexSync };
     })();
     const [o, m] = await Promise.allSettled([others, main]);
     if (o.status === "rejected" || m.status === "rejected") {
@@ -171,7 +172,7 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
       zNotes,
       applied: mainApplied,
       // Whether the session worktree's index needs the step's paths is its own write's answer, not the pool's.
-      judged: { ...winner.judged!, indexStale: m.value.indexStale },
+      judged: { ...winner.judged!, indexStale: m.value.indexStale, indexSync: m.value.indexSync },
       extraRefs: (commit) => evaluated.map((sl) => ({ ref: alternativeRef(s, step, sl.k!), next: sl === winner ? commit : sl.commit!, expected: null })),
     });
     for (const sl of evaluated) {

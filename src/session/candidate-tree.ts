@@ -6,14 +6,14 @@
  * .gitignore excludes refused. Anything git would transform or judge by rules of its own (attributes,
  * filters, autocrlf, sparse checkout, submodules, nested repositories, links on the way) goes through
  * `git add` + `write-tree` as before: correctness first. The worktree's index is left behind and
- * brought up to date once the step is recorded (syncIndex), before the reply.
+ * brought up to date after the reply (syncIndexChecked), the next operation waiting for it.
  */
-import { lstat, readFile, readlink } from "node:fs/promises";
+import { lstat, readFile, readlink, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { existsSync } from "node:fs";
 import { git, GitError, gitOrNull } from "../git/cli.js";
-import { entryAt, GITLINK_MODE, NeedsGit, TREE_MODE, writeObject, writeTreeWith, type PathChange } from "../git/objects.js";
+import { blobId, entryAt, GITLINK_MODE, NeedsGit, TREE_MODE, writeObject, writeTreeWith, type PathChange } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
 
 /** Why the in-process path is not taken for a whole session (null: it is taken), read once per session. */
@@ -51,7 +51,7 @@ export async function writeCandidateTree(
   worktree: string,
   baseTree: string,
   paths: string[],
-): Promise<{ tree: string; indexStale: boolean }> {
+): Promise<{ tree: string; indexStale: boolean; indexSync?: IndexSync }> {
   const commonDir = s.config.commonDir;
   const key = `${commonDir}\0${s.id}`;
   if (paths.some((p) => path.posix.basename(p) === ".gitattributes")) eligibility.set(key, Promise.resolve(".gitattributes"));
@@ -61,7 +61,7 @@ export async function writeCandidateTree(
     const changes = await changesOf(commonDir, worktree, baseTree, paths);
     if (changes) {
       try {
-        return { tree: await writeTreeWith(commonDir, baseTree, changes), indexStale: true };
+        return { tree: await writeTreeWith(commonDir, baseTree, changes), indexStale: true, indexSync: { at: await indexStamp(worktree), changes } };
       } catch (err) {
         if (!(err instanceof NeedsGit)) throw err;
       }
@@ -74,6 +74,63 @@ export async function writeCandidateTree(
 /** After an in-process tree: the index as `git add` would have left it. */
 export async function syncIndex(worktree: string, paths: string[]): Promise<void> {
   await git(worktree, ["add", "-A", "--", ...paths], { env: { GIT_LITERAL_PATHSPECS: "1" } });
+}
+
+const indexFiles = new Map<string, Promise<string | null>>();
+
+/** The linked worktree's own index file, as its `.git` file names it (read once per worktree). */
+function indexFileOf(worktree: string): Promise<string | null> {
+  let p = indexFiles.get(worktree);
+  if (!p) {
+    p = readFile(path.join(worktree, ".git"), "utf8")
+      .then((t) => /^gitdir: (.+)$/m.exec(t)?.[1])
+      .then((dir) => (dir ? path.join(path.resolve(worktree, dir.trim()), "index") : null))
+      .catch(() => null);
+    indexFiles.set(worktree, p);
+  }
+  return p;
+}
+
+/**
+ * Which version of the worktree's index is on disk: git writes an index only by renaming a new file
+ * over it, so any write by anyone (a command's `git add`, a refresh) changes inode or times.
+ */
+export async function indexStamp(worktree: string): Promise<string | null> {
+  const file = await indexFileOf(worktree);
+  const st = file ? await stat(file, { bigint: true }).catch(() => null) : null;
+  return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : null;
+}
+
+/** What an in-process tree left for the index: its stamp then (the tip's tree) and the step's entries. */
+export interface IndexSync {
+  at: string | null;
+  changes: PathChange[];
+}
+
+/** Whether the file at `rel` is still exactly `entry` (null: absent), hashed as git would store it. */
+async function stillIs(worktree: string, rel: string, entry: PathChange["entry"]): Promise<boolean> {
+  const abs = path.join(worktree, rel);
+  const st = await lstat(abs).catch(() => null);
+  if (!entry) return st === null;
+  if (!st) return false;
+  if (entry.mode === "120000") return st.isSymbolicLink() && blobId(Buffer.from(await readlink(abs, { encoding: "buffer" }))) === entry.oid;
+  if (!st.isFile() || (st.mode & 0o100 ? "100755" : "100644") !== entry.mode) return false;
+  return blobId(await readFile(abs)) === entry.oid;
+}
+
+/**
+ * After an in-process tree, when the index is still the one the step started from (the tip's tree):
+ * the step's files are checked in-process against the tree, then one git process stages them and checks
+ * every other tracked file against the index (update-index runs its arguments in order: the paths, then
+ * --refresh, which fails on a file that differs or is gone). True: index and files are exactly the step.
+ * False: the caller falls back to `git add` and a full status (a path git would read as an option, an
+ * index someone else wrote, a file the commands changed).
+ */
+export async function syncIndexChecked(worktree: string, sync: IndexSync | undefined): Promise<boolean> {
+  if (!sync?.at || sync.changes.length === 0 || sync.changes.some((c) => c.path.startsWith("-"))) return false;
+  if ((await indexStamp(worktree)) !== sync.at) return false;
+  for (const c of sync.changes) if (!(await stillIs(worktree, c.path, c.entry))) return false;
+  return (await gitOrNull(worktree, ["update-index", "--add", "--remove", ...sync.changes.map((c) => c.path), "--refresh"])) !== null;
 }
 
 /** The changes as tree entries (blobs written), or null when git's own rules must decide. */

@@ -1,6 +1,6 @@
 import { git } from "../git/cli.js";
 import { diffPaths } from "../git/objects.js";
-import { listRefs, readNote, updateRefsFast, type RefUpdate } from "../git/session-git.js";
+import { readNote, resolveRefFast, treeOfCommitFast, updateRefsFast, writeTagFast, type RefUpdate } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath } from "../util/paths.js";
 import { capHeadTail } from "../util/text.js";
@@ -64,13 +64,16 @@ export async function saveCheckpoint(s: Session, name: string, description: stri
   return s.mutex.run(async () => {
     await s.sync();
     const ref = `${s.refs.tagPrefix}${name}`;
-    const existing = await listRefs(s.config.commonDir, ref);
-    if (existing.some((r) => r.ref === ref)) {
-      throw new UserError(`Checkpoint ${name} already exists.`, "Pick another name, or restore it with trm_restore_checkpoint.");
-    }
-    // An annotated tag: the description travels with it and `git tag -n` shows it.
+    const exists = () => new UserError(`Checkpoint ${name} already exists.`, "Pick another name, or restore it with trm_restore_checkpoint.");
+    if (await resolveRefFast(s.config.commonDir, ref)) throw exists();
+    // An annotated tag: the description travels with it and `git tag -n` shows it. Written in-process and
+    // created through the session's update-ref (was a for-each-ref and a `git tag -a`: 7 + 8 ms).
     const msg = `${description.trim() || `checkpoint ${name}`}\n\nTRM-Session: ${s.id}\nTRM-Step: ${s.currentStep}\n`;
-    await git(s.worktree, ["tag", "-a", "-F", "-", "--end-of-options", ref.replace(/^refs\/tags\//, ""), s.tip], { input: msg });
+    const tag = await writeTagFast(s.config.commonDir, s.tip, ref.replace(/^refs\/tags\//, ""), msg);
+    // Created only if absent: a checkpoint made meanwhile by another process is never overwritten.
+    await updateRefsFast(s.worktree, [{ ref, next: tag, expected: null }], "trm: checkpoint").catch(async (err: unknown) => {
+      throw (await resolveRefFast(s.config.commonDir, ref)) ? exists() : err;
+    });
     return { name, commit: s.tip, step: s.currentStep };
   });
 }
@@ -123,7 +126,7 @@ export async function restorePoint(s: Session, at: string) {
       entries = s.entries.slice(0, idx + 1);
     } else {
       // A checkpoint off the current history: its own chain of steps is read back from git.
-      const tree = (await git(s.config.commonDir, ["rev-parse", `${point.commit}^{tree}`])).trim();
+      const tree = await treeOfCommitFast(s.config.commonDir, point.commit);
       target = { commit: point.commit, tree };
       entries = await s.entriesFor(point.commit);
     }

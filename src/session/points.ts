@@ -1,5 +1,4 @@
-import { git } from "../git/cli.js";
-import { resolveRefFast } from "../git/session-git.js";
+import { peelToCommitFast, resolveRefFast } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import type { Session } from "./session.js";
 
@@ -47,6 +46,6 @@ export async function resolvePoint(s: Session, at: string): Promise<Point> {
   }
   const c = await resolveRefFast(s.config.commonDir, `${s.refs.tagPrefix}${a}`);
   if (!c) throw new UserError(`No checkpoint named ${a}.`, "List them with trm_list_checkpoints.");
-  const commit = (await git(s.config.commonDir, ["rev-parse", `${c}^{commit}`])).trim();
+  const commit = await peelToCommitFast(s.config.commonDir, c);
   return { label: `checkpoint ${a}`, commit, step: s.entries.find((e) => e.commit === commit)?.step };
 }

@@ -1,3 +1,4 @@
+import { profileMark } from "../util/profile.js";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
@@ -227,17 +228,22 @@ export class Session {
   }
 
   async sync(): Promise<void> {
+    profileMark("lock");
     await this.settle();
+    profileMark("settle");
     this.assertActive();
     // Before anything that may kill a recorded command or reset the worktree: the session must be this
     // server's. Another live server's running command is not an orphan (owner-lock.ts).
     await acquireOwner(this.config.commonDir, this.id);
+    profileMark("owner");
     // A command left running by a server that died mid-step would still be changing the worktree.
     if (await reapRecordedAll(this.groupFile)) process.stderr.write(`code-trm: killed a command left running by a previous server in session ${this.id}\n`);
+    profileMark("reap");
     const tip = await resolveRefFast(this.config.commonDir, this.refs.branch);
+    profileMark("tip");
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
     if (tip !== this.tip) await this.reload();
-    if (await healWrites(this.writeJournal, this.worktree, this.tip)) process.stderr.write(`code-trm: removed a candidate left half-written by a previous server in session ${this.id}\n`);
+    if (await healWrites(this.writeJournal, this.worktree, this.tip).finally(() => profileMark("heal"))) process.stderr.write(`code-trm: removed a candidate left half-written by a previous server in session ${this.id}\n`);
     if (this.worktreeAt === this.tip) return;
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
     // the same second as the index stay "racily clean" and would be re-hashed on every step otherwise.
@@ -297,6 +303,7 @@ export class Session {
     for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {
       await rm(path.join(this.pycacheDir, path.join(worktree, dir)), { recursive: true, force: true });
     }
+    profileMark("pre-eval");
     return evaluate({
       changedFiles,
       ...(this.config.parallel === false ? { parallel: false } : {}),

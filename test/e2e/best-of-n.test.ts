@@ -77,6 +77,8 @@ describe("best of N", () => {
     // The step is recorded as a single submit records it; the session worktree holds the winner.
     const wt = s.worktreePath as string;
     expect(readFileSync(path.join(wt, "src/stats.js"), "utf8")).toBe(stats(SUM_RIGHT, MEDIAN_RIGHT));
+    // Its index follows after the reply; the next operation waits for it.
+    await srv.call<Any>("trm_get_state", { sessionId: id });
     expect(g(wt, "status", "--porcelain", "--untracked-files=no")).toBe("");
     expect(g(repo, "rev-parse", `trm/${id}`).trim()).toBe(r.commit);
     expect(g(repo, "log", "-1", "--format=%s", r.commit).trim()).toBe("trm step 3: fix sum and median");

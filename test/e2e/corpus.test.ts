@@ -58,7 +58,9 @@ describe("candidate corpus over stdio", () => {
         const got = worktreeFiles(worktreePath);
         expect(Object.keys(got).sort()).toEqual(Object.keys(c.after!).sort());
         for (const [p, content] of Object.entries(c.after!)) expect(JSON.stringify(got[p]!.toString("utf8")), p).toBe(JSON.stringify(content.toString("utf8")));
-        // What the worktree holds is what the step commit recorded.
+        // What the worktree holds is what the step commit recorded (its index follows after the reply;
+        // the next operation waits for it).
+        await srv.call<Any>("trm_get_state", { sessionId });
         expect(g(worktreePath, "status", "--porcelain")).toBe("");
         if (c.extra.fuzz === true) expect(r.warnings.join("\n")).toMatch(/fuzz/);
       }

@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
@@ -15,7 +17,7 @@ function gitCalls(stderr: string, from: number): string[] {
 }
 
 describe("a step spawns no git process on its path", () => {
-  it("writes tree, commit and notes in-process; the index update and the after-reply check of the worktree are its only git processes", async () => {
+  it("writes tree, commit and notes in-process; after the reply one update-index stages the step's paths and checks the worktree", async () => {
     const repo = makeRepo("js-stats");
     const before = checkoutState(repo);
     const srv = await startServer({ env: { CODE_TRM_DEBUG_GIT: "1" } });
@@ -27,13 +29,28 @@ describe("a step spawns no git process on its path", () => {
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
     const st = await srv.call<Any>("trm_get_state", { sessionId });
     expect(st.step).toBe(2);
-    expect(gitCalls(srv.stderr(), mark)).toEqual(["git add -A --", "git status --porcelain=v2 --branch"]);
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git update-index --add --remove"]);
 
     // A new file costs one ignore check, nothing more.
     mark = srv.stderr().length;
     await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("lib/new.js", "export const n = 1;\n") });
     await srv.call<Any>("trm_get_state", { sessionId });
-    expect(gitCalls(srv.stderr(), mark)).toEqual(["git check-ignore -z --stdin", "git add -A --", "git status --porcelain=v2 --branch"]);
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git check-ignore -z --stdin", "git update-index --add --remove"]);
+
+    // A checkpoint is a tag written in-process through the session's update-ref; restoring it peels the
+    // tag and reads its tree in-process: besides the reset of the worktree, only the history of a point
+    // off the current one (here: undone) is read back with git log.
+    mark = srv.stderr().length;
+    const cp = await srv.call<Any>("trm_save_checkpoint", { sessionId, name: "cp", description: "two steps in" });
+    expect(gitCalls(srv.stderr(), mark)).toEqual([]);
+    expect(g(repo, "cat-file", "-t", `trm/${sessionId}/cp`).trim()).toBe("tag");
+    expect(g(repo, "rev-parse", `trm/${sessionId}/cp^{commit}`).trim()).toBe(cp.commit);
+    expect((await srv.raw("trm_save_checkpoint", { sessionId, name: "cp" })).isError).toBe(true);
+    await srv.call<Any>("trm_undo", { sessionId });
+    mark = srv.stderr().length;
+    await srv.call<Any>("trm_restore_checkpoint", { sessionId, name: "cp" });
+    expect(gitCalls(srv.stderr(), mark)).toEqual([`git log --first-parent --notes=refs/notes/trm/${sessionId}`, "git reset --hard -q"]);
+    expect((await srv.call<Any>("trm_list_checkpoints", { sessionId })).checkpoints.map((c: Any) => [c.name, c.commit, c.description])).toEqual([["cp", cp.commit, "two steps in"]]);
     await srv.close();
 
     // What git reads back: the step, its record and logs notes, an index in line with it, a sound repository.
@@ -45,5 +62,47 @@ describe("a step spawns no git process on its path", () => {
     expect(g(repo, "log", "-1", "--format=%s", `refs/notes/trm-logs/${sessionId}`).trim()).toBe("trm: step 3 logs");
     expect(g(repo, "fsck", "--full", "--no-dangling", "--no-progress")).toBe("");
     expect(checkoutState(repo)).toEqual(before);
+  });
+
+  // The after-reply check trusts neither the step's own files nor the index: what the commands changed
+  // there is found and undone as before (a full status, then a reset).
+  for (const [label, testCmd] of [
+    ["a step's own file", "echo drift >> src/stats.js"],
+    ["another tracked file", "echo drift >> package.json"],
+    ["the worktree's index", "git update-index --chmod=+x package.json"],
+  ] as const) {
+    it(`falls back to git add and a full status when the commands changed ${label}, and leaves the worktree at the step`, async () => {
+      const repo = makeRepo("js-stats");
+      const before = checkoutState(repo);
+      const srv = await startServer({ env: { CODE_TRM_DEBUG_GIT: "1" } });
+      const { sessionId, worktreePath } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd });
+      const mark = srv.stderr().length;
+      const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
+      await srv.call<Any>("trm_get_state", { sessionId });
+      const calls = gitCalls(srv.stderr(), mark);
+      expect(calls.slice(-3)).toEqual(["git add -A --", "git status --porcelain=v2 --branch", "git reset --hard -q"]);
+      await srv.close();
+      expect(g(worktreePath, "status", "--porcelain")).toBe("");
+      expect(g(worktreePath, "rev-parse", "HEAD").trim()).toBe(r.commit);
+      expect(g(worktreePath, "show", "HEAD:src/stats.js")).toBe("export const a = 1;\n");
+      expect(checkoutState(repo)).toEqual(before);
+    });
+  }
+
+  it("starts on a clean checkout without a reset: the worktree's HEAD alone moves to the baseline; a dirty one is reset to it", async () => {
+    for (const dirty of [false, true]) {
+      const repo = makeRepo("js-stats");
+      if (dirty) writeFileSync(path.join(repo, "src/stats.js"), "export const dirty = 1;\n");
+      const before = checkoutState(repo);
+      const srv = await startServer({ env: { CODE_TRM_DEBUG_GIT: "1" } });
+      const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "true" });
+      const calls = gitCalls(srv.stderr(), 0);
+      await srv.close();
+      expect(calls.includes("git reset --hard -q")).toBe(dirty);
+      expect(g(s.worktreePath, "rev-parse", "HEAD").trim()).toBe(s.baselineCommit);
+      expect(g(s.worktreePath, "status", "--porcelain")).toBe("");
+      expect(g(s.worktreePath, "show", "HEAD:src/stats.js")).toBe(readFileSync(path.join(repo, "src/stats.js"), "utf8"));
+      expect(checkoutState(repo)).toEqual(before);
+    }
   });
 });

@@ -282,6 +282,8 @@ describe("evaluations run the candidate's own code", () => {
     // The layer is the worktree's, untracked and never committed.
     const wt = s.worktreePath as string;
     expect(g(wt, "ls-tree", "-r", "--name-only", "HEAD")).not.toMatch(/node_modules/);
+    // The worktree's index follows after the reply; the next operation waits for it.
+    await srv.call("trm_get_state", { sessionId: s.sessionId });
     expect(g(wt, "status", "--porcelain")).toBe("");
     expect(checkoutState(repo)).toEqual(before);
     await srv.call("trm_end_session", { sessionId: s.sessionId });

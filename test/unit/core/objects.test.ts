@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { encodeTree, writeObject, writeTreeWith, type PathChange } from "../../../src/git/objects.js";
 import { prepareNote } from "../../../src/git/notes.js";
-import { writeNote, updateRefs } from "../../../src/git/session-git.js";
+import { peelToCommitFast, writeNote, writeTagFast, updateRefs } from "../../../src/git/session-git.js";
 import { g, removeTmpDirs, tmpDir } from "../../helpers/repo.js";
 
 afterAll(removeTmpDirs);
@@ -152,3 +152,45 @@ describe("in-process notes", () => {
     expect(g(dir, "fsck", "--full", "--no-dangling")).toBe("");
   });
 });
+
+describe("objects written side by side", () => {
+  it("every tree on the changed paths and every object of a note is on disk when their ids are answered, a removed fan-out folder included", async () => {
+    const dir = repoWith({ "a/b/c/d.txt": "d\n", "e.txt": "e\n" });
+    const objects = path.join(dir, ".git", "objects");
+    const base = g(dir, "rev-parse", "HEAD^{tree}").trim();
+    const content = Buffer.from("new content of d\n");
+    const blob = createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
+    // git prune removes empty fan-out folders: the write must make the folder again.
+    rmSync(path.join(objects, blob.slice(0, 2)), { recursive: true, force: true });
+    await writeObject(path.join(dir, ".git"), "blob", content);
+    const tree = await writeTreeWith(path.join(dir, ".git"), base, [
+      { path: "a/b/c/d.txt", entry: { mode: "100644", oid: blob } },
+      { path: "a/x/y.txt", entry: { mode: "100644", oid: blob } },
+    ]);
+    expect(g(dir, "ls-tree", "-r", tree)).toContain(`${blob}\ta/x/y.txt`);
+    for (const sub of ["a", "a/b", "a/b/c", "a/x"]) expect(g(dir, "cat-file", "-t", `${tree}:${sub}`).trim()).toBe("tree");
+    const head = g(dir, "rev-parse", "HEAD").trim();
+    const n = await prepareNote(path.join(dir, ".git"), "trm/t", head, "{}", "trm: test note", { name: "t", email: "t@t" });
+    expect(g(dir, "cat-file", "-t", n.next).trim()).toBe("commit");
+    expect(g(dir, "cat-file", "-p", `${n.next}:${head}`)).toBe("{}\n");
+    expect(g(dir, "fsck", "--full", "--no-dangling", "--no-progress")).toBe("");
+  });
+});
+
+describe("a checkpoint's tag written in-process", () => {
+  it("holds what git tag -a -F - writes (message cleaned alike), and peels back to its commit", async () => {
+    const dir = repoWith({ "a.txt": "a\n" });
+    const head = g(dir, "rev-parse", "HEAD").trim();
+    const msg = "\n\n  first line  \n# a comment line\n\n\n\nsecond\t\n\nTRM-Step: 3\n\n";
+    execFileSync("git", ["tag", "-a", "-F", "-", "by-git", head], { cwd: dir, input: msg, env: { ...process.env, GIT_COMMITTER_NAME: "code-trm", GIT_COMMITTER_EMAIL: "code-trm@localhost" } });
+    const ours = await writeTagFast(path.join(dir, ".git"), head, "by-git", msg);
+    const body = (oid: string) => g(dir, "cat-file", "tag", oid).replace(/^(tagger .*>) \d+ [+-]\d{4}$/m, "$1");
+    expect(body(ours)).toBe(body(g(dir, "rev-parse", "by-git").trim()));
+    expect(g(dir, "cat-file", "tag", ours)).toMatch(/^tagger code-trm <code-trm@localhost> \d+ [+-]\d{4}$/m);
+    expect(await peelToCommitFast(path.join(dir, ".git"), ours)).toBe(head);
+    expect(await peelToCommitFast(path.join(dir, ".git"), head)).toBe(head);
+    await expect(peelToCommitFast(path.join(dir, ".git"), g(dir, "rev-parse", "HEAD^{tree}").trim())).rejects.toThrow(/does not lead to a commit/);
+    expect(g(dir, "fsck", "--full", "--no-dangling", "--no-progress")).toBe("");
+  });
+});
+
