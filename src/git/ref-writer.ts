@@ -62,9 +62,12 @@ class RefWriter {
    * silently in the middle of it, the step neither recorded nor reported.
    */
   private hold(on: boolean): void {
-    const s = this.child.stdout as unknown as { ref?: () => void; unref?: () => void } | null;
-    if (on) s?.ref?.();
-    else s?.unref?.();
+    // The process too, not only its stdout: when git dies on a failed transaction its stdout closes
+    // before the exit is reported, and the rejection comes with the exit.
+    for (const h of [this.child.stdout, this.child] as unknown as ({ ref?: () => void; unref?: () => void } | null)[]) {
+      if (on) h?.ref?.();
+      else h?.unref?.();
+    }
   }
 
   close(): void {
