@@ -31,7 +31,7 @@ export async function resolvePoint(s: Session, at: string): Promise<Point> {
     const n = Number(a);
     if (n === 0) return { label: "baseline", commit: s.baseline.commit, step: 0 };
     const e = s.entries.find((x) => x.step === n);
-    if (!e) throw new UserError(`No step ${n} in the current history (steps 0..${s.currentStep}).`);
+    if (!e) throw new UserError(`No step ${a} in the current history (steps 0..${s.currentStep}).`, "Use a step of the current history (trm_get_state lists them), or <step>.<k> for a best-of-N alternative.");
     return { label: `step ${n}`, commit: e.commit, step: n };
   }
   const alt = /^(\d{1,9})\.(\d{1,9})$/.exec(a);

@@ -31,6 +31,10 @@ describe("arguments as models send them", () => {
     expect(textOf(bad)).toMatch(/-32602[\s\S]*\nWhat to do: fix from to match the inputSchema of trm_diff in tools\/list/);
     const missing = await srv.raw("trm_read_lines", { sessionId });
     expect(textOf(missing)).toMatch(/What to do: fix (file|startLine|endLine)/);
+    // A step past the history is named as sent (not as a rounded float), with what to do.
+    const far = await srv.raw("trm_read_files", { sessionId, paths: ["src/stats.js"], at: "99999999999999999999" });
+    expect(far.isError).toBe(true);
+    expect(textOf(far)).toMatch(/No step 99999999999999999999 in the current history \(steps 0\.\.1\)[\s\S]*What to do: .*trm_get_state/);
     expect(checkoutState(repo)).toEqual(before);
   });
 });
