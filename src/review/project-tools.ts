@@ -4,6 +4,7 @@ import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
 import { runCommand } from "../evaluate/run.js";
+import { assertSandboxAvailable, INSTALL_BWRAP, type Sandbox } from "../evaluate/sandbox.js";
 import type { Diagnostic } from "../evaluate/types.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
@@ -147,9 +148,14 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     if (lintable.length === 0) return { comments: [], notes };
     // Node and the tools resolve node_modules by walking up: link the checkout's into the worktree.
     if (!existsSync(path.join(wt, "node_modules"))) await symlink(path.join(repo.top, "node_modules"), path.join(wt, "node_modules"), "dir");
+    // The head's ESLint configuration (and any plugin it loads) is the pull request author's code: it runs
+    // confined when bubblewrap works here (only the temporary worktree writable, credentials in the home
+    // directory hidden, no network), else it runs as before and the notes say so.
+    const sandbox = confinement(repo.top, wt);
+    if (!sandbox) notes.push(`The project's tools ran unconfined: the head's ESLint configuration is the pull request author's code. Install bubblewrap to confine them: ${INSTALL_BWRAP}.`);
     const run = async (name: string, cmd: string): Promise<void> => {
       opts.onProgress?.(`running the project's ${name}`);
-      const r = await runCommand(cmd, { cwd: wt, timeoutMs: (opts.timeoutSec ?? 300) * 1000, ...(opts.signal ? { signal: opts.signal } : {}) });
+      const r = await runCommand(cmd, { cwd: wt, timeoutMs: (opts.timeoutSec ?? 300) * 1000, ...(opts.signal ? { signal: opts.signal } : {}), ...(sandbox ? { sandbox } : {}) });
       if (r.timedOut) notes.push(`The project's ${name} did not finish within ${opts.timeoutSec ?? 300} s: its diagnostics are missing.`);
       else if (r.spawnError) notes.push(`The project's ${name} could not start: ${r.spawnError}.`);
       const found = parseDiagnostics(`${r.output.stdout}\n${r.output.stderr}`, { cwd: wt }).filter((d) => d.source === (name === "ESLint" ? "eslint" : "tsc"));
@@ -174,4 +180,15 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     await removeWorktree(repo.top, wt).catch(() => undefined);
   }
   return { comments: toolComments(diags, files.filter((f) => plain.has(f.path))), notes };
+}
+
+/** The sandbox for the project's tools on a head, or null when bubblewrap cannot make one here. */
+function confinement(top: string, wt: string): Sandbox | null {
+  try {
+    assertSandboxAvailable();
+  } catch {
+    return null;
+  }
+  // The checkout is re-exposed read-only (its node_modules, linked into the worktree, may live under /tmp).
+  return { writable: [wt], readable: [top], network: false };
 }

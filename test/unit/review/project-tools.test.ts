@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -74,20 +74,28 @@ describe("project tools on changed lines", () => {
 
   it("runs the repository's ESLint with its configuration, in a worktree, and keeps the rule id", async () => {
     const repo = repoWith({ "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 1;\nconst unused = 2;\n" });
-    const mark = path.join(root, "eslint-cwd.txt");
+    // The stand-in reports where it ran and how in a "trace" message, and tries to write outside the worktree.
+    const mark = path.join(root, "eslint-wrote-outside.txt");
     mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
-    const script = `#!/bin/sh\npwd > ${JSON.stringify(mark)}\necho "$ESLINT_USE_FLAT_CONFIG $*" > ${JSON.stringify(`${mark}.args`)}\nprintf '%s' '[{"filePath":"'"$PWD"'/src/a.ts","messages":[{"ruleId":"no-unused-vars","severity":2,"message":"unused is assigned a value but never used.","line":2,"column":7},{"ruleId":"prefer-const","severity":1,"message":"old line","line":1,"column":1}]}]'\nexit 1\n`;
+    const script = `#!/bin/sh\necho pwned > ${JSON.stringify(mark)} 2>/dev/null\nprintf '%s' '[{"filePath":"'"$PWD"'/src/a.ts","messages":[{"ruleId":"no-unused-vars","severity":2,"message":"unused is assigned a value but never used.","line":2,"column":7},{"ruleId":"trace","severity":1,"message":"in '"$PWD"' args '"$*"'","line":2,"column":1},{"ruleId":"prefer-const","severity":1,"message":"old line","line":1,"column":1}]}]'\nexit 1\n`;
     writeFileSync(path.join(repo, "node_modules/.bin/eslint"), script);
     chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
-    expect(r.comments.filter((c) => c.rule.startsWith("eslint/")).map((c) => [c.file, c.line, c.rule, c.severity, c.message])).toEqual([
+    const eslint = r.comments.filter((c) => c.rule.startsWith("eslint/"));
+    expect(eslint.filter((c) => c.rule !== "eslint/trace").map((c) => [c.file, c.line, c.rule, c.severity, c.message])).toEqual([
       ["src/a.ts", 2, "eslint/no-unused-vars", "warning", "ESLint: unused is assigned a value but never used"],
     ]);
-    const ranIn = readFileSync(mark, "utf8").trim();
-    expect(ranIn).not.toBe(repo);
-    expect(ranIn).toMatch(/trm-review-[0-9a-f]+-tools$/);
+    const trace = /in (\S+) args (.*)$/.exec(eslint.find((c) => c.rule === "eslint/trace")?.message ?? "");
+    expect(trace?.[1]).not.toBe(repo);
+    expect(trace?.[1]).toMatch(/trm-review-[0-9a-f]+-tools$/);
     // The head's flat config is named: ESLint must not look upwards into the user's checkout.
-    expect(readFileSync(`${mark}.args`, "utf8").trim()).toBe("-c eslint.config.js --format json -- src/a.ts");
+    expect(trace?.[2]).toBe("-c eslint.config.js --format json -- src/a.ts");
+    // The head's configuration is the PR author's code: confined where bubblewrap works, said otherwise.
+    const confined = spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "true"]).status === 0;
+    if (confined || process.env.CI) {
+      expect(existsSync(mark)).toBe(false);
+      expect(r.notes.join("\n")).not.toMatch(/unconfined/);
+    } else expect(r.notes.join("\n")).toMatch(/ran unconfined: the head's ESLint configuration is the pull request author's code/);
     expect(git(repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
   });
 
