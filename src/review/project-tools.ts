@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
@@ -8,6 +8,7 @@ import { assertSandboxAvailable, INSTALL_BWRAP, type Sandbox } from "../evaluate
 import type { Diagnostic } from "../evaluate/types.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
+import { isInside } from "../util/paths.js";
 import { shellQuote } from "../util/text.js";
 import { findRemote } from "./evaluate-pr.js";
 import { fileKind } from "./lang.js";
@@ -189,6 +190,35 @@ function confinement(top: string, wt: string): Sandbox | null {
   } catch {
     return null;
   }
-  // The checkout is re-exposed read-only (its node_modules, linked into the worktree, may live under /tmp).
-  return { writable: [wt], readable: [top], network: false };
+  // The checkout is re-exposed read-only (its node_modules, linked into the worktree, may live under /tmp,
+  // which the sandbox replaces), and so is what its packages link to outside it (npm link, a shared store).
+  return { writable: [wt], readable: [top, ...linkedPackages(path.join(top, "node_modules"), top)], network: false };
+}
+
+/** Real folders outside `top` that entries of `modules` (and of its @scopes) link to; at most 200. */
+function linkedPackages(modules: string, top: string): string[] {
+  const out = new Set<string>();
+  const scan = (dir: string, depth: number) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (out.size >= 200) return;
+      const p = path.join(dir, e.name);
+      if (e.isDirectory() && e.name.startsWith("@") && depth === 0) scan(p, 1);
+      else if (e.isSymbolicLink()) {
+        try {
+          const real = realpathSync(p);
+          if (!isInside(top, real) && statSync(real).isDirectory()) out.add(real);
+        } catch {
+          // A dangling link: nothing to expose.
+        }
+      }
+    }
+  };
+  scan(modules, 0);
+  return [...out];
 }
