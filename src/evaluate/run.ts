@@ -96,6 +96,15 @@ class CappedText {
 
 const SHELL = existsSync("/bin/bash") ? "/bin/bash" : true;
 
+/**
+ * A recorded command waits for its record (a line on stdin) before it runs: a server killed between the
+ * spawn and the record's write left a command nobody knew of (the crash test's orphan outlived the next
+ * server, 1 run in CI). If the server dies first, stdin closes empty and the command never runs. The
+ * shell then replaces itself with the command as typed, so pid, group, `$0` and stdin (/dev/null) are as
+ * without the gate.
+ */
+const GATE = 'read -r _ || exit 125; exec "$0" -c "$1" </dev/null';
+
 /** How long output may still arrive after the shell exited before the pipes are closed. */
 const DRAIN_MS = 1000;
 
@@ -167,12 +176,14 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   const marker = randomBytes(8).toString("hex");
   const env = commandEnv(opts.env, opts.passEnv, marker);
   const shell = SHELL === true ? "/bin/sh" : SHELL;
-  const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd) : [shell, "-c", cmd];
+  const gated = Boolean(opts.groupFile);
+  const shellArgs = gated ? ["-c", GATE, shell, cmd] : ["-c", cmd];
+  const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, shellArgs) : [shell, ...shellArgs];
   const child = execa(argv[0]!, argv.slice(1), {
     cwd: opts.cwd,
     env,
     extendEnv: false,
-    stdin: "ignore",
+    stdin: gated ? "pipe" : "ignore",
     detached: true,
     buffer: false,
     reject: false,
@@ -191,6 +202,10 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   child.stderr?.on("data", onData(stderr, redactors.err));
   // Only after the listeners are attached: output of a fast command would be lost during an await.
   const recorded = pid !== undefined && opts.groupFile ? recordGroup(opts.groupFile, pid).catch(() => undefined) : undefined;
+  if (gated) {
+    child.stdin?.on("error", () => undefined); // EPIPE: the shell is gone already (killed, or failed to start)
+    void Promise.resolve(recorded).then(() => child.stdin?.end("\n"));
+  }
 
   let killTimer: NodeJS.Timeout | undefined;
   const terminate = () => {

@@ -39,6 +39,21 @@ describe("runCommand", () => {
     }
   });
 
+  it("starts a recorded command only once its process group is on disk, and as typed ($0, $1, stdin)", async () => {
+    // A server killed between the spawn and the record left a command that no later server could find.
+    const groupFile = path.join(cwd, "gate", "group");
+    for (let i = 0; i < 20; i++) {
+      const r = await runCommand(`cat ${groupFile} && echo "[$0][$1]" && cat`, { cwd, timeoutMs: 10_000, groupFile });
+      expect(r.exitCode).toBe(0);
+      const [record, args, ...rest] = r.output.stdout.split("\n");
+      expect(record).toMatch(/^\d+ \d+$/);
+      expect(Number(record!.split(" ")[0])).toBeGreaterThan(1);
+      expect(args).toMatch(/^\[(\/usr)?\/bin\/(ba)?sh\]\[\]$/);
+      expect(rest.join("\n")).toBe(""); // stdin is empty, as without the gate
+    }
+    expect(existsSync(groupFile)).toBe(false);
+  });
+
   it("reports a failing exit code without throwing", async () => {
     const r = await runCommand("exit 3", { cwd, timeoutMs: 10_000 });
     expect(r.exitCode).toBe(3);
