@@ -7,9 +7,11 @@ import { Octokit } from "@octokit/rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * @octokit/request asks for content-type ^3, which declares node >=22 and makes `npm ci` warn on Node
- * 20; package.json overrides it with 2.1.0 (node >=18). Octokit reads every response's Content-Type
- * with it: these are the shapes its request path relies on.
+ * @octokit/request 10.0.16 asks for content-type ^3, which declares node >=22 and makes npm warn on Node
+ * 20. An `overrides` entry silenced `npm ci` only: npm ignores overrides when code-trm itself is
+ * installed (`npm install -g`, `npx`), so @octokit/core, /graphql and /request are pinned to the last
+ * releases that take content-type ^2 (node >=18). Octokit reads every response's Content-Type with it:
+ * these are the shapes its request path relies on.
  */
 let server: Server;
 let baseUrl: string;
@@ -31,6 +33,55 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+/** Enough of semver for `engines.node` ranges: `||` of space-separated comparators (>=, >, <=, <, ^, =). */
+function satisfies(version: string, range: string): boolean {
+  const parse = (t: string) => [...t.replace(/^v/, "").split("."), "0", "0"].slice(0, 3).map(Number);
+  const cmp = (a: number[], b: number[]) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
+  const v = parse(version);
+  return range.split("||").some((alt) =>
+    alt
+      .trim()
+      .replace(/([<>=^]+)\s+/g, "$1")
+      .split(/\s+/)
+      .every((c) => {
+        const [, op = "=", num = ""] = /^([<>=^]*)v?(.+)$/.exec(c) ?? [];
+        const d = cmp(v, parse(num));
+        if (op === ">=") return d >= 0;
+        if (op === ">") return d > 0;
+        if (op === "<=") return d <= 0;
+        if (op === "<") return d < 0;
+        if (op === "^") return d >= 0 && v[0] === parse(num)[0];
+        return d === 0;
+      }),
+  );
+}
+
+describe("the packages code-trm installs on Node 20", () => {
+  const lock = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "..", "package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean; engines?: { node?: string } }> };
+  const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "..", "package.json"), "utf8")) as { engines: { node: string }; overrides?: unknown };
+  const floor = pkg.engines.node.replace(/^>=/, "");
+
+  it("come from the dependencies, not from overrides (npm ignores overrides when code-trm is installed as a package)", () => {
+    expect(pkg.overrides).toBeUndefined();
+  });
+
+  it("reads engine ranges as npm does", () => {
+    expect(satisfies("20.5.0", ">=22")).toBe(false);
+    expect(satisfies("20.5.0", ">= 18")).toBe(true);
+    expect(satisfies("20.5.0", "^18.19.0 || >=20.5.0")).toBe(true);
+    expect(satisfies("20.5.0", "^20.19.0 || >=22.12.0")).toBe(false);
+    expect(satisfies("20.20.2", "^20.19.0 || >=22.12.0")).toBe(true);
+    expect(satisfies("20.5", ">=20.5.0")).toBe(true);
+  });
+
+  it("all accept the Node that runs them, and the runtime ones the lowest Node package.json promises (no EBADENGINE)", () => {
+    const refused = Object.entries(lock.packages)
+      .filter(([name, p]) => name && p.engines?.node && !(satisfies(process.version, p.engines.node) && (p.dev || satisfies(floor, p.engines.node))))
+      .map(([name, p]) => `${name} (node ${p.engines!.node})`);
+    expect(refused).toEqual([]);
+  });
+});
 
 describe("content-type as pinned for @octokit/request", () => {
   it("is a version that supports Node 20", () => {
