@@ -92,11 +92,14 @@ export function renderFeedback(args: {
   /** The failing tests of the previous step: those no longer failing are listed as fixed. */
   previousFailures?: TestFailure[];
   sessionId?: string;
+  /** The session's best when it is not the current history's (kept across undo, restore and reset). */
+  best?: { score: number; step: number; note: string };
 }): string {
   const { step, ev, progress: p, halt } = args;
+  const best = args.best ?? { score: p.bestScore, step: p.bestStep, note: "" };
   const head: string[] = [];
   head.push(
-    `step ${step}: score ${fmt(p.score)} (best ${fmt(p.bestScore)} at step ${p.bestStep}, ema ${fmt(p.ema)}) ${p.improved ? "improved" : `not improved, streak ${p.noImproveStreak}`}${args.cachedFrom ? `; evaluation reused from ${args.cachedFrom.slice(0, 12)} (same tree and commands)` : ""}`,
+    `step ${step}: score ${fmt(p.score)} (best ${fmt(best.score)} at step ${best.step}${best.note}, ema ${fmt(p.ema)}) ${p.improved ? "improved" : `not improved, streak ${p.noImproveStreak}`}${args.cachedFrom ? `; evaluation reused from ${args.cachedFrom.slice(0, 12)} (same tree and commands)` : ""}`,
   );
   const sig: string[] = [];
   for (const [key, c] of Object.entries(ev.commands)) {

@@ -1,6 +1,6 @@
 import type { Evaluation } from "../evaluate/evaluate.js";
 import { fmt } from "../evaluate/score.js";
-import { testsTrailer } from "../session/record.js";
+import { bestOffHistoryNote as offHistoryNote, testsTrailer } from "../session/record.js";
 import type { Session } from "../session/session.js";
 import { shortRef } from "../git/refs.js";
 import { truncate } from "../util/text.js";
@@ -58,7 +58,7 @@ export function figuresView(s: Session) {
 
 /** " (not on the current history: ...)" when the session's best was left behind by an undo, restore or reset. */
 export function bestOffHistoryNote(s: Session): string {
-  return s.best && !s.best.onCurrentHistory ? ` (not on the current history: tag trm/${s.id}/best, ${s.best.commit.slice(0, 12)})` : "";
+  return offHistoryNote(s.id, s.best);
 }
 
 export function stateView(s: Session) {

@@ -11,6 +11,11 @@ export interface BaselineNote {
 }
 
 /** Note attached to each step commit: the full evaluation record, machine-readable. */
+/** " (not on the current history: ...)" when the session's best was left behind by an undo, restore or reset. */
+export function bestOffHistoryNote(id: string, best: { commit: string; onCurrentHistory: boolean } | null): string {
+  return best && !best.onCurrentHistory ? ` (not on the current history: tag trm/${id}/best, ${best.commit.slice(0, 12)})` : "";
+}
+
 export interface StepNote {
   v: 1;
   kind: "step";

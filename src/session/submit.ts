@@ -19,7 +19,7 @@ import { crashPoint } from "../util/crash-point.js";
 import { LIMITS } from "../util/limits.js";
 import { profileMark } from "../util/profile.js";
 import type { CallContext } from "./context.js";
-import { stepMessage, type StepNote } from "./record.js";
+import { bestOffHistoryNote, stepMessage, type StepNote } from "./record.js";
 import { syncIndex, syncIndexChecked, writeCandidateTree, type IndexSync } from "./candidate-tree.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
@@ -242,7 +242,9 @@ export async function recordStep(
   const failures = correlateFailures(ev, step, earlier);
   const testNote = describeTestChanges(testFiles);
   const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
-  const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: s.id, ...(testNote ? { notes: [testNote] } : {}) });
+  // The session's best, which an undo, restore or reset leaves in place, not the current history's.
+  const best = s.best && s.best.commit !== commit && s.best.score > progress.bestScore ? { score: s.best.score, step: s.best.step, note: bestOffHistoryNote(s.id, s.best) } : undefined;
+  const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: s.id, ...(testNote ? { notes: [testNote] } : {}), ...(best ? { best } : {}) });
   profileMark("feedback");
   return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
 }
@@ -274,7 +276,8 @@ export function stepNoteOf(
     ...(cachedFrom ? { cachedFrom } : {}),
     score: ev.score,
     ema: progress.ema,
-    bestScore: progress.bestScore,
+    // The session's best (the TRM-Best trailer): an undo, restore or reset does not lower it.
+    bestScore: Math.max(progress.bestScore, s.best?.score ?? progress.bestScore),
     improved: progress.improved,
     noImproveStreak: progress.noImproveStreak,
   };

@@ -44,8 +44,12 @@ describe("the session's best is never lost", () => {
     expect(read.files[0].content).toBe(g(repo, "show", `${right.commit}:src/stats.js`));
 
     // A worse step after the reset is new to this history (streak 0) but does not take the tag.
-    const worse = await submit(id, filesCandidate("src/stats.js", statsWith(repo, MEDIAN_WRONG)), "worse");
+    const worseRaw = await srv.raw("trm_submit_candidate", { sessionId: id, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_WRONG)), rationale: "worse" });
+    const worse = worseRaw.structuredContent as Any;
     expect(worse).toMatchObject({ step: 1, bestScore: 1, noImproveStreak: 1 });
+    // Its text and its commit's trailer say the session's best too, not this history's.
+    expect(textOf(worseRaw)).toMatch(new RegExp(`best 1\\.000? at step 1 \\(not on the current history: tag trm/${id}/best, ${right.commit.slice(0, 12)}\\)`));
+    expect(g(repo, "log", "-1", "--format=%(trailers:key=TRM-Best,valueonly)", worse.commit).trim()).toBe("1.0000");
     expect(g(repo, "rev-parse", `trm/${id}/best`).trim()).toBe(right.commit);
     await srv.call("trm_undo", { sessionId: id });
     expect(g(repo, "rev-parse", `trm/${id}/best`).trim()).toBe(right.commit);
