@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo, ROOT } from "../helpers/repo.js";
 
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 function cli(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -67,7 +67,7 @@ describe("code-trm apply merges with the user's uncommitted edits", () => {
     const line = (end.howToApply as string[]).find((l) => l.includes(" apply "))!;
     expect(line.startsWith(`node ${MAIN} apply ${id}`)).toBe(true);
     const cmd = line.split("   #")[0]!;
-    const r = spawnSync("sh", ["-c", cmd], { cwd: repo, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: repo, CODE_TRM_STATE_DIR: srv.stateDir } });
+    const r = spawnSync("sh", ["-c", cmd], { cwd: repo, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: repo, CODE_TRM_STATE_DIR: srv.stateDir } });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^applied session/);
   });

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { startServer, textOf, type TestServer, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT } from "../helpers/fixtures.js";
 import { checkoutState, g, makeMessy, makeRepo, ROOT, tmpDir } from "../helpers/repo.js";
 
@@ -37,7 +37,7 @@ const start = async (repo: string, extra: Any = {}) =>
   (await srv.call<Any>("trm_start_session", { repoPath: repo, buildCmd: "node --check src/stats.js", testCmd: "node --test", ...extra })) as Any;
 
 function cli(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: tmpDir("trm-home-"), CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: tmpDir("trm-home-"), CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { startServer, textOf, type TestServer, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, MEDIAN_WRONG, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo, ROOT } from "../helpers/repo.js";
 
@@ -18,7 +18,7 @@ afterAll(async () => {
 const submit = (id: string, c: Any, rationale = "") => srv.call<Any>("trm_submit_candidate", { sessionId: id, candidate: c, rationale });
 
 function cli(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(ROOT, "dist", "cli", "main.js"), ...args], { cwd, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [path.join(ROOT, "dist", "cli", "main.js"), ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, MEDIAN_WRONG, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeMessy, makeRepo, ROOT, tmpDir } from "../helpers/repo.js";
 
@@ -23,7 +23,7 @@ function cli(cwd: string, ...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
     encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "", HOME, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" },
+    env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" },
     timeout: 60_000,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };

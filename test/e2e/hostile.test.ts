@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startServer, textOf } from "../helpers/client.js";
+import { startServer, textOf, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeMessy, makeRepo, ROOT, tmpDir } from "../helpers/repo.js";
 
@@ -106,7 +106,7 @@ function alive(pid: number): boolean {
 }
 
 function cli(cwd: string, stateDir: string, home: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: home, CODE_TRM_STATE_DIR: stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: home, CODE_TRM_STATE_DIR: stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -363,7 +363,7 @@ sandboxTests("sandbox: true (bubblewrap)", () => {
     const transport = new StdioClientTransport({
       command: "bwrap",
       args: ["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", path.join(repo, ".git"), path.join(repo, ".git"), "--die-with-parent", process.execPath, BIN],
-      env: { PATH: process.env.PATH ?? "", HOME: w.home, CODE_TRM_STATE_DIR: tmp("trm-state-"), GIT_CONFIG_NOSYSTEM: "1" },
+      env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: w.home, CODE_TRM_STATE_DIR: tmp("trm-state-"), GIT_CONFIG_NOSYSTEM: "1" },
       stderr: "pipe",
     });
     const client = new Client({ name: "trm-e2e", version: "0.0.0" });

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo, ROOT } from "../helpers/repo.js";
 
@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 function cli(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(ROOT, "dist", "cli", "main.js"), ...args], { cwd, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [path.join(ROOT, "dist", "cli", "main.js"), ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import { startServer } from "../helpers/client.js";
+import { startServer, tmpEnv } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo, ROOT, tmpDir } from "../helpers/repo.js";
 
@@ -71,7 +71,7 @@ describe("MCP conventions", () => {
   it("writes nothing but JSON-RPC on stdout, even when commands are noisy", async () => {
     const repo = makeRepo("js-stats");
     const child = spawn(process.execPath, [path.join(ROOT, "dist", "cli", "main.js")], {
-      env: { PATH: process.env.PATH ?? "", HOME: tmpDir(), CODE_TRM_STATE_DIR: tmpDir() },
+      env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: tmpDir(), CODE_TRM_STATE_DIR: tmpDir() },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let out = "";

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { textOf } from "../helpers/client.js";
+import { textOf, tmpEnv } from "../helpers/client.js";
 import { serveWithRecordedGitHub } from "../helpers/github-server.js";
 import { checkoutState, g, makeMessy, ROOT, tmpDir } from "../helpers/repo.js";
 
@@ -116,7 +116,7 @@ describe("the project's ESLint and tsc on a pull request's head", () => {
     // Asynchronous: the recorded GitHub server answers from this process.
     const child = spawn(process.execPath, [path.join(ROOT, "dist", "cli", "main.js"), "review", PR, "--repo", dir, "--json"], {
       cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GITHUB_API_URL: servers.gh.url },
+      env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GITHUB_API_URL: servers.gh.url },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const run = { stdout: "", stderr: "", status: null as number | null };

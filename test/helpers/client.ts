@@ -18,6 +18,14 @@ export interface TestServer {
 }
 
 /**
+ * The suite's TMPDIR (test/helpers/tmp-guard.ts), for the env of every process a test starts: what the
+ * server, the command line or a session's commands leave in the temporary folder is then counted too.
+ */
+export function tmpEnv(): Record<string, string> {
+  return process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {};
+}
+
+/**
  * Starts the built server (dist/) over stdio, as an MCP client would, with no git identity configured
  * (HOME is empty) to prove code-trm commits without one.
  */
@@ -30,7 +38,7 @@ export async function startServer(opts: { stateDir?: string; env?: Record<string
     command: process.execPath,
     args: [path.join(ROOT, "dist", "cli", "main.js")],
     // TMPDIR passed on: what the server puts in the temporary folder is counted by the suite's guard too.
-    env: { PATH: process.env.PATH ?? "", HOME: home, CODE_TRM_STATE_DIR: stateDir, GIT_CONFIG_NOSYSTEM: "1", ...opts.env },
+    env: { PATH: process.env.PATH ?? "", HOME: home, CODE_TRM_STATE_DIR: stateDir, GIT_CONFIG_NOSYSTEM: "1", ...tmpEnv(), ...opts.env },
     stderr: "pipe",
   });
   let err = "";
