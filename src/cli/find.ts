@@ -6,6 +6,7 @@ import { SESSION_ID_RE, sessionRefs, worktreePath } from "../git/refs.js";
 import { resolveRefFast } from "../git/session-git.js";
 import { registryGet } from "../session/registry.js";
 import { Session, sessionStatus, type SessionStatus } from "../session/session.js";
+import { cliCommand } from "../util/cli-name.js";
 import { UserError } from "../util/errors.js";
 import { UsageError } from "./args.js";
 
@@ -118,11 +119,11 @@ export async function findSession(id: string, repoArg: string | undefined, cwd: 
     if (!(await resolveRefFast(commonDir, sessionRefs(id).baselineTag))) continue;
     const s = await Session.load(commonDir, id);
     if (s) return s;
-    throw new UserError(`Session ${id} in ${commonDir} has no readable configuration (the note on its baseline commit is missing).`, "Its branch and tags can still be used with git; `code-trm prune --delete-branches` removes it.");
+    throw new UserError(`Session ${id} in ${commonDir} has no readable configuration (the note on its baseline commit is missing).`, `Its branch and tags can still be used with git; \`${cliCommand()} prune --delete-branches\` removes it.`);
   }
   throw new UserError(
     `No session ${id}${repo ? ` in ${repo.top}` : ""}.`,
-    repoArg === undefined ? "Run the command inside the session's repository or pass --repo <path>; `code-trm sessions <repo>` lists the sessions." : "`code-trm sessions <repo>` lists the sessions of a repository.",
+    repoArg === undefined ? `Run the command inside the session's repository or pass --repo <path>; \`${cliCommand()} sessions <repo>\` lists the sessions.` : `\`${cliCommand()} sessions <repo>\` lists the sessions of a repository.`,
   );
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { GitError } from "../git/cli.js";
+import { cliCommand } from "../util/cli-name.js";
 import { UserError } from "../util/errors.js";
 import { holdAndScrubCredentials } from "../util/initial-env.js";
 import { optionsHelp, parseArgv, UsageError, wantsHelp } from "./args.js";
@@ -115,7 +116,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 /** What goes to stderr for a failure, and the exit code: 2 for usage errors, 1 for everything else. */
 export function describeError(err: unknown): { text: string; code: number } {
   if (err instanceof UsageError) {
-    const more = err.command ? `code-trm ${err.command} --help` : "code-trm --help";
+    const more = err.command ? `${cliCommand()} ${err.command} --help` : `${cliCommand()} --help`;
     return { text: `code-trm: ${err.message}\nusage: see ${more}\n`, code: 2 };
   }
   if (err instanceof UserError) return { text: `code-trm: ${err.message}${err.hint ? `\n${err.hint}` : ""}\n`, code: 1 };

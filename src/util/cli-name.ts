@@ -1,27 +1,45 @@
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 let cached: string | undefined;
 
 /**
+ * Folders that npm puts in front of PATH for the process it starts (`npx`, `npm exec`, `npm run`): a
+ * `code-trm` found there runs for this process only, not in the user's shell.
+ */
+function npmOwnBin(dir: string): boolean {
+  const parts = path.resolve(dir).split(path.sep);
+  return parts.includes("_npx") || (parts.at(-1) === ".bin" && parts.at(-2) === "node_modules");
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * How to run the command line from a shell, as code-trm prints it in instructions: `code-trm` when
- * that name is on PATH (npm install -g, npm link), else `node <absolute path of dist/cli/main.js>`,
- * which works from anywhere (a server started with `node dist/mcp/...` or `npx` has no `code-trm` on
- * the user's PATH).
+ * that name is on the user's PATH and is this very code-trm (npm install -g, npm link), else
+ * `node <absolute path of dist/cli/main.js>`, which works from anywhere (a server started with `node
+ * dist/...`, or by `npx`, whose cache folder is on the server's PATH but not in the user's shell).
  */
 export function cliCommand(env: NodeJS.ProcessEnv = process.env): string {
   if (cached !== undefined && env === process.env) return cached;
+  const main = fileURLToPath(new URL("../cli/main.js", import.meta.url));
   const onPath = (env.PATH ?? "").split(path.delimiter).some((dir) => {
-    if (!dir) return false;
+    if (!dir || npmOwnBin(dir)) return false;
+    const bin = path.join(dir, "code-trm");
     try {
-      accessSync(path.join(dir, "code-trm"), constants.X_OK);
-      return true;
+      accessSync(bin, constants.X_OK);
     } catch {
       return false;
     }
+    return sameFile(bin, main);
   });
-  const main = fileURLToPath(new URL("../cli/main.js", import.meta.url));
   const name = onPath ? "code-trm" : `node ${/^[\w@%+=:,./-]+$/.test(main) ? main : `'${main.replace(/'/g, `'\\''`)}'`}`;
   if (env === process.env) cached = name;
   return name;

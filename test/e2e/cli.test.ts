@@ -74,11 +74,12 @@ describe("help, version and usage errors", () => {
 
   it("exits 2 on usage errors, with what to do on stderr", () => {
     const cases: [string[], RegExp][] = [
-      [["frobnicate"], /unknown command "frobnicate"[\s\S]*code-trm --help/],
+      // The test PATH has no code-trm: hints name the CLI in the form that runs as printed.
+      [["frobnicate"], /unknown command "frobnicate"[\s\S]*see node \S+\/dist\/cli\/main\.js --help/],
       [["--frob"], /unknown option --frob/],
-      [["log"], /missing <id>[\s\S]*code-trm log --help/],
+      [["log"], /missing <id>[\s\S]*main\.js log --help/],
       [["log", "not-an-id"], /malformed session id/],
-      [["sessions", "--bogus"], /unknown option --bogus[\s\S]*code-trm sessions --help/],
+      [["sessions", "--bogus"], /unknown option --bogus[\s\S]*main\.js sessions --help/],
       [["sessions", "a", "b"], /unexpected argument "b"/],
       [["diff", "20250101-120000-abcd", "a", "b", "c"], /unexpected argument "c"/],
       [["log", "20250101-120000-abcd", "--repo"], /--repo needs a value/],
@@ -177,7 +178,7 @@ describe("reading sessions: sessions, log, diff", () => {
     const other = makeRepo("js-stats");
     const r = cli(other, "log", "20200101-000000-abcd");
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/No session 20200101-000000-abcd in [\s\S]*code-trm sessions/);
+    expect(r.err).toMatch(/No session 20200101-000000-abcd in [\s\S]*`node \S+\/dist\/cli\/main\.js sessions/);
     // With --repo the lookup stays in that repository.
     expect(cli(elsewhere, "log", id, "--repo", other).code).toBe(1);
   });

@@ -7,6 +7,7 @@ import { listAlternatives } from "../../session/alternatives.js";
 import { listCheckpoints } from "../../session/history.js";
 import { testsTrailer, type StepNote } from "../../session/record.js";
 import type { Session } from "../../session/session.js";
+import { cliCommand } from "../../util/cli-name.js";
 import { truncate } from "../../util/text.js";
 import { expectPositionals, flagBool, flagString } from "../args.js";
 import { printJson, type Command, type Io } from "../command.js";
@@ -172,7 +173,7 @@ function renderLog(v: LogView, io: Io): string {
   }
   const lines = [
     `${p.bold(`session ${v.sessionId}`)} (${v.status}) on ${v.branch}, baseline ${v.baseline.commit.slice(0, 10)}${v.baseline.uncommittedIncluded ? " (uncommitted work included)" : ""}`,
-    `step ${v.step} · score ${fmtScore(v.score)} · ema ${fmtScore(v.emaScore)} · best ${v.bestScore === null ? "-" : `${fmtScore(v.bestScore)} at step ${v.bestStep}${v.bestOnCurrentHistory ? "" : " (not on the current history; code-trm apply --best brings it in)"}`} · streak ${v.noImproveStreak} · halt: ${v.halt.shouldHalt ? "stop" : "continue"} (${v.halt.reasons.join("; ")})`,
+    `step ${v.step} · score ${fmtScore(v.score)} · ema ${fmtScore(v.emaScore)} · best ${v.bestScore === null ? "-" : `${fmtScore(v.bestScore)} at step ${v.bestStep}${v.bestOnCurrentHistory ? "" : ` (not on the current history; ${cliCommand()} apply --best brings it in)`}`} · streak ${v.noImproveStreak} · halt: ${v.halt.shouldHalt ? "stop" : "continue"} (${v.halt.reasons.join("; ")})`,
     "",
     table(headers, rows, align, p),
   ];

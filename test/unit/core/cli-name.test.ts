@@ -1,17 +1,41 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliCommand } from "../../../src/util/cli-name.js";
+// The built module (npm test builds first): it names the dist/cli/main.js beside it, which must exist for
+// a link to be followed to it.
+import { cliCommand } from "../../../dist/util/cli-name.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "trm-cli-name-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const main = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
+
+function binIn(folder: string, target: string | null): string {
+  mkdirSync(folder, { recursive: true });
+  const bin = path.join(folder, "code-trm");
+  if (target) symlinkSync(target, bin);
+  else {
+    writeFileSync(bin, "#!/bin/sh\n");
+    chmodSync(bin, 0o755);
+  }
+  return folder;
+}
 
 describe("cliCommand", () => {
-  it("is code-trm when that name is on PATH, else node with the absolute path of the CLI", () => {
-    expect(cliCommand({ PATH: "/nonexistent" })).toMatch(/^node \/.*\/cli\/main\.js$/);
-    writeFileSync(path.join(dir, "code-trm"), "#!/bin/sh\n");
-    chmodSync(path.join(dir, "code-trm"), 0o755);
-    expect(cliCommand({ PATH: `/nonexistent${path.delimiter}${dir}` })).toBe("code-trm");
+  it("is code-trm when that name on PATH is this code-trm (npm link, npm install -g), else node with the absolute path of the CLI", () => {
+    chmodSync(main, 0o755); // as npm link and npm install -g leave it
+    const linked = binIn(path.join(dir, "global", "bin"), main);
+    expect(cliCommand({ PATH: "/nonexistent" })).toBe(`node ${main}`);
+    expect(cliCommand({ PATH: `/nonexistent${path.delimiter}${linked}` })).toBe("code-trm");
+  });
+
+  it("is not fooled by another program of that name, or by the folders npx and npm run put on the server's PATH", () => {
+    const other = binIn(path.join(dir, "other", "bin"), null);
+    expect(cliCommand({ PATH: other })).toBe(`node ${main}`);
+    const npx = binIn(path.join(dir, ".npm", "_npx", "0a1b2c", "node_modules", ".bin"), main);
+    expect(cliCommand({ PATH: npx })).toBe(`node ${main}`);
+    const local = binIn(path.join(dir, "project", "node_modules", ".bin"), main);
+    expect(cliCommand({ PATH: local })).toBe(`node ${main}`);
   });
 });
