@@ -63,6 +63,11 @@ describe("candidate corpus over stdio", () => {
         await srv.call<Any>("trm_get_state", { sessionId });
         expect(g(worktreePath, "status", "--porcelain")).toBe("");
         if (c.extra.fuzz === true) expect(r.warnings.join("\n")).toMatch(/fuzz/);
+        // What validate warns of, submit says too (e.g. the stale context line it applied past).
+        for (const w of c.extra.warnings ?? []) {
+          expect(v.warnings.join("\n")).toContain(w);
+          expect(r.warnings.join("\n")).toContain(w);
+        }
       }
       expect(checkoutState(repo)).toEqual(user);
     });

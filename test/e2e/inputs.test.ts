@@ -29,6 +29,8 @@ describe("arguments as models send them", () => {
     const bad = await srv.raw("trm_diff", { sessionId, from: { step: 1 } });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/-32602[\s\S]*\nWhat to do: fix from to match the inputSchema of trm_diff in tools\/list/);
+    const fractional = await srv.raw("trm_read_files", { sessionId, paths: ["src/stats.js"], at: 1.2 });
+    expect(textOf(fractional)).toMatch(/What to do: fix at .* A best-of-N candidate <step>\.<k> is sent as a string, e\.g\. "3\.2"\./);
     const missing = await srv.raw("trm_read_lines", { sessionId });
     expect(textOf(missing)).toMatch(/What to do: fix (file|startLine|endLine)/);
     // A step past the history is named as sent (not as a rounded float), with what to do.
