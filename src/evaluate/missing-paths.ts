@@ -3,18 +3,37 @@
  * worktree with exit 127 or "No such file or directory": git does not check ignored files out. That
  * is a missing dependency of the session, not a fault of the candidate, and it says how to fix it.
  */
+import path from "node:path";
 
-/** Relative paths a shell command names, as a person would read them (no expansion). */
+/**
+ * Relative paths a shell command names, as a person would read them (no expansion), relative to the
+ * worktree: after `cd tests`, `../.venv/bin/python` is `.venv/bin/python`. Paths that leave the
+ * worktree, and everything after a `cd` that cannot be followed, are not named.
+ */
 export function pathsInCommand(cmd: string): string[] {
   const out: string[] = [];
+  let cwd: string | null = "";
+  let cdNext = false;
   for (const raw of cmd.split(/[\s;&|()<>]+/)) {
     let t = raw.replace(/^['"]|['"]$/g, "");
+    if (cdNext) {
+      cdNext = false;
+      cwd = cwd === null || !t || /^[/$~-]/.test(t) ? null : path.posix.normalize(path.posix.join(cwd, t));
+      if (cwd === "..") cwd = null;
+      else if (cwd !== null && (cwd.startsWith("../") || cwd === ".")) cwd = cwd === "." ? "" : null;
+      continue;
+    }
+    if (t === "cd" || t === "pushd") {
+      cdNext = true;
+      continue;
+    }
     const assign = /^[A-Za-z_][A-Za-z0-9_]*=(.*)$/.exec(t);
     if (assign) t = assign[1]!;
-    if (!t || t.startsWith("-") || t.startsWith("/") || t.startsWith("$") || t.startsWith("~") || t.includes("://")) continue;
+    if (cwd === null || !t || t.startsWith("-") || t.startsWith("/") || t.startsWith("$") || t.startsWith("~") || t.includes("://")) continue;
     if (!t.includes("/") && !t.startsWith(".")) continue;
-    if (t === "." || t === ".." || t.startsWith("../")) continue;
-    out.push(t.replace(/^\.\//, ""));
+    const rel = path.posix.normalize(path.posix.join(cwd, t));
+    if (rel === "." || rel === ".." || rel.startsWith("../")) continue;
+    out.push(rel);
   }
   return [...new Set(out)];
 }

@@ -75,6 +75,20 @@ describe("missing ignored paths", () => {
     expect(pathsInCommand("/usr/bin/python3 -m x --flag=a/b $HOME/x https://x/y")).toEqual([]);
   });
 
+  it("reads them against the folder a cd went to, and drops what leaves the worktree or follows a cd it cannot follow", () => {
+    expect(pathsInCommand("cd tests && ../.venv/bin/python -m pytest ./unit")).toEqual([".venv/bin/python", "tests/unit"]);
+    expect(pathsInCommand("cd packages/a; ../../node_modules/.bin/jest && cd .. && ./run.sh")).toEqual(["node_modules/.bin/jest", "packages/run.sh"]);
+    expect(pathsInCommand("../outside/bin/x && cd .. && .venv/bin/python")).toEqual([]);
+    expect(pathsInCommand("cd $DIR && .venv/bin/python")).toEqual([]);
+  });
+
+  it("explains exit 127 after a cd, naming the path to link from the worktree's root", () => {
+    const inWt = (p: string) => ["tests", "tests/unit"].includes(p);
+    const inCheckout = (p: string) => p.startsWith(".venv") || p.startsWith("tests");
+    const n = missingPathNotice("cd tests && ../.venv/bin/python -m pytest", 127, "bash: line 1: ../.venv/bin/python: No such file or directory", inWt, inCheckout);
+    expect(n).toMatch(/uses \.venv\/bin\/python, which your checkout has but the worktree does not .*linkPaths: \["\.venv"\]/);
+  });
+
   it("explains exit 127 for a path the checkout has and the worktree lacks", () => {
     const inWt = (p: string) => ["tests", "tests/"].includes(p);
     const inCheckout = (p: string) => p.startsWith(".venv") || p.startsWith("tests");
