@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { programOf, splitAndChain } from "./chain.js";
 
 const FIXES: [RegExp, string][] = [
   [/\bava\b/, "AVA: add --tap (ava --tap)"],
@@ -60,4 +61,31 @@ export function countsHint(cmd: string, cwd: string): string {
   if (read(path.join(cwd, "go.mod")) !== "") return match("go test")!;
   if (read(path.join(cwd, "Cargo.toml")) !== "") return match("cargo test")!;
   return 'make the runner print TAP, JUnit XML (testReport: "<file>") or its JSON report';
+}
+
+/** Programs that check code rather than run tests: in a test chain they run before or after the tests, never beside them. */
+const CHECKERS = /^(xo|eslint|standard|prettier|biome|tsc|tsd|vue-tsc|tslint|stylelint|ruff|flake8|pylint|mypy|pyright|black|isort|golangci-lint|staticcheck|gofmt|clippy|attw|publint|knip)$/;
+
+/**
+ * A test command that chains checkers with the tests (`xo && ava && tsd`, as package.json's test script
+ * often does) runs them one after another, and a failing checker hides the tests' results. Given
+ * apart, as lintCmd and checks, they run at the same time as the tests, each with its own output and
+ * timeout. Undefined when there is nothing to say.
+ */
+export function chainAdvice(cmd: string, cwd: string): string | undefined {
+  let parts = splitAndChain(cmd);
+  let via = "testCmd";
+  if (!parts) {
+    const script = expand(cmd, cwd).slice(cmd.length).trim();
+    parts = script ? splitAndChain(script) : null;
+    via = `testCmd "${cmd}" (its script "${script}")`;
+  }
+  if (!parts) return undefined;
+  // `node bin/xo.js` is xo too.
+  const programs = parts.map((p) => programOf(p.trim()).replace(/\.[cm]?js$|\.py$/, ""));
+  const checkers = parts.map((p, i) => ({ part: p.trim(), program: programs[i]! })).filter((p) => CHECKERS.test(p.program));
+  if (checkers.length === 0 || checkers.length === parts.length) return undefined;
+  const [lint, ...rest] = checkers;
+  const given = [`lintCmd: "${lint!.part}"`, ...(rest.length ? [`checks: [${rest.map((c) => `{ name: "${c.program}", cmd: "${c.part}" }`).join(", ")}]`] : [])];
+  return `${via} runs ${programs.join(", ")} one after another, and a failing ${checkers.map((c) => c.program).join(" or ")} stops the chain before the tests report. Given apart (testCmd: the test runner alone, ${given.join(", ")}), they run at the same time as the tests, each with its own output and timeout.`;
 }

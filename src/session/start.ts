@@ -20,6 +20,7 @@ import { progressIntervalMs, Session } from "./session.js";
 import { layerWorkspaces, type LayerResult } from "./workspaces.js";
 import { linkIgnored } from "./link-paths.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
+import { chainAdvice } from "../evaluate/runner-hint.js";
 
 
 export interface SetupResult {
@@ -176,6 +177,8 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     }
   }
   const notes = [...(await session.pythonIsolation()).notices];
+  const chain = config.commands.test ? chainAdvice(config.commands.test, wt) : undefined;
+  if (chain) notes.push(chain);
   if (layer.redirected.length > 0) {
     notes.push(`workspace packages are linked from the worktree's own node_modules (${layer.redirected.slice(0, 6).join(", ")}${layer.redirected.length > 6 ? ", …" : ""}), so one package is tested against the candidate's version of another; everything else is reached from your checkout's node_modules.`);
   }

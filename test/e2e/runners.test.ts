@@ -35,6 +35,8 @@ describe("AVA in an xo && ava && tsd chain", () => {
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node bin/xo.js && node bin/ava.js && node bin/tsd.js", preflight: true });
     expect(s.preflight.tests).toMatchObject({ passed: 18, failed: 2, total: 20, format: "ava" });
     expect(s.preflight.score).toBeCloseTo(0.9, 6);
+    // The chain runs one part after another: the start says how to give the checkers apart.
+    expect(s.notes.join("\n")).toMatch(/runs xo, ava, tsd one after another[\s\S]*lintCmd: "node bin\/xo\.js", checks: \[\{ name: "tsd", cmd: "node bin\/tsd\.js" \}\]/);
 
     const worse = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: bugs(18), rationale: "wrong fix" });
     expect(worse.tests).toMatchObject({ passed: 2, failed: 18 });

@@ -1,0 +1,26 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { chainAdvice, countsHint } from "../../../src/evaluate/runner-hint.js";
+import { tmpDir } from "../../helpers/repo.js";
+
+describe("advice on a test command that chains checkers with the tests", () => {
+  it("names the parts to give as lintCmd and checks, from testCmd or from the script npm test runs (camelcase: xo && ava && tsd)", () => {
+    const dir = tmpDir("trm-hint-");
+    expect(chainAdvice("xo && ava && tsd", dir)).toBe(
+      'testCmd runs xo, ava, tsd one after another, and a failing xo or tsd stops the chain before the tests report. Given apart (testCmd: the test runner alone, lintCmd: "xo", checks: [{ name: "tsd", cmd: "tsd" }]), they run at the same time as the tests, each with its own output and timeout.',
+    );
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ scripts: { test: "xo && npx ava --tap" } }));
+    expect(chainAdvice("npm test", dir)).toMatch(/^testCmd "npm test" \(its script "xo && npx ava --tap"\) runs xo, ava one after another[\s\S]*lintCmd: "xo"\)/);
+  });
+
+  it("says nothing of a chain of runners only, of checkers only, or of one command", () => {
+    const dir = tmpDir("trm-hint-");
+    mkdirSync(path.join(dir, "sub"));
+    expect(chainAdvice("cd sub && pytest -q", dir)).toBeUndefined();
+    expect(chainAdvice("tsc --noEmit && eslint .", dir)).toBeUndefined();
+    expect(chainAdvice("npm test", dir)).toBeUndefined();
+    expect(chainAdvice("ava", dir)).toBeUndefined();
+    expect(countsHint("npx ava", dir)).toMatch(/--tap/);
+  });
+});
