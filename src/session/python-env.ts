@@ -3,7 +3,9 @@
  * (`pip install -e .` in a `.venv` listed in linkPaths) points into the user's checkout: through a
  * `.pth` file that names a source folder, or a setuptools finder that maps package names to folders.
  * The worktree's copies of those folders are put first on PYTHONPATH, which Python searches before
- * site-packages and before the finders. Bytecode goes to a session folder (PYTHONPYCACHEPREFIX), never
+ * site-packages and before the finders. The same holds for an environment the commands reach otherwise:
+ * the server's own (VIRTUAL_ENV, or the first python on PATH, as an activated venv leaves them) and one
+ * a command names by absolute path (`/home/me/project/.venv/bin/python -m pytest`). Bytecode goes to a session folder (PYTHONPYCACHEPREFIX), never
  * next to the sources: importing the checkout's code must not write into the checkout.
  */
 import { existsSync } from "node:fs";
@@ -67,17 +69,51 @@ async function sitePackagesOf(env: string): Promise<string[]> {
   return [...new Set(out)];
 }
 
+/** The virtual environment (the folder holding pyvenv.cfg) that an absolute path lies in, if any. */
+function venvOf(p: string): string | null {
+  for (let dir = path.dirname(p), k = 0; k < 4 && dir !== path.dirname(dir); dir = path.dirname(dir), k++) {
+    if (existsSync(path.join(dir, "pyvenv.cfg"))) return dir;
+  }
+  return null;
+}
+
+/**
+ * The environments the commands' Python may come from besides linkPaths, labelled as the notices name
+ * them: the server's (VIRTUAL_ENV; else the first python on PATH, whose environment an activation put
+ * there) and those the commands name by absolute path.
+ */
+export function otherEnvironments(commands: string[], procEnv: NodeJS.ProcessEnv = process.env): { dir: string; label: string }[] {
+  const out: { dir: string; label: string }[] = [];
+  const add = (dir: string | null, label: string) => {
+    if (dir && !out.some((e) => e.dir === dir)) out.push({ dir, label });
+  };
+  if (procEnv.VIRTUAL_ENV && path.isAbsolute(procEnv.VIRTUAL_ENV)) add(procEnv.VIRTUAL_ENV, `the server's VIRTUAL_ENV (${procEnv.VIRTUAL_ENV})`);
+  for (const dir of (procEnv.PATH ?? "").split(path.delimiter)) {
+    if (!dir || !path.isAbsolute(dir)) continue;
+    const py = ["python3", "python"].map((n) => path.join(dir, n)).find((f) => existsSync(f));
+    if (!py) continue;
+    add(venvOf(py), `the environment of the python on the server's PATH (${path.dirname(dir)})`);
+    break;
+  }
+  for (const cmd of commands) {
+    for (const m of cmd.matchAll(/(?:^|[\s;&|(='"])(\/[^\s;&|()'"<>]+)/g)) add(venvOf(m[1]!), `${path.dirname(path.dirname(m[1]!))} (named by "${cmd.length > 60 ? `${cmd.slice(0, 57)}...` : cmd}")`);
+  }
+  return out;
+}
+
 /**
  * What the session's commands need so that Python imports the worktree's code: `top` is the user's
  * checkout, `wt` the worktree, `linkPaths` the folders linked from the checkout, `pycacheDir` a folder
- * of the session for bytecode.
+ * of the session for bytecode, `commands` the session's commands (for environments they name).
  */
-export async function pythonIsolation(top: string, wt: string, linkPaths: string[], pycacheDir: string): Promise<PythonIsolation> {
+export async function pythonIsolation(top: string, wt: string, linkPaths: string[], pycacheDir: string, commands: string[] = [], procEnv: NodeJS.ProcessEnv = process.env): Promise<PythonIsolation> {
   const env: Record<string, string> = { PYTHONPYCACHEPREFIX: pycacheDir };
   const redirected: string[] = [];
   const notices: string[] = [];
-  for (const lp of linkPaths) {
-    const envDir = path.join(top, lp);
+  const sources: string[] = [];
+  const envs = [...linkPaths.map((lp) => ({ dir: path.join(top, lp), label: lp })), ...otherEnvironments(commands, procEnv)];
+  for (const { dir: envDir, label: lp } of envs) {
+    let fromHere = false;
     for (const sp of await sitePackagesOf(envDir)) {
       // Python older than 3.8 ignores PYTHONPYCACHEPREFIX: no bytecode at all then.
       if (/python3\.[0-7]\b|python2/.test(sp)) env.PYTHONDONTWRITEBYTECODE = "1";
@@ -87,7 +123,10 @@ export async function pythonIsolation(top: string, wt: string, linkPaths: string
         if (!isInside(top, d) || isInside(envDir, d) || isInside(path.join(top, ".git"), d)) continue;
         const rel = path.relative(top, d) || ".";
         found++;
-        if (!redirected.includes(rel) && existsSync(path.join(wt, rel))) redirected.push(rel);
+        if (!redirected.includes(rel) && existsSync(path.join(wt, rel))) {
+          redirected.push(rel);
+          fromHere = true;
+        }
       }
       for (const dist of editableDists) {
         if (found > 0 || !dist.url.startsWith("file://")) continue;
@@ -103,12 +142,13 @@ export async function pythonIsolation(top: string, wt: string, linkPaths: string
         );
       }
     }
+    if (fromHere) sources.push(lp);
   }
   if (redirected.length > 0) {
     const wtDirs = redirected.map((r) => path.join(wt, r));
     env.PYTHONPATH = [...wtDirs, ...(process.env.PYTHONPATH ? [process.env.PYTHONPATH] : [])].join(path.delimiter);
     notices.push(
-      `editable install in ${linkPaths.join(", ")} points into your checkout (${redirected.join(", ")}): the worktree's ${redirected.length === 1 ? "copy is" : "copies are"} put first on PYTHONPATH so tests import the candidate's code.`,
+      `editable install in ${sources.join(", ")} points into your checkout (${redirected.join(", ")}): the worktree's ${redirected.length === 1 ? "copy is" : "copies are"} put first on PYTHONPATH so tests import the candidate's code.`,
     );
   }
   return { env, redirected, notices };

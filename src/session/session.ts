@@ -287,7 +287,7 @@ export class Session {
   /** Read from the linked environments once per process and worktree: derivable again after a restart. */
   pythonIsolation(worktree = this.worktree): Promise<PythonIsolation> {
     let p = this.isolation.get(worktree);
-    if (!p) this.isolation.set(worktree, (p = pythonIsolation(this.top, worktree, this.config.linkPaths, this.pycacheDir)));
+    if (!p) this.isolation.set(worktree, (p = pythonIsolation(this.top, worktree, this.config.linkPaths, this.pycacheDir, [...Object.values(this.config.commands), ...(this.config.checks ?? []).map((c) => c.cmd)].filter((c): c is string => typeof c === "string"))));
     return p;
   }
 

@@ -1,11 +1,12 @@
 /** The checkout-leak detector and the missing-path explanation, on real outputs. */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkoutLeakNotice, checkoutPathsIn } from "../../../src/evaluate/checkout-leak.js";
 import { missingPathNotice, pathsInCommand } from "../../../src/evaluate/missing-paths.js";
-import { editableSources } from "../../../src/session/python-env.js";
+import { editableSources, pythonIsolation } from "../../../src/session/python-env.js";
 import { workspacePatterns } from "../../../src/session/workspaces.js";
 import { matchesGlobExactly } from "../../../src/util/glob.js";
 
@@ -128,5 +129,31 @@ describe("workspace and editable-install detection", () => {
     const r = await editableSources(sp);
     expect(r.dirs.sort()).toEqual(["/work/proj/lib", "/work/proj/src", "/work/proj/typed", "/work/proj/typed"]);
     expect(r.editableDists).toEqual([{ name: "proj", url: "file:///work/proj" }]);
+  });
+
+  it("redirects an editable install in an environment outside linkPaths: the server's VIRTUAL_ENV, the python on its PATH, or one a command names", async () => {
+    // A real venv (python3 -m venv, no pip: nothing is downloaded) outside the checkout, holding a
+    // src-layout editable install of the checkout as pip writes it.
+    const venv = path.join(tmp, "venvs", "proj");
+    execFileSync("python3", ["-m", "venv", "--without-pip", venv]);
+    const lib = readdirSync(path.join(venv, "lib")).find((d) => d.startsWith("python"))!;
+    const top = path.join(tmp, "checkout");
+    const wt = path.join(tmp, "worktree");
+    for (const d of [top, wt]) mkdirSync(path.join(d, "src", "pkg"), { recursive: true });
+    writeFileSync(path.join(venv, "lib", lib, "site-packages", "_proj.pth"), `${path.join(top, "src")}\n`);
+    const bare = { PATH: "/usr/bin:/bin" };
+    const none = await pythonIsolation(top, wt, [], path.join(tmp, "pycache"), ["python3 -m pytest -q"], bare);
+    expect(none.env.PYTHONPATH).toBeUndefined();
+    for (const [commands, env, label] of [
+      [["python3 -m pytest -q"], { ...bare, VIRTUAL_ENV: venv }, /the server's VIRTUAL_ENV/],
+      [["python3 -m pytest -q"], { PATH: `${path.join(venv, "bin")}:/usr/bin:/bin` }, /the python on the server's PATH/],
+      [[`cd tests && ${path.join(venv, "bin", "python")} -m pytest -q`], bare, /named by "cd tests && /],
+    ] as const) {
+      const r = await pythonIsolation(top, wt, [], path.join(tmp, "pycache"), [...commands], env);
+      expect(r.env.PYTHONPATH).toBe(path.join(wt, "src"));
+      expect(r.redirected).toEqual(["src"]);
+      expect(r.notices.join("\n")).toMatch(label);
+      expect(r.notices.join("\n")).toMatch(/points into your checkout \(src\): the worktree's copy is put first on PYTHONPATH/);
+    }
   });
 });
