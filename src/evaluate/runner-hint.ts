@@ -75,17 +75,29 @@ const CHECKERS = /^(xo|eslint|standard|prettier|biome|tsc|tsd|vue-tsc|tslint|sty
 export function chainAdvice(cmd: string, cwd: string): string | undefined {
   let parts = splitAndChain(cmd);
   let via = "testCmd";
+  let fromScript = false;
   if (!parts) {
     const script = expand(cmd, cwd).slice(cmd.length).trim();
     parts = script ? splitAndChain(script) : null;
     via = `testCmd "${cmd}" (its script "${script}")`;
+    fromScript = true;
   }
   if (!parts) return undefined;
+  // npm runs a script with node_modules/.bin on PATH; code-trm runs commands as typed, so a bare name
+  // taken from a script needs npx (`xo` alone exits 127 there).
+  const typed = (p: string) => (fromScript && /^[\w@][\w./@-]*(\s|$)/.test(p) && !/^(npx|npm|pnpm|yarn|bunx|node|python3?|go|cargo)\b/.test(p) ? `npx ${p}` : p);
   // `node bin/xo.js` is xo too.
   const programs = parts.map((p) => programOf(p.trim()).replace(/\.[cm]?js$|\.py$/, ""));
-  const checkers = parts.map((p, i) => ({ part: p.trim(), program: programs[i]! })).filter((p) => CHECKERS.test(p.program));
-  if (checkers.length === 0 || checkers.length === parts.length) return undefined;
+  const all = parts.map((p, i) => ({ part: typed(p.trim()), program: programs[i]! }));
+  const checkers = all.filter((p) => CHECKERS.test(p.program));
+  const runners = all.filter((p) => !CHECKERS.test(p.program));
+  if (checkers.length === 0 || runners.length === 0) return undefined;
   const [lint, ...rest] = checkers;
-  const given = [`lintCmd: "${lint!.part}"`, ...(rest.length ? [`checks: [${rest.map((c) => `{ name: "${c.program}", cmd: "${c.part}" }`).join(", ")}]`] : [])];
-  return `${via} runs ${programs.join(", ")} one after another, and a failing ${checkers.map((c) => c.program).join(" or ")} stops the chain before the tests report. Given apart (testCmd: the test runner alone, ${given.join(", ")}), they run at the same time as the tests, each with its own output and timeout.`;
+  // As JSON, so that the arguments can be sent as printed.
+  const given = JSON.stringify({
+    testCmd: runners.map((r) => r.part).join(" && "),
+    lintCmd: lint!.part,
+    ...(rest.length ? { checks: rest.map((c) => ({ name: c.program.replace(/[^\w-]/g, "-").slice(0, 32), cmd: c.part, weight: 0.1 })) } : {}),
+  });
+  return `${via} runs ${programs.join(", ")} one after another, and a failing ${checkers.map((c) => c.program).join(" or ")} stops the chain before the tests report. Given apart, as ${given}, they run at the same time as the tests, each with its own output and timeout.`;
 }

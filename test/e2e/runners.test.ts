@@ -36,7 +36,14 @@ describe("AVA in an xo && ava && tsd chain", () => {
     expect(s.preflight.tests).toMatchObject({ passed: 18, failed: 2, total: 20, format: "ava" });
     expect(s.preflight.score).toBeCloseTo(0.9, 6);
     // The chain runs one part after another: the start says how to give the checkers apart.
-    expect(s.notes.join("\n")).toMatch(/runs xo, ava, tsd one after another[\s\S]*lintCmd: "node bin\/xo\.js", checks: \[\{ name: "tsd", cmd: "node bin\/tsd\.js" \}\]/);
+    const advice = s.notes.find((n: string) => /runs xo, ava, tsd one after another/.test(n)) as string;
+    const split = JSON.parse(/as (\{.*\}), they run/.exec(advice)![1]!);
+    expect(split).toEqual({ testCmd: "node bin/ava.js", lintCmd: "node bin/xo.js", checks: [{ name: "tsd", cmd: "node bin/tsd.js", weight: 0.1 }] });
+    // ...arguments a client can send as printed.
+    const apart = await srv.call<Any>("trm_start_session", { repoPath: repo, ...split, preflight: true });
+    expect(apart.preflight.tests).toMatchObject({ passed: 18, failed: 2, total: 20 });
+    expect(apart.notes ?? []).not.toContainEqual(expect.stringMatching(/one after another/));
+    await srv.call("trm_end_session", { sessionId: apart.sessionId, discard: true });
 
     const worse = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: bugs(18), rationale: "wrong fix" });
     expect(worse.tests).toMatchObject({ passed: 2, failed: 18 });

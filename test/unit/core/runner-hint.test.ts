@@ -7,11 +7,12 @@ import { tmpDir } from "../../helpers/repo.js";
 describe("advice on a test command that chains checkers with the tests", () => {
   it("names the parts to give as lintCmd and checks, from testCmd or from the script npm test runs (camelcase: xo && ava && tsd)", () => {
     const dir = tmpDir("trm-hint-");
-    expect(chainAdvice("xo && ava && tsd", dir)).toBe(
-      'testCmd runs xo, ava, tsd one after another, and a failing xo or tsd stops the chain before the tests report. Given apart (testCmd: the test runner alone, lintCmd: "xo", checks: [{ name: "tsd", cmd: "tsd" }]), they run at the same time as the tests, each with its own output and timeout.',
+    expect(chainAdvice("npx xo && npx ava && npx tsd", dir)).toBe(
+      'testCmd runs xo, ava, tsd one after another, and a failing xo or tsd stops the chain before the tests report. Given apart, as {"testCmd":"npx ava","lintCmd":"npx xo","checks":[{"name":"tsd","cmd":"npx tsd","weight":0.1}]}, they run at the same time as the tests, each with its own output and timeout.',
     );
-    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ scripts: { test: "xo && npx ava --tap" } }));
-    expect(chainAdvice("npm test", dir)).toMatch(/^testCmd "npm test" \(its script "xo && npx ava --tap"\) runs xo, ava one after another[\s\S]*lintCmd: "xo"\)/);
+    // From a script, bare names get npx: npm puts node_modules/.bin on PATH for scripts, code-trm does not.
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ scripts: { test: "xo && ava --tap && tsd" } }));
+    expect(chainAdvice("npm test", dir)).toMatch(/^testCmd "npm test" \(its script "xo && ava --tap && tsd"\) runs xo, ava, tsd one after another[\s\S]*as \{"testCmd":"npx ava --tap","lintCmd":"npx xo","checks":\[\{"name":"tsd","cmd":"npx tsd","weight":0\.1\}\]\}, they/);
   });
 
   it("says nothing of a chain of runners only, of checkers only, or of one command", () => {
