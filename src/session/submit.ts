@@ -166,7 +166,10 @@ export async function recordStep(
   const { plan, testFiles, modeSuggestion } = applied;
   const earlier = s.entries;
   const { note, progress } = stepNoteOf(s, step, { candidate, rationale, zNotes, applied, judged: r.judged });
-  const newBest = !s.best || ev.score > s.best.score + IMPROVEMENT_EPSILON;
+  // A step equal to a best left off the current history (by undo, restore or reset) takes the tag: the
+  // best stays as high, and `apply --best` brings in the work the session went on with (the field trial
+  // undid a test-deleting 1.000 step, submitted the real fix at 1.000, and --best named the deletion).
+  const newBest = !s.best || ev.score > s.best.score + IMPROVEMENT_EPSILON || (!s.best.onCurrentHistory && ev.score >= s.best.score);
   let commit: string;
   try {
     profileMark("note-json");

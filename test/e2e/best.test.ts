@@ -78,4 +78,23 @@ describe("the session's best is never lost", () => {
     expect(applied.code, applied.err).toBe(0);
     expect(readFileSync(path.join(repo, "src/stats.js"), "utf8")).toBe(g(repo, "show", `${right.commit}:src/stats.js`));
   });
+
+  it("moves to a step of the current history that equals a best left behind, so apply --best brings in the work the session went on with", async () => {
+    const repo = makeRepo("js-stats");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    const id = s.sessionId as string;
+    const first = await submit(id, filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)), "fix median");
+    expect(first.score).toBe(1);
+    await srv.call("trm_undo", { sessionId: id });
+    expect(textOf(await srv.raw("trm_get_state", { sessionId: id }))).toMatch(/not on the current history/);
+    const again = await srv.raw("trm_submit_candidate", { sessionId: id, candidate: filesCandidate("src/stats.js", `${statsWith(repo, MEDIAN_RIGHT)}// the same fix, written again\n`), rationale: "fix again" });
+    const r = again.structuredContent as Any;
+    expect(r).toMatchObject({ step: 1, score: 1, bestScore: 1 });
+    expect(g(repo, "rev-parse", `trm/${id}/best`).trim()).toBe(r.commit);
+    expect(textOf(again)).not.toMatch(/not on the current history/);
+    const end = await srv.call<Any>("trm_end_session", { sessionId: id });
+    expect(end).toMatchObject({ bestCommit: r.commit, bestStep: 1 });
+    expect(checkoutState(repo)).toEqual(before);
+  });
 });
