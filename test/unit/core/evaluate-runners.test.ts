@@ -172,6 +172,18 @@ describe("quick gate and concurrency", () => {
     expect(ev.testsPass).toBe(false);
   });
 
+  it("a failing quick gate whose output is readable fails the test signal (not 5/8 = 0.625) and keeps its failures", async () => {
+    const cwd = worktree({ ava: { file: "ava/many-passing.txt", exit: 0 }, quick: { file: "ava/default-failing.txt", exit: 1 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava", quickTest: "bin/quick" }));
+    expect(ev.commands.test!.skipped).toBe("quickTestCmd failed");
+    expect(ev.tests).toMatchObject({ passed: 5, failed: 3 });
+    expect(ev.tests!.failures.map((f) => f.name)).toContain("lib › mul multiplies");
+    expect(ev.components.test).toBe(0);
+    expect(ev.score).toBe(0);
+    expect(ev.testsPass).toBe(false);
+    expect(ev.notices).toContain("quickTestCmd failed (tests 5/9 passed, 3 failed, 1 skipped), so the full test command was skipped and the test signal counts as failing.");
+  });
+
   it("a passing quick gate lets the suite run", async () => {
     const cwd = worktree({ ava: { file: "ava/default-passing.txt", exit: 0 } });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava", quickTest: "true {files}" }, { changedFiles: ["x.js"] }));
