@@ -264,7 +264,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     const chain = gate ? undefined : chains.test;
     const whole = () => (r ? parseTests(r.output, { cwd: realCwd, ...(junitXml !== undefined && !gate ? { junitXml } : {}), ...(goModule !== undefined ? { goModule } : {}) }) : null);
     // A chain whose parts hold no test output on their own (`echo 'ok 1' && echo '1..1'`) is read whole.
-    ev.tests = r && chain ? (readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, junitXml, goModule) ?? whole()) : whole();
+    ev.tests = r && chain ? (readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, junitXml, goModule, chain.chain.parts) ?? whole()) : whole();
     const ok = !gate && !!r && succeeded(r);
     const coverageExit = !!ev.tests && !!r && !ok && !r.timedOut && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0 && COVERAGE_TABLE_RE.test(r.output.all);
     if (coverageExit) {

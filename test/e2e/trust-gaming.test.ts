@@ -1,0 +1,73 @@
+/**
+ * A score you can trust, with real runners whose default output names no test (issue 15): a candidate
+ * that deletes the failing test, runs only one test, or changes tests before anything ran, does not
+ * reach a pass. Every scenario checks the score, the wording, and that the checkout is untouched.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/client.js";
+import { filesCandidate } from "../helpers/fixtures.js";
+import { checkoutState, g, tmpDir } from "../helpers/repo.js";
+
+type Any = Record<string, any>;
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer();
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+/** A repository from files, committed on main. */
+function repoOf(files: Record<string, string>): string {
+  const dir = path.join(tmpDir("trm-gaming-"), "repo");
+  for (const [p, c] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    writeFileSync(path.join(dir, p), c);
+  }
+  g(dir, "init", "-q", "-b", "main");
+  g(dir, "add", "-A");
+  g(dir, "commit", "-q", "-m", "initial");
+  return dir;
+}
+
+const success = (r: Any) => r.reasons.join(" ").includes("success");
+
+const PY_TESTS = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
+const PY_UNITTESTS =
+  "import unittest\nfrom calc import add, mul\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n";
+const CALC_PY = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a + b\n";
+
+describe("counts-only runners: deleting the failing test does not pass", () => {
+  for (const [runner, testCmd, file, src] of [
+    ["pytest -q", "python3 -m pytest -q -p no:cacheprovider", "test_calc.py", PY_TESTS],
+    ["unittest without -v", "python3 -m unittest", "test_calc.py", PY_UNITTESTS],
+  ] as const) {
+    it(`${runner}: 2 passed after 2 passed, 1 failed scores 2/3 and says a test went missing since step 1`, async () => {
+      const repo = repoOf({ "calc.py": CALC_PY, [file]: src });
+      const before = checkoutState(repo);
+      const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd, preflight: true });
+      expect(s.preflight.tests).toMatchObject({ passed: 2, failed: 1 });
+      const pre = s.preflight.score;
+      expect(pre).toBeCloseTo(2 / 3, 3);
+      const without = src.replace(/\n\n\n?(    )?def test_mul[\s\S]*$/, "\n");
+      expect(without).not.toMatch(/test_mul/);
+      const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate(file, without) });
+      // Before: 2/2 = 1.000 and "success: all tests pass".
+      expect(r.score).toBeCloseTo(pre, 6);
+      expect(r.score).toBeLessThan(1);
+      expect(r.tests).toMatchObject({ passed: 2, failed: 1, total: 3 });
+      expect(r.shouldHalt).toBe(false);
+      expect(success(r)).toBe(false);
+      expect(r.feedback).toMatch(/1 fewer test ran than the 3 at step 0, since step 1: it counts as failing/);
+      expect(r.feedback).toMatch(/this step changed test files: test_calc\.py \(modified\)/);
+      // The real fix, on the restored tests, is what passes.
+      await srv.call("trm_undo", { sessionId: s.sessionId });
+      const fixed = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("calc.py", CALC_PY.replace("return a + b\n", "return a + b\n").replace(/def mul\(a, b\):\n {4}return a \+ b/, "def mul(a, b):\n    return a * b")) });
+      expect(fixed.score).toBe(1);
+      expect(success(fixed)).toBe(true);
+      expect(checkoutState(repo)).toEqual(before);
+    });
+  }
+});
