@@ -18,6 +18,7 @@
  */
 import { programOf } from "./chain.js";
 import type { TestCase, TestCounts, TestFailure } from "./types.js";
+import type { UnconfirmedTest } from "./unconfirmed.js";
 
 export interface LostTest {
   name: string;
@@ -44,6 +45,8 @@ export interface TestIdentity {
   missingSince?: number;
   /** Parts of the test command's `&&` chain that did not run at this step. */
   notRun?: string[];
+  /** Output that counts no passes: earlier failing tests no longer reported after their file changed (unconfirmed.ts). */
+  unconfirmed?: UnconfirmedTest[];
   /** Records written before a shortfall was scored: said, never counted (rawCounts leaves it alone). */
   fewer?: number;
   fewerThanStep?: number;

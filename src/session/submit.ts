@@ -138,7 +138,7 @@ export async function evaluateApplied(s: Session, applied: AppliedCandidate, ste
     ({ evaluation: ev, logs } = await run);
   }
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
-  ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks);
+  ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path) });
   profileMark("judge");
   return { tree, ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(indexStale ? { indexStale, indexSync } : {}) };
 }

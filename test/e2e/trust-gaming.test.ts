@@ -70,4 +70,32 @@ describe("counts-only runners: deleting the failing test does not pass", () => {
       expect(checkoutState(repo)).toEqual(before);
     });
   }
+
+  const CALC_TEST = 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Errorf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Errorf("Mul(2, 3) = %d", Mul(2, 3))\n\t}\n}\n';
+  const goRepo = () =>
+    repoOf({
+      "go.mod": "module example.com/calc\n\ngo 1.19\n",
+      "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a + b }\n",
+      "calc_test.go": CALC_TEST,
+    });
+
+  it("go test ./... (no -v): a failing test gone after its test file changed counts as failing; a code fix still passes", async () => {
+    const repo = goRepo();
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "go test ./...", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: null, failed: 1 });
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("calc_test.go", CALC_TEST.replace(/\nfunc TestMul[\s\S]*$/, "")) });
+    // Before: `ok example.com/calc` exits 0: 1.000 and "success".
+    expect(r.score).toBe(0);
+    expect(success(r)).toBe(false);
+    expect(r.feedback).toMatch(/1 test that failed at an earlier step is no longer reported, and a step since changed its test file: example\.com\/calc\.TestMul \(reported at step 0; calc_test\.go changed at step 1\)/);
+    expect(r.feedback).toMatch(/go test -v or -json/);
+    // The fix of the code leaves the test file alone: the package passing is its pass.
+    await srv.call("trm_undo", { sessionId: s.sessionId });
+    const fixed = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a * b }\n") });
+    expect(fixed.score).toBe(1);
+    expect(success(fixed)).toBe(true);
+    expect(fixed.feedback).toMatch(/no longer reported, not seen passing \(1\):\n {2}- example\.com\/calc\.TestMul/);
+    expect(checkoutState(repo)).toEqual(before);
+  });
 });

@@ -85,3 +85,32 @@ describe("a chain that stops early keeps the tests of the parts that never ran",
     expect(identityNotice(id)).toMatch(/gotest: x \(not run since step 1: `bin\/gotest -v` did not start after an earlier part failed\)/);
   });
 });
+
+describe("output that names no passing test (go test without -v)", () => {
+  const goFail = (): TestCounts => ({ passed: null, failed: 1, skipped: null, total: null, failures: [{ name: "example.com/calc.TestMul", message: "Mul(2, 3) = 5", file: "calc_test.go", line: 13 }], format: "go-test", note: "go test without -v or -json names only failing tests, so the passed count is unknown." });
+  const goOk = (): TestCounts => ({ passed: null, failed: 0, skipped: null, total: null, failures: [], format: "go-test", note: "go test without -v or -json names only failing tests, so the passed count is unknown." });
+
+  it("a failing test no longer reported after its test file changed counts as failing; after a code change it is taken as fixed", () => {
+    const base = evaluation(goFail());
+    const deleted = judgeEvaluation(evaluation(goOk()), 1, [{ step: 0, evaluation: base }], W, [], { changedTests: ["calc_test.go"] });
+    expect(deleted.components.test).toBe(0);
+    expect(deleted.testsPass).toBe(false);
+    expect(deleted.tests).toMatchObject({ failed: 1 });
+    expect(deleted.notices[0]).toMatch(/^1 test that failed at an earlier step is no longer reported, and a step since changed its test file: example\.com\/calc\.TestMul \(reported at step 0; calc_test\.go changed at step 1\)/);
+    // A later step that leaves the tests alone does not make it confirmed.
+    const later = judgeEvaluation(evaluation(goOk()), 2, [{ step: 0, evaluation: base }, { step: 1, evaluation: deleted, note: { testFiles: [{ path: "calc_test.go" }] } }], W, []);
+    expect(later.testsPass).toBe(false);
+    expect(judgeEvaluation(later, 2, [{ step: 0, evaluation: base }, { step: 1, evaluation: deleted, note: { testFiles: [{ path: "calc_test.go" }] } }], W, [])).toEqual(later);
+    // Re-judged where the test file never changed: back to the exit code.
+    const fixed = judgeEvaluation(deleted, 1, [{ step: 0, evaluation: base }], W, []);
+    expect(fixed.components.test).toBe(1);
+    expect(fixed.testsPass).toBe(true);
+    expect(fixed.tests).toEqual(goOk());
+    expect(fixed.testIdentity).toBeUndefined();
+  });
+
+  it("leaves a session without a test command alone (its score has no test signal)", () => {
+    const lintOnly: Evaluation = { commands: { lint: { cmd: "flake8", exitCode: 0, timedOut: false, durationMs: 1, output: "", truncated: false } }, okLint: true, components: { lint: 1 }, score: 1, testsPass: true, diagnostics: [], notices: [], commandsMs: 1 };
+    expect(judgeEvaluation(lintOnly, 1, [{ step: 0, evaluation: lintOnly }], W, [])).toBe(lintOnly);
+  });
+});
