@@ -9,7 +9,8 @@
  *   `&&` chain that runs it never ran because an earlier part failed).
  * - A test outside the reference (added by a candidate, or skipped at the reference and now run) counts
  *   only while it fails: it can lower the score, never raise it. A test written before its fix (TDD)
- *   lowers the step that adds it and costs nothing once the fix makes it pass.
+ *   lowers the step that adds it and costs nothing once the fix makes it pass. When it later goes
+ *   missing or is skipped, it is named, not scored.
  * - A test that was only ever skipped counts for nothing, so a suite with a skip at the baseline can
  *   still reach 1.0.
  * When the output names no tests (counts only), nothing is invented: skips beyond the fewest earlier
@@ -29,6 +30,16 @@ export interface LostTest {
   notRun?: string;
 }
 
+/** A test that did not run at the reference, ran at a later step, and is now skipped or absent (named, not scored). */
+export interface DroppedTest {
+  name: string;
+  how: "missing" | "skipped";
+  /** The first step at which it ran. */
+  added: number;
+  since: number;
+}
+
+/** What one earlier evaluated step knew about its tests. */
 export interface TestHistoryPoint {
   step: number;
   tests: TestCounts | null | undefined;
@@ -45,6 +56,8 @@ export interface TestIdentity {
   missingSince?: number;
   /** Parts of the test command's `&&` chain that did not run at this step. */
   notRun?: string[];
+  /** Named output: tests added after the reference that are now skipped or absent (not scored). */
+  dropped?: DroppedTest[];
   /** Output that counts no passes: earlier failing tests no longer reported after their file changed (unconfirmed.ts). */
   unconfirmed?: UnconfirmedTest[];
   /** Records written before a shortfall was scored: said, never counted (rawCounts leaves it alone). */
@@ -156,7 +169,33 @@ function byName(current: KnownCounts, cases: TestCase[], ref: { step: number; te
   added.skipped = Math.min(added.skipped, current.skipped);
   const out: Omit<TestIdentity, "reference"> = { lost, extraSkipped: 0 };
   if (added.passed + added.failed + added.skipped > 0) out.added = added;
+  const dropped = droppedSinceReference(now, known, ref.step, step, earlier);
+  if (dropped.length) out.dropped = dropped;
   return out;
+}
+
+/**
+ * Tests outside the reference that ran at a later step and are now skipped or absent: a candidate that
+ * adds a test and later deletes it is not scored for it (it was never part of the yardstick), but the
+ * feedback names it.
+ */
+function droppedSinceReference(now: Map<string, TestCase["status"]>, known: Set<string>, refStep: number, step: number, earlier: { step: number; tests: TestCounts }[]): DroppedTest[] {
+  const firstRan = new Map<string, number>();
+  for (const e of earlier) {
+    if (e.step <= refStep || !e.tests.cases) continue;
+    for (const c of e.tests.cases) if (c.status !== "skipped" && !known.has(c.name) && !firstRan.has(c.name)) firstRan.set(c.name, e.step);
+  }
+  const out: DroppedTest[] = [];
+  let maps: (Map<string, TestCase["status"]> | undefined)[] | undefined;
+  for (const [name, added] of firstRan) {
+    const st = now.get(name);
+    if (st === "passed" || st === "failed") continue;
+    const how = st === "skipped" ? "skipped" : "missing";
+    maps ??= earlier.map((e) => (e.tests.cases ? new Map(e.tests.cases.map((c) => [c.name, c.status])) : undefined));
+    out.push({ name, how, added, since: lostSince(name, how, step, earlier, maps) });
+    if (out.length >= MAX_LOST_LISTED) break;
+  }
+  return out.sort((a, b) => a.since - b.since || a.name.localeCompare(b.name));
 }
 
 /** Walks back while the earlier steps show the test in the same state (steps without names are passed over). */
@@ -175,7 +214,7 @@ function lostSince(name: string, how: LostTest["how"], step: number, earlier: { 
 
 /** Whether the judgement changes the counts or has something to say. */
 export function identityMatters(id: TestIdentity | null | undefined): id is TestIdentity {
-  return !!id && (id.lost.length > 0 || id.extraSkipped > 0 || (id.missing ?? 0) > 0 || (id.fewer ?? 0) > 0 || !!id.added || (id.capped ?? 0) > 0);
+  return !!id && (id.lost.length > 0 || id.extraSkipped > 0 || (id.missing ?? 0) > 0 || (id.fewer ?? 0) > 0 || !!id.added || (id.capped ?? 0) > 0 || !!id.dropped?.length);
 }
 
 /** How the judgement moves the raw counts (rawCounts applies the same numbers backwards). */
@@ -250,6 +289,11 @@ export function identityNotice(id: TestIdentity | null | undefined): string | un
   }
   if ((id.missing ?? 0) > 0) parts.push(`${missingWords(id)}: ${id.missing === 1 ? "it counts" : "they count"} as failing (the output does not name tests, so the missing ones cannot be named; a verbose or JSON reporter lets code-trm name them)`);
   if ((id.fewer ?? 0) > 0) parts.push(`${id.fewer} fewer test${id.fewer === 1 ? "" : "s"} ran than at step ${id.fewerThanStep} (the output does not name tests, so this is not scored; a verbose or JSON reporter lets code-trm track them)`);
+  if (id.dropped?.length) {
+    const n = id.dropped.length;
+    const shown = id.dropped.slice(0, 8).map((d) => `${d.name} (added at step ${d.added}, ${lostWords(d)})`);
+    parts.push(`${n} test${n === 1 ? "" : "s"} added after step ${id.reference ?? 0} ${n === 1 ? "is" : "are"} now skipped or missing (not scored: ${n === 1 ? "it was" : "they were"} not in the reference): ${shown.join(", ")}${n > 8 ? ", …" : ""}`);
+  }
   return parts.length ? parts.join("; ") : undefined;
 }
 

@@ -86,6 +86,22 @@ describe("a chain that stops early keeps the tests of the parts that never ran",
   });
 });
 
+describe("tests added after the reference", () => {
+  it("are named when they later go missing or are skipped, without being scored", () => {
+    const base = named([["a", "passed"], ["c", "failed"]]);
+    const s1 = named([["a", "passed"], ["c", "failed"], ["new one", "passed"], ["new two", "passed"]]);
+    const s2 = named([["a", "passed"], ["c", "failed"], ["new two", "passed"]]);
+    const s3 = named([["a", "passed"], ["c", "failed"], ["new two", "skipped"]]);
+    const id = judgeTests(s3, 3, [{ step: 0, tests: base }, { step: 1, tests: s1 }, { step: 2, tests: s2 }])!;
+    expect(id.dropped).toEqual([
+      { name: "new one", how: "missing", added: 1, since: 2 },
+      { name: "new two", how: "skipped", added: 1, since: 3 },
+    ]);
+    expect(adjustCounts(s3, id)).toMatchObject({ passed: 1, failed: 1, skipped: 0 });
+    expect(identityNotice(id)).toMatch(/2 tests added after step 0 are now skipped or missing \(not scored: they were not in the reference\): new one \(added at step 1, went missing at step 2\), new two \(added at step 1, skipped at step 3\)/);
+  });
+});
+
 describe("output that names no passing test (go test without -v)", () => {
   const goFail = (): TestCounts => ({ passed: null, failed: 1, skipped: null, total: null, failures: [{ name: "example.com/calc.TestMul", message: "Mul(2, 3) = 5", file: "calc_test.go", line: 13 }], format: "go-test", note: "go test without -v or -json names only failing tests, so the passed count is unknown." });
   const goOk = (): TestCounts => ({ passed: null, failed: 0, skipped: null, total: null, failures: [], format: "go-test", note: "go test without -v or -json names only failing tests, so the passed count is unknown." });
