@@ -34,7 +34,7 @@ export function judgeEvaluation(ev: Evaluation, step: number, earlier: JudgePoin
   // No test command, or its run skipped (cascade, a failed quick gate): nothing to judge.
   if (!ev.commands.test || ev.commands.test.skipped) return ev;
   const judged = knownCounts(ev.tests) ? judgeKnown(ev, step, earlier, weights, checks) : judgeUnknown(ev, step, earlier, weights, checks, opts.changedTests ?? []);
-  return judged;
+  return withoutReference(judged, earlier, opts.changedTests ?? []);
 }
 
 const testsOf = (e: JudgePoint): TestHistoryPoint["tests"] => (e.evaluation.commands.test?.skipped ? null : rawTests(e.evaluation));
@@ -46,7 +46,7 @@ function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights
   const id = judgeTests(raw, step, history);
   const tests = adjustCounts(raw, id);
   const notice = identityNotice(id);
-  const notices = ev.notices.filter((n) => n !== oldNotice);
+  const notices = ev.notices.filter((n) => n !== oldNotice && !n.startsWith(NO_REFERENCE_MARK));
   if (notice) notices.unshift(notice);
   const test = ev.commands.test;
   const ran = !!test && test.exitCode === 0 && !test.timedOut;
@@ -77,7 +77,7 @@ function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weigh
   const test = ev.commands.test;
   const exitOk = !!test && test.exitCode === 0 && !test.timedOut;
   let tests = rawTests(ev);
-  const notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK) && !UNCONFIRMED_RE.test(n));
+  const notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK) && !UNCONFIRMED_RE.test(n) && !n.startsWith(NO_REFERENCE_MARK));
   let testsPass = testsPassed(tests, exitOk);
   let component = testsScore(tests, exitOk);
   let testIdentity: Evaluation["testIdentity"];
@@ -112,4 +112,23 @@ function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weigh
   if (testIdentity) judged.testIdentity = testIdentity;
   else delete judged.testIdentity;
   return judged;
+}
+
+const NO_REFERENCE_MARK = "No earlier point of this session shows which tests ran";
+
+/**
+ * A step that changes test files while no earlier point of the history ran the tests readably has
+ * nothing to be compared with: it may have deleted or skipped the failing test, so it cannot end the
+ * session as a success (the submit runs the baseline's tests first when it can: lazy-preflight.ts).
+ */
+function withoutReference(ev: Evaluation, earlier: JudgePoint[], changed: string[]): Evaluation {
+  if (changed.length === 0 || !ev.testsPass || !ev.commands.test) return ev;
+  const ran = earlier.some((e) => {
+    const t = e.evaluation.tests;
+    return !e.evaluation.commands.test?.skipped && !!t && !(knownCounts(t) && t.passed + t.failed === 0);
+  });
+  if (ran) return ev;
+  const files = `${changed.slice(0, 4).join(", ")}${changed.length > 4 ? ", …" : ""}`;
+  const notice = `${NO_REFERENCE_MARK} (the baseline's tests did not run or could not be read), and this step changes test files (${files}): a deleted or skipped failing test could not be noticed, so this step cannot end the session as a success. The next step that passes can; its tests are then compared with this step's.`;
+  return { ...ev, testsPass: false, notices: [notice, ...ev.notices.filter((n) => !n.startsWith(NO_REFERENCE_MARK))] };
 }

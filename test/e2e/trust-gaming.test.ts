@@ -3,12 +3,12 @@
  * that deletes the failing test, runs only one test, or changes tests before anything ran, does not
  * reach a pass. Every scenario checks the score, the wording, and that the checkout is untouched.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
-import { filesCandidate } from "../helpers/fixtures.js";
-import { checkoutState, g, tmpDir } from "../helpers/repo.js";
+import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
+import { checkoutState, g, makeRepo, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 let srv: TestServer;
@@ -97,5 +97,45 @@ describe("counts-only runners: deleting the failing test does not pass", () => {
     expect(success(fixed)).toBe(true);
     expect(fixed.feedback).toMatch(/no longer reported, not seen passing \(1\):\n {2}- example\.com\/calc\.TestMul/);
     expect(checkoutState(repo)).toEqual(before);
+  });
+});
+
+const TEST_FILE = "test/stats.test.js";
+
+describe("no preflight: a step that changes test files is judged against the baseline's tests", () => {
+  it("deleting the failing test at step 1 runs the baseline first (step 0) and scores 0.75, not 1.0", async () => {
+    const repo = makeRepo("js-stats");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    const src = readFileSync(path.join(repo, TEST_FILE), "utf8");
+    const without = src.replace(/test\("median of even length"[\s\S]*$/, "");
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate(TEST_FILE, without) });
+    // Before: the first step was its own reference: 3/3 = 1.000 and "success: all tests pass".
+    expect(r.score).toBe(0.75);
+    expect(success(r)).toBe(false);
+    expect(r.feedback).toMatch(/note: no preflight had run and this step changes test files, so the baseline's commands ran first and were recorded as step 0 \(score 0\.750, tests 3\/4 passed, 1 failed\)/);
+    expect(r.feedback).toMatch(/median of even length \(went missing at step 1\)/);
+    const st = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
+    expect(st.history.map((h: Any) => [h.step, h.score])).toEqual([
+      [0, 0.75],
+      [1, 0.75],
+    ]);
+    // Recorded as a preflight is: a new server reads step 0 from git.
+    const other = await startServer({ stateDir: srv.stateDir });
+    try {
+      expect((await other.call<Any>("trm_get_state", { sessionId: s.sessionId })).history[0]).toMatchObject({ step: 0, score: 0.75 });
+    } finally {
+      await other.close();
+    }
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
+  it("a step that changes no test file runs no extra preflight", async () => {
+    const repo = makeRepo("js-stats");
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) });
+    expect(r.score).toBe(1);
+    expect(success(r)).toBe(true);
+    expect((await srv.call<Any>("trm_get_state", { sessionId: s.sessionId })).history.map((h: Any) => h.step)).toEqual([1]);
   });
 });

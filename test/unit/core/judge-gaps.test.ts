@@ -130,3 +130,15 @@ describe("output that names no passing test (go test without -v)", () => {
     expect(judgeEvaluation(lintOnly, 1, [{ step: 0, evaluation: lintOnly }], W, [])).toBe(lintOnly);
   });
 });
+
+describe("a step that changes test files with nothing to compare it with", () => {
+  it("cannot end the session as a success, and says why", () => {
+    const ev = judgeEvaluation(evaluation(counted(3, 0)), 1, [], W, [], { changedTests: ["test_calc.py"] });
+    expect(ev.score).toBe(1);
+    expect(ev.testsPass).toBe(false);
+    expect(ev.notices[0]).toMatch(/^No earlier point of this session shows which tests ran .*this step changes test files \(test_calc\.py\)/);
+    expect(judgeEvaluation(evaluation(counted(3, 0)), 1, [], W, []).testsPass).toBe(true);
+    // With a reference, a passing step that changes tests may pass.
+    expect(judgeEvaluation(evaluation(counted(3, 0)), 1, [{ step: 0, evaluation: evaluation(counted(2, 1)) }], W, [], { changedTests: ["test_calc.py"] }).testsPass).toBe(true);
+  });
+});
