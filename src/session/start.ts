@@ -185,7 +185,7 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     const run = await session.evaluateHere(0, ctx);
     const ev = run.evaluation;
     await recordPreflight(session, run, "baseline preflight", { v: 1, kind: "baseline", config });
-    preflightFeedback = renderFeedback({ step: 0, ev, progress: session.progress()!, halt: session.halt(), diagnostics: correlateDiagnostics(ev, 0, []), failures: correlateFailures(ev, 0, []) });
+    preflightFeedback = renderFeedback({ step: 0, ev, progress: session.progress()!, halt: session.halt(), diagnostics: correlateDiagnostics(ev, 0, []), failures: correlateFailures(ev, 0, []), sessionId: id });
   }
   // A fresh checkout's files share the second of its index ("racily clean"): the first status re-hashes
   // every one of them (64 ms at 5,000 files). Done after the reply, the first step finds it done.

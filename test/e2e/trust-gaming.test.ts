@@ -139,3 +139,24 @@ describe("no preflight: a step that changes test files is judged against the bas
     expect((await srv.call<Any>("trm_get_state", { sessionId: s.sessionId })).history.map((h: Any) => h.step)).toEqual([1]);
   });
 });
+
+describe("what the feedback tells the model to do works as printed", () => {
+  it("the preflight's trm_read_log hint carries the session id, and trm_suggest_fix names failing tests' locations", async () => {
+    const repo = makeRepo("js-stats");
+    writeFileSync(path.join(repo, "tap.sh"), "printf 'TAP version 13\\nok 1 - fine\\n1..1\\n'\nexit 1\n");
+    g(repo, "add", "tap.sh");
+    g(repo, "commit", "-qm", "a runner that fails outside its tests");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "sh tap.sh", preflight: true });
+    const hint = /trm_read_log (\{[^}]*\})/.exec(s.feedback)?.[1];
+    expect(hint).toBe(JSON.stringify({ sessionId: s.sessionId, at: "0", command: "test" }));
+    const log = await srv.call<Any>("trm_read_log", JSON.parse(hint!));
+    expect(log.content).toMatch(/ok 1 - fine/);
+
+    const s2 = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    const fix = await srv.call<Any>("trm_suggest_fix", { sessionId: s2.sessionId });
+    expect(fix.notes.join("\n")).not.toMatch(/no diagnostics with a location/);
+    expect(fix.notes.join("\n")).toMatch(/1 failing test points at code: median of even length at test\/stats\.test\.js:1[78]/);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+});
