@@ -3,12 +3,12 @@
  * that deletes the failing test, runs only one test, or changes tests before anything ran, does not
  * reach a pass. Every scenario checks the score, the wording, and that the checkout is untouched.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
-import { checkoutState, g, makeRepo, tmpDir } from "../helpers/repo.js";
+import { checkoutState, g, makeRepo, ROOT, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 let srv: TestServer;
@@ -137,6 +137,37 @@ describe("no preflight: a step that changes test files is judged against the bas
     expect(r.score).toBe(1);
     expect(success(r)).toBe(true);
     expect((await srv.call<Any>("trm_get_state", { sessionId: s.sessionId })).history.map((h: Any) => h.step)).toEqual([1]);
+  });
+});
+
+describe(".only", () => {
+  const VITEST_TESTS = `import { test, expect } from "vitest";
+import { sum, median } from "../src/stats.js";
+test("sum adds numbers", () => { expect(sum([1, 2, 3])).toBe(6); });
+test("sum of nothing", () => { expect(sum([])).toBe(0); });
+test("median of odd length", () => { expect(median([3, 1, 2])).toBe(2); });
+test("median of even length", () => { expect(median([4, 1, 3, 2])).toBe(2.5); });
+`;
+
+  it("a candidate that makes one passing test .only (Vitest, code-trm's own, offline): the others count as failing and are named", async () => {
+    const repo = repoOf({
+      ".gitignore": "node_modules\n",
+      "package.json": JSON.stringify({ name: "vt", private: true, type: "module" }),
+      "src/stats.js": "export const sum = (xs) => xs.reduce((a, b) => a + b, 0);\nexport const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };\n",
+      [TEST_FILE]: VITEST_TESTS,
+    });
+    symlinkSync(path.join(ROOT, "node_modules"), path.join(repo, "node_modules"));
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node_modules/.bin/vitest run --reporter=json --allowOnly", linkPaths: ["node_modules"], preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 3, failed: 1, skipped: 0 });
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate(TEST_FILE, VITEST_TESTS.replace('test("sum adds numbers"', 'test.only("sum adds numbers"')) });
+    // Without identity: 1 passed, 3 skipped = 1.000 and "success".
+    expect(r.tests).toMatchObject({ passed: 1, failed: 3, skipped: 0, total: 4 });
+    expect(r.score).toBe(0.25);
+    expect(success(r)).toBe(false);
+    expect(r.feedback).toMatch(/3 tests that ran at an earlier step are now skipped or missing and count as failing: /);
+    for (const name of ["sum of nothing", "median of odd length", "median of even length"]) expect(r.feedback).toMatch(new RegExp(`${name} \\(skipped at step 1\\)`));
+    expect(checkoutState(repo)).toEqual(before);
   });
 });
 
