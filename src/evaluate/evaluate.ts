@@ -1,5 +1,5 @@
 import { profileMark } from "../util/profile.js";
-import { constants, existsSync, lstatSync } from "node:fs";
+import { constants } from "node:fs";
 import { mkdir, open, readFile, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../util/limits.js";
@@ -7,13 +7,14 @@ import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
-import { missingPathNotice } from "./missing-paths.js";
+import { environmentNotices } from "./environment.js";
 import { runCommand, type RunResult } from "./run.js";
 import type { Sandbox } from "./sandbox.js";
 import { perfScore, testsPassed, testsScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
 import { markersSeen, splitAndChain, splitChainOutput, stripMarkers, wrapChain, type WrappedChain } from "./chain.js";
 import { readChainDiagnostics, readChainTests } from "./read-tests.js";
 import { countsHint } from "./runner-hint.js";
+import { testsLine } from "./feedback.js";
 import type { TestIdentity } from "./test-identity.js";
 import type { CommandOutput, Diagnostic, TestCounts } from "./types.js";
 
@@ -263,7 +264,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     const chain = gate ? undefined : chains.test;
     const whole = () => (r ? parseTests(r.output, { cwd: realCwd, ...(junitXml !== undefined && !gate ? { junitXml } : {}), ...(goModule !== undefined ? { goModule } : {}) }) : null);
     // A chain whose parts hold no test output on their own (`echo 'ok 1' && echo '1..1'`) is read whole.
-    ev.tests = r && chain ? (readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, junitXml, goModule) ?? whole()) : whole();
+    ev.tests = r && chain ? (readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, junitXml, goModule, chain.chain.parts) ?? whole()) : whole();
     const ok = !gate && !!r && succeeded(r);
     const coverageExit = !!ev.tests && !!r && !ok && !r.timedOut && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0 && COVERAGE_TABLE_RE.test(r.output.all);
     if (coverageExit) {
@@ -277,9 +278,14 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
       ev.tests = { ...t, failed: 1, total: t.total === null ? null : t.total + 1, failures: [...t.failures, { name: r.timedOut ? "(test command timed out)" : `(test command exited ${r.exitCode ?? r.signal})` }] };
     }
     // Skipped tests count for nothing; one that ran at an earlier step counts as failed (judge.ts).
-    components.test = testsScore(ev.tests, ok);
+    // A failed gate fails the test signal whatever its counts say: the full suite did not run, so a
+    // ratio of the gate's few tests would be no measure of it (its failures stay, for the feedback).
+    components.test = gate ? 0 : testsScore(ev.tests, ok);
     ev.testsPass = testsPassed(ev.tests, ok);
-    if (r && (!ev.tests || ev.tests.passed === null || ev.tests.total === null)) {
+    if (gate) {
+      const t = ev.tests;
+      notices.push(`quickTestCmd failed${t ? ` (${testsLine(t)})` : ` (exit ${gate.exitCode ?? "killed"})`}, so the full test command was skipped and the test signal counts as failing.`);
+    } else if (r && (!ev.tests || ev.tests.passed === null || ev.tests.total === null)) {
       const how = countsHint(opts.commands.test, opts.cwd);
       notices.push(
         !ev.tests
@@ -335,48 +341,6 @@ function dedupe(ds: Diagnostic[]): Diagnostic[] {
 }
 
 const COVERAGE_TABLE_RE = /^\s*File\s+\|\s*% Stmts\s*\|/m;
-
-const MISSING_DEP_RE = /Cannot find module|ERR_MODULE_NOT_FOUND|Cannot find package|: command not found|: not found\b|ModuleNotFoundError/;
-
-/** Node and tsc resolve node_modules by walking up, so a worktree inside .git may still find the checkout's. */
-function nodeModulesReachable(dir: string): boolean {
-  let d = dir;
-  for (;;) {
-    if (existsSync(path.join(d, "node_modules"))) return true;
-    const up = path.dirname(d);
-    if (up === d) return false;
-    d = up;
-  }
-}
-
-const lexists = (p: string) => {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-function environmentNotices(cwd: string, results: Record<string, RunResult>, checkout?: { root: string }): string[] {
-  const notices: string[] = [];
-  for (const r of Object.values(results)) {
-    if (r?.timedOut) notices.push(`"${r.cmd}" timed out and was killed with its child processes; raise timeoutSec if it needs longer.`);
-  }
-  if (checkout) {
-    for (const r of Object.values(results)) {
-      const n = missingPathNotice(r.cmd, r.timedOut ? null : r.exitCode, r.output.all, (rel) => lexists(path.join(cwd, rel)), (rel) => lexists(path.join(checkout.root, rel)));
-      if (n && !notices.includes(n)) notices.push(n);
-    }
-  }
-  const missing = Object.values(results).some((r) => r && !succeeded(r) && MISSING_DEP_RE.test(r.output.all));
-  if (missing && existsSync(path.join(cwd, "package.json")) && !nodeModulesReachable(cwd)) {
-    notices.push("Dependencies not installed: the worktree has no node_modules. Start the session with setupCmd (e.g. \"npm ci\") or linkPaths: [\"node_modules\"].");
-  } else if (missing) {
-    notices.push("A command could not find a module or program: dependencies may be missing in the worktree (setupCmd / linkPaths), or the candidate imports something that does not exist.");
-  }
-  return notices;
-}
 
 /**
  * Re-derives the perf component and the score of an evaluation against the current best bench value.

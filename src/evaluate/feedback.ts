@@ -89,7 +89,7 @@ export function renderFeedback(args: {
   cachedFrom?: string;
   /** Statements about the step itself (not its evaluation), e.g. that it changed test files. */
   notes?: string[];
-  /** The failing tests of the previous step: those no longer failing are listed as fixed. */
+  /** The failing tests of the previous step: those now seen passing are listed as fixed, the others as no longer reported. */
   previousFailures?: TestFailure[];
   sessionId?: string;
   /** The session's best when it is not the current history's (kept across undo, restore and reset). */
@@ -136,7 +136,12 @@ export function renderFeedback(args: {
     return `${truncate(f.item.name, 120)}${f.item.message ? `: ${truncate(f.item.message.replace(/\s+/g, " "), 200)}` : ""}${l} [${since(f.introducedAtStep)}]${read}`;
   };
   const nowFailing = new Set(args.failures.map((f) => f.item.name));
-  const fixed = ev.commands.test && !ev.commands.test.skipped && ev.tests ? (args.previousFailures ?? []).filter((f) => !nowFailing.has(f.name) && !f.name.startsWith("(")) : [];
+  // Fixed only when this output shows it passing: a test that stopped failing because it no longer ran
+  // (a crash, a part of a chain skipped by &&, a deleted test, a reporter that names no passes) is not.
+  const gone = ev.commands.test && !ev.commands.test.skipped && ev.tests ? (args.previousFailures ?? []).filter((f) => !nowFailing.has(f.name) && !f.name.startsWith("(")) : [];
+  const passing = new Set((ev.tests?.cases ?? []).filter((c) => c.status === "passed").map((c) => c.name));
+  const fixed = gone.filter((f) => passing.has(f.name));
+  const unseen = gone.filter((f) => !passing.has(f.name));
   const isBuild = (d: Correlated<Diagnostic>) => d.item.command === "build" || d.item.command === undefined;
   const errors = args.diagnostics.filter((d) => d.item.severity === "error");
   const sections: { title: string; lines: string[] }[] = [
@@ -144,6 +149,7 @@ export function renderFeedback(args: {
     { title: "new test failures", lines: args.failures.filter((f) => f.introducedAtStep === step).map(showFail) },
     { title: "still failing", lines: args.failures.filter((f) => f.introducedAtStep !== step).map(showFail) },
     { title: "newly fixed", lines: fixed.map((f) => truncate(f.name, 120)) },
+    { title: "no longer reported, not seen passing", lines: unseen.map((f) => truncate(f.name, 120)) },
     { title: "errors from lint, tests and checks", lines: groupDiagnostics(errors.filter((d) => !isBuild(d))).map(showGroup) },
     { title: "warnings", lines: groupDiagnostics(args.diagnostics.filter((d) => d.item.severity !== "error")).map(showGroup) },
   ];

@@ -1,30 +1,52 @@
 /**
- * Judges an evaluation's tests against the session's history (test-identity.ts) and re-derives the
- * figures that depend on it. Idempotent: an evaluation already judged (stored, or reused from the cache
- * in another history) is first brought back to its raw counts.
+ * Judges an evaluation's tests against the session's history (test-identity.ts, unconfirmed.ts) and
+ * re-derives the figures that depend on it. Idempotent: an evaluation already judged (stored, or reused
+ * from the cache in another history) is first brought back to its raw counts.
  */
 import { checkWeights, type CheckSpec, type Evaluation } from "./evaluate.js";
-import { testScore, weightedScore, type Weights } from "./score.js";
-import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, rawCounts, type TestHistoryPoint } from "./test-identity.js";
+import { testScore, testsPassed, testsScore, weightedScore, type Weights } from "./score.js";
+import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, rawCounts, type TestHistoryPoint } from "./test-identity.js";
+import type { TestCounts } from "./types.js";
+import { unconfirmedNotice, unconfirmedTests } from "./unconfirmed.js";
+
+/** An earlier evaluated point of the history; `note.testFiles` says which test files its step changed. */
+export interface JudgePoint {
+  step: number;
+  evaluation: Evaluation;
+  note?: { testFiles?: { path: string }[] };
+}
+
+export interface JudgeOptions {
+  /** Test files this step changed (added, modified or deleted). */
+  changedTests?: string[];
+}
 
 /** The test counts an evaluation had before any judgement. */
 export function rawTests(ev: Evaluation): Evaluation["tests"] {
-  return knownCounts(ev.tests) ? rawCounts(ev.tests, ev.testIdentity) : ev.tests;
+  if (knownCounts(ev.tests)) return rawCounts(ev.tests, ev.testIdentity);
+  const n = ev.testIdentity?.unconfirmed?.length ?? 0;
+  if (!ev.tests || n === 0) return ev.tests;
+  const t = ev.tests;
+  return { ...t, failed: t.failed === null ? null : t.failed - n, total: t.total === null ? null : t.total - n, failures: t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)) };
 }
 
-export function judgeEvaluation(ev: Evaluation, step: number, earlier: { step: number; evaluation: Evaluation }[], weights: Weights, checks: CheckSpec[]): Evaluation {
-  if (ev.commands.test?.skipped) return ev;
-  // Unknown counts (null) follow the exit code (score.ts), unless earlier steps of this history showed
-  // their tests: a candidate must not trade readable failures for an unreadable pass (a test script
-  // replaced by `echo ok`, a reporter switched off).
-  if (!knownCounts(ev.tests)) return unreadableAfterReadable(ev, earlier, weights, checks);
-  const raw = rawCounts(ev.tests, ev.testIdentity);
+export function judgeEvaluation(ev: Evaluation, step: number, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[], opts: JudgeOptions = {}): Evaluation {
+  // No test command, or its run skipped (cascade, a failed quick gate): nothing to judge.
+  if (!ev.commands.test || ev.commands.test.skipped) return ev;
+  const judged = knownCounts(ev.tests) ? judgeKnown(ev, step, earlier, weights, checks) : judgeUnknown(ev, step, earlier, weights, checks, opts.changedTests ?? []);
+  return withoutReference(judged, earlier, opts.changedTests ?? []);
+}
+
+const testsOf = (e: JudgePoint): TestHistoryPoint["tests"] => (e.evaluation.commands.test?.skipped ? null : rawTests(e.evaluation));
+
+function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[]): Evaluation {
+  const raw = rawCounts(ev.tests as Parameters<typeof rawCounts>[0], ev.testIdentity);
   const oldNotice = identityNotice(ev.testIdentity);
-  const history: TestHistoryPoint[] = earlier.map((e) => ({ step: e.step, tests: e.evaluation.commands.test?.skipped ? null : rawTests(e.evaluation) }));
+  const history: TestHistoryPoint[] = earlier.map((e) => ({ step: e.step, tests: testsOf(e) }));
   const id = judgeTests(raw, step, history);
   const tests = adjustCounts(raw, id);
   const notice = identityNotice(id);
-  const notices = ev.notices.filter((n) => n !== oldNotice);
+  const notices = ev.notices.filter((n) => n !== oldNotice && !n.startsWith(NO_REFERENCE_MARK));
   if (notice) notices.unshift(notice);
   const test = ev.commands.test;
   const ran = !!test && test.exitCode === 0 && !test.timedOut;
@@ -43,16 +65,70 @@ export function judgeEvaluation(ev: Evaluation, step: number, earlier: { step: n
 }
 
 const UNREADABLE_MARK = "The test output can no longer be read";
+const UNCONFIRMED_RE = /^\d+ tests? that failed at an earlier step (is|are) no longer reported/;
 
-function unreadableAfterReadable(ev: Evaluation, earlier: { step: number; evaluation: Evaluation }[], weights: Weights, checks: CheckSpec[]): Evaluation {
-  const notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK));
+/**
+ * Counts the output does not show (null): the test signal follows the exit code (score.ts), unless
+ * - earlier steps of this history showed their tests: a candidate must not trade readable failures for
+ *   an unreadable pass (a test script replaced by `echo ok`, a reporter switched off);
+ * - a test that failed earlier is no longer reported and its test file changed since (unconfirmed.ts).
+ */
+function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[], changed: string[]): Evaluation {
+  const test = ev.commands.test;
+  const exitOk = !!test && test.exitCode === 0 && !test.timedOut;
+  let tests = rawTests(ev);
+  const notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK) && !UNCONFIRMED_RE.test(n) && !n.startsWith(NO_REFERENCE_MARK));
+  let testsPass = testsPassed(tests, exitOk);
+  let component = testsScore(tests, exitOk);
+  let testIdentity: Evaluation["testIdentity"];
   const shown = earlier.filter((e) => !e.evaluation.commands.test?.skipped && knownCounts(e.evaluation.tests) && e.evaluation.tests.passed + e.evaluation.tests.failed > 0);
   const last = shown[shown.length - 1];
-  if (!last || !ev.testsPass) return notices.length === ev.notices.length ? ev : { ...ev, notices };
-  const t = last.evaluation.tests!;
-  notices.unshift(
-    `${UNREADABLE_MARK}, although step ${last.step} reported ${t.passed! + t.failed!} tests by its output: the test signal counts as failing instead of following the exit code. If the candidate changed the test command's script or reporter, restore it.`,
-  );
-  const components = { ...ev.components, test: 0 };
-  return { ...ev, notices, components, testsPass: false, score: weightedScore(components, weights, checkWeights(checks)) };
+  if (last && testsPass) {
+    const t = last.evaluation.tests!;
+    notices.unshift(
+      `${UNREADABLE_MARK}, although step ${last.step} reported ${t.passed! + t.failed!} tests by its output: the test signal counts as failing instead of following the exit code. If the candidate changed the test command's script or reporter, restore it.`,
+    );
+    component = 0;
+    testsPass = false;
+  }
+  const points = earlier.map((e) => ({ step: e.step, tests: testsOf(e), testFiles: e.note?.testFiles?.map((f) => f.path) ?? [] }));
+  const unconfirmed = tests ? unconfirmedTests(tests, step, changed, points, LOST_MARK) : [];
+  if (tests && unconfirmed.length > 0) {
+    const t: TestCounts = tests;
+    const n = unconfirmed.length;
+    tests = {
+      ...t,
+      failed: t.failed === null ? null : t.failed + n,
+      total: t.total === null ? null : t.total + n,
+      failures: [...t.failures, ...unconfirmed.map((u) => ({ name: u.name, message: `${LOST_MARK}not reported since step ${u.since} changed ${u.file ?? "a test file"}; the output does not show whether it passes` }))],
+    };
+    notices.unshift(unconfirmedNotice(unconfirmed, t.note));
+    component = 0;
+    testsPass = false;
+    testIdentity = { lost: [], extraSkipped: 0, unconfirmed };
+  }
+  const components = { ...ev.components, test: component };
+  const judged: Evaluation = { ...ev, tests, notices, components, testsPass, score: weightedScore(components, weights, checkWeights(checks)) };
+  if (testIdentity) judged.testIdentity = testIdentity;
+  else delete judged.testIdentity;
+  return judged;
+}
+
+const NO_REFERENCE_MARK = "No earlier point of this session shows which tests ran";
+
+/**
+ * A step that changes test files while no earlier point of the history ran the tests readably has
+ * nothing to be compared with: it may have deleted or skipped the failing test, so it cannot end the
+ * session as a success (the submit runs the baseline's tests first when it can: lazy-preflight.ts).
+ */
+function withoutReference(ev: Evaluation, earlier: JudgePoint[], changed: string[]): Evaluation {
+  if (changed.length === 0 || !ev.testsPass || !ev.commands.test) return ev;
+  const ran = earlier.some((e) => {
+    const t = e.evaluation.tests;
+    return !e.evaluation.commands.test?.skipped && !!t && !(knownCounts(t) && t.passed + t.failed === 0);
+  });
+  if (ran) return ev;
+  const files = `${changed.slice(0, 4).join(", ")}${changed.length > 4 ? ", …" : ""}`;
+  const notice = `${NO_REFERENCE_MARK} (the baseline's tests did not run or could not be read), and this step changes test files (${files}): a deleted or skipped failing test could not be noticed, so this step cannot end the session as a success. The next step that passes can; its tests are then compared with this step's.`;
+  return { ...ev, testsPass: false, notices: [notice, ...ev.notices.filter((n) => !n.startsWith(NO_REFERENCE_MARK))] };
 }

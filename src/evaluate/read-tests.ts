@@ -25,14 +25,28 @@ function parseIn(out: CommandOutput, root: string, dir: string, junitXml?: strin
 
 const add = (a: number | null, b: number | null) => (a === null || b === null ? null : a + b);
 
+/** Parts that only set up the shell for the next ones: they never print test results. */
+const SHELL_SETUP_RE = /^(?:cd|pushd|popd|export|unset|set|source|\.|true|:|ulimit|umask)$/;
+
+/**
+ * Whether the tests of this chain are named after their runner (`ava: adds`). Decided from the command
+ * alone, so that a test keeps its name whichever parts ran: when `ava && uvu` stops after a failing
+ * AVA, AVA's tests must not be renamed (they would read as gone, and as new tests beside them).
+ */
+export function prefixesRunners(parts: string[]): boolean {
+  return parts.filter((p) => !SHELL_SETUP_RE.test(programOf(p))).length > 1;
+}
+
 /**
  * Merges the counts of the parts. A part whose output holds no test results (a linter, a type check,
- * a `cd`) adds nothing when it passed and one failure named after it when it failed.
+ * a `cd`) adds nothing when it passed and one failure named after it when it failed. `parts` is the
+ * whole chain: the parts after a failing one never ran, and are listed in `notRun`.
  */
-export function readChainTests(segs: ChainSegment[], root: string, junitXml?: string, goModule?: string): TestCounts | null {
+export function readChainTests(segs: ChainSegment[], root: string, junitXml?: string, goModule?: string, parts: string[] = segs.map((s) => s.part)): TestCounts | null {
   const read: { seg: ChainSegment; t: TestCounts | null }[] = segs.map((seg, i) => ({ seg, t: parseIn(seg.output, root, seg.dir, i === segs.length - 1 ? junitXml : undefined, goModule) }));
   const runners = read.filter((r) => r.t !== null);
   if (runners.length === 0) return null;
+  const prefixed = prefixesRunners(parts);
   let passed: number | null = 0;
   let failed: number | null = 0;
   let skipped: number | null = 0;
@@ -55,15 +69,17 @@ export function readChainTests(segs: ChainSegment[], root: string, junitXml?: st
     total = add(total, t.total);
     formats.push(t.format);
     if (t.note) notes.push(`${prog}: ${t.note}`);
-    failures.push(...(runners.length > 1 ? t.failures.map((f) => ({ ...f, name: `${prog}: ${f.name}` })) : t.failures));
+    failures.push(...(prefixed ? t.failures.map((f) => ({ ...f, name: `${prog}: ${f.name}` })) : t.failures));
   }
   const out: TestCounts = { passed, failed, skipped, total, failures, format: formats.join("+") };
   if (notes.length) out.note = notes.join(" ");
   // Tests are tracked by name only when every runner of the chain named its tests, named as their failures are.
   if (runners.every((r) => r.t!.cases)) {
-    const cases = runners.flatMap(({ seg, t }) => (runners.length > 1 ? t!.cases!.map((c) => ({ ...c, name: `${programOf(seg.part)}: ${c.name}` })) : t!.cases!));
+    const cases = runners.flatMap(({ seg, t }) => (prefixed ? t!.cases!.map((c) => ({ ...c, name: `${programOf(seg.part)}: ${c.name}` })) : t!.cases!));
     if (cases.length <= MAX_CASES) out.cases = cases;
   }
+  const notRun = parts.slice(segs.length).filter((p) => !SHELL_SETUP_RE.test(programOf(p)));
+  if (notRun.length) out.notRun = notRun;
   return out;
 }
 

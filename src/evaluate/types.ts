@@ -26,6 +26,11 @@ export interface TestCounts {
    * reporters, unittest -v). Absent when only counts are printed: tests are then tracked by count.
    */
   cases?: TestCase[];
+  /**
+   * Parts of an `&&` chain that never ran because an earlier part failed (as typed). Their tests are
+   * not in the counts; judged against earlier steps they count as failing (test-identity.ts).
+   */
+  notRun?: string[];
 }
 
 export interface TestCase {

@@ -24,8 +24,8 @@ export function evaluationView(ev: Evaluation) {
 
 /** Test counts as tools report them: the list of every test's name stays in the stored record only. */
 export function testsView<T extends Evaluation["tests"]>(tests: T): T {
-  if (!tests?.cases) return tests;
-  const { cases: _cases, ...rest } = tests;
+  if (!tests?.cases && !tests?.notRun) return tests;
+  const { cases: _cases, notRun: _notRun, ...rest } = tests;
   return rest as T;
 }
 

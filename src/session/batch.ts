@@ -22,6 +22,8 @@ import type { Session } from "./session.js";
 import { applyCandidate, evaluateApplied, recordStep, stepNoteOf, type AppliedCandidate, type JudgedTree } from "./submit.js";
 import { writeCandidateTree, type IndexSync } from "./candidate-tree.js";
 import { WorktreePool } from "./worktree-pool.js";
+import { ensureReference } from "./preflight.js";
+import { testFileChanges, type TestFileChange } from "./test-files.js";
 
 export const MIN_BATCH = 2;
 export const MAX_BATCH = 8;
@@ -75,6 +77,7 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
 
     // Planned against the tip first: one that does not apply is reported, and takes no worktree.
     const reader = worktreeReader(s.worktree);
+    const changedTests: TestFileChange[] = [];
     for (const sl of slots) {
       const parsed = candidateSchema.safeParse(items[sl.index - 1]!.candidate);
       if (!parsed.success) {
@@ -82,13 +85,16 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
         continue;
       }
       try {
-        await planCandidate(parsed.data, reader);
+        const plan = await planCandidate(parsed.data, reader);
         sl.candidate = parsed.data;
+        changedTests.push(...testFileChanges(plan.ops, s.config.protectTests));
       } catch (err) {
         if (!(err instanceof UserError)) throw err;
         sl.error = errorText(err);
       }
     }
+    // A candidate that changes test files needs the baseline's tests to be judged against (preflight.ts).
+    const lazy = await ensureReference(s, changedTests, ctx);
     const queue = slots.filter((sl) => sl.candidate);
     const pool = pools.get(s) ?? new WorktreePool(s.config);
     pools.set(s, pool);
@@ -174,6 +180,7 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
       // Whether the session worktree's index needs the step's paths is its own write's answer, not the pool's.
       judged: { ...winner.judged!, indexStale: m.value.indexStale, indexSync: m.value.indexSync },
       extraRefs: (commit) => evaluated.map((sl) => ({ ref: alternativeRef(s, step, sl.k!), next: sl === winner ? commit : sl.commit!, expected: null })),
+      ...(lazy ? { notes: [lazy] } : {}),
     });
     for (const sl of evaluated) {
       if (sl === winner) continue;

@@ -21,6 +21,7 @@ import { layerWorkspaces, type LayerResult } from "./workspaces.js";
 import { linkIgnored } from "./link-paths.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { chainAdvice } from "../evaluate/runner-hint.js";
+import { recordPreflight } from "./preflight.js";
 
 
 export interface SetupResult {
@@ -184,13 +185,10 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
   }
   let preflightFeedback: string | undefined;
   if (input.preflight) {
-    const { evaluation: ev, logs } = await session.evaluateHere(0, ctx);
-    session.preflight = ev;
-    await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config, preflight: ev } satisfies BaselineNote, { commonDir: repo.commonDir, message: "trm: step 0 record (baseline preflight)" });
-    await writeNote(repo.top, refs.logs, snap.commit, logs, { commonDir: repo.commonDir, message: "trm: step 0 logs (baseline preflight)" });
-    await session.reload();
-    await updateRefs(repo.top, [{ ref: refs.bestTag, next: snap.commit }], "trm: preflight");
-    preflightFeedback = renderFeedback({ step: 0, ev, progress: session.progress()!, halt: session.halt(), diagnostics: correlateDiagnostics(ev, 0, []), failures: correlateFailures(ev, 0, []) });
+    const run = await session.evaluateHere(0, ctx);
+    const ev = run.evaluation;
+    await recordPreflight(session, run, "baseline preflight", { v: 1, kind: "baseline", config });
+    preflightFeedback = renderFeedback({ step: 0, ev, progress: session.progress()!, halt: session.halt(), diagnostics: correlateDiagnostics(ev, 0, []), failures: correlateFailures(ev, 0, []), sessionId: id });
   }
   // A fresh checkout's files share the second of its index ("racily clean"): the first status re-hashes
   // every one of them (64 ms at 5,000 files). Done after the reply, the first step finds it done.

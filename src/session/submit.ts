@@ -23,7 +23,8 @@ import { bestOffHistoryNote, stepMessage, type StepNote } from "./record.js";
 import { syncIndex, syncIndexChecked, writeCandidateTree, type IndexSync } from "./candidate-tree.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
-import { assertTestsUntouched, describeTestChanges, landedOps, testFileChanges } from "./test-files.js";
+import { assertTestsUntouched, describeTestChanges, landedOps, testFileChanges, type TestFileChange } from "./test-files.js";
+import { ensureReference } from "./preflight.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 
 export async function submitCandidate(s: Session, candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
@@ -36,8 +37,11 @@ export async function submitCandidate(s: Session, candidate: Candidate, rational
     profileMark("sync");
     await s.assertBranchFree();
     profileMark("branch-free");
+    let lazy: string | undefined;
+    const applied = await applyCandidate(s, s.worktree, candidate, s.writeJournal, async (tests) => {
+      lazy = await ensureReference(s, tests, ctx);
+    });
     const step = s.currentStep + 1;
-    const applied = await applyCandidate(s, s.worktree, candidate);
     profileMark("apply");
     let judged: JudgedTree;
     try {
@@ -47,7 +51,7 @@ export async function submitCandidate(s: Session, candidate: Candidate, rational
       if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
       throw err;
     }
-    return recordStep(s, { step, candidate, rationale, zNotes, applied, judged });
+    return recordStep(s, { step, candidate, rationale, zNotes, applied, judged, ...(lazy ? { notes: [lazy] } : {}) });
   });
 }
 
@@ -67,7 +71,14 @@ export interface AppliedCandidate {
  * nothing. Nothing is written when a check fails. `journal` null: a pool worktree, which is reset and
  * cleaned before each use instead (worktree-pool.ts).
  */
-export async function applyCandidate(s: Session, worktree: string, candidate: Candidate, journal: string | null = s.writeJournal): Promise<AppliedCandidate> {
+export async function applyCandidate(
+  s: Session,
+  worktree: string,
+  candidate: Candidate,
+  journal: string | null = s.writeJournal,
+  /** Runs once the candidate is planned and checked, before anything is written (preflight.ts). */
+  beforeWrite?: (testFiles: TestFileChange[]) => Promise<void>,
+): Promise<AppliedCandidate> {
   const reader = worktreeReader(worktree);
   const plan = await planCandidate(candidate, reader);
   // Matched where the kernel lands too: a link inside the repository (`t -> test`) must not hide a test.
@@ -81,6 +92,7 @@ export async function applyCandidate(s: Session, worktree: string, candidate: Ca
   }
   // Compared with the files as they are before the write: what the same change would cost in another mode.
   const modeSuggestion = await suggestMode(candidate, plan, reader);
+  await beforeWrite?.(testFiles);
   if (worktree === s.worktree) s.worktreeAt = null;
   if (journal) await recordWrites(journal, plan.ops.map((o) => o.path));
   const applied = await applyPlan(worktree, plan.ops).catch(async (err: unknown) => {
@@ -138,7 +150,7 @@ export async function evaluateApplied(s: Session, applied: AppliedCandidate, ste
     ({ evaluation: ev, logs } = await run);
   }
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
-  ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks);
+  ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path) });
   profileMark("judge");
   return { tree, ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(indexStale ? { indexStale, indexSync } : {}) };
 }
@@ -159,6 +171,8 @@ export async function recordStep(
     judged: JudgedTree;
     /** More refs to move in the same transaction (a batch's alternatives), given the step's commit. */
     extraRefs?: (commit: string) => RefUpdate[];
+    /** Statements about the step for its feedback (e.g. that the baseline's tests ran first). */
+    notes?: string[];
   },
 ) {
   const { step, candidate, rationale, zNotes, applied } = r;
@@ -245,9 +259,10 @@ export async function recordStep(
   const failures = correlateFailures(ev, step, earlier);
   const testNote = describeTestChanges(testFiles);
   const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
+  const notes = [...(r.notes ?? []), ...(testNote ? [testNote] : [])];
   // The session's best, which an undo, restore or reset leaves in place, not the current history's.
   const best = s.best && s.best.commit !== commit && s.best.score > progress.bestScore ? { score: s.best.score, step: s.best.step, note: bestOffHistoryNote(s.id, s.best) } : undefined;
-  const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: s.id, ...(testNote ? { notes: [testNote] } : {}), ...(best ? { best } : {}) });
+  const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: s.id, ...(notes.length ? { notes } : {}), ...(best ? { best } : {}) });
   profileMark("feedback");
   return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
 }

@@ -13,7 +13,7 @@ import type { CallContext } from "../session/context.js";
 import type { Session } from "../session/session.js";
 import { errorMessage } from "../util/errors.js";
 import { isInside, resolveInside } from "../util/paths.js";
-import { firstLine } from "../util/text.js";
+import { firstLine, truncate } from "../util/text.js";
 import { eslintFixes, ESLINT_TIMEOUT_MS, type EslintFixResult } from "./eslint-fix.js";
 import { runToolFixes, type ToolFixRun } from "./fixers/registry.js";
 import type { RanCommand } from "./fixers/types.js";
@@ -268,11 +268,22 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
     const ranked = suggestions.map((s, i) => ({ s, i })).sort((a, b) => priorityRank(a.s.priority) - priorityRank(b.s.priority) || a.i - b.i).map((x) => x.s);
     const limit = opts.limit ?? MAX_FIX_SUGGESTIONS;
     if (ranked.length > limit) notes.push(`${ranked.length} fixes found; the first ${limit} are listed.`);
-    if (ranked.length === 0 && diagnostics.length === 0) notes.push("The last evaluation reported no diagnostics with a location, so there is nothing for a fixer to work on; see trm_get_suggestions.");
+    if (ranked.length === 0 && diagnostics.length === 0) notes.push(noDiagnosticsNote(ev));
     else if (ranked.length === 0) notes.push("No fixer produced a fix for the reported problems.");
     timings.totalMs = Date.now() - started;
     return { step, suggestions: ranked.slice(0, limit), dropped, notes, timings };
   });
+}
+
+/**
+ * Why there is nothing to fix automatically, and where to look instead: failing tests that carry a
+ * location (the assertion's file:line, or the first stack frame in the worktree) point at the code.
+ */
+export function noDiagnosticsNote(ev: Evaluation): string {
+  const placed = (ev.tests?.failures ?? []).filter((f) => f.file);
+  if (placed.length === 0) return "The last evaluation reported no diagnostics with a location, so there is nothing for a fixer to work on; see trm_get_suggestions.";
+  const shown = placed.slice(0, 6).map((f) => `${f.name} at ${f.file}${f.line ? `:${f.line}` : ""}${f.message ? ` (${truncate(firstLine(f.message), 80)})` : ""}`);
+  return `No compiler or lint diagnostic for a fixer to work on, but ${placed.length} failing test${placed.length === 1 ? "" : "s"} point${placed.length === 1 ? "s" : ""} at code: ${shown.join("; ")}${placed.length > 6 ? "; …" : ""}. Read those places (trm_read_lines) and fix the code under test; trm_get_suggestions groups the failures by cause.`;
 }
 
 /** A sandboxed session's fixers run in its sandbox too: they are the repository's own code. */

@@ -26,6 +26,8 @@ export interface EvaluationInput {
   perfDirection: PerfDirection;
   /** The worktree the commands ran in (real path), so re-parsed outputs read as they did then. */
   cwd?: string;
+  /** For the trm_read_log arguments a suggestion prints. */
+  sessionId?: string;
 }
 
 /** A regression is a drop of more than this fraction from the best step. */
@@ -172,7 +174,7 @@ function diagnosticSuggestions(last: Point, earlier: Point[], cwd: string | unde
   return out;
 }
 
-function testSuggestions(last: Point, earlier: Point[]): Suggestion[] {
+function testSuggestions(last: Point, earlier: Point[], sessionId: string | undefined): Suggestion[] {
   const ev = last.evaluation;
   const rec = ev.commands.test;
   if (!rec || rec.skipped) return [];
@@ -207,7 +209,7 @@ function testSuggestions(last: Point, earlier: Point[]): Suggestion[] {
       group.length > 1
         ? `${group.length} tests fail${since} with one cause${where}: ${firstLine(f.message ?? "") || "(no message)"} (${names})`
         : `test fails${since}: ${f.name}${f.message ? ` — ${firstLine(f.message)}` : ""}`;
-    const unread = !f.message && !f.file ? ` No message or place was printed: read the output with trm_read_log {"command":"test","at":"${last.step}"}.` : "";
+    const unread = !f.message && !f.file ? ` No message or place was printed: read the output with trm_read_log ${JSON.stringify({ ...(sessionId ? { sessionId } : {}), at: String(last.step), command: "test" })}.` : "";
     return {
       priority,
       category: "test",
@@ -299,7 +301,7 @@ export function suggestionsFromEvaluations(input: EvaluationInput): Suggestion[]
   return [
     ...noticeSuggestions(last.evaluation),
     ...diagnosticSuggestions(last, earlier, input.cwd),
-    ...testSuggestions(last, earlier),
+    ...testSuggestions(last, earlier, input.sessionId),
     ...checkSuggestions(last.evaluation),
     ...regressionSuggestions(input),
   ];

@@ -25,7 +25,7 @@ export async function getSuggestions(session: Session, limit = TOP_SUGGESTIONS):
   const entries = session.entries;
   if (entries.length === 0) notes.push("No evaluation yet: submit a candidate (or start the session with preflight) for build and test suggestions.");
   const cwd = await realpath(session.worktree).catch(() => session.worktree);
-  const fromEval = suggestionsFromEvaluations({ entries, best: session.bestEntry(), perfDirection: session.config.perfDirection, cwd });
+  const fromEval = suggestionsFromEvaluations({ entries, best: session.bestEntry(), perfDirection: session.config.perfDirection, cwd, sessionId: session.id });
   const review = await staticSuggestions(session.config.commonDir, session.baseline.commit, session.tip);
   if (review.note) notes.push(review.note);
   const { top, omitted } = rankSuggestions([...fromEval, ...review.suggestions], limit);

@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { evaluate, type EvaluateOptions } from "../../../src/evaluate/evaluate.js";
 import { splitAndChain } from "../../../src/evaluate/chain.js";
+import { judgeEvaluation } from "../../../src/evaluate/judge.js";
 import { CORPUS_DIR } from "../parsers/corpus.js";
 
 const dirs: string[] = [];
@@ -76,6 +77,24 @@ describe("chained test commands", () => {
     expect(ev.tests).toMatchObject({ passed: 2, failed: 1, total: 3 });
     expect(ev.tests!.failures[0]!.name).toBe("(tsd exited 1)");
     expect(ev.testsPass).toBe(false);
+  });
+
+  it("a chain stopped before uvu by a failing AVA scores below the step where AVA passed and uvu failed (0.692 < 0.885, was 0.9)", async () => {
+    const cmd = "bin/ava && bin/uvu";
+    const a = worktree({ ava: { file: "ava/many-passing.txt", exit: 0 }, uvu: { file: "uvu/default-failing.txt", exit: 1 } });
+    const { evaluation: stepA } = await evaluate(base(a, { test: cmd }));
+    expect(stepA.tests).toMatchObject({ passed: 23, failed: 3 });
+    const b = worktree({ ava: { file: "ava/many-2-failing.txt", exit: 1 }, uvu: { file: "uvu/default-failing.txt", exit: 1 } });
+    const { evaluation: stepB } = await evaluate(base(b, { test: cmd }));
+    expect(stepB.tests).toMatchObject({ passed: 18, failed: 2, notRun: ["bin/uvu"] });
+    // Named after their runner whichever parts ran, so a test keeps its identity across steps.
+    expect(stepB.tests!.failures[0]!.name).toBe("ava: double(0)");
+    const W = base(a, {}).weights;
+    const ja = judgeEvaluation(stepA, 1, [], W, []);
+    const jb = judgeEvaluation(stepB, 2, [{ step: 1, evaluation: ja }], W, []);
+    expect(ja.score).toBeCloseTo(23 / 26, 6);
+    expect(jb.score).toBeCloseTo(18 / 26, 6);
+    expect(jb.notices[0]).toMatch(/^6 fewer tests ran than the 26 at step 1, since step 2 \(the test command stopped before `bin\/uvu`: an earlier part failed\)/);
   });
 
   it("runs a command with a [[ ... && ... ]] test as typed, so its failing tests are read", async () => {
@@ -170,6 +189,18 @@ describe("quick gate and concurrency", () => {
     expect(ev.commands.quickTest!.exitCode).toBe(1);
     expect(ev.components.test).toBe(0);
     expect(ev.testsPass).toBe(false);
+  });
+
+  it("a failing quick gate whose output is readable fails the test signal (not 5/8 = 0.625) and keeps its failures", async () => {
+    const cwd = worktree({ ava: { file: "ava/many-passing.txt", exit: 0 }, quick: { file: "ava/default-failing.txt", exit: 1 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava", quickTest: "bin/quick" }));
+    expect(ev.commands.test!.skipped).toBe("quickTestCmd failed");
+    expect(ev.tests).toMatchObject({ passed: 5, failed: 3 });
+    expect(ev.tests!.failures.map((f) => f.name)).toContain("lib › mul multiplies");
+    expect(ev.components.test).toBe(0);
+    expect(ev.score).toBe(0);
+    expect(ev.testsPass).toBe(false);
+    expect(ev.notices).toContain("quickTestCmd failed (tests 5/9 passed, 3 failed, 1 skipped), so the full test command was skipped and the test signal counts as failing.");
   });
 
   it("a passing quick gate lets the suite run", async () => {

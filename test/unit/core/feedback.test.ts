@@ -71,6 +71,12 @@ describe("feedback", () => {
   it("lists newly failing, still failing and newly fixed tests, and says how to read a bare failure's log", () => {
     const now = [{ name: "still broken", message: "expected 1", file: "t.js", line: 3 }, { name: "newly broken" }];
     const ev = evaluation([], now);
+    ev.tests!.cases = [
+      { name: "still broken", status: "failed" },
+      { name: "newly broken", status: "failed" },
+      { name: "fixed one", status: "passed" },
+      { name: "fixed two", status: "passed" },
+    ];
     const text = renderFeedback({
       step: 4,
       ev,
@@ -87,6 +93,26 @@ describe("feedback", () => {
     expect(text).toMatch(/new test failures \(1\):\n {2}- newly broken \[new\] — trm_read_log \{"sessionId":"abc123","at":"4","command":"test"\}/);
     expect(text).toMatch(/still failing \(1\):\n {2}- still broken: expected 1 \(t\.js:3\) \[since step 2\]\n/);
     expect(text).toMatch(/newly fixed \(2\):\n {2}- fixed one\n {2}- fixed two/);
+    expect(text).not.toMatch(/no longer reported/);
+  });
+
+  it("lists as fixed only tests this output shows passing; the others are no longer reported", () => {
+    const failures = [{ name: "still broken", message: "expected 1" }];
+    const render = (ev: Evaluation) =>
+      renderFeedback({ step: 2, ev, progress: { ...progress, step: 2 }, halt, diagnostics: [], failures: [{ item: failures[0]!, introducedAtStep: 1 }], previousFailures: [{ name: "still broken" }, { name: "passes now" }, { name: "deleted" }] });
+    // Named output: one seen passing, one absent (deleted, or in a part of a chain that did not run).
+    const ev = evaluation([], failures);
+    ev.tests!.cases = [
+      { name: "still broken", status: "failed" },
+      { name: "passes now", status: "passed" },
+    ];
+    expect(render(ev)).toMatch(/newly fixed \(1\):\n {2}- passes now\nno longer reported, not seen passing \(1\):\n {2}- deleted\n/);
+    // A crash that printed no counts, or output that names no passing test: nothing is seen passing.
+    const crash = evaluation([], failures);
+    crash.tests = { passed: null, failed: 1, skipped: null, total: null, failures, format: "go-test" };
+    const text = render(crash);
+    expect(text).not.toMatch(/newly fixed/);
+    expect(text).toMatch(/no longer reported, not seen passing \(2\):\n {2}- passes now\n {2}- deleted/);
   });
 
   it("shows counts the output did not give as ?, never 0", () => {

@@ -56,18 +56,21 @@ describe("judgeTests", () => {
 
   it("does not count a test that was skipped at the baseline and still is (or is gone)", () => {
     const base = counts([["a", "passed"], ["s", "skipped"]]);
-    expect(judgeTests(counts([["a", "passed"], ["s", "skipped"]]), 1, [{ step: 0, tests: base }])).toEqual({ lost: [], extraSkipped: 0, fewer: 0, reference: 0 });
+    expect(judgeTests(counts([["a", "passed"], ["s", "skipped"]]), 1, [{ step: 0, tests: base }])).toEqual({ lost: [], extraSkipped: 0, reference: 0 });
     expect(judgeTests(counts([["a", "passed"]]), 1, [{ step: 0, tests: base }])!.lost).toEqual([]);
   });
 
   it("invents nothing without a reference, for unreadable output, or from steps that named no tests", () => {
     expect(judgeTests(null, 1, [{ step: 0, tests: BASE }])).toBeNull();
-    expect(judgeTests(counts([["a", "passed"]]), 1, [])).toEqual({ lost: [], extraSkipped: 0, fewer: 0 });
-    expect(judgeTests(counts([["a", "passed"]]), 1, [{ step: 0, tests: null }])).toEqual({ lost: [], extraSkipped: 0, fewer: 0 });
-    // Counts only now: fewer tests is said, not scored; more skips than ever before are scored.
-    const id = judgeTests(counts(null, { passed: 1, failed: 0, skipped: 2 }), 1, [{ step: 0, tests: counts(null, { passed: 3, failed: 1, skipped: 1 }) }])!;
-    expect(id).toEqual({ lost: [], extraSkipped: 1, fewer: 2, fewerThanStep: 0, reference: 0 });
-    expect(identityNotice(id)).toMatch(/1 more test skipped .*2 fewer tests ran than at step 0 .*not scored/);
+    expect(judgeTests(counts([["a", "passed"]]), 1, [])).toEqual({ lost: [], extraSkipped: 0 });
+    expect(judgeTests(counts([["a", "passed"]]), 1, [{ step: 0, tests: null }])).toEqual({ lost: [], extraSkipped: 0 });
+    // Counts only now: more skips than ever before and fewer tests than the reference are both scored.
+    const now = counts(null, { passed: 1, failed: 0, skipped: 2 });
+    const id = judgeTests(now, 1, [{ step: 0, tests: counts(null, { passed: 3, failed: 1, skipped: 1 }) }])!;
+    expect(id).toEqual({ lost: [], extraSkipped: 1, missing: 2, missingSince: 1, referenceRan: 4, reference: 0 });
+    expect(identityNotice(id)).toMatch(/1 more test skipped .*; 2 fewer tests ran than the 4 at step 0, since step 1: they count as failing/);
+    expect(adjustCounts(now, id)).toMatchObject({ passed: 1, failed: 3, skipped: 1, total: 5 });
+    expect(rawCounts(adjustCounts(now, id), id)).toEqual(now);
   });
 
   it("adjusts the counts and can undo it exactly", () => {
@@ -103,7 +106,7 @@ describe("tests outside the reference (padding)", () => {
     expect(adjustCounts(s1, id2)).toMatchObject({ passed: 2, failed: 1 });
     // Without preflight the first step is the reference; a baseline that ran no test is not one.
     const empty = counts([]);
-    expect(judgeTests(s1, 1, [{ step: 0, tests: empty }])).toEqual({ lost: [], extraSkipped: 0, fewer: 0 });
+    expect(judgeTests(s1, 1, [{ step: 0, tests: empty }])).toEqual({ lost: [], extraSkipped: 0 });
     const id3 = judgeTests(counts([...pad(3, "passed", "x"), ...pad(50)]), 3, [{ step: 0, tests: empty }, { step: 1, tests: counts(pad(3, "failed", "x")) }, { step: 2, tests: counts(pad(3, "passed", "x")) }])!;
     expect(id3).toMatchObject({ reference: 1, added: { passed: 50, failed: 0 } });
   });
@@ -123,7 +126,7 @@ describe("tests outside the reference (padding)", () => {
     const base = counts(null, { passed: 97, failed: 3, skipped: 0 });
     const now = counts(null, { passed: 997, failed: 3, skipped: 0 });
     const id = judgeTests(now, 1, [{ step: 0, tests: base }])!;
-    expect(id).toEqual({ lost: [], extraSkipped: 0, fewer: 0, capped: 900, referenceRan: 100, reference: 0 });
+    expect(id).toEqual({ lost: [], extraSkipped: 0, capped: 900, referenceRan: 100, reference: 0 });
     expect(adjustCounts(now, id)).toMatchObject({ passed: 97, failed: 3, total: 100 });
     expect(rawCounts(adjustCounts(now, id), id)).toEqual(now);
     expect(identityNotice(id)).toMatch(/^900 passes beyond the 100 tests that ran at step 0 are not counted: the output does not name tests/);
@@ -131,7 +134,7 @@ describe("tests outside the reference (padding)", () => {
     const id2 = judgeTests(counts(null, { passed: 100, failed: 5, skipped: 0 }), 2, [{ step: 0, tests: base }, { step: 1, tests: now }])!;
     expect(adjustCounts(counts(null, { passed: 100, failed: 5, skipped: 0 }), id2)).toMatchObject({ passed: 95, failed: 5 });
     // The real fix of the three is 100/100.
-    expect(judgeTests(counts(null, { passed: 100, failed: 0, skipped: 0 }), 2, [{ step: 0, tests: base }, { step: 1, tests: now }])).toEqual({ lost: [], extraSkipped: 0, fewer: 0, reference: 0 });
+    expect(judgeTests(counts(null, { passed: 100, failed: 0, skipped: 0 }), 2, [{ step: 0, tests: base }, { step: 1, tests: now }])).toEqual({ lost: [], extraSkipped: 0, reference: 0 });
   });
 });
 

@@ -56,7 +56,7 @@ describe("corpus of real outputs", () => {
       for (const f of r.failures) if (n("failed") === r.failed) expect(r.cases.some((x) => x.name === f.name && x.status === "failed"), `${id}: ${f.name}`).toBe(true);
     }
     for (const t of ["node-test/node20-tap-failing", "vitest/json-failing", "jest/json-failing", "vitest/junit-failing"]) expect(named, t).toContain(t);
-    const runners = ["pytest/pytest9-v-failing", "pytest/pytest9-subtests-v", "go-test/verbose-failing", "go-test/json-failing", "go-test/errorf-verbose", "go-test/errorf-json", "cargo/test-failing", "cargo/test-failing-color", "mocha/spec-failing", "mocha/spec-passing-color"];
+    const runners = ["ava/default-failing", "ava/many-2-failing", "pytest/pytest9-v-failing", "pytest/pytest9-subtests-v", "go-test/verbose-failing", "go-test/json-failing", "go-test/errorf-verbose", "go-test/errorf-json", "cargo/test-failing", "cargo/test-failing-color", "mocha/spec-failing", "mocha/spec-passing-color"];
     for (const t of runners) expect(named, t).toContain(t);
   });
 

@@ -16,7 +16,7 @@ const tscDiags: Diagnostic[] = [
   { file: "src/a.ts", line: 7, column: 23, code: "TS7006", message: "Parameter 'value' implicitly has an 'any' type.", severity: "error", source: "tsc" },
 ];
 const eslintDiag: Diagnostic = { file: "src/c.js", line: 2, column: 7, code: "prefer-const", message: "'x' is never reassigned. Use 'const' instead.", severity: "error", source: "eslint" };
-const run = (entries: Point[], best?: Point, perfDirection: "lower" | "higher" = "lower") => suggestionsFromEvaluations({ entries, best: best ?? entries[entries.length - 1], perfDirection });
+const run = (entries: Point[], best?: Point, perfDirection: "lower" | "higher" = "lower") => suggestionsFromEvaluations({ entries, best: best ?? entries[entries.length - 1], perfDirection, sessionId: "s1" });
 
 describe("suggestions from the last evaluation", () => {
   it("build errors are critical, one per distinct error with its other locations", () => {
@@ -63,7 +63,7 @@ describe("suggestions from the last evaluation", () => {
     expect(t[0]).toMatchObject({ file: "index.js", line: 169 });
     expect(t[0]!.message).toMatch(/^5 tests fail with one cause at index\.js:169: TypeError: Cannot read properties/);
     expect(t[0]!.action).toMatch(/all 5 should pass together/);
-    expect(t[1]!.action).toMatch(/trm_read_log \{"command":"test","at":"1"\}/);
+    expect(t[1]!.action).toMatch(/trm_read_log \{"sessionId":"s1","at":"1","command":"test"\}/);
   });
 
   it("unreadable test output is a high suggestion naming the formats that are read", () => {

@@ -4,7 +4,7 @@
  * difference or the error with its stack) and a summary that names no passed count when a test
  * failed (`3 tests failed`, `1 test skipped`; `2 tests passed` only when all passed).
  */
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, firstProjectFrame, normalizePath } from "../util.js";
 import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
 
@@ -24,17 +24,20 @@ export function parseAva(input: TestInput): TestCounts | null {
     }
   }
   if (!hasSummary) return null;
-  let ticks = 0;
-  let skips = 0;
+  const passedNames: string[] = [];
+  const skippedNames: string[] = [];
   const failed: string[] = [];
   let sep = -1;
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i]!.trim();
-    if (t.startsWith("✔ ")) ticks++;
-    else if (t.startsWith("- [skip] ")) skips++;
+    // A slow test's line ends with its duration: `✔ name (1.2s)`.
+    if (t.startsWith("✔ ")) passedNames.push(t.slice(2).replace(/ \(\d+(?:\.\d+)?m?s\)$/, ""));
+    else if (t.startsWith("- [skip] ")) skippedNames.push(t.slice("- [skip] ".length));
     else if (t.startsWith("✘ [fail]: ")) failed.push(t.slice("✘ [fail]: ".length).replace(REASON_RE, ""));
     else if (t === "─" && sep < 0) sep = i;
   }
+  const ticks = passedNames.length;
+  const skips = skippedNames.length;
   if (ticks === 0 && failed.length === 0 && summary.passed === undefined) return null;
   // The failure blocks: a title line (the test's name) after a blank line, up to the next title.
   const failures: TestFailure[] = [];
@@ -59,7 +62,13 @@ export function parseAva(input: TestInput): TestCounts | null {
   for (const f of failed) if (!titles.has(f)) failures.push(failure(f));
   const nFailed = summary.failed ?? failed.length;
   const passed = summary.passed ?? ticks;
-  return counts("ava", { passed, failed: nFailed, skipped: summary.skipped ?? skips }, failures);
+  const skipped = summary.skipped ?? skips;
+  // Every test has its line: the tests are named (and tracked by name) when the lines match the counts.
+  const named = ticks === passed && failed.length === nFailed && skips === skipped;
+  const cases: TestCase[] | undefined = named
+    ? [...passedNames.map((name) => ({ name, status: "passed" as const })), ...failed.map((name) => ({ name, status: "failed" as const })), ...skippedNames.map((name) => ({ name, status: "skipped" as const }))]
+    : undefined;
+  return counts("ava", { passed, failed: nFailed, skipped }, failures, undefined, cases);
 }
 
 function blockFailure(name: string, body: string[], cwd?: string): TestFailure {
