@@ -149,6 +149,14 @@ describe("formats of the same run agree", () => {
     }
   });
 
+  it("ava's default and TAP reporters say a thrown error and a rejection the same way", () => {
+    const [text, tap] = ["ava/default-failing", "ava/tap-failing"].map((id) =>
+      (run(loadCase(id)) as TestCounts).failures.filter((f) => f.name !== "lib › mul multiplies").map((f) => `${f.name}: ${f.message}`),
+    );
+    expect(tap).toEqual(text);
+    expect(tap![0]).toBe("lib › shout without name: Error thrown in test: TypeError: Cannot read properties of undefined (reading 'toUpperCase')");
+  });
+
   it("vitest's text, JSON and JUnit reports name the same failing tests", () => {
     const names = ["vitest/default-failing", "vitest/json-failing", "vitest/junit-failing"].map((id) =>
       (run(loadCase(id)) as TestCounts).failures.map((f) => f.name).sort(),

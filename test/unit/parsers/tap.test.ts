@@ -51,6 +51,28 @@ describe("TAP read by tap-parser", () => {
     ]);
   });
 
+  it("says an error AVA dumps as an object as its default reporter does, and leaves other dumps as they are", () => {
+    const point = (n: number, key: string, ...dump: string[]) => [`not ok ${n} - t${n}`, "  ---", "    name: AssertionError", "    details:", `      '${key}': |-`, ...dump.map((l) => `        ${l}`), `    message: ${key.replace(/[.:]?\s*(Reason:)?$/, "")}`, "  ...", ""];
+    const r = parseTests(
+      out(
+        [
+          "TAP version 13",
+          ...point(1, "Error thrown in test:", "TypeError {", "  code: 'ERR_X',", "  message: 'it \\'broke\\' here',", "}"),
+          ...point(2, "Rejected promise returned by test. Reason:", "Error {", "  message: 'network down',", "}"),
+          ...point(3, "Rejected promise returned by test. Reason:", "'a plain string'"),
+          ...point(4, "Error thrown in test:", "Foo {", "  message: 'not an error',", "}"),
+          "1..4",
+        ].join("\n"),
+      ),
+    );
+    expect(r?.failures.map((f) => f.message)).toEqual([
+      "Error thrown in test: TypeError: it 'broke' here",
+      "Rejected promise returned by test: Error: network down",
+      "Rejected promise returned by test. Reason:\n'a plain string'",
+      "Error thrown in test:\nFoo {\nmessage: 'not an error',\n}",
+    ]);
+  });
+
   it("joins a Vitest message whose later lines start at column 0 inside a quoted value", () => {
     const r = parseTests(tap("not ok 1 - slow # time=300ms", '    ---', "    error:", '        name: "Error"', '        message: "Timed out.', 'Raise \\"testTimeout\\"."', '    at: "/WORKTREE/a.test.js:3:1"', "    ...", "1..1"), { cwd: CWD });
     expect(r?.failures).toEqual([{ name: "slow", message: 'Error: Timed out.\nRaise "testTimeout".', file: "a.test.js", line: 3 }]);

@@ -58,10 +58,31 @@ function dropRepeatedMessage(body: string[]): string[] {
   return body;
 }
 
-/** ava's `details` map: `'Difference (- actual, + expected):': |- ...` becomes its key and text. */
+/**
+ * ava's `details` map: its key says what happened (`'Difference (- actual, + expected):'`,
+ * `'Error thrown in test:'`), its value shows it. A thrown error is shown as an object dump
+ * (`TypeError {\n  message: '…',\n}`): it is said as the default reporter says it,
+ * `Error thrown in test: TypeError: …`.
+ */
 function detailsOf(y: Record<string, string | undefined>): string | undefined {
-  for (const [k, v] of Object.entries(y)) if (k.startsWith("details.") && v !== undefined) return `${k.slice(8)}\n${v}`;
+  for (const [k, v] of Object.entries(y)) {
+    if (!k.startsWith("details.") || v === undefined) continue;
+    const key = k.slice("details.".length);
+    const err = errorOfDump(v);
+    return err ? `${key.replace(/[.:]?\s*(?:Reason:)?$/, "")}: ${err}` : `${key}\n${v}`;
+  }
   return undefined;
+}
+
+/** `TypeError {\n  message: 'it \'broke\'',\n  …}` (concordance's dump of an error) as `TypeError: it 'broke'`. */
+function errorOfDump(dump: string): string | undefined {
+  const head = /^([A-Z][\w$]*) \{\n/.exec(dump);
+  if (!head || !/Error|Exception/.test(head[1]!)) return undefined;
+  const line = dump.slice(head[0].length).split("\n", 40).find((l) => /^\s*message: /.test(l));
+  if (line === undefined) return undefined;
+  const m = /^\s*message: '((?:[^'\\]|\\.)*)',?$/.exec(line);
+  if (!m) return undefined;
+  return `${head[1]}: ${m[1]!.replace(/\\(.)/g, "$1")}`;
 }
 
 /** The assertion's place: `at: fn (file:1:2)` (ava, tape, vitest) or node-tap's `at.fileName`/`at.lineNumber`. */
