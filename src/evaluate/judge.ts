@@ -48,7 +48,10 @@ function unreadableAfterReadable(ev: Evaluation, earlier: { step: number; evalua
   const notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK));
   const shown = earlier.filter((e) => !e.evaluation.commands.test?.skipped && knownCounts(e.evaluation.tests) && e.evaluation.tests.passed + e.evaluation.tests.failed > 0);
   const last = shown[shown.length - 1];
-  if (!last || !ev.testsPass) return notices.length === ev.notices.length ? ev : { ...ev, notices };
+  // Passed and failed read, only the skipped count unknown (tape prints nothing for test.skip): the
+  // output is still read and scored by its counts, whatever an earlier step's output showed.
+  const read = !!ev.tests && ev.tests.passed !== null && ev.tests.failed !== null;
+  if (!last || !ev.testsPass || read) return notices.length === ev.notices.length ? ev : { ...ev, notices };
   const t = last.evaluation.tests!;
   notices.unshift(
     `${UNREADABLE_MARK}, although step ${last.step} reported ${t.passed! + t.failed!} tests by its output: the test signal counts as failing instead of following the exit code. If the candidate changed the test command's script or reporter, restore it.`,

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { TestCounts } from "./types.js";
 
 const FIXES: [RegExp, string][] = [
   [/\bava\b/, "AVA: add --tap (ava --tap)"],
@@ -60,4 +61,20 @@ export function countsHint(cmd: string, cwd: string): string {
   if (read(path.join(cwd, "go.mod")) !== "") return match("go test")!;
   if (read(path.join(cwd, "Cargo.toml")) !== "") return match("cargo test")!;
   return 'make the runner print TAP, JUnit XML (testReport: "<file>") or its JSON report';
+}
+
+/**
+ * What a test run whose counts are not all known says about its score (score.ts: with passed and failed
+ * known the counts score it, else the exit code does), and the parser's own note on a passing run.
+ */
+export function countsNotices(t: TestCounts | null, exitCode: number | null | undefined, ok: boolean, cmd: string, cwd: string): string[] {
+  if (t && t.passed !== null && t.failed !== null && t.total !== null) return ok && t.failed === 0 && t.note ? [t.note] : [];
+  if (t && t.passed !== null && t.failed !== null) {
+    // Only the skipped count is unknown (tape prints nothing for test.skip): the counts still score it.
+    return [`Test counts are partly unknown (${t.note ?? `${t.format} does not print how many were skipped`}); the test score uses the ${t.passed} passed and ${t.failed} failed.`];
+  }
+  const how = countsHint(cmd, cwd);
+  if (!t) return [`Test output could not be read, so the test score follows the exit code (${exitCode ?? "killed"}: ${ok ? "pass" : "fail"}). To get counts and failing tests: ${how}.`];
+  const said = [`Test counts are partly unknown (${t.format} does not print them all), so the test score follows the exit code. For exact counts: ${how}.`];
+  return ok && t.failed === 0 && t.note ? [...said, t.note] : said;
 }
