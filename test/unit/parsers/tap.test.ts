@@ -38,6 +38,9 @@ describe("TAP read by tap-parser", () => {
     const r = parseTests(tap("# Subtest: suite", "    # Subtest: a", "    ok 1 - a", "    # Subtest: b", "    not ok 2 - b", "      ---", "      error: 'boom'", "      ..."));
     expect(r).toMatchObject({ passed: 1, failed: 1 });
     expect(r?.failures).toEqual([{ name: "b", message: "boom" }]);
+    // 200,000 of them: more than a call's arguments can hold.
+    const many = parseTests(out(`TAP version 13\n# Subtest: suite\n${Array.from({ length: 200_000 }, (_, i) => `    ok ${i + 1} - t${i}\n`).join("")}`));
+    expect(many).toMatchObject({ passed: 200_000, failed: 0 });
   });
 
   it("keeps tape's values as printed, not as YAML reads them", () => {

@@ -57,7 +57,7 @@ export interface TapStream {
   afterLastGroup: string[];
 }
 
-/** 16 levels of subtests: deeper than any real nesting (YAML blocks, which are deeper, are not fed). */
+/** 16 levels of subtests, more than any real nesting (YAML blocks, the deepest lines, are not fed at all). */
 const MAX_INDENT = 64;
 /**
  * Failing points whose YAML is read: the failure list is cut at MAX_FAILURES (twice as many leaves room
@@ -142,7 +142,7 @@ export function readTap(lines: string[]): TapStream {
         // A buffered child (`ok 1 - suite {`) or one without a `# Subtest:` line announces nothing.
         if (child.closingTestPoint) closing.set(child.closingTestPoint, { children, subtest: !child.buffered && child.name !== "" });
         // A child cut short (the process died) has no closing point: its points stand on their own.
-        else into.push(...children);
+        else for (const c of children) into.push(c);
       });
     });
     p.on("assert", (res: Result) => {
