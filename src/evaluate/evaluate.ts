@@ -13,7 +13,7 @@ import type { Sandbox } from "./sandbox.js";
 import { perfScore, testsPassed, testsScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
 import { markersSeen, splitAndChain, splitChainOutput, stripMarkers, wrapChain, type WrappedChain } from "./chain.js";
 import { readChainDiagnostics, readChainTests } from "./read-tests.js";
-import { countsHint } from "./runner-hint.js";
+import { countsNotices } from "./runner-hint.js";
 import { testsLine } from "./feedback.js";
 import type { TestIdentity } from "./test-identity.js";
 import type { CommandOutput, Diagnostic, TestCounts } from "./types.js";
@@ -285,15 +285,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     if (gate) {
       const t = ev.tests;
       notices.push(`quickTestCmd failed${t ? ` (${testsLine(t)})` : ` (exit ${gate.exitCode ?? "killed"})`}, so the full test command was skipped and the test signal counts as failing.`);
-    } else if (r && (!ev.tests || ev.tests.passed === null || ev.tests.total === null)) {
-      const how = countsHint(opts.commands.test, opts.cwd);
-      notices.push(
-        !ev.tests
-          ? `Test output could not be read, so the test score follows the exit code (${r.exitCode ?? "killed"}: ${ok ? "pass" : "fail"}). To get counts and failing tests: ${how}.`
-          : `Test counts are partly unknown (${ev.tests.format} does not print them all), so the test score follows the exit code. For exact counts: ${how}.`,
-      );
-    }
-    if (r && ok && ev.tests && ev.tests.failed === 0 && ev.tests.note) notices.push(ev.tests.note);
+    } else if (r) notices.push(...countsNotices(ev.tests, r.exitCode, ok, opts.commands.test, opts.cwd));
   }
   if (opts.commands.bench) {
     const r = results.bench;

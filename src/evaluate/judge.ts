@@ -83,7 +83,10 @@ function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weigh
   let testIdentity: Evaluation["testIdentity"];
   const shown = earlier.filter((e) => !e.evaluation.commands.test?.skipped && knownCounts(e.evaluation.tests) && e.evaluation.tests.passed + e.evaluation.tests.failed > 0);
   const last = shown[shown.length - 1];
-  if (last && testsPass) {
+  // Passed and failed read, only the skipped count unknown (tape prints nothing for test.skip): the
+  // output is still read and scored by its counts, whatever an earlier step's output showed.
+  const read = !!tests && tests.passed !== null && tests.failed !== null;
+  if (last && testsPass && !read) {
     const t = last.evaluation.tests!;
     notices.unshift(
       `${UNREADABLE_MARK}, although step ${last.step} reported ${t.passed! + t.failed!} tests by its output: the test signal counts as failing instead of following the exit code. If the candidate changed the test command's script or reporter, restore it.`,

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { programOf, splitAndChain } from "./chain.js";
+import type { TestCounts } from "./types.js";
 
 const FIXES: [RegExp, string][] = [
   [/\bava\b/, "AVA: add --tap (ava --tap)"],
@@ -100,4 +101,20 @@ export function chainAdvice(cmd: string, cwd: string): string | undefined {
     ...(rest.length ? { checks: rest.map((c) => ({ name: c.program.replace(/[^\w-]/g, "-").slice(0, 32), cmd: c.part, weight: 0.1 })) } : {}),
   });
   return `${via} runs ${programs.join(", ")} one after another, and a failing ${checkers.map((c) => c.program).join(" or ")} stops the chain before the tests report. Given apart, as ${given}, they run at the same time as the tests, each with its own output and timeout.`;
+}
+
+/**
+ * What a test run whose counts are not all known says about its score (score.ts: with passed and failed
+ * known the counts score it, else the exit code does), and the parser's own note on a passing run.
+ */
+export function countsNotices(t: TestCounts | null, exitCode: number | null | undefined, ok: boolean, cmd: string, cwd: string): string[] {
+  if (t && t.passed !== null && t.failed !== null && t.total !== null) return ok && t.failed === 0 && t.note ? [t.note] : [];
+  if (t && t.passed !== null && t.failed !== null) {
+    // Only the skipped count is unknown (tape prints nothing for test.skip): the counts still score it.
+    return [`Test counts are partly unknown (${t.note ?? `${t.format} does not print how many were skipped`}); the test score uses the ${t.passed} passed and ${t.failed} failed.`];
+  }
+  const how = countsHint(cmd, cwd);
+  if (!t) return [`Test output could not be read, so the test score follows the exit code (${exitCode ?? "killed"}: ${ok ? "pass" : "fail"}). To get counts and failing tests: ${how}.`];
+  const said = [`Test counts are partly unknown (${t.format} does not print them all), so the test score follows the exit code. For exact counts: ${how}.`];
+  return ok && t.failed === 0 && t.note ? [...said, t.note] : said;
 }

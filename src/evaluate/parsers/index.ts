@@ -26,18 +26,22 @@ import { cleanText, splitLines } from "./util.js";
 
 export { parseBenchValue } from "./bench.js";
 
-/** The test output formats parseTests reads, for a "could not read test results" message. */
+/**
+ * The test output formats parseTests reads, named as a user would ask their runner for them: the
+ * feedback lists them when a test command's output could not be read (feedback.ts). Every entry is
+ * backed by real captures in fixtures/outputs.
+ */
 export const KNOWN_TEST_FORMATS: string[] = [
-  "JUnit XML report file",
-  "TAP (node --test, node-tap, tape, ava --tap, mocha --reporter tap)",
-  "AVA, uvu and Jasmine default reporters",
+  "JUnit XML, as a report file (testReport) or printed: vitest --reporter=junit, node --test --test-reporter=junit, pytest --junitxml, mocha --reporter xunit, jest-junit, Maven Surefire",
+  "TAP: node --test --test-reporter=tap, node-tap, tape, ava --tap, mocha --reporter tap, vitest --reporter=tap or tap-flat",
   "node --test spec reporter",
-  "Vitest (JSON and default reporters)",
-  "Jest (JSON and default reporters)",
+  "Vitest (default, verbose and JSON reporters)",
+  "Jest (default, verbose and --json)",
   "Mocha (spec and JSON reporters)",
-  "pytest",
-  "unittest",
-  "go test (text and -json)",
+  "AVA, uvu and Jasmine default reporters",
+  "pytest (default, -q, -v, -rA)",
+  "unittest (default and -v)",
+  "go test (text, -v and -json)",
   "cargo test",
 ];
 

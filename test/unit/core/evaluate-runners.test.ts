@@ -159,6 +159,18 @@ describe("counts the output does not show", () => {
     expect(ev.notices.join("\n")).toMatch(/partly unknown/);
   });
 
+  it("tape: a test.skip prints nothing, so only the skipped count is unknown and the counts still score", async () => {
+    const cwd = worktree({ tape: { file: "tape/finished-failing.txt", exit: 1 }, passing: { file: "tape/skip-passing.txt", exit: 0 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/tape" }));
+    expect(ev.tests).toMatchObject({ passed: 3, failed: 4, skipped: null, total: null });
+    expect(ev.components.test).toBeCloseTo(3 / 7);
+    expect(ev.notices.join("\n")).toMatch(/partly unknown \(tape prints nothing for test\.skip, so the skipped count is unknown\); the test score uses the 3 passed and 4 failed\./);
+    expect(ev.notices.join("\n")).not.toMatch(/follows the exit code/);
+    const { evaluation: passing } = await evaluate(base(cwd, { test: "bin/passing" }));
+    expect(passing).toMatchObject({ testsPass: true, components: { test: 1 } });
+    expect(passing.notices.filter((n) => n.includes("test.skip"))).toHaveLength(1);
+  });
+
   it("a run whose tests all pass but exits 1 for coverage invents no failing test", async () => {
     const cwd = worktree({ tap: { file: "tap21/coverage-passing.txt", exit: 1 } });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/tap" }));

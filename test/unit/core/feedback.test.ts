@@ -46,6 +46,15 @@ describe("feedback", () => {
     expect(text.trimEnd().endsWith("halt: continue: tests failing")).toBe(true);
   });
 
+  it("names the formats it reads when the test output could not be read, in one short line", () => {
+    const ev = { ...evaluation([], []), tests: null };
+    const text = renderFeedback({ step: 3, ev, progress, halt, diagnostics: [], failures: [] });
+    const line = text.split("\n").find((l) => l.startsWith("note: formats read: "));
+    expect(line).toMatch(/vitest --reporter=tap or tap-flat.*Jest \(default, verbose and --json\)/);
+    expect(line).toMatch(/node --test --test-reporter=junit/);
+    expect(countTokens(line!)).toBeLessThan(200);
+  });
+
   it("orders build errors, new failures, older failures, then lint", () => {
     const d = (command: string, message: string): Diagnostic => ({ file: "a.ts", line: 1, message, severity: "error", source: "x", command });
     const diags = [d("lint", "lint problem"), d("build", "build problem")];

@@ -34,9 +34,13 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-/** Enough of semver for `engines.node` ranges: `||` of space-separated comparators (>=, >, <=, <, ^, =). */
+/**
+ * Enough of semver for `engines.node` ranges: `||` of space-separated comparators (>=, >, <=, <, ^, =);
+ * a bare partial version is an X-range, as npm reads it (`20` is any 20.x.y: tap-parser's `20 || >=22`).
+ */
 function satisfies(version: string, range: string): boolean {
-  const parse = (t: string) => [...t.replace(/^v/, "").split("."), "0", "0"].slice(0, 3).map(Number);
+  const given = (t: string) => t.replace(/^v/, "").split(".").filter((p) => p !== "" && p !== "x" && p !== "*");
+  const parse = (t: string) => [...given(t), "0", "0"].slice(0, 3).map(Number);
   const cmp = (a: number[], b: number[]) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
   const v = parse(version);
   return range.split("||").some((alt) =>
@@ -52,7 +56,8 @@ function satisfies(version: string, range: string): boolean {
         if (op === "<=") return d <= 0;
         if (op === "<") return d < 0;
         if (op === "^") return d >= 0 && v[0] === parse(num)[0];
-        return d === 0;
+        // `=` or none: the parts given must match, the missing ones are free.
+        return given(num).every((p, k) => v[k] === Number(p));
       }),
   );
 }
@@ -73,6 +78,11 @@ describe("the packages code-trm installs on Node 20", () => {
     expect(satisfies("20.5.0", "^20.19.0 || >=22.12.0")).toBe(false);
     expect(satisfies("20.20.2", "^20.19.0 || >=22.12.0")).toBe(true);
     expect(satisfies("20.5", ">=20.5.0")).toBe(true);
+    expect(satisfies("20.5.0", "20 || >=22")).toBe(true);
+    expect(satisfies("21.1.0", "20 || >=22")).toBe(false);
+    expect(satisfies("22.0.0", "20 || >=22")).toBe(true);
+    expect(satisfies("20.5.0", "20.4")).toBe(false);
+    expect(satisfies("20.5.0", "=20.5.0")).toBe(true);
   });
 
   it("all accept the Node that runs them, and the runtime ones the lowest Node package.json promises (no EBADENGINE)", () => {
