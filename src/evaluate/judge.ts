@@ -5,7 +5,7 @@
  */
 import { checkWeights, type CheckSpec, type Evaluation } from "./evaluate.js";
 import { testScore, testsPassed, testsScore, weightedScore, type Weights } from "./score.js";
-import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, rawCounts, type TestHistoryPoint } from "./test-identity.js";
+import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, rawCounts, type KnownCounts, type TestHistoryPoint } from "./test-identity.js";
 import type { TestCounts } from "./types.js";
 import { unconfirmedNotice, unconfirmedTests } from "./unconfirmed.js";
 
@@ -21,9 +21,22 @@ export interface JudgeOptions {
   changedTests?: string[];
 }
 
+/**
+ * Passed and failed read and the tests named, only the skipped count (or the total) unknown: tape prints
+ * nothing for test.skip. Such a run is judged by name like one with full counts (a deleted or skipped
+ * failing test scored 1.000 while it took the counts-unknown path); its unknown counts stay unknown.
+ */
+function namedCounts(t: TestCounts | null | undefined): KnownCounts | null {
+  if (!t || knownCounts(t) || t.passed === null || t.failed === null || !t.cases?.length) return null;
+  const skipped = t.skipped ?? t.cases.filter((c) => c.status === "skipped").length;
+  return { ...t, skipped, total: t.passed + t.failed + skipped } as KnownCounts;
+}
+
 /** The test counts an evaluation had before any judgement. */
 export function rawTests(ev: Evaluation): Evaluation["tests"] {
   if (knownCounts(ev.tests)) return rawCounts(ev.tests, ev.testIdentity);
+  const named = namedCounts(ev.tests);
+  if (named) return { ...rawCounts(named, ev.testIdentity), skipped: ev.tests!.skipped, total: ev.tests!.total };
   const n = ev.testIdentity?.unconfirmed?.length ?? 0;
   if (!ev.tests || n === 0) return ev.tests;
   const t = ev.tests;
@@ -33,11 +46,20 @@ export function rawTests(ev: Evaluation): Evaluation["tests"] {
 export function judgeEvaluation(ev: Evaluation, step: number, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[], opts: JudgeOptions = {}): Evaluation {
   // No test command, or its run skipped (cascade, a failed quick gate): nothing to judge.
   if (!ev.commands.test || ev.commands.test.skipped) return ev;
-  const judged = knownCounts(ev.tests) ? judgeKnown(ev, step, earlier, weights, checks) : judgeUnknown(ev, step, earlier, weights, checks, opts.changedTests ?? []);
+  const named = namedCounts(ev.tests);
+  let judged: Evaluation;
+  if (named) {
+    const j = judgeKnown({ ...ev, tests: named }, step, earlier, weights, checks);
+    judged = { ...j, tests: { ...j.tests!, skipped: ev.tests!.skipped, total: ev.tests!.total } };
+  } else judged = knownCounts(ev.tests) ? judgeKnown(ev, step, earlier, weights, checks) : judgeUnknown(ev, step, earlier, weights, checks, opts.changedTests ?? []);
   return withoutReference(judged, earlier, opts.changedTests ?? []);
 }
 
-const testsOf = (e: JudgePoint): TestHistoryPoint["tests"] => (e.evaluation.commands.test?.skipped ? null : rawTests(e.evaluation));
+const testsOf = (e: JudgePoint): TestHistoryPoint["tests"] => {
+  if (e.evaluation.commands.test?.skipped) return null;
+  const t = rawTests(e.evaluation);
+  return namedCounts(t) ?? t;
+};
 
 function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[]): Evaluation {
   const raw = rawCounts(ev.tests as Parameters<typeof rawCounts>[0], ev.testIdentity);

@@ -189,6 +189,20 @@ describe("judgeEvaluation", () => {
     expect(ev.testsPass).toBe(true);
   });
 
+  it("judges by name a run whose skipped count is unknown: the failing tape test deleted or test.skip-ed counts as failing, also re-judged", () => {
+    const tape = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), skipped: null, total: null, format: "tape" });
+    const base = evaluation(tape([["a", "passed"], ["b", "passed"], ["c", "failed"]]));
+    const gone = evaluation(tape([["a", "passed"], ["b", "passed"]]));
+    const ev = judgeEvaluation(gone, 1, [{ step: 0, evaluation: base }], W, []);
+    expect(ev.tests).toMatchObject({ passed: 2, failed: 1, skipped: null, total: null });
+    expect(ev.testsPass).toBe(false);
+    expect(ev.components.test).toBeCloseTo(2 / 3, 6);
+    expect(ev.notices.join("\n")).toMatch(/c.*went missing at step 1/);
+    expect(judgeEvaluation(ev, 1, [{ step: 0, evaluation: base }], W, [])).toEqual(ev);
+    // Against a history without the reference, the same evaluation is judged afresh.
+    expect(judgeEvaluation(ev, 1, [], W, []).tests).toMatchObject({ passed: 2, failed: 0 });
+  });
+
   it("leaves a step whose tests did not run (cascade) alone", () => {
     const skipped = { ...evaluation(null), tests: null };
     skipped.commands.test!.skipped = "build failed";
