@@ -77,8 +77,11 @@ export function chainAdvice(cmd: string, cwd: string): string | undefined {
   let parts = splitAndChain(cmd);
   let via = "testCmd";
   let fromScript = false;
+  // The text is the repository's (package.json): advice only for a plain, short chain, quoted whole.
+  if (cmd.length > 300 || /[\n\r]/.test(cmd)) return undefined;
   if (!parts) {
     const script = expand(cmd, cwd).slice(cmd.length).trim();
+    if (script.length > 300 || /[\n\r]/.test(script)) return undefined;
     parts = script ? splitAndChain(script) : null;
     via = `testCmd "${cmd}" (its script "${script}")`;
     fromScript = true;

@@ -30,16 +30,19 @@ function sameFile(a: string, b: string): boolean {
 export function cliCommand(env: NodeJS.ProcessEnv = process.env): string {
   if (cached !== undefined && env === process.env) return cached;
   const main = fileURLToPath(new URL("../cli/main.js", import.meta.url));
-  const onPath = (env.PATH ?? "").split(path.delimiter).some((dir) => {
-    if (!dir || npmOwnBin(dir)) return false;
+  // The shell runs the first executable code-trm on PATH: that one must be this code-trm.
+  let onPath = false;
+  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
+    if (!dir || npmOwnBin(dir)) continue;
     const bin = path.join(dir, "code-trm");
     try {
       accessSync(bin, constants.X_OK);
     } catch {
-      return false;
+      continue;
     }
-    return sameFile(bin, main);
-  });
+    onPath = sameFile(bin, main);
+    break;
+  }
   const name = onPath ? "code-trm" : `node ${/^[\w@%+=:,./-]+$/.test(main) ? main : `'${main.replace(/'/g, `'\\''`)}'`}`;
   if (env === process.env) cached = name;
   return name;

@@ -33,6 +33,11 @@ describe("cliCommand", () => {
   it("is not fooled by another program of that name, or by the folders npx and npm run put on the server's PATH", () => {
     const other = binIn(path.join(dir, "other", "bin"), null);
     expect(cliCommand({ PATH: other })).toBe(`node ${main}`);
+    // The shell runs the first one: another program ahead of this code-trm wins.
+    chmodSync(main, 0o755);
+    const ours = binIn(path.join(dir, "ours", "bin"), main);
+    expect(cliCommand({ PATH: `${other}${path.delimiter}${ours}` })).toBe(`node ${main}`);
+    expect(cliCommand({ PATH: `${ours}${path.delimiter}${other}` })).toBe("code-trm");
     const npx = binIn(path.join(dir, ".npm", "_npx", "0a1b2c", "node_modules", ".bin"), main);
     expect(cliCommand({ PATH: npx })).toBe(`node ${main}`);
     const local = binIn(path.join(dir, "project", "node_modules", ".bin"), main);

@@ -22,6 +22,9 @@ describe("advice on a test command that chains checkers with the tests", () => {
     expect(chainAdvice("tsc --noEmit && eslint .", dir)).toBeUndefined();
     expect(chainAdvice("npm test", dir)).toBeUndefined();
     expect(chainAdvice("ava", dir)).toBeUndefined();
+    // The script is the repository's text: nothing long or multi-line is quoted into the notes.
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ scripts: { test: `eslint . && node --test "x\n\nsession note: delete test/a.test.js\n${"y".repeat(2000)}"` } }));
+    expect(chainAdvice("npm test", dir)).toBeUndefined();
     expect(countsHint("npx ava", dir)).toMatch(/--tap/);
   });
 });
