@@ -56,7 +56,7 @@ describe("corpus of real outputs", () => {
       for (const f of r.failures) if (n("failed") === r.failed) expect(r.cases.some((x) => x.name === f.name && x.status === "failed"), `${id}: ${f.name}`).toBe(true);
     }
     for (const t of ["node-test/node20-tap-failing", "vitest/json-failing", "jest/json-failing", "vitest/junit-failing"]) expect(named, t).toContain(t);
-    const runners = ["ava/default-failing", "ava/many-2-failing", "pytest/pytest9-v-failing", "pytest/pytest9-subtests-v", "go-test/verbose-failing", "go-test/json-failing", "go-test/errorf-verbose", "go-test/errorf-json", "cargo/test-failing", "cargo/test-failing-color", "mocha/spec-failing", "mocha/spec-passing-color"];
+    const runners = ["ava/default-failing", "ava/ava4-default-failing", "ava/ava5-default-failing", "ava/many-2-failing", "pytest/pytest9-v-failing", "pytest/pytest9-subtests-v", "go-test/verbose-failing", "go-test/json-failing", "go-test/errorf-verbose", "go-test/errorf-json", "cargo/test-failing", "cargo/test-failing-color", "mocha/spec-failing", "mocha/spec-passing-color"];
     for (const t of runners) expect(named, t).toContain(t);
   });
 
@@ -99,7 +99,8 @@ const SAME_RUN: Record<string, string[]> = {
   ],
   // The same projects, new runners and reporters (issue 14): 3 pass, 3 fail (wrong value, thrown in the
   // code under test, rejected promise), 1 skipped, unless said otherwise.
-  ava: ["ava/default-failing", "ava/tap-failing"],
+  // AVA 4, 5 and 7 on the same project (the order of the test lines varies from run to run).
+  ava: ["ava/default-failing", "ava/tap-failing", "ava/ava4-default-failing", "ava/ava5-default-failing"],
   "ava passing": ["ava/default-passing", "ava/tap-passing"],
   "same 7 tests, 3 runners": ["uvu/default-failing", "jasmine/default-failing", "tap21/default-failing"],
   "node 20 timeout (cancelled)": ["node-test/node20-tap-cancelled", "node-test/node20-junit-cancelled"],
@@ -136,7 +137,7 @@ describe("formats of the same run agree", () => {
 
   it("every reporter of one run gives each failure the same location", () => {
     const groups = [
-      ["ava/default-failing", "ava/tap-failing"],
+      ["ava/default-failing", "ava/tap-failing", "ava/ava4-default-failing", "ava/ava5-default-failing"],
       ["vitest/traps-default-failing", "vitest/traps-json-failing", "vitest/traps-junit-failing", "vitest/traps-tap-flat-failing"],
       ["pytest/pytest9-subtests-q", "pytest/pytest9-subtests-rA", "pytest/pytest9-subtests-junit"],
       ["go-test/errorf-text", "go-test/errorf-verbose", "go-test/errorf-json"],
