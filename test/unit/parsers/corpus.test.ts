@@ -74,6 +74,8 @@ describe("corpus of real outputs", () => {
       for (const f of r!.failures) {
         expect(f.name.length, id).toBeGreaterThan(0);
         expect(f.message, `${id}: ${f.name}`).toBeTruthy();
+        // A reporter's rule (AVA's ─ before its summary) is not part of the message.
+        expect(f.message, `${id}: ${f.name}`).not.toMatch(/[─━]\s*$/);
         // Paths are relative to the worktree once cwd is known.
         if (f.file) expect(f.file.startsWith(CWD), `${id}: ${f.file}`).toBe(false);
       }

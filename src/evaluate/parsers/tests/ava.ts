@@ -52,7 +52,7 @@ export function parseAva(input: TestInput): TestCounts | null {
   const ticks = passedNames.length;
   const skips = skippedNames.length;
   if (ticks === 0 && failedLines.length === 0 && summary.passed === undefined) return null;
-  // The failure blocks: a title line (the test's name) after a blank line, up to the next title.
+  // The failure blocks: a title line (the test's name) after a blank line, up to the next title or rule.
   const starts = sep >= 0 ? blockStarts(lines, sep, failedLines) : [];
   const titles = starts.map((s) => s.name);
   const failed = failedLines.map((l) => nameOf(l, titles));
@@ -60,7 +60,8 @@ export function parseAva(input: TestInput): TestCounts | null {
   for (let k = 0; k < starts.length; k++) {
     const { i, name } = starts[k]!;
     const end = Math.min(starts[k + 1]?.i ?? lines.length, i + 200);
-    const body = lines.slice(i + 1, end);
+    const body: string[] = [];
+    for (let j = i + 1; j < end && lines[j]!.trim() !== RULE; j++) body.push(lines[j]!);
     failures.push(blockFailure(name, body, cwd));
   }
   for (const f of failed) if (!titles.includes(f)) failures.push(failure(f));
