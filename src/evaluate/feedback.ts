@@ -117,6 +117,12 @@ export function renderFeedback(args: {
   }
   head.push(sig.join(" · "));
   for (const n of [...(args.notes ?? []), ...ev.notices]) head.push(`note: ${n}`);
+  // The counts came from the quick gate when it failed and the full suite was skipped.
+  const testKey = ev.commands.test?.skipped && ev.commands.quickTest ? "quickTest" : "test";
+  const readLog = (command: string) => `trm_read_log ${JSON.stringify({ sessionId: args.sessionId ?? "<id>", at: String(step), command })}`;
+  // Failing tests counted but none named: no failure line below can carry the pointer to the log.
+  const unnamed = !!ev.tests && (ev.tests.failed ?? 0) > 0 && ev.tests.failures.length === 0;
+  if (unnamed) head.push(`note: ${ev.tests!.failed} failing test${ev.tests!.failed === 1 ? "" : "s"} counted, but the output names none of them: read it with ${readLog(testKey)}`);
   if (ev.commands.test && !ev.commands.test.skipped && !ev.tests) {
     head.push(`note: formats read: ${KNOWN_TEST_FORMATS.join("; ")}.`);
   }
@@ -132,7 +138,7 @@ export function renderFeedback(args: {
   const showFail = (f: Correlated<TestFailure>) => {
     const l = f.item.file ? ` (${f.item.file}${f.item.line ? `:${f.item.line}` : ""})` : "";
     // Without a message or a place, the log is the only clue: say exactly how to read it.
-    const read = !f.item.message || !f.item.file ? ` — trm_read_log {"sessionId":"${args.sessionId ?? "<id>"}","at":"${step}","command":"test"}` : "";
+    const read = !f.item.message || !f.item.file ? ` — ${readLog(testKey)}` : "";
     return `${truncate(f.item.name, 120)}${f.item.message ? `: ${truncate(f.item.message.replace(/\s+/g, " "), 200)}` : ""}${l} [${since(f.introducedAtStep)}]${read}`;
   };
   const nowFailing = new Set(args.failures.map((f) => f.item.name));
@@ -158,7 +164,7 @@ export function renderFeedback(args: {
   const structured = args.diagnostics.length + args.failures.length;
   for (const [key, rec] of Object.entries(ev.commands)) {
     if (!rec || rec.skipped || (rec.exitCode === 0 && !rec.timedOut)) continue;
-    if (structured > 0 && key !== "bench" && !key.startsWith("check:")) continue;
+    if (structured > 0 && key !== "bench" && !key.startsWith("check:") && !(unnamed && key === testKey)) continue;
     sections.push({ title: `${key} output (exit ${rec.exitCode ?? "killed"})`, lines: [capHeadTail(rec.output.trim(), LIMITS.maxFeedbackOutputChars).text] });
   }
 
