@@ -31,7 +31,7 @@ describe("corpus of real outputs", () => {
     expect(ids.length).toBeGreaterThanOrEqual(70);
     // Every tool the parsers claim to read is represented.
     const tools = new Set(ids.map((id) => id.split("/")[0]));
-    for (const t of ["node-test", "ava", "tape", "uvu", "jasmine", "tap21", "vitest", "jest", "mocha", "pytest", "unittest", "go-test", "cargo", "junit", "tsc", "eslint", "python", "flake8", "pylint", "mypy", "go", "rustc", "bench"]) {
+    for (const t of ["node-test", "ava", "tape", "uvu", "jasmine", "tap21", "vitest", "jest", "mocha", "pytest", "unittest", "go-test", "cargo", "junit", "tsc", "eslint", "xo", "python", "flake8", "pylint", "mypy", "go", "rustc", "bench"]) {
       expect(tools.has(t), t).toBe(true);
     }
   });
@@ -125,6 +125,7 @@ const SAME_RUN: Record<string, string[]> = {
 const SAME_DIAGNOSTICS: Record<string, string[]> = {
   tsc: ["tsc/plain-errors", "tsc/pretty-errors", "tsc/pretty-false-errors"],
   eslint: ["eslint/stylish", "eslint/stylish-color", "eslint/json"],
+  "xo 0.54": ["xo/xo054-default", "xo/xo054-color"],
   flake8: ["flake8/default", "flake8/via-python-m"],
   mypy: ["mypy/default", "mypy/pretty"],
   rustc: ["rustc/cargo-build-errors", "rustc/cargo-build-errors-color", "rustc/rustc-direct-errors", "rustc/cargo-build-short"],
@@ -172,6 +173,15 @@ describe("formats of the same run agree", () => {
     const results = group.map((id) => run(loadCase(id)));
     for (const r of results) expect(r).toEqual(results[0]);
     expect((results[0] as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it("xo 0.54 and 1.x report the same problems at the same places on the same project", () => {
+    const places = (id: string) => (run(loadCase(id)) as { file?: string; line?: number; column?: number; severity: string }[]).map((d) => `${d.file}:${d.line}:${d.column} ${d.severity}`);
+    expect(places("xo/xo1-default")).toEqual(places("xo/xo054-default"));
+    // A parsing error has no rule; xo 1 names its stylistic rules with their plugin.
+    const codes = (id: string) => (run(loadCase(id)) as { code?: string }[]).map((d) => d.code);
+    expect(codes("xo/xo054-default")).toEqual(["no-warning-comments", "no-var", "no-unused-vars", "no-eq-null", "eqeqeq", undefined, "semi"]);
+    expect(codes("xo/xo1-default").at(-1)).toBe("@stylistic/semi");
   });
 
   it("pylint's 0-based columns line up with flake8 and mypy on the same file", () => {
