@@ -160,11 +160,14 @@ export function renderFeedback(args: {
     { title: "warnings", lines: groupDiagnostics(args.diagnostics.filter((d) => d.item.severity !== "error")).map(showGroup) },
   ];
 
-  // When nothing could be parsed out of a failing command, its raw output is the only clue.
-  const structured = args.diagnostics.length + args.failures.length;
+  // When nothing could be parsed out of a failing command, its raw output is the only clue, whatever the
+  // other commands gave (at the camelcase baseline, AVA's named failures hid why "lint FAILED").
+  // A made-up failure (a crash, a failing part of a chain) is not something parsed out of it.
+  const own = (key: string) =>
+    args.diagnostics.filter((d) => (d.item.command ?? "build") === key).length + (key === testKey ? args.failures.filter((f) => !f.item.name.startsWith("(")).length : 0);
   for (const [key, rec] of Object.entries(ev.commands)) {
     if (!rec || rec.skipped || (rec.exitCode === 0 && !rec.timedOut)) continue;
-    if (structured > 0 && key !== "bench" && !key.startsWith("check:") && !(unnamed && key === testKey)) continue;
+    if (own(key) > 0 && key !== "bench" && !key.startsWith("check:")) continue;
     sections.push({ title: `${key} output (exit ${rec.exitCode ?? "killed"})`, lines: [capHeadTail(rec.output.trim(), LIMITS.maxFeedbackOutputChars).text] });
   }
 

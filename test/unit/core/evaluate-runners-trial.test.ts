@@ -34,4 +34,11 @@ describe("split form: lintCmd xo beside testCmd ava", () => {
     expect(text).toMatch(/warnings \(1\):\n {2}- index\.js:3:1 no-warning-comments/);
     expect(text).toMatch(/double\(0\): Difference/);
   });
+
+  it("a failing lint whose output gives no diagnostic shows its output beside named test failures", async () => {
+    const cwd = worktree({ ava: { file: "ava/ava6-many-2-failing.txt", exit: 1 }, lint: { exit: 1, text: "some-linter: 2 problems in index.js (unknown format)\n" } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava", lint: "bin/lint" }));
+    expect(ev.diagnostics).toEqual([]);
+    expect(preflight(ev)).toMatch(/lint output \(exit 1\) \(1\):\n {2}- some-linter: 2 problems in index\.js/);
+  });
 });
