@@ -128,18 +128,19 @@ export function renderFeedback(args: {
   }
   const tail = `halt: ${halt.shouldHalt ? "STOP" : "continue"}: ${halt.reasons.join("; ")}`;
 
-  const since = (n: number) => (n === step ? "new" : `since step ${n}`);
+  // At the baseline (step 0) nothing is new: every problem was there before any candidate.
+  const since = (n: number) => (step === 0 ? "" : ` [${n === step ? "new" : `since step ${n}`}]`);
   const showGroup = (g: Group) => {
     const d = g.head.item;
     const where = g.locations.filter(Boolean);
     const places = where.length <= 1 ? (where[0] ? `${where[0]} ` : "") : `${where.length} places: ${where.slice(0, MAX_LOCATIONS).join(", ")}${where.length > MAX_LOCATIONS ? ", …" : ""} — `;
-    return `${places}${d.code ? `${d.code} ` : ""}${truncate(d.message.replace(/\s+/g, " "), 200)} [${since(g.head.introducedAtStep)}]`;
+    return `${places}${d.code ? `${d.code} ` : ""}${truncate(d.message.replace(/\s+/g, " "), 200)}${since(g.head.introducedAtStep)}`;
   };
   const showFail = (f: Correlated<TestFailure>) => {
     const l = f.item.file ? ` (${f.item.file}${f.item.line ? `:${f.item.line}` : ""})` : "";
     // Without a message or a place, the log is the only clue: say exactly how to read it.
     const read = !f.item.message || !f.item.file ? ` — ${readLog(testKey)}` : "";
-    return `${truncate(f.item.name, 120)}${f.item.message ? `: ${truncate(f.item.message.replace(/\s+/g, " "), 200)}` : ""}${l} [${since(f.introducedAtStep)}]${read}`;
+    return `${truncate(f.item.name, 120)}${f.item.message ? `: ${truncate(f.item.message.replace(/\s+/g, " "), 200)}` : ""}${l}${since(f.introducedAtStep)}${read}`;
   };
   const nowFailing = new Set(args.failures.map((f) => f.item.name));
   // Fixed only when this output shows it passing: a test that stopped failing because it no longer ran
@@ -152,7 +153,7 @@ export function renderFeedback(args: {
   const errors = args.diagnostics.filter((d) => d.item.severity === "error");
   const sections: { title: string; lines: string[] }[] = [
     { title: "build errors", lines: groupDiagnostics(errors.filter(isBuild)).map(showGroup) },
-    { title: "new test failures", lines: args.failures.filter((f) => f.introducedAtStep === step).map(showFail) },
+    { title: step === 0 ? "failing at baseline" : "new test failures", lines: args.failures.filter((f) => f.introducedAtStep === step).map(showFail) },
     { title: "still failing", lines: args.failures.filter((f) => f.introducedAtStep !== step).map(showFail) },
     { title: "newly fixed", lines: fixed.map((f) => truncate(f.name, 120)) },
     { title: "no longer reported, not seen passing", lines: unseen.map((f) => truncate(f.name, 120)) },

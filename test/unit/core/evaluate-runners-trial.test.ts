@@ -35,6 +35,19 @@ describe("split form: lintCmd xo beside testCmd ava", () => {
     expect(text).toMatch(/double\(0\): Difference/);
   });
 
+  it("the baseline's problems are not called new in the preflight's feedback", async () => {
+    const cwd = worktree({ ava: { file: "ava/ava6-many-2-failing.txt", exit: 1 }, xo: { file: "xo/xo054-default.txt", exit: 1 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava", lint: "bin/xo" }));
+    const text = preflight(ev);
+    expect(text).not.toMatch(/\bnew\b/);
+    expect(text).toMatch(/failing at baseline \(2\):\n {2}- double\(0\): Difference \(- actual, \+ expected\): - 1 \+ 0 \(test\/double\.test\.js:5\)\n/);
+    expect(text).toMatch(/ {2}- index\.js:5:2 no-var Unexpected var, use let or const instead\n/);
+    // At a later step the same problems first seen there are new.
+    const progress = { step: 1, score: ev.score, ema: ev.score, bestScore: ev.score, bestStep: 1, noImproveStreak: 0, improved: true };
+    const later = renderFeedback({ step: 1, ev, progress, halt: { shouldHalt: false, reasons: [] }, diagnostics: correlateDiagnostics(ev, 1, []), failures: correlateFailures(ev, 1, []) });
+    expect(later).toMatch(/new test failures \(2\):\n {2}- double\(0\): .* \[new\]\n/);
+  });
+
   it("a failing lint whose output gives no diagnostic shows its output beside named test failures", async () => {
     const cwd = worktree({ ava: { file: "ava/ava6-many-2-failing.txt", exit: 1 }, lint: { exit: 1, text: "some-linter: 2 problems in index.js (unknown format)\n" } });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava", lint: "bin/lint" }));
