@@ -108,7 +108,7 @@ export function renderFeedback(args: {
     if (key === "test") {
       if (c.skipped) sig.push(`tests skipped (${c.skipped})`);
       else if (!ev.tests) sig.push(`tests UNREADABLE (exit ${c.exitCode ?? "killed"}: ${ev.testsPass ? "passing" : "failing"})`);
-      else sig.push(testsLine(ev.tests));
+      else sig.push(`${testsLine(ev.tests)}${ev.tests.notRun?.length ? ` (not run: ${ev.tests.notRun.join(", ")})` : ""}`);
     } else if (key === "bench") {
       sig.push(c.skipped ? "bench skipped" : `bench ${ev.perf?.value ?? "UNREADABLE"} (perf score ${fmt(ev.perf?.score ?? 0)})`);
     } else {

@@ -5,7 +5,7 @@
  */
 import { checkWeights, type CheckSpec, type Evaluation } from "./evaluate.js";
 import { testScore, testsPassed, testsScore, weightedScore, type Weights } from "./score.js";
-import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, rawCounts, type TestHistoryPoint } from "./test-identity.js";
+import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, ranTests, rawCounts, type TestHistoryPoint } from "./test-identity.js";
 import type { TestCounts } from "./types.js";
 import { unconfirmedNotice, unconfirmedTests } from "./unconfirmed.js";
 
@@ -81,7 +81,7 @@ function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weigh
   let testsPass = testsPassed(tests, exitOk);
   let component = testsScore(tests, exitOk);
   let testIdentity: Evaluation["testIdentity"];
-  const shown = earlier.filter((e) => !e.evaluation.commands.test?.skipped && knownCounts(e.evaluation.tests) && e.evaluation.tests.passed + e.evaluation.tests.failed > 0);
+  const shown = earlier.filter((e) => !e.evaluation.commands.test?.skipped && ranTests(e.evaluation.tests));
   const last = shown[shown.length - 1];
   if (last && testsPass) {
     const t = last.evaluation.tests!;
@@ -125,7 +125,7 @@ function withoutReference(ev: Evaluation, earlier: JudgePoint[], changed: string
   if (changed.length === 0 || !ev.testsPass || !ev.commands.test) return ev;
   const ran = earlier.some((e) => {
     const t = e.evaluation.tests;
-    return !e.evaluation.commands.test?.skipped && !!t && !(knownCounts(t) && t.passed + t.failed === 0);
+    return !e.evaluation.commands.test?.skipped && !!t && !(knownCounts(t) && !ranTests(t));
   });
   if (ran) return ev;
   const files = `${changed.slice(0, 4).join(", ")}${changed.length > 4 ? ", …" : ""}`;

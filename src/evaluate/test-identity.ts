@@ -18,7 +18,7 @@
  * fewer than the reference ran counts as failing (missing).
  */
 import { programOf } from "./chain.js";
-import type { TestCase, TestCounts, TestFailure } from "./types.js";
+import { STOPPED_FORMAT, type TestCase, type TestCounts, type TestFailure } from "./types.js";
 import type { UnconfirmedTest } from "./unconfirmed.js";
 
 export interface LostTest {
@@ -88,6 +88,11 @@ export function knownCounts(t: TestCounts | null | undefined): t is KnownCounts 
   return !!t && t.passed !== null && t.failed !== null && t.skipped !== null && t.total !== null;
 }
 
+/** Whether a point ran tests and showed them: a chain stopped by a checker before its runners ran none. */
+export function ranTests(t: TestCounts | null | undefined): t is KnownCounts {
+  return knownCounts(t) && t.passed + t.failed > 0 && t.format !== STOPPED_FORMAT;
+}
+
 /** Marks the failures this module added, so an evaluation can be judged again against another history. */
 export const LOST_MARK = "[counted as failing] ";
 
@@ -99,10 +104,11 @@ const MAX_LOST_LISTED = 200;
  */
 export function judgeTests(current: TestCounts | null | undefined, step: number, earlier: TestHistoryPoint[]): TestIdentity | null {
   if (!knownCounts(current)) return null;
-  const readable = earlier.filter((e): e is { step: number; tests: KnownCounts } => knownCounts(e.tests));
+  // A chain stopped before its runners showed no tests: it is no yardstick (of tests or of skips).
+  const readable = earlier.filter((e): e is { step: number; tests: KnownCounts } => knownCounts(e.tests) && e.tests.format !== STOPPED_FORMAT);
   if (readable.length === 0) return { lost: [], extraSkipped: 0 };
   // Without a point that ran tests there is nothing new tests could dilute: they all count.
-  const ref = readable.find((e) => e.tests.passed + e.tests.failed > 0);
+  const ref = readable.find((e) => ranTests(e.tests));
   const notRun = current.notRun?.length ? { notRun: current.notRun } : {};
   if (ref && current.cases && ref.tests.cases) return { ...byName(current, current.cases, ref, step, readable), ...notRun, reference: ref.step };
   // Counts only: the fewest skips of the earlier steps and the reference's number of tests are the yardstick.

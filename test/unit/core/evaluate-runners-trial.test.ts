@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { evaluate, type Evaluation } from "../../../src/evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../../../src/evaluate/feedback.js";
+import { judgeEvaluation } from "../../../src/evaluate/judge.js";
 import { base, cleanWorktrees, worktree } from "./replay.js";
 
 afterEach(cleanWorktrees);
@@ -53,5 +54,44 @@ describe("split form: lintCmd xo beside testCmd ava", () => {
     const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava", lint: "bin/lint" }));
     expect(ev.diagnostics).toEqual([]);
     expect(preflight(ev)).toMatch(/lint output \(exit 1\) \(1\):\n {2}- some-linter: 2 problems in index\.js/);
+  });
+});
+
+describe("chain form: xo && ava && tsd", () => {
+  const chain = "bin/xo && bin/ava && bin/tsd";
+
+  it("xo failing stops the chain: the feedback names xo and its errors, not unreadable test output", async () => {
+    const cwd = worktree({ xo: { file: "xo/xo054-default.txt", exit: 1 }, ava: { file: "ava/ava4-default-failing.txt", exit: 1 }, tsd: { exit: 0 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: chain }));
+    expect(ev.tests).toMatchObject({ passed: 0, failed: 1, total: 1, format: "stopped", notRun: ["bin/ava", "bin/tsd"] });
+    expect(ev.tests!.failures[0]!.name).toBe("(xo exited 1)");
+    expect(ev.diagnostics.filter((d) => d.source === "xo" && d.severity === "error")).toHaveLength(6);
+    expect(ev.notices.join("\n")).not.toMatch(/could not be read|--tap/);
+    const text = preflight(ev);
+    expect(text).toMatch(/^tests 0\/1 passed, 1 failed \(not run: bin\/ava, bin\/tsd\)$/m);
+    expect(text).toMatch(/- \(xo exited 1\): "bin\/xo" failed and stopped the chain before bin\/ava, bin\/tsd: no test ran/);
+    expect(text).toMatch(/- index\.js:5:2 no-var Unexpected var/);
+    expect(text).not.toMatch(/UNREADABLE|--tap|test output \(exit|formats read/);
+  });
+
+  it("a baseline stopped by xo is no yardstick: the first step that runs AVA counts all its tests", async () => {
+    const W = base("", {}).weights;
+    const stopped = worktree({ xo: { file: "xo/xo054-default.txt", exit: 1 }, ava: { exit: 0 }, tsd: { exit: 0 } });
+    const step0 = judgeEvaluation((await evaluate(base(stopped, { test: chain }))).evaluation, 0, [], W, []);
+    const ran = worktree({ xo: { exit: 0 }, ava: { file: "ava/ava6-many-2-failing.txt", exit: 1 }, tsd: { exit: 0 } });
+    const step1 = judgeEvaluation((await evaluate(base(ran, { test: chain }))).evaluation, 1, [{ step: 0, evaluation: step0 }], W, []);
+    expect(step1.tests).toMatchObject({ passed: 18, failed: 2, total: 20 });
+    expect(step1.components.test).toBeCloseTo(0.9, 6);
+    expect(step1.notices.join("\n")).not.toMatch(/new tests? since step 0/);
+    // And the next stop by xo counts AVA's 20 tests as not run, named.
+    const step2 = judgeEvaluation((await evaluate(base(stopped, { test: chain }))).evaluation, 2, [{ step: 0, evaluation: step0 }, { step: 1, evaluation: step1 }], W, []);
+    expect(step2.components.test).toBe(0);
+    expect(step2.notices.join("\n")).toMatch(/20 tests that ran at an earlier step are now skipped or missing.*ava: double\(0\) \(not run since step 2: `bin\/ava` did not start/);
+  });
+
+  it("a runner that fails first with unreadable output is still unreadable, with its runner's fix", async () => {
+    const cwd = worktree({ ava: { exit: 1, text: "something went wrong\n" }, xo: { exit: 0 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava && bin/xo" }));
+    expect(ev.tests).toBeNull();
   });
 });
