@@ -95,3 +95,19 @@ describe("chain form: xo && ava && tsd", () => {
     expect(ev.tests).toBeNull();
   });
 });
+
+describe("more-itertools: pytest -q and unittest", () => {
+  const W = base("", {}).weights;
+
+  it("pytest -q names the failing tests, and the notice for a deleted one says so", async () => {
+    const before = worktree({ pytest: { file: "pytest/more-iter-q-failing.txt", exit: 1 } });
+    const step0 = judgeEvaluation((await evaluate(base(before, { test: "bin/pytest" }))).evaluation, 0, [], W, []);
+    expect(step0.tests!.failures.map((f) => f.name)).toEqual(["tests/test_more.py::LastTests::test_empty", "tests/test_more.py::ChunkedTests::test_odd"]);
+    const deleted = worktree({ pytest: { file: "pytest/more-iter-q-deleted.txt", exit: 1 } });
+    const step1 = judgeEvaluation((await evaluate(base(deleted, { test: "bin/pytest" }))).evaluation, 1, [{ step: 0, evaluation: step0 }], W, []);
+    expect(step1.tests).toMatchObject({ passed: 4, failed: 2, total: 6 });
+    const notices = step1.notices.join("\n");
+    expect(notices).toMatch(/1 fewer test ran than the 6 at step 0, since step 1: it counts as failing \(the output names only the failing tests, so the missing ones cannot be named/);
+    expect(notices).not.toMatch(/does not name tests/);
+  });
+});

@@ -65,6 +65,11 @@ describe("corpus of real outputs", () => {
       const c = loadCase(id);
       if (c.parse !== "tests") continue;
       const r = run(c) as TestCounts | null;
+      // A run that printed nothing (pytest/more-iter-q-os-exit: a conftest.py calling os._exit(0)) has no counts.
+      if (c.output.all === "" && c.junitXml === undefined) {
+        expect(r, id).toBeNull();
+        continue;
+      }
       expect(r, id).not.toBeNull();
       // A count the output does not show is null, and then so is the total; never a made-up 0.
       if (r!.passed !== null && r!.failed !== null && r!.skipped !== null) expect(r!.total, id).toBe(r!.passed + r!.failed + r!.skipped);
@@ -119,6 +124,7 @@ const SAME_RUN: Record<string, string[]> = {
   "go t.Errorf": ["go-test/errorf-verbose", "go-test/errorf-json"],
   "pytest collection error": ["pytest/pytest7-collection-error", "pytest/pytest9-collection-error"],
   unittest: ["unittest/default-failing", "unittest/verbose-failing", "unittest/py3117-verbose-failing"],
+  "more-iter (field trial)": ["pytest/more-iter-q-failing", "unittest/more-iter-default-failing"],
 };
 
 /** Diagnostics printed by one tool in several styles: all must give the same list. */
