@@ -65,6 +65,10 @@ function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights
 }
 
 const UNREADABLE_MARK = "The test output can no longer be read";
+// The evaluator's notice of an unreadable or partly counted output says the score follows the exit code;
+// where the judge fails the signal instead, it says so (and says it again when re-judged elsewhere).
+const FOLLOWS_EXIT = "so the test score follows the exit code";
+const INSTEAD_OF_EXIT = "and the test score counts as failing instead of following the exit code";
 const UNCONFIRMED_RE = /^\d+ tests? that failed at an earlier step (is|are) no longer reported/;
 
 /**
@@ -77,9 +81,10 @@ function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weigh
   const test = ev.commands.test;
   const exitOk = !!test && test.exitCode === 0 && !test.timedOut;
   let tests = rawTests(ev);
-  const notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK) && !UNCONFIRMED_RE.test(n) && !n.startsWith(NO_REFERENCE_MARK));
+  let notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK) && !UNCONFIRMED_RE.test(n) && !n.startsWith(NO_REFERENCE_MARK)).map((n) => n.replace(INSTEAD_OF_EXIT, FOLLOWS_EXIT));
   let testsPass = testsPassed(tests, exitOk);
-  let component = testsScore(tests, exitOk);
+  const byExit = testsScore(tests, exitOk);
+  let component = byExit;
   let testIdentity: Evaluation["testIdentity"];
   const shown = earlier.filter((e) => !e.evaluation.commands.test?.skipped && ranTests(e.evaluation.tests));
   const last = shown[shown.length - 1];
@@ -107,6 +112,9 @@ function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weigh
     testsPass = false;
     testIdentity = { lost: [], extraSkipped: 0, unconfirmed };
   }
+  // A conftest.py calling os._exit(0) printed nothing after readable steps: "follows the exit code (0:
+  // pass)" beside "counts as failing instead" contradicted the score.
+  if (component < byExit) notices = notices.map((n) => n.replace(FOLLOWS_EXIT, INSTEAD_OF_EXIT));
   const components = { ...ev.components, test: component };
   const judged: Evaluation = { ...ev, tests, notices, components, testsPass, score: weightedScore(components, weights, checkWeights(checks)) };
   if (testIdentity) judged.testIdentity = testIdentity;

@@ -110,4 +110,25 @@ describe("more-itertools: pytest -q and unittest", () => {
     expect(notices).toMatch(/1 fewer test ran than the 6 at step 0, since step 1: it counts as failing \(the output names only the failing tests, so the missing ones cannot be named/);
     expect(notices).not.toMatch(/does not name tests/);
   });
+
+  it("a conftest.py calling os._exit(0) after readable steps: the notices agree that the signal fails", async () => {
+    const before = worktree({ pytest: { file: "pytest/more-iter-q-failing.txt", exit: 1 } });
+    const step0 = judgeEvaluation((await evaluate(base(before, { test: "bin/pytest" }))).evaluation, 0, [], W, []);
+    const exited = worktree({ pytest: { file: "pytest/more-iter-q-os-exit.txt", exit: 0 } });
+    const raw = (await evaluate(base(exited, { test: "bin/pytest" }))).evaluation;
+    expect(raw.notices.join("\n")).toMatch(/so the test score follows the exit code \(0: pass\)/);
+    const step1 = judgeEvaluation(raw, 1, [{ step: 0, evaluation: step0 }], W, []);
+    expect(step1.components.test).toBe(0);
+    expect(step1.testsPass).toBe(false);
+    const notices = step1.notices.join("\n");
+    expect(notices).toMatch(/^The test output can no longer be read, although step 0 reported 6 tests by its output: the test signal counts as failing instead of following the exit code/);
+    expect(notices).toMatch(/Test output could not be read, and the test score counts as failing instead of following the exit code \(0: pass\)\. To get counts/);
+    expect(notices).not.toMatch(/follows the exit code/);
+    // Judged again (a reused evaluation): the same; in a history without readable steps it follows the exit code again.
+    expect(judgeEvaluation(step1, 1, [{ step: 0, evaluation: step0 }], W, [])).toEqual(step1);
+    const alone = judgeEvaluation(step1, 1, [], W, []);
+    expect(alone.components.test).toBe(1);
+    expect(alone.notices.join("\n")).toMatch(/so the test score follows the exit code \(0: pass\)/);
+    expect(alone.notices.join("\n")).not.toMatch(/instead/);
+  });
 });
