@@ -131,4 +131,25 @@ describe("more-itertools: pytest -q and unittest", () => {
     expect(alone.notices.join("\n")).toMatch(/so the test score follows the exit code \(0: pass\)/);
     expect(alone.notices.join("\n")).not.toMatch(/instead/);
   });
+
+  it("unittest's traceback (an IndexError in the code under test) is the failing test's, not an error of its own", async () => {
+    const cwd = worktree({ unittest: { file: "unittest/more-iter-default-failing.stderr.txt", exit: 1 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/unittest" }));
+    expect(ev.tests!.failures[0]).toEqual({ name: "tests.test_more.LastTests.test_empty", message: "IndexError: list index out of range", file: "more_itertools/more.py", line: 13 });
+    expect(ev.diagnostics).toEqual([]);
+    const text = preflight(ev);
+    expect(text).toMatch(/failing at baseline \(2\):\n {2}- tests\.test_more\.LastTests\.test_empty: IndexError: list index out of range \(more_itertools\/more\.py:13\)/);
+    expect(text).not.toMatch(/errors from lint/);
+  });
+
+  it("a traceback stays a diagnostic where the test output could not be read, and a compile error in a test run stays one", async () => {
+    const crash = worktree({ run: { file: "python/traceback-stdlib.stderr.txt", exit: 1 } });
+    const crashed = (await evaluate(base(crash, { test: "bin/run" }))).evaluation;
+    expect(crashed.tests).toBeNull();
+    expect(crashed.diagnostics.map((d) => [d.source, d.command])).toContainEqual(["python", "test"]);
+    const compile = worktree({ cargo: { file: "cargo/test-compile-error.stderr.txt", exit: 101 } });
+    const compiled = (await evaluate(base(compile, { test: "bin/cargo" }))).evaluation;
+    expect(compiled.tests).not.toBeNull();
+    expect(compiled.diagnostics.some((d) => d.source === "rustc" && d.command === "test")).toBe(true);
+  });
 });
