@@ -300,7 +300,10 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     if (key === "bench" || succeeded(r)) continue;
     const chain = chains[key];
     const found = chain ? readChainDiagnostics(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd) : parseDiagnostics(r.output.all, { cwd: realCwd });
-    ev.diagnostics.push(...found.map((d) => ({ ...d, command: key })));
+    // Where the test results were read, the tracebacks in the output are the failing tests' own (already
+    // their messages and places): not errors of their own (unittest's IndexError was listed twice).
+    const testsRead = (key === "test" || key === "quickTest") && !!ev.tests;
+    ev.diagnostics.push(...found.filter((d) => !(testsRead && d.source === "python")).map((d) => ({ ...d, command: key })));
   }
   ev.diagnostics = dedupe(ev.diagnostics);
   ev.notices.push(...environmentNotices(opts.cwd, results, opts.checkout));

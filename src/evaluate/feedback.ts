@@ -108,7 +108,7 @@ export function renderFeedback(args: {
     if (key === "test") {
       if (c.skipped) sig.push(`tests skipped (${c.skipped})`);
       else if (!ev.tests) sig.push(`tests UNREADABLE (exit ${c.exitCode ?? "killed"}: ${ev.testsPass ? "passing" : "failing"})`);
-      else sig.push(testsLine(ev.tests));
+      else sig.push(`${testsLine(ev.tests)}${ev.tests.notRun?.length ? ` (not run: ${ev.tests.notRun.join(", ")})` : ""}`);
     } else if (key === "bench") {
       sig.push(c.skipped ? "bench skipped" : `bench ${ev.perf?.value ?? "UNREADABLE"} (perf score ${fmt(ev.perf?.score ?? 0)})`);
     } else {
@@ -117,23 +117,30 @@ export function renderFeedback(args: {
   }
   head.push(sig.join(" · "));
   for (const n of [...(args.notes ?? []), ...ev.notices]) head.push(`note: ${n}`);
+  // The counts came from the quick gate when it failed and the full suite was skipped.
+  const testKey = ev.commands.test?.skipped && ev.commands.quickTest ? "quickTest" : "test";
+  const readLog = (command: string) => `trm_read_log ${JSON.stringify({ sessionId: args.sessionId ?? "<id>", at: String(step), command })}`;
+  // Failing tests counted but none named: no failure line below can carry the pointer to the log.
+  const unnamed = !!ev.tests && (ev.tests.failed ?? 0) > 0 && ev.tests.failures.length === 0;
+  if (unnamed) head.push(`note: ${ev.tests!.failed} failing test${ev.tests!.failed === 1 ? "" : "s"} counted, but the output names none of them: read it with ${readLog(testKey)}`);
   if (ev.commands.test && !ev.commands.test.skipped && !ev.tests) {
     head.push(`note: formats read: ${KNOWN_TEST_FORMATS.join("; ")}.`);
   }
   const tail = `halt: ${halt.shouldHalt ? "STOP" : "continue"}: ${halt.reasons.join("; ")}`;
 
-  const since = (n: number) => (n === step ? "new" : `since step ${n}`);
+  // At the baseline (step 0) nothing is new: every problem was there before any candidate.
+  const since = (n: number) => (step === 0 ? "" : ` [${n === step ? "new" : `since step ${n}`}]`);
   const showGroup = (g: Group) => {
     const d = g.head.item;
     const where = g.locations.filter(Boolean);
     const places = where.length <= 1 ? (where[0] ? `${where[0]} ` : "") : `${where.length} places: ${where.slice(0, MAX_LOCATIONS).join(", ")}${where.length > MAX_LOCATIONS ? ", …" : ""} — `;
-    return `${places}${d.code ? `${d.code} ` : ""}${truncate(d.message.replace(/\s+/g, " "), 200)} [${since(g.head.introducedAtStep)}]`;
+    return `${places}${d.code ? `${d.code} ` : ""}${truncate(d.message.replace(/\s+/g, " "), 200)}${since(g.head.introducedAtStep)}`;
   };
   const showFail = (f: Correlated<TestFailure>) => {
     const l = f.item.file ? ` (${f.item.file}${f.item.line ? `:${f.item.line}` : ""})` : "";
     // Without a message or a place, the log is the only clue: say exactly how to read it.
-    const read = !f.item.message || !f.item.file ? ` — trm_read_log {"sessionId":"${args.sessionId ?? "<id>"}","at":"${step}","command":"test"}` : "";
-    return `${truncate(f.item.name, 120)}${f.item.message ? `: ${truncate(f.item.message.replace(/\s+/g, " "), 200)}` : ""}${l} [${since(f.introducedAtStep)}]${read}`;
+    const read = !f.item.message || !f.item.file ? ` — ${readLog(testKey)}` : "";
+    return `${truncate(f.item.name, 120)}${f.item.message ? `: ${truncate(f.item.message.replace(/\s+/g, " "), 200)}` : ""}${l}${since(f.introducedAtStep)}${read}`;
   };
   const nowFailing = new Set(args.failures.map((f) => f.item.name));
   // Fixed only when this output shows it passing: a test that stopped failing because it no longer ran
@@ -146,7 +153,7 @@ export function renderFeedback(args: {
   const errors = args.diagnostics.filter((d) => d.item.severity === "error");
   const sections: { title: string; lines: string[] }[] = [
     { title: "build errors", lines: groupDiagnostics(errors.filter(isBuild)).map(showGroup) },
-    { title: "new test failures", lines: args.failures.filter((f) => f.introducedAtStep === step).map(showFail) },
+    { title: step === 0 ? "failing at baseline" : "new test failures", lines: args.failures.filter((f) => f.introducedAtStep === step).map(showFail) },
     { title: "still failing", lines: args.failures.filter((f) => f.introducedAtStep !== step).map(showFail) },
     { title: "newly fixed", lines: fixed.map((f) => truncate(f.name, 120)) },
     { title: "no longer reported, not seen passing", lines: unseen.map((f) => truncate(f.name, 120)) },
@@ -154,11 +161,14 @@ export function renderFeedback(args: {
     { title: "warnings", lines: groupDiagnostics(args.diagnostics.filter((d) => d.item.severity !== "error")).map(showGroup) },
   ];
 
-  // When nothing could be parsed out of a failing command, its raw output is the only clue.
-  const structured = args.diagnostics.length + args.failures.length;
+  // When nothing could be parsed out of a failing command, its raw output is the only clue, whatever the
+  // other commands gave (at the camelcase baseline, AVA's named failures hid why "lint FAILED").
+  // A made-up failure (a crash, a failing part of a chain) is not something parsed out of it.
+  const own = (key: string) =>
+    args.diagnostics.filter((d) => (d.item.command ?? "build") === key).length + (key === testKey ? args.failures.filter((f) => !f.item.name.startsWith("(")).length : 0);
   for (const [key, rec] of Object.entries(ev.commands)) {
     if (!rec || rec.skipped || (rec.exitCode === 0 && !rec.timedOut)) continue;
-    if (structured > 0 && key !== "bench" && !key.startsWith("check:")) continue;
+    if (own(key) > 0 && key !== "bench" && !key.startsWith("check:")) continue;
     sections.push({ title: `${key} output (exit ${rec.exitCode ?? "killed"})`, lines: [capHeadTail(rec.output.trim(), LIMITS.maxFeedbackOutputChars).text] });
   }
 

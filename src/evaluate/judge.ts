@@ -5,7 +5,7 @@
  */
 import { checkWeights, type CheckSpec, type Evaluation } from "./evaluate.js";
 import { testScore, testsPassed, testsScore, weightedScore, type Weights } from "./score.js";
-import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, rawCounts, type KnownCounts, type TestHistoryPoint } from "./test-identity.js";
+import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, ranTests, rawCounts, type KnownCounts, type TestHistoryPoint } from "./test-identity.js";
 import type { TestCounts } from "./types.js";
 import { unconfirmedNotice, unconfirmedTests } from "./unconfirmed.js";
 
@@ -87,6 +87,10 @@ function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights
 }
 
 const UNREADABLE_MARK = "The test output can no longer be read";
+// The evaluator's notice of an unreadable or partly counted output says the score follows the exit code;
+// where the judge fails the signal instead, it says so (and says it again when re-judged elsewhere).
+const FOLLOWS_EXIT = "so the test score follows the exit code";
+const INSTEAD_OF_EXIT = "and the test score counts as failing instead of following the exit code";
 const UNCONFIRMED_RE = /^\d+ tests? that failed at an earlier step (is|are) no longer reported/;
 
 /**
@@ -99,11 +103,12 @@ function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weigh
   const test = ev.commands.test;
   const exitOk = !!test && test.exitCode === 0 && !test.timedOut;
   let tests = rawTests(ev);
-  const notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK) && !UNCONFIRMED_RE.test(n) && !n.startsWith(NO_REFERENCE_MARK));
+  let notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK) && !UNCONFIRMED_RE.test(n) && !n.startsWith(NO_REFERENCE_MARK)).map((n) => n.replace(INSTEAD_OF_EXIT, FOLLOWS_EXIT));
   let testsPass = testsPassed(tests, exitOk);
-  let component = testsScore(tests, exitOk);
+  const byExit = testsScore(tests, exitOk);
+  let component = byExit;
   let testIdentity: Evaluation["testIdentity"];
-  const shown = earlier.filter((e) => !e.evaluation.commands.test?.skipped && knownCounts(e.evaluation.tests) && e.evaluation.tests.passed + e.evaluation.tests.failed > 0);
+  const shown = earlier.filter((e) => !e.evaluation.commands.test?.skipped && ranTests(e.evaluation.tests));
   const last = shown[shown.length - 1];
   // Passed and failed read, only the skipped count unknown (tape prints nothing for test.skip): the
   // output is still read and scored by its counts, whatever an earlier step's output showed.
@@ -132,6 +137,9 @@ function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weigh
     testsPass = false;
     testIdentity = { lost: [], extraSkipped: 0, unconfirmed };
   }
+  // A conftest.py calling os._exit(0) printed nothing after readable steps: "follows the exit code (0:
+  // pass)" beside "counts as failing instead" contradicted the score.
+  if (component < byExit) notices = notices.map((n) => n.replace(FOLLOWS_EXIT, INSTEAD_OF_EXIT));
   const components = { ...ev.components, test: component };
   const judged: Evaluation = { ...ev, tests, notices, components, testsPass, score: weightedScore(components, weights, checkWeights(checks)) };
   if (testIdentity) judged.testIdentity = testIdentity;
@@ -150,7 +158,7 @@ function withoutReference(ev: Evaluation, earlier: JudgePoint[], changed: string
   if (changed.length === 0 || !ev.testsPass || !ev.commands.test) return ev;
   const ran = earlier.some((e) => {
     const t = e.evaluation.tests;
-    return !e.evaluation.commands.test?.skipped && !!t && !(knownCounts(t) && t.passed + t.failed === 0);
+    return !e.evaluation.commands.test?.skipped && !!t && !(knownCounts(t) && !ranTests(t));
   });
   if (ran) return ev;
   const files = `${changed.slice(0, 4).join(", ")}${changed.length > 4 ? ", …" : ""}`;

@@ -7,7 +7,8 @@ import { parseDiagnostics, parseTests } from "./parsers/index.js";
 import { MAX_CASES } from "./parsers/tests/common.js";
 import type { ChainSegment } from "./chain.js";
 import { programOf } from "./chain.js";
-import type { CommandOutput, Diagnostic, TestCounts, TestFailure } from "./types.js";
+import { isChecker } from "./runner-hint.js";
+import { STOPPED_FORMAT, type CommandOutput, type Diagnostic, type TestCounts, type TestFailure } from "./types.js";
 
 /** Re-roots a worktree-relative-to-`dir` path onto the worktree; absolute paths inside `root` become relative. */
 function reroot(file: string | undefined, dir: string, root: string): string | undefined {
@@ -45,7 +46,7 @@ export function prefixesRunners(parts: string[]): boolean {
 export function readChainTests(segs: ChainSegment[], root: string, junitXml?: string, goModule?: string, parts: string[] = segs.map((s) => s.part)): TestCounts | null {
   const read: { seg: ChainSegment; t: TestCounts | null }[] = segs.map((seg, i) => ({ seg, t: parseIn(seg.output, root, seg.dir, i === segs.length - 1 ? junitXml : undefined, goModule) }));
   const runners = read.filter((r) => r.t !== null);
-  if (runners.length === 0) return null;
+  if (runners.length === 0) return stoppedBeforeTests(segs, parts);
   const prefixed = prefixesRunners(parts);
   let passed: number | null = 0;
   let failed: number | null = 0;
@@ -81,6 +82,25 @@ export function readChainTests(segs: ChainSegment[], root: string, junitXml?: st
   const notRun = parts.slice(segs.length).filter((p) => !SHELL_SETUP_RE.test(programOf(p)));
   if (notRun.length) out.notRun = notRun;
   return out;
+}
+
+/**
+ * A checker that failed before any test runner started (`xo && ava && tsd` with xo failing): no test
+ * ran, and the chain's output is xo's, not an unreadable test report. The checker is the one failure,
+ * named after it, and the parts after it did not run. Null when a part that ran may have been a runner
+ * whose output could not be read, or when nothing was cut short.
+ */
+function stoppedBeforeTests(segs: ChainSegment[], parts: string[]): TestCounts | null {
+  const last = segs[segs.length - 1];
+  if (!last || last.exitCode === 0 || segs.length >= parts.length) return null;
+  if (!segs.every((s) => isChecker(programOf(s.part)) || SHELL_SETUP_RE.test(programOf(s.part)))) return null;
+  const notRun = parts.slice(segs.length).filter((p) => !SHELL_SETUP_RE.test(programOf(p)));
+  if (notRun.length === 0) return null;
+  const exit = last.exitCode ?? "killed";
+  const prog = programOf(last.part);
+  const message = `"${last.part}" failed and stopped the chain before ${notRun.join(", ")}: no test ran. Fix what ${prog} reports (listed with the errors), or give it as lintCmd or a check.`;
+  // No test output was read: the counts are the failing part alone, and no earlier test is seen passing.
+  return { passed: 0, failed: 1, skipped: 0, total: 1, failures: [{ name: `(${prog} exited ${exit})`, message }], format: STOPPED_FORMAT, cases: [], notRun };
 }
 
 /** Diagnostics of each part, with paths resolved against the folder the part ran in. */

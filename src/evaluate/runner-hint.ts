@@ -67,6 +67,9 @@ export function countsHint(cmd: string, cwd: string): string {
 /** Programs that check code rather than run tests: in a test chain they run before or after the tests, never beside them. */
 const CHECKERS = /^(xo|eslint|standard|prettier|biome|tsc|tsd|vue-tsc|tslint|stylelint|ruff|flake8|pylint|mypy|pyright|black|isort|golangci-lint|staticcheck|gofmt|clippy|attw|publint|knip)$/;
 
+/** Whether a program (as programOf gives it) checks code rather than runs tests. */
+export const isChecker = (program: string): boolean => CHECKERS.test(program);
+
 /**
  * A test command that chains checkers with the tests (`xo && ava && tsd`, as package.json's test script
  * often does) runs them one after another, and a failing checker hides the tests' results. Given

@@ -13,12 +13,12 @@
  *   missing or is skipped, it is named, not scored.
  * - A test that was only ever skipped counts for nothing, so a suite with a skip at the baseline can
  *   still reach 1.0.
- * When the output names no tests (counts only), nothing is invented: skips beyond the fewest earlier
+ * When the output names only the failing tests (counts only: `pytest -q`), nothing is invented: skips beyond the fewest earlier
  * skips count as failing, passes beyond the reference's number of tests are not counted, and each test
  * fewer than the reference ran counts as failing (missing).
  */
 import { programOf } from "./chain.js";
-import type { TestCase, TestCounts, TestFailure } from "./types.js";
+import { STOPPED_FORMAT, type TestCase, type TestCounts, type TestFailure } from "./types.js";
 import type { UnconfirmedTest } from "./unconfirmed.js";
 
 export interface LostTest {
@@ -88,6 +88,11 @@ export function knownCounts(t: TestCounts | null | undefined): t is KnownCounts 
   return !!t && t.passed !== null && t.failed !== null && t.skipped !== null && t.total !== null;
 }
 
+/** Whether a point ran tests and showed them: a chain stopped by a checker before its runners ran none. */
+export function ranTests(t: TestCounts | null | undefined): t is KnownCounts {
+  return knownCounts(t) && t.passed + t.failed > 0 && t.format !== STOPPED_FORMAT;
+}
+
 /** Marks the failures this module added, so an evaluation can be judged again against another history. */
 export const LOST_MARK = "[counted as failing] ";
 
@@ -99,10 +104,11 @@ const MAX_LOST_LISTED = 200;
  */
 export function judgeTests(current: TestCounts | null | undefined, step: number, earlier: TestHistoryPoint[]): TestIdentity | null {
   if (!knownCounts(current)) return null;
-  const readable = earlier.filter((e): e is { step: number; tests: KnownCounts } => knownCounts(e.tests));
+  // A chain stopped before its runners showed no tests: it is no yardstick (of tests or of skips).
+  const readable = earlier.filter((e): e is { step: number; tests: KnownCounts } => knownCounts(e.tests) && e.tests.format !== STOPPED_FORMAT);
   if (readable.length === 0) return { lost: [], extraSkipped: 0 };
   // Without a point that ran tests there is nothing new tests could dilute: they all count.
-  const ref = readable.find((e) => e.tests.passed + e.tests.failed > 0);
+  const ref = readable.find((e) => ranTests(e.tests));
   const notRun = current.notRun?.length ? { notRun: current.notRun } : {};
   if (ref && current.cases && ref.tests.cases) return { ...byName(current, current.cases, ref, step, readable), ...notRun, reference: ref.step };
   // Counts only: the fewest skips of the earlier steps and the reference's number of tests are the yardstick.
@@ -235,7 +241,7 @@ export function adjustCounts(tests: KnownCounts, id: TestIdentity | null): Known
   if (!identityMatters(id)) return tests;
   const d = shifts(id);
   const added: TestFailure[] = id.lost.slice(0, MAX_LOST_LISTED).map((l) => ({ name: l.name, message: `${LOST_MARK}${lostWords(l)}` }));
-  if (id.extraSkipped > 0) added.push({ name: `(${id.extraSkipped} more skipped test${id.extraSkipped === 1 ? "" : "s"})`, message: `${LOST_MARK}more tests skipped than at earlier steps; the output does not name them` });
+  if (id.extraSkipped > 0) added.push({ name: `(${id.extraSkipped} more skipped test${id.extraSkipped === 1 ? "" : "s"})`, message: `${LOST_MARK}more tests skipped than at earlier steps; the output names only the failing tests` });
   if ((id.missing ?? 0) > 0) added.push({ name: `(${id.missing} missing test${id.missing === 1 ? "" : "s"})`, message: `${LOST_MARK}${missingWords(id)}` });
   return {
     ...tests,
@@ -281,14 +287,14 @@ export function identityNotice(id: TestIdentity | null | undefined): string | un
     const shown = id.lost.slice(0, 8).map((l) => `${l.name} (${lostWords(l)})`);
     parts.push(`${id.lost.length} test${id.lost.length === 1 ? "" : "s"} that ran at an earlier step ${id.lost.length === 1 ? "is" : "are"} now skipped or missing and count${id.lost.length === 1 ? "s" : ""} as failing: ${shown.join(", ")}${id.lost.length > 8 ? ", …" : ""}`);
   }
-  if (id.extraSkipped > 0) parts.push(`${id.extraSkipped} more test${id.extraSkipped === 1 ? "" : "s"} skipped than at earlier steps, counted as failing (the output does not name tests)`);
+  if (id.extraSkipped > 0) parts.push(`${id.extraSkipped} more test${id.extraSkipped === 1 ? "" : "s"} skipped than at earlier steps, counted as failing (the output names only the failing tests)`);
   if (id.added) parts.push(addedWords(id.added, id.reference ?? 0));
   if ((id.capped ?? 0) > 0) {
     const ref = id.reference ?? 0;
-    parts.push(`${id.capped} pass${id.capped === 1 ? "" : "es"} beyond the ${id.referenceRan} tests that ran at step ${ref} ${id.capped === 1 ? "is" : "are"} not counted: the output does not name tests, so tests added since cannot be told apart and may not raise the score (a verbose or JSON reporter lets code-trm track tests by name)`);
+    parts.push(`${id.capped} pass${id.capped === 1 ? "" : "es"} beyond the ${id.referenceRan} tests that ran at step ${ref} ${id.capped === 1 ? "is" : "are"} not counted: the output names only the failing tests, so passing tests added since cannot be told apart and may not raise the score (a verbose or JSON reporter lets code-trm track tests by name)`);
   }
-  if ((id.missing ?? 0) > 0) parts.push(`${missingWords(id)}: ${id.missing === 1 ? "it counts" : "they count"} as failing (the output does not name tests, so the missing ones cannot be named; a verbose or JSON reporter lets code-trm name them)`);
-  if ((id.fewer ?? 0) > 0) parts.push(`${id.fewer} fewer test${id.fewer === 1 ? "" : "s"} ran than at step ${id.fewerThanStep} (the output does not name tests, so this is not scored; a verbose or JSON reporter lets code-trm track them)`);
+  if ((id.missing ?? 0) > 0) parts.push(`${missingWords(id)}: ${id.missing === 1 ? "it counts" : "they count"} as failing (the output names only the failing tests, so the missing ones cannot be named; a verbose or JSON reporter lets code-trm name them)`);
+  if ((id.fewer ?? 0) > 0) parts.push(`${id.fewer} fewer test${id.fewer === 1 ? "" : "s"} ran than at step ${id.fewerThanStep} (the output names only the failing tests, so this is not scored; a verbose or JSON reporter lets code-trm track them)`);
   if (id.dropped?.length) {
     const n = id.dropped.length;
     const shown = id.dropped.slice(0, 8).map((d) => `${d.name} (added at step ${d.added}, ${lostWords(d)})`);

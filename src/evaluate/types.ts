@@ -33,6 +33,12 @@ export interface TestCounts {
   notRun?: string[];
 }
 
+/**
+ * The format of the counts of an `&&` chain stopped by a failing checker before any test runner
+ * started (`xo && ava`, xo failing): the checker is the one failure, and no test ran.
+ */
+export const STOPPED_FORMAT = "stopped";
+
 export interface TestCase {
   name: string;
   status: "passed" | "failed" | "skipped";

@@ -40,7 +40,7 @@ type DiagKind = Exclude<CommandKind, "bench">;
 /** Identity of a diagnostic across two parses of the same output; the file is left out because paths are made relative per cwd. */
 const diagKey = (d: Diagnostic) => [d.source, d.line ?? "", d.column ?? "", d.code ?? "", d.message].join("\u0000");
 
-const LINT_SOURCES = new Set(["eslint", "flake8", "pylint", "mypy"]);
+const LINT_SOURCES = new Set(["eslint", "xo", "flake8", "pylint", "mypy"]);
 const BUILD_SOURCES = new Set(["tsc", "go", "rustc"]);
 
 /**

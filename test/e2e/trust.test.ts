@@ -248,7 +248,7 @@ describe("tests a candidate adds do not raise the score (padding)", () => {
     // Without the cap: 21 / 22 = 0.955.
     expect(r.score).toBe(0.5);
     expect(r.tests).toMatchObject({ passed: 1, failed: 1 });
-    expect(r.feedback).toMatch(/20 passes beyond the 2 tests that ran at step 0 are not counted: the output does not name tests/);
+    expect(r.feedback).toMatch(/20 passes beyond the 2 tests that ran at step 0 are not counted: the output names only the failing tests/);
     expect(checkoutState(repo)).toEqual(before);
   });
 });

@@ -8,6 +8,7 @@ import { parseGo } from "./diagnostics/go.js";
 import { parseFlake8, parseMypy, parsePylint, parsePythonTracebacks } from "./diagnostics/python.js";
 import { parseRustc } from "./diagnostics/rustc.js";
 import { parseTsc } from "./diagnostics/tsc.js";
+import { parseXo } from "./diagnostics/xo.js";
 import type { DiagInput } from "./diagnostics/common.js";
 import { parseAva } from "./tests/ava.js";
 import { parseCargo } from "./tests/cargo.js";
@@ -117,6 +118,7 @@ const DIAGNOSTIC_PARSERS: DiagParser[] = [
   parseTsc,
   parseEslintJson,
   parseEslintStylish,
+  parseXo,
   parsePythonTracebacks,
   parseFlake8,
   parsePylint,

@@ -105,6 +105,26 @@ describe("feedback", () => {
     expect(text).not.toMatch(/no longer reported/);
   });
 
+  it("points at the test log with its arguments when failing tests are counted but none is named, even beside other problems", () => {
+    // The field trial's AVA 4 at the baseline: 3 failed, failures: [], and a lint error beside them.
+    const lint: Diagnostic = { file: "index.js", line: 12, column: 5, code: "no-var", message: "Unexpected var.", severity: "error", source: "xo", command: "lint" };
+    const ev = evaluation([lint], []);
+    ev.tests = { passed: 5, failed: 3, skipped: 0, total: 8, failures: [], format: "ava" };
+    ev.commands.test!.output = "  ✖ lib › mul multiplies \n  3 tests failed";
+    const at0 = (e: Evaluation) => renderFeedback({ step: 0, ev: e, progress: { ...progress, step: 0 }, halt, diagnostics: [{ item: lint, introducedAtStep: 0 }], failures: [], sessionId: "abc123" });
+    const text = at0(ev);
+    expect(text).toContain('note: 3 failing tests counted, but the output names none of them: read it with trm_read_log {"sessionId":"abc123","at":"0","command":"test"}');
+    expect(text).toMatch(/test output \(exit 1\) \(1\):\n {2}- ✖ lib › mul multiplies/);
+    // Counts from a failed quick gate (the full suite skipped) are in the quickTest log.
+    const gated = evaluation([lint], []);
+    gated.commands = { quickTest: { ...gated.commands.test!, cmd: "npx ava test/quick.js" }, test: { ...gated.commands.test!, exitCode: null, skipped: "quickTestCmd failed" } };
+    gated.tests = { ...ev.tests };
+    expect(at0(gated)).toContain('"at":"0","command":"quickTest"}');
+    // Named failures carry the pointer themselves.
+    const named = evaluation([], [{ name: "a" }]);
+    expect(renderFeedback({ step: 1, ev: named, progress, halt, diagnostics: [], failures: [{ item: { name: "a" }, introducedAtStep: 1 }] })).not.toMatch(/names none/);
+  });
+
   it("lists as fixed only tests this output shows passing; the others are no longer reported", () => {
     const failures = [{ name: "still broken", message: "expected 1" }];
     const render = (ev: Evaluation) =>

@@ -43,7 +43,7 @@ describe("counts-only output: fewer tests than the reference count as failing", 
     expect(ev.score).toBeCloseTo(2 / 3, 9);
     expect(ev.testsPass).toBe(false);
     expect(ev.notices[0]).toBe(
-      "1 fewer test ran than the 3 at step 0, since step 1: it counts as failing (the output does not name tests, so the missing ones cannot be named; a verbose or JSON reporter lets code-trm name them)",
+      "1 fewer test ran than the 3 at step 0, since step 1: it counts as failing (the output names only the failing tests, so the missing ones cannot be named; a verbose or JSON reporter lets code-trm name them)",
     );
     // Still short a step later: since step 1, not 2; and re-judging is idempotent.
     const again = judgeEvaluation(evaluation(counted(2, 0)), 2, [{ step: 0, evaluation: base }, { step: 1, evaluation: ev }], W, []);

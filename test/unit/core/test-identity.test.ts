@@ -129,7 +129,7 @@ describe("tests outside the reference (padding)", () => {
     expect(id).toEqual({ lost: [], extraSkipped: 0, capped: 900, referenceRan: 100, reference: 0 });
     expect(adjustCounts(now, id)).toMatchObject({ passed: 97, failed: 3, total: 100 });
     expect(rawCounts(adjustCounts(now, id), id)).toEqual(now);
-    expect(identityNotice(id)).toMatch(/^900 passes beyond the 100 tests that ran at step 0 are not counted: the output does not name tests/);
+    expect(identityNotice(id)).toMatch(/^900 passes beyond the 100 tests that ran at step 0 are not counted: the output names only the failing tests/);
     // Padding at step 1 is no reference at step 2; new failures still lower the score.
     const id2 = judgeTests(counts(null, { passed: 100, failed: 5, skipped: 0 }), 2, [{ step: 0, tests: base }, { step: 1, tests: now }])!;
     expect(adjustCounts(counts(null, { passed: 100, failed: 5, skipped: 0 }), id2)).toMatchObject({ passed: 95, failed: 5 });

@@ -1,16 +1,20 @@
 /**
- * AVA's default reporter: `✔ name` per passing test, `✘ [fail]: name <reason>` per failing one,
- * `- [skip] name`, then a block per failure (title, the assertion's `file:line`, the code, the
- * difference or the error with its stack) and a summary that names no passed count when a test
- * failed (`3 tests failed`, `1 test skipped`; `2 tests passed` only when all passed).
+ * AVA's default reporter: `✔ name` per passing test, a line per failing one (AVA 5 and later
+ * `✘ [fail]: name <reason>`, AVA 4 `✖ name <reason>`), a skipped one (`- [skip] name`, AVA 4 `- name`),
+ * then a block per failure (title, the assertion's `file:line`, the code, the difference or the error
+ * with its stack) and a summary that names no passed count when a test failed (`3 tests failed`,
+ * `1 test skipped`; `2 tests passed` only when all passed).
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, firstProjectFrame, normalizePath } from "../util.js";
 import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
 
-
-// What AVA appends to a failing test's line; the failure block's title is the name alone.
+// What AVA appends to a failing test's line when the failure block cannot be found for its name.
 const REASON_RE = / (?:Error thrown in test|Rejected promise returned by test|Test timeout exceeded|Test finished without running any assertions|Assertion failed)$/;
+// AVA 4 marks a crash or a run-level error with the ✖ of a failing test: these lines name no test.
+const NOT_A_TEST_RE = /^(?:Timed out while running tests|Exiting due to|Internal error|No tests found in|Error in shared worker|Couldn’t find any|Based on your configuration|Line numbers for|\d+ tests? remaining in|\S+ exited (?:due to|with a non-zero))/;
+// The rule AVA prints before the failure blocks and before the summary.
+const RULE = "─";
 
 export function parseAva(input: TestInput): TestCounts | null {
   const { lines, cwd } = input;
@@ -26,40 +30,41 @@ export function parseAva(input: TestInput): TestCounts | null {
   if (!hasSummary) return null;
   const passedNames: string[] = [];
   const skippedNames: string[] = [];
-  const failed: string[] = [];
+  // A failing test's line: its name, then the failure's message (AVA 4 leaves a space for an empty one).
+  const failedLines: string[] = [];
   let sep = -1;
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i]!.trim();
     // A slow test's line ends with its duration: `✔ name (1.2s)`.
     if (t.startsWith("✔ ")) passedNames.push(t.slice(2).replace(/ \(\d+(?:\.\d+)?m?s\)$/, ""));
     else if (t.startsWith("- [skip] ")) skippedNames.push(t.slice("- [skip] ".length));
-    else if (t.startsWith("✘ [fail]: ")) failed.push(t.slice("✘ [fail]: ".length).replace(REASON_RE, ""));
-    else if (t === "─" && sep < 0) sep = i;
+    else if (t.startsWith("✘ [fail]: ")) failedLines.push(t.slice("✘ [fail]: ".length));
+    else if (t === RULE) {
+      if (sep < 0) sep = i;
+    } else if (sep < 0 && /^ {2}[✖-] /.test(lines[i]!)) {
+      // AVA 4, in the list of tests above the failure blocks.
+      const rest = t.slice(2);
+      if (t.startsWith("- ")) {
+        if (!rest.startsWith("[")) skippedNames.push(rest);
+      } else if (!NOT_A_TEST_RE.test(rest)) failedLines.push(rest);
+    }
   }
   const ticks = passedNames.length;
   const skips = skippedNames.length;
-  if (ticks === 0 && failed.length === 0 && summary.passed === undefined) return null;
-  // The failure blocks: a title line (the test's name) after a blank line, up to the next title.
+  if (ticks === 0 && failedLines.length === 0 && summary.passed === undefined) return null;
+  // The failure blocks: a title line (the test's name) after a blank line, up to the next title or rule.
+  const starts = sep >= 0 ? blockStarts(lines, sep, failedLines) : [];
+  const titles = starts.map((s) => s.name);
+  const failed = failedLines.map((l) => nameOf(l, titles));
   const failures: TestFailure[] = [];
-  const titles = new Set<string>();
-  const failedSet = new Set(failed);
-  if (sep >= 0) {
-    const starts: { i: number; name: string }[] = [];
-    for (let i = sep + 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (!/^ {2}\S/.test(line) || (lines[i - 1] ?? "").trim() !== "") continue;
-      const t = line.trim();
-      if (failedSet.has(t)) starts.push({ i, name: t });
-    }
-    for (let k = 0; k < starts.length; k++) {
-      const { i, name } = starts[k]!;
-      const end = starts[k + 1]?.i ?? lines.length;
-      const body = lines.slice(i + 1, Math.min(end, i + 200));
-      titles.add(name);
-      failures.push(blockFailure(name, body, cwd));
-    }
+  for (let k = 0; k < starts.length; k++) {
+    const { i, name } = starts[k]!;
+    const end = Math.min(starts[k + 1]?.i ?? lines.length, i + 200);
+    const body: string[] = [];
+    for (let j = i + 1; j < end && lines[j]!.trim() !== RULE; j++) body.push(lines[j]!);
+    failures.push(blockFailure(name, body, cwd));
   }
-  for (const f of failed) if (!titles.has(f)) failures.push(failure(f));
+  for (const f of failed) if (!titles.includes(f)) failures.push(failure(f));
   const nFailed = summary.failed ?? failed.length;
   const passed = summary.passed ?? ticks;
   const skipped = summary.skipped ?? skips;
@@ -71,6 +76,28 @@ export function parseAva(input: TestInput): TestCounts | null {
   return counts("ava", { passed, failed: nFailed, skipped }, failures, undefined, cases);
 }
 
+/** A failing test's line is its name, or its name, a space and the failure's message. */
+const named = (line: string, title: string) => line === title || line.startsWith(`${title} `);
+
+/** Where each failure block starts: a title that begins a failing test's line, after a blank line. */
+function blockStarts(lines: string[], sep: number, failedLines: string[]): { i: number; name: string }[] {
+  const starts: { i: number; name: string }[] = [];
+  for (let i = sep + 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!/^ {2}\S/.test(line) || (lines[i - 1] ?? "").trim() !== "") continue;
+    const t = line.trim();
+    if (failedLines.some((l) => named(l, t))) starts.push({ i, name: t });
+  }
+  return starts;
+}
+
+/** The test's name in its line: the longest block title it begins with, else the line less AVA's reason. */
+function nameOf(line: string, titles: string[]): string {
+  let best: string | undefined;
+  for (const t of titles) if (named(line, t) && (best === undefined || t.length > best.length)) best = t;
+  return best ?? line.replace(REASON_RE, "").trimEnd();
+}
+
 function blockFailure(name: string, body: string[], cwd?: string): TestFailure {
   let loc: { file?: string; line?: number } | undefined;
   // The assertion's place comes first, alone on its line: `test/lib.test.js:7`.
@@ -78,15 +105,26 @@ function blockFailure(name: string, body: string[], cwd?: string): TestFailure {
   const at = first ? /^(\S+\.[cm]?[jt]sx?):(\d+)$/.exec(first) : null;
   if (at) loc = { file: normalizePath(at[1]!, cwd), line: Number(at[2]) };
   const text = body.join("\n");
-  // An error: its own `TypeError: message` line (the stack's head) is the message.
-  const err = /^\s*((?:[A-Z]\w*)?Error\b[^\n{]*: [^\n]+)$/m.exec(text)?.[1];
+  // An error: its own `TypeError: message` line (the stack's head) is the message; AVA 4 and 5 print
+  // no stack head, only the error as an object (`TypeError {` / `message: '…',`).
+  const err = /^\s*((?:[A-Z]\w*)?Error\b[^\n{]*: [^\n]+)$/m.exec(text)?.[1] ?? inspectedError(text);
+  const isFrame = (l: string) => /^\s*›/.test(l);
   let message: string | undefined;
-  const diff = body.findIndex((l) => /^\s*Difference \(/.test(l));
-  if (diff >= 0) message = boundMessage(body.slice(diff, diff + 8).filter((l) => !/^\s*›/.test(l)).join("\n"));
+  const diff = body.findIndex((l) => /^\s*Difference\b[^:]*:\s*$/.test(l));
+  if (diff >= 0) message = boundMessage(body.slice(diff, diff + 8).filter((l) => !isFrame(l)).join("\n"));
   else if (err) {
     const why = body.find((l) => /^\s*(Error thrown in test|Rejected promise returned by test|Test timeout)/.test(l))?.trim();
     message = boundMessage(why ? `${why.replace(/[.:]?\s*(Reason:)?$/, "")}: ${err.trim()}` : err.trim());
-  } else message = boundMessage(body.filter((l) => !/^\s*\d+:/.test(l) && l.trim() !== first).join("\n"));
-  loc ??= firstProjectFrame(text, cwd);
+  } else message = boundMessage(body.filter((l) => !/^\s*\d+:/.test(l) && !isFrame(l) && l.trim() !== first).join("\n"));
+  // A thrown error is placed where it was thrown (its stack's first frame in the project), as AVA 6 does.
+  const frame = firstProjectFrame(text, cwd);
+  if (err && frame) loc = frame;
+  loc ??= frame;
   return failure(name, message, loc);
+}
+
+/** `TypeError: msg` from AVA's printed object: `TypeError {` and then `message: 'msg',`. */
+function inspectedError(text: string): string | undefined {
+  const m = /^\s*((?:[A-Z]\w*)?Error) \{\n\s*message: '((?:[^'\\\n]|\\.)*)',?$/m.exec(text);
+  return m ? `${m[1]}: ${m[2]!.replace(/\\(['"\\])/g, "$1")}` : undefined;
 }
