@@ -23,7 +23,7 @@ import { applyCandidate, evaluateApplied, recordStep, stepNoteOf, type AppliedCa
 import { writeCandidateTree, type IndexSync } from "./candidate-tree.js";
 import { WorktreePool } from "./worktree-pool.js";
 import { ensureReference } from "./preflight.js";
-import { testFileChanges, type TestFileChange } from "./test-files.js";
+import { landedOps, testConfigChanges, testFileChanges, type TestFileChange } from "./test-files.js";
 
 export const MIN_BATCH = 2;
 export const MAX_BATCH = 8;
@@ -87,7 +87,9 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
       try {
         const plan = await planCandidate(parsed.data, reader);
         sl.candidate = parsed.data;
-        changedTests.push(...testFileChanges(plan.ops, s.config.protectTests));
+        // Where the kernel lands, as a single submit matches (a link `chk -> test` must not hide a test).
+        const landed = await landedOps(s.worktree, plan.ops);
+        changedTests.push(...testFileChanges(landed, s.config.protectTests), ...testConfigChanges(landed));
       } catch (err) {
         if (!(err instanceof UserError)) throw err;
         sl.error = errorText(err);

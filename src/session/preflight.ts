@@ -35,15 +35,15 @@ export async function recordPreflight(s: Session, run: EvaluationRun, why: strin
  */
 export async function ensureReference(s: Session, changed: TestFileChange[], ctx: CallContext): Promise<string | undefined> {
   if (changed.length === 0 || !s.config.commands.test || s.preflight || s.currentStep !== 0) return undefined;
-  ctx.progress?.("this step changes test files and no preflight ran: running the baseline's commands first (step 0)");
+  ctx.progress?.("this step changes tests or their configuration and no preflight ran: running the baseline's commands first (step 0)");
   const run = await s.evaluateHere(0, ctx).catch((err: unknown) => {
     if (err instanceof EvaluationCancelled) throw new UserError("Cancelled while the baseline's tests ran (before the candidate was written); nothing was recorded.");
     throw err;
   });
-  await recordPreflight(s, run, "baseline preflight, run before step 1 because it changes test files");
+  await recordPreflight(s, run, "baseline preflight, run before step 1 because it changes tests or their configuration");
   // The commands may have changed tracked files: the candidate is written on the tip exactly.
   await s.verifyWorktree(s.tip);
   const ev = run.evaluation;
   const tests = ev.commands.test?.skipped ? `tests skipped (${ev.commands.test.skipped})` : ev.tests ? testsLine(ev.tests) : "tests unreadable";
-  return `no preflight had run and this step changes test files, so the baseline's commands ran first and were recorded as step 0 (score ${fmt(ev.score)}, ${tests}): this step's tests are judged against the baseline's.`;
+  return `no preflight had run and this step changes ${changed.map((c) => c.path).slice(0, 3).join(", ")}${changed.length > 3 ? ", …" : ""}, so the baseline's commands ran first and were recorded as step 0 (score ${fmt(ev.score)}, ${tests}): this step's tests are judged against the baseline's.`;
 }

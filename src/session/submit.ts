@@ -23,7 +23,7 @@ import { bestOffHistoryNote, stepMessage, type StepNote } from "./record.js";
 import { syncIndex, syncIndexChecked, writeCandidateTree, type IndexSync } from "./candidate-tree.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
-import { assertTestsUntouched, describeTestChanges, landedOps, testFileChanges, type TestFileChange } from "./test-files.js";
+import { assertTestsUntouched, describeTestChanges, landedOps, testConfigChanges, testFileChanges, type TestFileChange } from "./test-files.js";
 import { ensureReference } from "./preflight.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 
@@ -92,7 +92,7 @@ export async function applyCandidate(
   }
   // Compared with the files as they are before the write: what the same change would cost in another mode.
   const modeSuggestion = await suggestMode(candidate, plan, reader);
-  await beforeWrite?.(testFiles);
+  await beforeWrite?.([...testFiles, ...testConfigChanges(landed)]);
   if (worktree === s.worktree) s.worktreeAt = null;
   if (journal) await recordWrites(journal, plan.ops.map((o) => o.path));
   const applied = await applyPlan(worktree, plan.ops).catch(async (err: unknown) => {

@@ -25,6 +25,20 @@ export function isTestPath(p: string, protect: string[] = []): boolean {
   return segs.slice(0, -1).some((s) => TEST_DIRS.has(s)) || TEST_NAME_RE.test(name) || matchesAnyGlob(p, protect) !== undefined;
 }
 
+/**
+ * Files that choose which tests run and how (a package.json test script, pytest's addopts, a runner's
+ * config): a first step that edits them is judged against the baseline's tests too (preflight.ts). A
+ * `--test-name-pattern` in package.json, or `addopts = -k 'not mul'` in pytest.ini, left the failing test
+ * out and scored 1.000 without touching a test file.
+ */
+const TEST_CONFIG_RE = /^(?:package\.json|pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini|noxfile\.py|Makefile|justfile|Cargo\.toml|go\.mod|\.taprc|(?:jest|vitest|vite|vitest\.workspace|ava|karma\.conf|playwright|cypress|wdio\.conf)(?:\.config)?\.[cm]?[jt]s(?:on)?|\.mocharc(?:\.\w+)?|\.c8rc(?:\.json)?|\.nycrc(?:\.json)?)$/;
+
+export function testConfigChanges(ops: FileOp[]): TestFileChange[] {
+  return ops
+    .filter((o) => TEST_CONFIG_RE.test(o.path.split("/").pop() ?? ""))
+    .map((o) => ({ path: o.path, change: o.op === "delete" ? ("deleted" as const) : o.create ? ("added" as const) : ("modified" as const) }));
+}
+
 export function testFileChanges(ops: FileOp[], protect: string[] = []): TestFileChange[] {
   return ops
     .filter((o) => isTestPath(o.path, protect))

@@ -113,7 +113,7 @@ describe("no preflight: a step that changes test files is judged against the bas
     // Before: the first step was its own reference: 3/3 = 1.000 and "success: all tests pass".
     expect(r.score).toBe(0.75);
     expect(success(r)).toBe(false);
-    expect(r.feedback).toMatch(/note: no preflight had run and this step changes test files, so the baseline's commands ran first and were recorded as step 0 \(score 0\.750, tests 3\/4 passed, 1 failed\)/);
+    expect(r.feedback).toMatch(/note: no preflight had run and this step changes test\/stats\.test\.js, so the baseline's commands ran first and were recorded as step 0 \(score 0\.750, tests 3\/4 passed, 1 failed\)/);
     expect(r.feedback).toMatch(/median of even length \(went missing at step 1\)/);
     const st = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
     expect(st.history.map((h: Any) => [h.step, h.score])).toEqual([
@@ -127,6 +127,21 @@ describe("no preflight: a step that changes test files is judged against the bas
     } finally {
       await other.close();
     }
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
+  it("a first step that narrows the test script (package.json) is judged against the baseline's tests too", async () => {
+    // Found by a fresh-eyes attack: no test file changed, so no baseline ran, and the step was its own
+    // reference (3/3, 1.000, success).
+    const repo = makeRepo("js-stats");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "npm test" });
+    const pkg = JSON.parse(readFileSync(path.join(repo, "package.json"), "utf8"));
+    pkg.scripts.test = "node --test --test-name-pattern='sum|mean|odd'";
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("package.json", `${JSON.stringify(pkg, null, 2)}\n`) });
+    expect(r.feedback).toMatch(/note: no preflight had run and this step changes package\.json, so the baseline's commands ran first/);
+    expect(r.score).toBeLessThan(1);
+    expect(success(r)).toBe(false);
     expect(checkoutState(repo)).toEqual(before);
   });
 
