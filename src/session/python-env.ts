@@ -8,8 +8,8 @@
  * a command names by absolute path (`/home/me/project/.venv/bin/python -m pytest`). Bytecode goes to a session folder (PYTHONPYCACHEPREFIX), never
  * next to the sources: importing the checkout's code must not write into the checkout.
  */
-import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { lstat, open, readdir } from "node:fs/promises";
 import path from "node:path";
 import { isInside } from "../util/paths.js";
 
@@ -22,6 +22,26 @@ export interface PythonIsolation {
 
 const MAX_READ = 256 * 1024;
 
+/**
+ * At most MAX_READ bytes of a regular file, else "". An environment may be anybody's folder (a venv a
+ * command names under /tmp): a FIFO named `a.pth` hung every evaluation, a link to /dev/zero read 600 MB.
+ */
+async function readSmall(file: string): Promise<string> {
+  try {
+    if (!(await lstat(file)).isFile()) return "";
+    const fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const buf = Buffer.alloc(MAX_READ);
+      const { bytesRead } = await fh.read(buf, 0, MAX_READ, 0);
+      return buf.subarray(0, bytesRead).toString("utf8");
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return "";
+  }
+}
+
 /** Folders a site-packages directory makes importable that lie inside the checkout (absolute paths). */
 export async function editableSources(sitePackages: string): Promise<{ dirs: string[]; editableDists: { name: string; url: string }[] }> {
   const dirs: string[] = [];
@@ -30,7 +50,7 @@ export async function editableSources(sitePackages: string): Promise<{ dirs: str
   for (const n of names) {
     const file = path.join(sitePackages, n);
     if (n.endsWith(".pth")) {
-      const text = (await readFile(file, "utf8").catch(() => "")).slice(0, MAX_READ);
+      const text = await readSmall(file);
       for (const raw of text.split("\n")) {
         const line = raw.trim();
         // As site.py reads them: comments and `import` lines are not paths.
@@ -39,14 +59,14 @@ export async function editableSources(sitePackages: string): Promise<{ dirs: str
       }
     } else if (/^__editable__.*_finder\.py$/.test(n)) {
       // setuptools' finder: MAPPING: dict[str, str] = {'pkg': '/home/me/project/src/pkg'}
-      const text = (await readFile(file, "utf8").catch(() => "")).slice(0, MAX_READ);
+      const text = await readSmall(file);
       const m = /^MAPPING\b[^=\n]*=\s*\{([^\n]*)\}/m.exec(text);
       if (m) for (const e of m[1]!.matchAll(/'(?:[^'\\]|\\.)*'\s*:\s*'((?:[^'\\]|\\.)*)'/g)) dirs.push(path.dirname(e[1]!));
     } else if (n.endsWith(".dist-info")) {
-      const raw = await readFile(path.join(file, "direct_url.json"), "utf8").catch(() => undefined);
+      const raw = await readSmall(path.join(file, "direct_url.json"));
       if (!raw) continue;
       try {
-        const j = JSON.parse(raw.slice(0, MAX_READ)) as { url?: unknown; dir_info?: { editable?: unknown } };
+        const j = JSON.parse(raw) as { url?: unknown; dir_info?: { editable?: unknown } };
         if (j.dir_info?.editable === true && typeof j.url === "string") editableDists.push({ name: n.replace(/-[^-]*\.dist-info$/, ""), url: j.url });
       } catch {
         // Not ours to judge.

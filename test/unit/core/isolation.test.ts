@@ -1,6 +1,6 @@
 /** The checkout-leak detector and the missing-path explanation, on real outputs. */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -129,6 +129,17 @@ describe("workspace and editable-install detection", () => {
     const r = await editableSources(sp);
     expect(r.dirs.sort()).toEqual(["/work/proj/lib", "/work/proj/src", "/work/proj/typed", "/work/proj/typed"]);
     expect(r.editableDists).toEqual([{ name: "proj", url: "file:///work/proj" }]);
+  });
+
+  it("reads only regular files, and only their start: a FIFO or a link to /dev/zero named .pth neither hangs nor fills memory", async () => {
+    const sp = path.join(tmp, "hostile-site-packages");
+    mkdirSync(sp, { recursive: true });
+    execFileSync("mkfifo", [path.join(sp, "a.pth")]);
+    symlinkSync("/dev/zero", path.join(sp, "b.pth"));
+    writeFileSync(path.join(sp, "c.pth"), `/work/proj/src\n${"#".repeat(2_000_000)}\n/work/proj/late\n`);
+    // Before: the FIFO's read never returned (the test's timeout is what fails it).
+    const r = await editableSources(sp);
+    expect(r.dirs).toEqual(["/work/proj/src"]);
   });
 
   it("redirects an editable install in an environment outside linkPaths: the server's VIRTUAL_ENV, the python on its PATH, or one a command names", async () => {
