@@ -6,7 +6,7 @@
 import { checkWeights, type CheckSpec, type Evaluation } from "./evaluate.js";
 import { testScore, testsPassed, testsScore, weightedScore, type Weights } from "./score.js";
 import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, ranTests, rawCounts, type KnownCounts, type TestHistoryPoint } from "./test-identity.js";
-import type { TestCounts } from "./types.js";
+import { STOPPED_FORMAT, type TestCounts } from "./types.js";
 import { unconfirmedNotice, unconfirmedTests } from "./unconfirmed.js";
 
 /** An earlier evaluated point of the history; `note.testFiles` says which test files its step changed. */
@@ -52,7 +52,29 @@ export function judgeEvaluation(ev: Evaluation, step: number, earlier: JudgePoin
     const j = judgeKnown({ ...ev, tests: named }, step, earlier, weights, checks);
     judged = { ...j, tests: { ...j.tests!, skipped: ev.tests!.skipped, total: ev.tests!.total } };
   } else judged = knownCounts(ev.tests) ? judgeKnown(ev, step, earlier, weights, checks) : judgeUnknown(ev, step, earlier, weights, checks, opts.changedTests ?? []);
-  return withoutReference(judged, earlier, opts.changedTests ?? []);
+  return formatChanged(withoutReference(judged, earlier, opts.changedTests ?? []), earlier, weights, checks);
+}
+
+const FORMAT_MARK = "The test output changed format";
+
+/**
+ * The same test command prints in the same format at every step. Output read as another runner's (go
+ * test -v read as cargo because the code under test printed a cargo summary and exited 0: 1.000 and
+ * "success") was not printed by the runner alone, so its counts are not believed: the test signal fails.
+ * Chains are left out: their formats follow which parts ran. Only a passing run is doubted.
+ */
+function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[]): Evaluation {
+  const notices = ev.notices.filter((n) => !n.startsWith(FORMAT_MARK));
+  const now = ev.tests?.format;
+  const first = earlier.find((e) => !e.evaluation.commands.test?.skipped && ranTests(rawTests(e.evaluation)));
+  const was = first?.evaluation.tests?.format;
+  // Only a pass is doubted: a crash read by a fallback parser (a JUnit report not written) already fails.
+  if (!ev.testsPass || !now || !was || now === was || now.includes("+") || was.includes("+") || now === STOPPED_FORMAT) {
+    return notices.length === ev.notices.length ? ev : { ...ev, notices };
+  }
+  notices.unshift(`${FORMAT_MARK}: step ${first!.step} printed ${was}, this step ${now}, with the same test command. Something besides the runner printed it (the code under test, a changed script or configuration), so the test signal counts as failing.`);
+  const components = { ...ev.components, test: 0 };
+  return { ...ev, notices, components, testsPass: false, score: weightedScore(components, weights, checkWeights(checks)) };
 }
 
 const testsOf = (e: JudgePoint): TestHistoryPoint["tests"] => {

@@ -203,6 +203,20 @@ describe("judgeEvaluation", () => {
     expect(judgeEvaluation(ev, 1, [], W, []).tests).toMatchObject({ passed: 2, failed: 0 });
   });
 
+  it("does not believe a passing run printed in another runner's format than the reference's (go test -v read as cargo)", () => {
+    const base = evaluation({ ...counts([["TestAdd", "passed"], ["TestMul", "failed"]]), format: "go-test" });
+    // A cargo summary line alone ("test result: ok. 2 passed; ..."): counts, no names.
+    const fake = evaluation({ ...counts(null, { passed: 2, failed: 0, skipped: 0 }), format: "cargo" });
+    const ev = judgeEvaluation(fake, 1, [{ step: 0, evaluation: base }], W, []);
+    expect(ev.testsPass).toBe(false);
+    expect(ev.components.test).toBe(0);
+    expect(ev.notices[0]).toMatch(/^The test output changed format: step 0 printed go-test, this step cargo/);
+    expect(judgeEvaluation(ev, 1, [{ step: 0, evaluation: base }], W, [])).toEqual(ev);
+    // The same format passes as before; a failing run in another format is left to its own counts.
+    expect(judgeEvaluation(evaluation({ ...counts([["TestAdd", "passed"], ["TestMul", "passed"]]), format: "go-test" }), 1, [{ step: 0, evaluation: base }], W, []).testsPass).toBe(true);
+    expect(judgeEvaluation(evaluation({ ...counts([["x", "failed"]]), format: "pytest" }), 1, [{ step: 0, evaluation: base }], W, []).notices.join()).not.toMatch(/changed format/);
+  });
+
   it("leaves a step whose tests did not run (cascade) alone", () => {
     const skipped = { ...evaluation(null), tests: null };
     skipped.commands.test!.skipped = "build failed";

@@ -2,10 +2,12 @@
  * Every real output in fixtures/outputs parses exactly to its reviewed expectation, and outputs of the
  * same run printed in different formats agree with each other.
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseBenchValue, parseDiagnostics, parseTests } from "../../../src/evaluate/parsers/index.js";
 import type { TestCounts } from "../../../src/evaluate/types.js";
-import { CWD, listCases, listOutputCaseIds, loadCase, type CorpusCase } from "./corpus.js";
+import { CORPUS_DIR, CWD, listCases, listOutputCaseIds, loadCase, type CorpusCase } from "./corpus.js";
 
 function run(c: CorpusCase): unknown {
   if (c.parse === "tests") return withoutCases(parseTests(c.output, { cwd: CWD, ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}), ...(c.goModule !== undefined ? { goModule: c.goModule } : {}) }));
@@ -210,5 +212,16 @@ describe("formats of the same run agree", () => {
     const at = (ds: typeof pylint) => ds.find((d) => d.line === 15)?.column;
     expect(at(pylint)).toBe(at(flake8));
     expect(at(mypy)).toBe(at(flake8));
+  });
+});
+
+describe("a summary line printed by something besides the runner", () => {
+  it("pytest: of several summary lines the one with the most failures counts (code under test printed '11 passed' at exit)", () => {
+    for (const id of ["pytest/pytest9-v-failing", "pytest/pytest9-q-failing"]) {
+      const text = `${readFileSync(path.join(CORPUS_DIR, `${id}.txt`), "utf8")}========== 11 passed in 0.01s ==========\n`;
+      const r = parseTests({ stdout: text, stderr: "", all: text }, { cwd: "/x" })!;
+      expect(r, id).toMatchObject({ passed: 5, failed: 4, skipped: 2, total: 11 });
+      expect(r.note).toMatch(/2 summary lines/);
+    }
   });
 });

@@ -26,21 +26,29 @@ export function parsePytest(input: TestInput): TestCounts | null {
   const { lines, cwd } = input;
   let summaryAt = -1;
   let tallies: Record<string, number> = {};
+  // pytest prints one summary; anything the tests run can print another (code under test that prints
+  // "3 passed in 0.01s" at exit scored 1.000 over pytest's own "1 failed, 2 passed"). Of several, the
+  // one with the most failures counts.
+  let summaries = 0;
   for (let i = lines.length - 1; i >= 0 && i >= lines.length - TAIL_LINES; i--) {
     const t = lines[i]!.trim();
     if (!t.includes(" in ") || !/s(?: \([\d:.]+\))?(?: =+)?$/.test(t)) continue;
     const m = SUMMARY_RE.exec(t);
     if (!m) continue;
-    summaryAt = i;
-    tallies = {};
+    summaries++;
+    const these: Record<string, number> = {};
     for (const item of m[1]!.split(", ")) {
       const im = /^(\d+) (.+)$/.exec(item);
       if (im) {
         const word = im[2]!.replace(/s$/, "");
-        tallies[word] = (tallies[word] ?? 0) + Number(im[1]);
+        these[word] = (these[word] ?? 0) + Number(im[1]);
       }
     }
-    break;
+    const bad = (x: Record<string, number>) => (x.failed ?? 0) + (x.error ?? 0);
+    if (summaryAt < 0 || bad(these) > bad(tallies)) {
+      summaryAt = i;
+      tallies = these;
+    }
   }
   if (summaryAt < 0) return null;
   const passed = (tallies.passed ?? 0) + (tallies.xpassed ?? 0);
@@ -91,7 +99,9 @@ export function parsePytest(input: TestInput): TestCounts | null {
     if (usedIds.has(n)) continue;
     failures.push(failure(n.id, n.message, fileOfNodeId(n.id, cwd)));
   }
-  return counts("pytest", { passed, failed, skipped }, failures, undefined, verboseCases(lines, summaryAt, passed, skipped, failed));
+  const r = counts("pytest", { passed, failed, skipped }, failures, undefined, verboseCases(lines, summaryAt, passed, skipped, failed));
+  if (summaries > 1) r.note = `the output holds ${summaries} summary lines (something besides pytest printed one); the one with the most failures counts`;
+  return r;
 }
 
 // `tests/x.py::test_a[1-2] PASSED   [ 18%]` (-v); subtests print SUBPASSED / SUBFAILED lines of their own.
