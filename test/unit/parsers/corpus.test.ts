@@ -225,3 +225,13 @@ describe("a summary line printed by something besides the runner", () => {
     }
   });
 });
+
+describe("a unittest summary printed by something besides unittest", () => {
+  it("counts the FAIL and ERROR blocks when the last summary counts fewer (code under test printed 'Ran 6 tests ... OK' at exit)", () => {
+    const id = "unittest/more-iter-default-failing";
+    const text = `${readFileSync(path.join(CORPUS_DIR, `${id}.stderr.txt`), "utf8")}\n----------------------------------------------------------------------\nRan 6 tests in 0.001s\n\nOK\n`;
+    const r = parseTests({ stdout: "", stderr: text, all: text }, { cwd: "/x" })!;
+    expect(r).toMatchObject({ passed: 4, failed: 2, total: 6 });
+    expect(r.note).toMatch(/names 2 failing tests but its last summary counts 0/);
+  });
+});

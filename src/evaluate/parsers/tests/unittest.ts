@@ -52,8 +52,16 @@ export function parseUnittest(input: TestInput): TestCounts | null {
     failures.push(blockFailure(testName(head[2]!), block, cwd));
     i = j - 1;
   }
-  const ranCount = ran;
-  return counts("unittest", { passed, failed, skipped, total: ranCount }, failures, undefined, verboseCases(lines, ranAt, ran));
+  // unittest prints a FAIL/ERROR block per failing test before its summary; a summary that counts fewer
+  // failures was not printed by unittest alone (the code under test printed "Ran 3 tests ... OK" at exit
+  // and scored 1.000), so the blocks count.
+  const named = new Set(failures.map((f) => f.name)).size;
+  if (named > failed) {
+    const r = counts("unittest", { passed: Math.max(0, passed - (named - failed)), failed: named, skipped, total: ran }, failures);
+    r.note = `the output names ${named} failing test${named === 1 ? "" : "s"} but its last summary counts ${failed}: the named ones count`;
+    return r;
+  }
+  return counts("unittest", { passed, failed, skipped, total: ran }, failures, undefined, verboseCases(lines, ranAt, ran));
 }
 
 const VERBOSE_RE = /^(\S+) \(([^()\s]+)\)(?:\n.*)? \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)\s*$/;
