@@ -103,6 +103,17 @@ const LOGS: Record<string, () => { text: string; format: string; failed: number 
     }, 5 * MB);
     return { text: `${text}Tests:       ${failed} failed, ${failed} total\nTest Suites: ${failed} failed, ${failed} total\n`, format: "jest", failed };
   },
+  // Every other TAP line indented by 60 columns: tap-parser opened a child parser per 4 columns of each
+  // (8.8 s for 8 MB); a TAP line now goes at most one level deeper than the one before it.
+  "tap indentation ladder": () => {
+    let failed = 0;
+    // The indented points read as nested assertions of no subtest: the unindented ones are the tests.
+    const text = grow((i) => {
+      if (i % 2 === 0) failed++;
+      return `${i % 2 === 0 ? "" : " ".repeat(60)}not ok ${i + 1} - t\n`;
+    }, 5 * MB, "not ok 999999 - last\n");
+    return { text: `TAP version 13\n${text}`, format: "tap", failed: failed + 1 };
+  },
   cargo: () => {
     const text = grow((i) => `test module::case_${i} ... ok\n`, 5 * MB);
     return { text: `running many tests\n${text}\ntest result: ok. 170000 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 2.00s\n`, format: "cargo", failed: 0 };
