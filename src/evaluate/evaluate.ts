@@ -1,13 +1,13 @@
 import { profileMark } from "../util/profile.js";
-import { constants, existsSync, lstatSync } from "node:fs";
-import { mkdir, open, readFile, realpath, rm } from "node:fs/promises";
+import { constants } from "node:fs";
+import { mkdir, open, rm } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../util/limits.js";
 import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
-import { missingPathNotice } from "./missing-paths.js";
+import { environmentNotices, readGoModule, realOr } from "./environment.js";
 import { runCommand, type RunResult } from "./run.js";
 import type { Sandbox } from "./sandbox.js";
 import { perfScore, testsPassed, testsScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
@@ -238,7 +238,8 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   }
 
   // The parsers make paths relative by prefix; they need the real path (e.g. macOS /tmp is a symlink).
-  const realCwd = await realpath(opts.cwd).catch(() => opts.cwd);
+  // Read in place, as go.mod below: each asynchronous call is a thread-pool round trip (~65 µs here).
+  const realCwd = realOr(opts.cwd);
   const components: Components = {};
   const ev: Evaluation = { commands, components, score: 0, testsPass: true, diagnostics: [], notices, commandsMs };
 
@@ -255,9 +256,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     components.checks = Object.fromEntries(Object.entries(ev.checks).map(([n, ok]) => [n, ok ? 1 : 0]));
   }
   if (opts.commands.test) {
-    const goModule = await readFile(path.join(opts.cwd, "go.mod"), "utf8")
-      .then((t) => /^module\s+(\S+)/m.exec(t.slice(0, 10_000))?.[1])
-      .catch(() => undefined);
+    const goModule = readGoModule(opts.cwd);
     const gate = results.quickTest && !succeeded(results.quickTest) ? results.quickTest : undefined;
     const r = gate ?? results.test;
     const chain = gate ? undefined : chains.test;
@@ -309,7 +308,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   if (opts.checkout) {
     // Node prints real paths (macOS /tmp is a link), Python the paths as it was given them: both forms.
     const { root, linked } = opts.checkout;
-    const roots = [...new Set([root, await realpath(root).catch(() => root)])];
+    const roots = [...new Set([root, realOr(root)])];
     const worktrees = [...new Set([opts.cwd, realCwd])];
     const named = (out: string) => [...new Set(roots.flatMap((r) => checkoutPathsIn(out, r, worktrees, linked)))];
     const leak = checkoutLeakNotice(Object.fromEntries(Object.entries(results).map(([k, r]) => [k, named(r.output.all)])));
@@ -335,48 +334,6 @@ function dedupe(ds: Diagnostic[]): Diagnostic[] {
 }
 
 const COVERAGE_TABLE_RE = /^\s*File\s+\|\s*% Stmts\s*\|/m;
-
-const MISSING_DEP_RE = /Cannot find module|ERR_MODULE_NOT_FOUND|Cannot find package|: command not found|: not found\b|ModuleNotFoundError/;
-
-/** Node and tsc resolve node_modules by walking up, so a worktree inside .git may still find the checkout's. */
-function nodeModulesReachable(dir: string): boolean {
-  let d = dir;
-  for (;;) {
-    if (existsSync(path.join(d, "node_modules"))) return true;
-    const up = path.dirname(d);
-    if (up === d) return false;
-    d = up;
-  }
-}
-
-const lexists = (p: string) => {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-function environmentNotices(cwd: string, results: Record<string, RunResult>, checkout?: { root: string }): string[] {
-  const notices: string[] = [];
-  for (const r of Object.values(results)) {
-    if (r?.timedOut) notices.push(`"${r.cmd}" timed out and was killed with its child processes; raise timeoutSec if it needs longer.`);
-  }
-  if (checkout) {
-    for (const r of Object.values(results)) {
-      const n = missingPathNotice(r.cmd, r.timedOut ? null : r.exitCode, r.output.all, (rel) => lexists(path.join(cwd, rel)), (rel) => lexists(path.join(checkout.root, rel)));
-      if (n && !notices.includes(n)) notices.push(n);
-    }
-  }
-  const missing = Object.values(results).some((r) => r && !succeeded(r) && MISSING_DEP_RE.test(r.output.all));
-  if (missing && existsSync(path.join(cwd, "package.json")) && !nodeModulesReachable(cwd)) {
-    notices.push("Dependencies not installed: the worktree has no node_modules. Start the session with setupCmd (e.g. \"npm ci\") or linkPaths: [\"node_modules\"].");
-  } else if (missing) {
-    notices.push("A command could not find a module or program: dependencies may be missing in the worktree (setupCmd / linkPaths), or the candidate imports something that does not exist.");
-  }
-  return notices;
-}
 
 /**
  * Re-derives the perf component and the score of an evaluation against the current best bench value.

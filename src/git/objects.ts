@@ -7,8 +7,7 @@
  * reads packs; trees are immutable, so the entries of a tree read once are kept by id.
  */
 import { createHash, randomBytes } from "node:crypto";
-import fs from "node:fs";
-import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import fs, { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
 import isogit from "isomorphic-git";
@@ -50,24 +49,31 @@ export function putObject(commonDir: string, type: ObjectType, content: Buffer, 
   return oid;
 }
 
+/**
+ * Written in place (synchronous calls): a step writes about ten small objects, and each asynchronous
+ * call (lstat, open, write, close, rename) is a thread-pool round trip of ~65 µs measured here, against
+ * a few µs for the call itself. The order on disk is unchanged: whole temporary file, then rename.
+ */
 async function storeObject(commonDir: string, oid: string, body: Buffer): Promise<void> {
   const dir = path.join(commonDir, "objects", oid.slice(0, 2));
   const file = path.join(dir, oid.slice(2));
-  if (await lstat(file).then(() => true, () => false)) return;
+  if (lstatSync(file, { throwIfNoEntry: false })) return;
   // git's own temporary-object prefix: `git gc` / `git prune` remove such leftovers after a crash.
   const tmp = path.join(dir, `tmp_obj_trm${randomBytes(6).toString("hex")}`);
   const data = deflateSync(body);
   try {
     // The fan-out folder nearly always exists: made only when the write says it does not (git prune
     // removes empty ones).
-    await writeFile(tmp, data, { mode: 0o444 }).catch(async (err: NodeJS.ErrnoException) => {
-      if (err.code !== "ENOENT") throw err;
-      await mkdir(dir, { recursive: true });
-      await writeFile(tmp, data, { mode: 0o444 });
-    });
-    await rename(tmp, file);
+    try {
+      writeFileSync(tmp, data, { mode: 0o444 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(tmp, data, { mode: 0o444 });
+    }
+    renameSync(tmp, file);
   } catch (err) {
-    await rm(tmp, { force: true });
+    rmSync(tmp, { force: true });
     throw err;
   }
 }

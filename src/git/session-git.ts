@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { copyFile, mkdir, readdir, readFile, rm } from "node:fs/promises";
 import fs from "node:fs";
 import path from "node:path";
@@ -9,6 +9,7 @@ import { redact, redactDeep } from "../util/secrets.js";
 import { encodeCommit, prepareNote, type PreparedNote } from "./notes.js";
 import { writeObject } from "./objects.js";
 import { runRefTransaction } from "./ref-writer.js";
+import { readRefSync } from "./ref-read.js";
 
 /**
  * The user's checkout as a commit of its own: parent = their HEAD, tree = their working tree as it is
@@ -309,23 +310,37 @@ export async function peelToCommitFast(commonDir: string, oid: string): Promise<
  * Read in-process: the HEAD files of the main checkout and of every linked worktree.
  */
 export async function branchCheckedOutAt(commonDir: string, ref: string): Promise<string | null> {
-  const adminDirs = [commonDir, ...(await readdir(path.join(commonDir, "worktrees")).catch(() => [] as string[])).map((n) => path.join(commonDir, "worktrees", n))];
-  for (const dir of adminDirs) {
+  // Read in place (synchronous calls): three small files per worktree before every step, each read
+  // otherwise four thread-pool round trips (open, stat, read, close) of ~65 µs measured here.
+  const read = (file: string, fallback: string) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch {
+      return fallback;
+    }
+  };
+  let names: string[] = [];
+  try {
+    names = readdirSync(path.join(commonDir, "worktrees"));
+  } catch {
+    // No linked worktree.
+  }
+  for (const dir of [commonDir, ...names.map((n) => path.join(commonDir, "worktrees", n))]) {
     for (const f of ["HEAD", "rebase-merge/head-name", "rebase-apply/head-name"]) {
-      const text = (await readFile(path.join(dir, f), "utf8").catch(() => "")).trim();
+      const text = read(path.join(dir, f), "").trim();
       if (text === `ref: ${ref}` || text === ref) {
         if (dir === commonDir) return path.dirname(commonDir);
-        return (await readFile(path.join(dir, "gitdir"), "utf8").catch(() => dir)).trim().replace(/\/\.git$/, "");
+        return read(path.join(dir, "gitdir"), dir).trim().replace(/\/\.git$/, "");
       }
     }
   }
   return null;
 }
 
-/** Reads a ref in-process (no git spawn): used on every call to notice moves made outside this server. */
+/** Reads a ref in-process (no git spawn, ref-read.ts): used on every call to notice moves made outside this server. */
 export async function resolveRefFast(commonDir: string, ref: string): Promise<string | null> {
   try {
-    return await isogit.resolveRef({ fs, gitdir: commonDir, ref });
+    return readRefSync(commonDir, ref);
   } catch {
     return null;
   }

@@ -8,10 +8,10 @@
  * `git add` + `write-tree` as before: correctness first. The worktree's index is left behind and
  * brought up to date after the reply (syncIndexChecked), the next operation waiting for it.
  */
-import { lstat, readFile, readlink, stat } from "node:fs/promises";
+import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, type Stats } from "node:fs";
+import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { existsSync } from "node:fs";
 import { git, GitError, gitOrNull } from "../git/cli.js";
 import { blobId, entryAt, GITLINK_MODE, NeedsGit, TREE_MODE, writeObject, writeTreeWith, type PathChange } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
@@ -97,7 +97,7 @@ function indexFileOf(worktree: string): Promise<string | null> {
  */
 export async function indexStamp(worktree: string): Promise<string | null> {
   const file = await indexFileOf(worktree);
-  const st = file ? await stat(file, { bigint: true }).catch(() => null) : null;
+  const st = file ? (statSync(file, { bigint: true, throwIfNoEntry: false }) ?? null) : null;
   return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : null;
 }
 
@@ -108,14 +108,19 @@ export interface IndexSync {
 }
 
 /** Whether the file at `rel` is still exactly `entry` (null: absent), hashed as git would store it. */
-async function stillIs(worktree: string, rel: string, entry: PathChange["entry"]): Promise<boolean> {
+function stillIs(worktree: string, rel: string, entry: PathChange["entry"]): boolean {
   const abs = path.join(worktree, rel);
-  const st = await lstat(abs).catch(() => null);
+  let st: Stats | null;
+  try {
+    st = lstatSync(abs);
+  } catch {
+    st = null;
+  }
   if (!entry) return st === null;
   if (!st) return false;
-  if (entry.mode === "120000") return st.isSymbolicLink() && blobId(Buffer.from(await readlink(abs, { encoding: "buffer" }))) === entry.oid;
+  if (entry.mode === "120000") return st.isSymbolicLink() && blobId(Buffer.from(readlinkSync(abs, { encoding: "buffer" }))) === entry.oid;
   if (!st.isFile() || (st.mode & 0o100 ? "100755" : "100644") !== entry.mode) return false;
-  return blobId(await readFile(abs)) === entry.oid;
+  return blobId(readFileSync(abs)) === entry.oid;
 }
 
 /**
@@ -129,7 +134,7 @@ async function stillIs(worktree: string, rel: string, entry: PathChange["entry"]
 export async function syncIndexChecked(worktree: string, sync: IndexSync | undefined): Promise<boolean> {
   if (!sync?.at || sync.changes.length === 0 || sync.changes.some((c) => c.path.startsWith("-"))) return false;
   if ((await indexStamp(worktree)) !== sync.at) return false;
-  for (const c of sync.changes) if (!(await stillIs(worktree, c.path, c.entry))) return false;
+  for (const c of sync.changes) if (!stillIs(worktree, c.path, c.entry)) return false;
   return (await gitOrNull(worktree, ["update-index", "--add", "--remove", ...sync.changes.map((c) => c.path), "--refresh"])) !== null;
 }
 
@@ -144,10 +149,15 @@ async function changesOf(commonDir: string, worktree: string, baseTree: string, 
     const old = await entryAt(commonDir, baseTree, rel);
     if (old?.mode === GITLINK_MODE) return null;
     const abs = path.join(worktree, rel);
-    const st = await lstat(abs).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === "ENOENT" || err.code === "ENOTDIR") return null;
-      throw err;
-    });
+    // In place (synchronous calls) like the candidate's write (candidate/write.ts): a few small calls.
+    let st: Stats | null;
+    try {
+      st = lstatSync(abs);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
+      st = null;
+    }
     if (!st) {
       changes.push({ path: rel, entry: null });
       continue;
@@ -160,14 +170,14 @@ async function changesOf(commonDir: string, worktree: string, baseTree: string, 
       continue;
     }
     let entry: PathChange["entry"];
-    if (st.isSymbolicLink()) entry = { mode: "120000", oid: await writeObject(commonDir, "blob", Buffer.from(await readlink(abs, { encoding: "buffer" }))) };
-    else if (st.isFile()) entry = { mode: st.mode & 0o100 ? "100755" : "100644", oid: await writeObject(commonDir, "blob", await readFile(abs)) };
+    if (st.isSymbolicLink()) entry = { mode: "120000", oid: await writeObject(commonDir, "blob", Buffer.from(readlinkSync(abs, { encoding: "buffer" }))) };
+    else if (st.isFile()) entry = { mode: st.mode & 0o100 ? "100755" : "100644", oid: await writeObject(commonDir, "blob", readFileSync(abs)) };
     else return null;
     if (!old) {
       // A new path: git refuses it under a link and records a nested repository as a gitlink.
       for (let i = 1; i < parts.length; i++) {
         const dir = path.join(worktree, ...parts.slice(0, i));
-        if (!(await lstat(dir)).isDirectory()) return null;
+        if (!lstatSync(dir).isDirectory()) return null;
         if (existsSync(path.join(dir, ".git"))) return null;
       }
       added.push(rel);

@@ -70,10 +70,12 @@ export interface AppliedCandidate {
 export async function applyCandidate(s: Session, worktree: string, candidate: Candidate, journal: string | null = s.writeJournal): Promise<AppliedCandidate> {
   const reader = worktreeReader(worktree);
   const plan = await planCandidate(candidate, reader);
+  profileMark("plan");
   // Matched where the kernel lands too: a link inside the repository (`t -> test`) must not hide a test.
   const landed = await landedOps(worktree, plan.ops);
   assertTestsUntouched(landed, s.config.protectTests ?? []);
   const testFiles = testFileChanges(landed, s.config.protectTests);
+  profileMark("landed");
   // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
   // artifacts included.
   if (plan.ops.length === 0) {
@@ -81,8 +83,10 @@ export async function applyCandidate(s: Session, worktree: string, candidate: Ca
   }
   // Compared with the files as they are before the write: what the same change would cost in another mode.
   const modeSuggestion = await suggestMode(candidate, plan, reader);
+  profileMark("mode");
   if (worktree === s.worktree) s.worktreeAt = null;
   if (journal) await recordWrites(journal, plan.ops.map((o) => o.path));
+  profileMark("journal-w");
   const applied = await applyPlan(worktree, plan.ops).catch(async (err: unknown) => {
     if (journal) await clearWrites(journal);
     throw err;
