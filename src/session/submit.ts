@@ -4,6 +4,8 @@
  * its note; the branch, HEAD and (when it beats the session's best) the best tag move in one transaction.
  * Any failure before the refs move rolls the worktree back and records nothing.
  */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import { planCandidate } from "../candidate/plan.js";
 import { suggestMode } from "../candidate/mode-suggest.js";
@@ -87,7 +89,10 @@ export async function applyCandidate(s: Session, worktree: string, candidate: Ca
   if (worktree === s.worktree) s.worktreeAt = null;
   if (journal) await recordWrites(journal, plan.ops.map((o) => o.path));
   profileMark("journal-w");
-  const applied = await applyPlan(worktree, plan.ops).catch(async (err: unknown) => {
+  // New content is written beside the worktree and renamed into it (candidate/write.ts writeReplacing).
+  const scratch = path.join(s.config.commonDir, "trm", "tmp");
+  mkdirSync(scratch, { recursive: true });
+  const applied = await applyPlan(worktree, plan.ops, scratch).catch(async (err: unknown) => {
     if (journal) await clearWrites(journal);
     throw err;
   });
