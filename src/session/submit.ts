@@ -124,8 +124,21 @@ export interface JudgedTree {
 export async function evaluateApplied(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, inflight?: Map<string, Promise<EvaluationRun>>): Promise<JudgedTree> {
   await assertNoSecretsIn(applied.worktree, applied.paths);
   profileMark("secret-scan");
-  const { tree, indexStale, indexSync } = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
+  const { tree, indexStale, indexSync, written } = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
   profileMark("tree");
+  try {
+    const ev = await evaluateTree(s, applied, step, ctx, tree, inflight);
+    // The tree's files, written while the commands ran, are on disk before a commit may refer to them.
+    await written;
+    profileMark("judge");
+    return { tree, ...ev, ...(indexStale ? { indexStale, indexSync } : {}) };
+  } catch (err) {
+    await written.catch(() => undefined);
+    throw err;
+  }
+}
+
+async function evaluateTree(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, tree: string, inflight: Map<string, Promise<EvaluationRun>> | undefined) {
   await crashPoint("step-tree-written");
   if (tree === s.tipTree) {
     throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
@@ -148,8 +161,7 @@ export async function evaluateApplied(s: Session, applied: AppliedCandidate, ste
   }
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
   ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks);
-  profileMark("judge");
-  return { tree, ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(indexStale ? { indexStale, indexSync } : {}) };
+  return { ev, logs, ...(cachedFrom ? { cachedFrom } : {}) };
 }
 
 /**
