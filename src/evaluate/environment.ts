@@ -1,12 +1,35 @@
-/** Plain statements about the environment a step's commands ran in: timeouts, missing dependencies and paths. */
-import { existsSync, lstatSync } from "node:fs";
+/**
+ * What an evaluation reads of its surroundings: the worktree's real path and Go module, and plain
+ * statements about the environment the commands met (a timeout, a path of the checkout missing in the
+ * worktree, dependencies not installed). Read in place (synchronous calls): each asynchronous call is a
+ * thread-pool round trip of ~65 µs measured here, against a few µs for the call itself.
+ */
+import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { missingPathNotice } from "./missing-paths.js";
 import type { RunResult } from "./run.js";
 
-function succeeded(r: RunResult): boolean {
-  return r.exitCode === 0 && !r.timedOut;
+/** The real path of `p` (e.g. macOS /tmp is a link), or `p` itself when it cannot be resolved. */
+export function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }
+
+/** The module path a go.mod at the worktree's root declares, if any. */
+export function readGoModule(cwd: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path.join(cwd, "go.mod"), "utf8");
+  } catch {
+    return undefined;
+  }
+  return /^module\s+(\S+)/m.exec(text.slice(0, 10_000))?.[1];
+}
+
+const succeeded = (r: RunResult) => r.exitCode === 0 && !r.timedOut;
 
 const MISSING_DEP_RE = /Cannot find module|ERR_MODULE_NOT_FOUND|Cannot find package|: command not found|: not found\b|ModuleNotFoundError/;
 
@@ -30,6 +53,7 @@ const lexists = (p: string) => {
   }
 };
 
+/** Plain statements about what the commands met: a timeout, a missing path, dependencies not installed. */
 export function environmentNotices(cwd: string, results: Record<string, RunResult>, checkout?: { root: string }): string[] {
   const notices: string[] = [];
   for (const r of Object.values(results)) {

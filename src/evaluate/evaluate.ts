@@ -1,13 +1,13 @@
 import { profileMark } from "../util/profile.js";
 import { constants } from "node:fs";
-import { mkdir, open, readFile, realpath, rm } from "node:fs/promises";
+import { mkdir, open, rm } from "node:fs/promises";
 import path from "node:path";
 import { LIMITS } from "../util/limits.js";
 import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
-import { environmentNotices } from "./environment.js";
+import { environmentNotices, readGoModule, realOr } from "./environment.js";
 import { runCommand, type RunResult } from "./run.js";
 import type { Sandbox } from "./sandbox.js";
 import { perfScore, testsPassed, testsScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
@@ -239,7 +239,8 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   }
 
   // The parsers make paths relative by prefix; they need the real path (e.g. macOS /tmp is a symlink).
-  const realCwd = await realpath(opts.cwd).catch(() => opts.cwd);
+  // Read in place, as go.mod below: each asynchronous call is a thread-pool round trip (~65 µs here).
+  const realCwd = realOr(opts.cwd);
   const components: Components = {};
   const ev: Evaluation = { commands, components, score: 0, testsPass: true, diagnostics: [], notices, commandsMs };
 
@@ -256,9 +257,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     components.checks = Object.fromEntries(Object.entries(ev.checks).map(([n, ok]) => [n, ok ? 1 : 0]));
   }
   if (opts.commands.test) {
-    const goModule = await readFile(path.join(opts.cwd, "go.mod"), "utf8")
-      .then((t) => /^module\s+(\S+)/m.exec(t.slice(0, 10_000))?.[1])
-      .catch(() => undefined);
+    const goModule = readGoModule(opts.cwd);
     const gate = results.quickTest && !succeeded(results.quickTest) ? results.quickTest : undefined;
     const r = gate ?? results.test;
     const chain = gate ? undefined : chains.test;
@@ -310,7 +309,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   if (opts.checkout) {
     // Node prints real paths (macOS /tmp is a link), Python the paths as it was given them: both forms.
     const { root, linked } = opts.checkout;
-    const roots = [...new Set([root, await realpath(root).catch(() => root)])];
+    const roots = [...new Set([root, realOr(root)])];
     const worktrees = [...new Set([opts.cwd, realCwd])];
     const named = (out: string) => [...new Set(roots.flatMap((r) => checkoutPathsIn(out, r, worktrees, linked)))];
     const leak = checkoutLeakNotice(Object.fromEntries(Object.entries(results).map(([k, r]) => [k, named(r.output.all)])));

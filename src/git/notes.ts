@@ -11,6 +11,7 @@
 import fs from "node:fs";
 import isogit from "isomorphic-git";
 import { putObject, putTreeObject, readTreeEntries, TREE_MODE } from "./objects.js";
+import { readRefSync } from "./ref-read.js";
 
 const treeOfCommit = new Map<string, string>();
 
@@ -61,7 +62,12 @@ export async function prepareNote(
   sig: { name: string; email: string },
 ): Promise<PreparedNote> {
   const ref = notesRef.startsWith("refs/") ? notesRef : `refs/notes/${notesRef}`;
-  const parent = await isogit.resolveRef({ fs, gitdir: commonDir, ref }).catch(() => null);
+  let parent: string | null = null;
+  try {
+    parent = readRefSync(commonDir, ref);
+  } catch {
+    // Unreadable: as if absent; the compare-and-swap on `expected` then refuses a ref that does exist.
+  }
   // `git notes add -F` ends a note with a newline (stripspace); the same bytes here.
   // Blob, trees and commit are written side by side, all on disk before the ref may move to them.
   const writes: Promise<void>[] = [];

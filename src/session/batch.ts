@@ -157,7 +157,9 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
       let indexSync: IndexSync | undefined;
       try {
         let tree: string;
-        ({ tree, indexStale, indexSync } = await writeCandidateTree(s, s.worktree, s.tipTree, applied.paths));
+        let written: Promise<void>;
+        ({ tree, indexStale, indexSync, written } = await writeCandidateTree(s, s.worktree, s.tipTree, applied.paths));
+        await written;
         if (tree !== winner.judged!.tree) {
           throw new Error(`best of N: candidate #${winner.index} gave tree ${tree} in the session worktree but ${winner.judged!.tree} in its pool worktree`);
         }

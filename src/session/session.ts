@@ -191,9 +191,13 @@ export class Session {
    */
   private pendingWrites: Promise<void> = Promise.resolve();
 
-  /** Work that may finish after the reply; settled before the next operation (see settle). */
+  /**
+   * Work that may finish after the reply; settled before the next operation (see settle). It starts
+   * on the next turn of the event loop, once the reply (written in this turn's microtasks) is out: its
+   * synchronous parts (file reads, spawning git) would otherwise run ahead of the answer.
+   */
   afterReply(work: () => Promise<void>): void {
-    this.pendingWrites = this.pendingWrites.then(work).catch((err: unknown) => {
+    this.pendingWrites = this.pendingWrites.then(() => new Promise<void>((r) => setImmediate(r))).then(work).catch((err: unknown) => {
       process.stderr.write(`code-trm: a deferred write of session ${this.id} failed: ${(err as Error).message}\n`);
     });
   }

@@ -4,6 +4,8 @@
  * its note; the branch, HEAD and (when it beats the session's best) the best tag move in one transaction.
  * Any failure before the refs move rolls the worktree back and records nothing.
  */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import { planCandidate } from "../candidate/plan.js";
 import { suggestMode } from "../candidate/mode-suggest.js";
@@ -81,10 +83,12 @@ export async function applyCandidate(
 ): Promise<AppliedCandidate> {
   const reader = worktreeReader(worktree);
   const plan = await planCandidate(candidate, reader);
+  profileMark("plan");
   // Matched where the kernel lands too: a link inside the repository (`t -> test`) must not hide a test.
   const landed = await landedOps(worktree, plan.ops);
   assertTestsUntouched(landed, s.config.protectTests ?? []);
   const testFiles = testFileChanges(landed, s.config.protectTests);
+  profileMark("landed");
   // Never reach `git add -A --` with no path: an empty pathspec would stage everything, build
   // artifacts included.
   if (plan.ops.length === 0) {
@@ -93,9 +97,14 @@ export async function applyCandidate(
   // Compared with the files as they are before the write: what the same change would cost in another mode.
   const modeSuggestion = await suggestMode(candidate, plan, reader);
   await beforeWrite?.([...testFiles, ...testConfigChanges(landed)]);
+  profileMark("mode");
   if (worktree === s.worktree) s.worktreeAt = null;
   if (journal) await recordWrites(journal, plan.ops.map((o) => o.path));
-  const applied = await applyPlan(worktree, plan.ops).catch(async (err: unknown) => {
+  profileMark("journal-w");
+  // New content is written beside the worktree and renamed into it (candidate/write.ts writeReplacing).
+  const scratch = path.join(s.config.commonDir, "trm", "tmp");
+  mkdirSync(scratch, { recursive: true });
+  const applied = await applyPlan(worktree, plan.ops, scratch).catch(async (err: unknown) => {
     if (journal) await clearWrites(journal);
     throw err;
   });
@@ -127,8 +136,21 @@ export interface JudgedTree {
 export async function evaluateApplied(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, inflight?: Map<string, Promise<EvaluationRun>>): Promise<JudgedTree> {
   await assertNoSecretsIn(applied.worktree, applied.paths);
   profileMark("secret-scan");
-  const { tree, indexStale, indexSync } = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
+  const { tree, indexStale, indexSync, written } = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
   profileMark("tree");
+  try {
+    const ev = await evaluateTree(s, applied, step, ctx, tree, inflight);
+    // The tree's files, written while the commands ran, are on disk before a commit may refer to them.
+    await written;
+    profileMark("judge");
+    return { tree, ...ev, ...(indexStale ? { indexStale, indexSync } : {}) };
+  } catch (err) {
+    await written.catch(() => undefined);
+    throw err;
+  }
+}
+
+async function evaluateTree(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, tree: string, inflight: Map<string, Promise<EvaluationRun>> | undefined) {
   await crashPoint("step-tree-written");
   if (tree === s.tipTree) {
     throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
@@ -152,7 +174,7 @@ export async function evaluateApplied(s: Session, applied: AppliedCandidate, ste
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
   ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path) });
   profileMark("judge");
-  return { tree, ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(indexStale ? { indexStale, indexSync } : {}) };
+  return { ev, logs, ...(cachedFrom ? { cachedFrom } : {}) };
 }
 
 /**

@@ -3,7 +3,7 @@
  * `protectTests` can refuse it. Models under pressure to make tests pass change the tests; the user
  * should see it on every such step.
  */
-import { realpath } from "node:fs/promises";
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
 import { UserError } from "../util/errors.js";
@@ -67,7 +67,7 @@ export function describeTestChanges(changes: TestFileChange[]): string | undefin
 
 /** The candidate's operations at the paths the kernel resolves them to in the worktree (a link followed). */
 export async function landedOps(worktree: string, ops: FileOp[]): Promise<FileOp[]> {
-  const root = await realpath(worktree);
+  const root = realpathSync(worktree);
   return Promise.all(
     ops.map(async (o) => {
       const { real } = await resolveInside(worktree, o.path);

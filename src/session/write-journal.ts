@@ -6,23 +6,35 @@
  * which every later step would then be evaluated with. Nothing else is removed: ignored paths
  * (node_modules, build caches) and files the commands made stay, as after any step.
  */
-import { lstat, mkdir, readFile, rm, rmdir, unlink, writeFile } from "node:fs/promises";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstat, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { git } from "../git/cli.js";
 
+// Written and removed once per step, in place: each asynchronous call is a thread-pool round trip
+// (~65 µs measured here, against a few µs for the call itself).
 export async function recordWrites(file: string, paths: string[]): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ v: 1, paths }));
+  try {
+    writeFileSync(file, JSON.stringify({ v: 1, paths }));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ v: 1, paths }));
+  }
 }
 
 export async function clearWrites(file: string): Promise<void> {
-  await rm(file, { force: true });
+  rmSync(file, { force: true });
 }
 
 /** After a crash mid-write: resets tracked files to `tip` and removes the untracked paths the candidate created. */
 export async function healWrites(file: string, worktree: string, tip: string): Promise<boolean> {
-  const text = await readFile(file, "utf8").catch(() => null);
-  if (text === null) return false;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return false;
+  }
   let paths: string[] = [];
   try {
     const parsed = JSON.parse(text) as { paths?: unknown };
