@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
-import { checkoutState, g, makeRepo, ROOT, tmpDir } from "../helpers/repo.js";
+import { checkoutState, g, makeRepo, repoFromFiles, ROOT, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 let srv: TestServer;
@@ -20,17 +20,7 @@ afterAll(async () => {
 });
 
 /** A repository from files, committed on main. */
-function repoOf(files: Record<string, string>): string {
-  const dir = path.join(tmpDir("trm-gaming-"), "repo");
-  for (const [p, c] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    writeFileSync(path.join(dir, p), c);
-  }
-  g(dir, "init", "-q", "-b", "main");
-  g(dir, "add", "-A");
-  g(dir, "commit", "-q", "-m", "initial");
-  return dir;
-}
+const repoOf = (files: Record<string, string>): string => repoFromFiles(files, "trm-gaming-");
 
 const success = (r: Any) => r.reasons.join(" ").includes("success");
 

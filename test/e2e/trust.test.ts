@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, textOf, type TestServer } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
-import { checkoutState, g, makeRepo, tmpDir } from "../helpers/repo.js";
+import { checkoutState, g, makeRepo, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 let srv: TestServer;
@@ -29,18 +29,7 @@ function repoFrom(fixture: string): string {
 }
 
 /** A repository from files, committed on main. */
-function repoOf(files: Record<string, string>): string {
-  const dir = path.join(tmpDir("trm-trust-"), "repo");
-  made.push(path.dirname(dir));
-  for (const [p, c] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    writeFileSync(path.join(dir, p), c);
-  }
-  g(dir, "init", "-q", "-b", "main");
-  g(dir, "add", "-A");
-  g(dir, "commit", "-q", "-m", "initial");
-  return dir;
-}
+const repoOf = (files: Record<string, string>): string => repoFromFiles(files, "trm-trust-");
 
 const TEST_FILE = "test/stats.test.js";
 

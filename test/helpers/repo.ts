@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, lstatSync, readlinkSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, lstatSync, readlinkSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -97,4 +97,17 @@ export function checkoutState(dir: string) {
     })(),
     status: g(dir, "status", "--porcelain=v1", "--untracked-files=all"),
   };
+}
+
+/** A git repository made of `files`, committed on main (in a folder tmpDir removes). */
+export function repoFromFiles(files: Record<string, string>, prefix = "trm-repo-"): string {
+  const dir = path.join(tmpDir(prefix), "repo");
+  for (const [p, c] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    writeFileSync(path.join(dir, p), c);
+  }
+  g(dir, "init", "-q", "-b", "main");
+  g(dir, "add", "-A");
+  g(dir, "commit", "-q", "-m", "initial");
+  return dir;
 }
