@@ -1,3 +1,4 @@
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
@@ -205,6 +206,8 @@ export async function gitOrNull(cwd: string, args: string[], opts: GitOptions = 
 
 /** Resolves the repository of `repoPath`: its top level and its common git directory. */
 export async function openRepo(repoPath: string): Promise<{ top: string; commonDir: string; gitDir: string }> {
+  const fast = openRepoFast(repoPath);
+  if (fast) return fast;
   let statCode = "";
   const st = await stat(repoPath).catch((err: NodeJS.ErrnoException) => ((statCode = err.code ?? ""), null));
   if (!st && statCode !== "ENAMETOOLONG") throw new UserError(`${repoPath} does not exist.`, "Pass the absolute path of an existing checkout (check it for typos).");
@@ -237,3 +240,31 @@ export async function openRepo(repoPath: string): Promise<{ top: string; commonD
   return { top, commonDir: path.resolve(repoPath, common), gitDir };
 }
 
+/**
+ * The common case of {@link openRepo} without a git process: `repoPath` is the top of a checkout whose
+ * `.git` is a folder of its own (not a linked worktree, a submodule or a bare repository), owned by this
+ * user with its top (git's safe.directory check passes), with a plain configuration (no core.worktree,
+ * core.bare, include or extension). Anything else is left to git, its messages included. Session start
+ * begins the worktree's checkout this much sooner (one git process: 5-15 ms measured under load).
+ */
+function openRepoFast(repoPath: string): { top: string; commonDir: string; gitDir: string } | null {
+  const uid = process.getuid?.();
+  if (uid === undefined || !path.isAbsolute(repoPath)) return null;
+  try {
+    // git names the top by its real path (a link on the way resolved), as --show-toplevel prints it.
+    const top = realpathSync(repoPath);
+    const gitDir = path.join(top, ".git");
+    const st = lstatSync(gitDir);
+    if (!st.isDirectory() || st.uid !== uid || statSync(top).uid !== uid) return null;
+    if (existsSync(path.join(gitDir, "commondir")) || existsSync(path.join(gitDir, "config.worktree"))) return null;
+    if (!statSync(path.join(gitDir, "objects")).isDirectory() || !statSync(path.join(gitDir, "refs")).isDirectory()) return null;
+    if (!/^(ref: refs\/\S+|[0-9a-f]{40})\s*$/.test(readFileSync(path.join(gitDir, "HEAD"), "utf8"))) return null;
+    const config = readFileSync(path.join(gitDir, "config"), "utf8");
+    if (/^\s*\[\s*(include|includeif|extensions)\b/im.test(config) || /^\s*worktree\s*=/im.test(config)) return null;
+    for (const m of config.matchAll(/^\s*bare\s*(?:=\s*(.*?))?\s*$/gim)) if (!["false", "no", "off", "0"].includes((m[1] ?? "true").toLowerCase())) return null;
+    // As git prints --git-common-dir: relative to repoPath, which openRepo resolves without following links.
+    return { top, commonDir: path.join(path.resolve(repoPath), ".git"), gitDir };
+  } catch {
+    return null;
+  }
+}

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { copyFile, mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rm } from "node:fs/promises";
 import fs from "node:fs";
 import path from "node:path";
 import isogit from "isomorphic-git";
@@ -10,6 +10,8 @@ import { encodeCommit, prepareNote, type PreparedNote } from "./notes.js";
 import { writeObject } from "./objects.js";
 import { runRefTransaction } from "./ref-writer.js";
 import { readRefSync } from "./ref-read.js";
+import { indexHasFlaggedEntries } from "./index-file.js";
+import { profileMark } from "../util/profile.js";
 
 /**
  * The user's checkout as a commit of its own: parent = their HEAD, tree = their working tree as it is
@@ -22,6 +24,22 @@ export async function readHead(top: string): Promise<{ commit: string; tree: str
   // `--verify` takes a single revision, so the pair is terminated with `--` instead; an unborn HEAD fails.
   const [commit, tree] = ((await gitOrNull(top, ["rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--"])) ?? "").trim().split("\n");
   return commit && tree ? { commit, tree } : null;
+}
+
+/**
+ * The commit the user's HEAD names, read in-process (the checkout's HEAD file, then the branch in the
+ * common directory): session start begins the worktree's checkout with it, before any git process
+ * could have answered. Null when git must say (unborn, a ref kept elsewhere, e.g. reftable): the
+ * caller then asks git (readHead).
+ */
+export function headCommitFast(repo: { gitDir: string; commonDir: string }): string | null {
+  try {
+    const text = readFileSync(path.join(repo.gitDir, "HEAD"), "utf8").trim();
+    if (/^[0-9a-f]{40}$/.test(text)) return text;
+    return text.startsWith("ref: refs/heads/") ? readRefSync(repo.commonDir, text.slice(5)) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** `head` is the user's HEAD as read by the caller (readHead), so the baseline's parent is that very commit. */
@@ -42,7 +60,9 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
     const userIndex = path.join(repo.gitDir, "index");
     if (existsSync(userIndex)) await copyFile(userIndex, tmpIndex);
     const env = { GIT_INDEX_FILE: tmpIndex };
-    await unflagPresentFiles(repo.top, env);
+    // Flags are rare: the index is read in-process first, and git lists entries only when it has some.
+    if (indexHasFlaggedEntries(tmpIndex) !== false) await unflagPresentFiles(repo.top, env);
+    profileMark("snap-unflag");
     const skipped: string[] = [];
     try {
       await git(repo.top, ["add", "-A", "--ignore-errors", "--", "."], { env });
@@ -52,7 +72,9 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
       if (unreadable.length === 0) throw err;
       skipped.push(...unreadable);
     }
+    profileMark("snap-add");
     const tree = (await git(repo.top, ["write-tree"], { env })).trim();
+    profileMark("snap-write-tree");
     const head = userHead?.commit;
     // HEAD read in-process: "ref: refs/heads/<name>" on a branch, a commit id when detached.
     const headText = (await readFile(path.join(repo.gitDir, "HEAD"), "utf8").catch(() => "")).trim();
@@ -78,8 +100,21 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
 export async function forgetWorktreeEntry(commonDir: string, wtPath: string): Promise<void> {
   const admin = path.join(commonDir, "worktrees");
   const want = path.join(wtPath, ".git");
-  for (const name of await readdir(admin).catch(() => [] as string[])) {
-    const gitdir = await readFile(path.join(admin, name, "gitdir"), "utf8").catch(() => "");
+  let names: string[] = [];
+  try {
+    names = readdirSync(admin);
+  } catch {
+    return;
+  }
+  // One small file per worktree, read in place: before every session start, as many as the repository has
+  // worktrees, each asynchronous read four thread-pool round trips (~65 µs apiece here).
+  for (const name of names) {
+    let gitdir = "";
+    try {
+      gitdir = readFileSync(path.join(admin, name, "gitdir"), "utf8");
+    } catch {
+      continue;
+    }
     if (gitdir.trim() === want) await rm(path.join(admin, name), { recursive: true, force: true });
   }
 }

@@ -1,11 +1,12 @@
-import { constants, existsSync } from "node:fs";
-import { access, rm, writeFile } from "node:fs/promises";
+import { constants, existsSync, rmSync, writeFileSync } from "node:fs";
+import { access } from "node:fs/promises";
 import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
 import { assertSandboxAvailable } from "../evaluate/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
+import { looseCommitTree } from "../git/index-file.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
-import { addWorktree, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
+import { addWorktree, headCommitFast, prepareNoteOf, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { explainSystemError, trmRefInTheWay } from "../util/sys-errors.js";
 import { normalizeRelPath } from "../util/paths.js";
@@ -20,6 +21,7 @@ import { progressIntervalMs, Session } from "./session.js";
 import { layerWorkspaces, type LayerResult } from "./workspaces.js";
 import { linkIgnored } from "./link-paths.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
+import { profileMark } from "../util/profile.js";
 
 
 export interface SetupResult {
@@ -55,6 +57,7 @@ export async function startSession(input: StartInput, ctx: CallContext) {
     // Not a refusal on safety grounds (we never touch the checkout), but the baseline would be ambiguous.
     throw new UserError("The checkout is in the middle of a merge.", "Finish or abort the merge, then start the session.");
   }
+  profileMark("start-checks");
   const started = performance.now();
   // Snapshot and checkout of a very large repository can take longer than a client waits in silence.
   const ticker = ctx.progress ? setInterval(() => ctx.progress!(`starting the session (${Math.round((performance.now() - started) / 1000)}s)`), progressIntervalMs()) : undefined;
@@ -76,13 +79,13 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
   // The owner lock doubles as the "start in progress" mark: a start killed half-way leaves a lock of a
   // dead process next to a `.starting` file, which the next server or prune cleans up (see recover.ts).
   const starting = (await acquireOwner(repo.commonDir, id)) ? startingFile(repo.commonDir, id) : null;
-  if (starting) await writeFile(starting, `${process.pid}\n`);
+  if (starting) writeFileSync(starting, `${process.pid}\n`);
   try {
     const made = await createSessionOwned(input, ctx, partial, linkPaths, repo, started, id);
-    if (starting) await rm(starting, { force: true });
+    if (starting) rmSync(starting, { force: true });
     return made;
   } catch (err) {
-    if (starting) await rm(starting, { force: true });
+    if (starting) rmSync(starting, { force: true });
     await releaseOwner(repo.commonDir, id);
     throw err;
   }
@@ -92,12 +95,19 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
   const refs = sessionRefs(id);
   const wt = worktreePath(repo.commonDir, id);
   // The checkout of the worktree (the slow part) starts from the user's HEAD while the baseline is
-  // built; a reset then brings in only the files their uncommitted work changed.
-  const head = await readHead(repo.top);
-  const early = head ? addWorktree(repo.top, wt, head.commit, id).then(() => true, (err: unknown) => err) : Promise.resolve(false);
+  // built; a reset then brings in only the files their uncommitted work changed. HEAD's commit is read
+  // in-process so that the checkout starts at once; its tree (for the comparison) meanwhile.
+  const fast = headCommitFast(repo);
+  const add = (commit: string) => addWorktree(repo.top, wt, commit, id).then(() => true, (err: unknown) => err);
+  const fastEarly = fast ? add(fast) : null;
+  profileMark("add-begun");
+  const head = (fast ? await treeOfHead(repo, fast) : null) ?? (await readHead(repo.top));
+  profileMark("head");
+  const early = fastEarly ?? (head ? add(head.commit) : Promise.resolve(false));
   let snap: Awaited<ReturnType<typeof snapshotCheckout>>;
   try {
     snap = await snapshotCheckout(repo, id, head);
+    profileMark("snapshot");
   } catch (err) {
     await early;
     await removeWorktree(repo.top, wt).catch(() => undefined);
@@ -115,13 +125,17 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     uncommittedIncluded: snap.dirty,
   };
   let layer: LayerResult = { layers: [], redirected: [] };
+  /** The user's commit the worktree's HEAD still names, when only HEAD must move (after the reply). */
+  let headFrom: string | null = null;
   try {
     // The refs and the config note do not depend on the checkout of the worktree: do both at once. All
     // of it settles before any cleanup, so nothing half-written is re-created after it.
+    // Branch, baseline tag and the config note move in one transaction (the note's objects written
+    // first): one git process, and never a session branch without its record.
     const results = await Promise.allSettled([
       (async () => {
-        await updateRefs(repo.top, [{ ref: refs.branch, next: snap.commit, expected: null }, { ref: refs.baselineTag, next: snap.commit, expected: null }], "trm: session start");
-        await writeNote(repo.top, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote, { commonDir: repo.commonDir, message: "trm: baseline record (session config)" });
+        const note = await prepareNoteOf(repo.commonDir, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote, "trm: baseline record (session config)");
+        await updateRefs(repo.top, [{ ref: refs.branch, next: snap.commit, expected: null }, { ref: refs.baselineTag, next: snap.commit, expected: null }, note], "trm: session start");
       })(),
       (async () => {
         const ready = await early;
@@ -131,22 +145,35 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
         } else if (head && snap.tree === head.tree) {
           // A clean checkout: the worktree's files and index are already the snapshot's; only its HEAD
           // moves, from the user's commit to the session's own (a reset --hard re-read every file: 44 ms
-          // at 5,000 files).
-          await git(wt, ["update-ref", "--no-deref", "-m", "trm: session start", "HEAD", snap.commit, head.commit]);
+          // at 5,000 files), after the reply: the next operation waits for it, and a server killed
+          // before it leaves a HEAD that the next one's check resets.
+          headFrom = head.commit;
         } else {
           await git(wt, ["reset", "--hard", "-q", snap.commit]);
         }
       })(),
+      // The registry is about the session id, not the worktree: written meanwhile (a stale entry of a
+      // start that fails is harmless, and removed below).
+      registrySet(id, repo.commonDir),
     ]);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
+    profileMark("refs+worktree");
     await linkIgnored(repo.top, wt, linkPaths);
     layer = await layerWorkspaces(repo.top, wt);
+    profileMark("links+layers");
   } catch (err) {
     await discardStart(repo.top, wt, refs, snap.commit);
+    await registryDelete(id).catch(() => undefined);
     throw err;
   }
-  await registrySet(id, repo.commonDir);
+  profileMark("registry");
+  const moveHead = async () => {
+    if (headFrom) await gitOrNull(wt, ["update-ref", "--no-deref", "-m", "trm: session start", "HEAD", snap.commit, headFrom]);
+    headFrom = null;
+  };
+  // What runs in the worktree before the reply (submodules, setup, preflight) sees the session's HEAD.
+  if (existsSync(path.join(wt, ".gitmodules")) || config.commands.setup || input.preflight) await moveHead();
   const submodules = existsSync(path.join(wt, ".gitmodules")) ? await initSubmodules(wt, config.timeoutSec, ctx) : undefined;
   const startMs = Math.round(performance.now() - started);
 
@@ -176,6 +203,7 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     }
   }
   const notes = [...(await session.pythonIsolation()).notices];
+  profileMark("python");
   if (layer.redirected.length > 0) {
     notes.push(`workspace packages are linked from the worktree's own node_modules (${layer.redirected.slice(0, 6).join(", ")}${layer.redirected.length > 6 ? ", …" : ""}), so one package is tested against the candidate's version of another; everything else is reached from your checkout's node_modules.`);
   }
@@ -191,8 +219,17 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
   }
   // A fresh checkout's files share the second of its index ("racily clean"): the first status re-hashes
   // every one of them (64 ms at 5,000 files). Done after the reply, the first step finds it done.
-  session.afterReply(() => session.verifyWorktree(snap.commit));
+  session.afterReply(async () => {
+    await moveHead();
+    await session.verifyWorktree(snap.commit);
+  });
   return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch), notes, preflightFeedback };
+}
+
+/** HEAD's commit (read in-process) and its tree, in-process too when the commit is loose; null when it cannot be read. */
+async function treeOfHead(repo: { top: string; commonDir: string }, commit: string): Promise<{ commit: string; tree: string } | null> {
+  const tree = looseCommitTree(repo.commonDir, commit) ?? (await gitOrNull(repo.top, ["rev-parse", "--verify", "-q", `${commit}^{tree}`]))?.trim();
+  return tree ? { commit, tree } : null;
 }
 
 /** Removes what a failed start made: worktree, branch, baseline tag (only if still ours) and notes. */
