@@ -10,6 +10,7 @@ import { encodeCommit, prepareNote, type PreparedNote } from "./notes.js";
 import { writeObject } from "./objects.js";
 import { runRefTransaction } from "./ref-writer.js";
 import { readRefSync } from "./ref-read.js";
+import { indexHasFlaggedEntries } from "./index-file.js";
 import { profileMark } from "../util/profile.js";
 
 /**
@@ -59,7 +60,8 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
     const userIndex = path.join(repo.gitDir, "index");
     if (existsSync(userIndex)) await copyFile(userIndex, tmpIndex);
     const env = { GIT_INDEX_FILE: tmpIndex };
-    await unflagPresentFiles(repo.top, env);
+    // Flags are rare: the index is read in-process first, and git lists entries only when it has some.
+    if (indexHasFlaggedEntries(tmpIndex) !== false) await unflagPresentFiles(repo.top, env);
     profileMark("snap-unflag");
     const skipped: string[] = [];
     try {

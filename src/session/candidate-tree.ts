@@ -144,13 +144,15 @@ function stillIs(worktree: string, rel: string, entry: PathChange["entry"]): boo
  * every other tracked file against the index (update-index runs its arguments in order: the paths, then
  * --refresh, which fails on a file that differs or is gone). True: index and files are exactly the step.
  * False: the caller falls back to `git add` and a full status (a path git would read as an option, an
- * index someone else wrote, a file the commands changed).
+ * index someone else wrote, a file the commands changed). `commandsRan` false: no command ran in the
+ * worktree since it was last found clean, so the step's paths are staged without the refresh.
  */
-export async function syncIndexChecked(worktree: string, sync: IndexSync | undefined): Promise<boolean> {
+export async function syncIndexChecked(worktree: string, sync: IndexSync | undefined, commandsRan = true): Promise<boolean> {
   if (!sync?.at || sync.changes.length === 0 || sync.changes.some((c) => c.path.startsWith("-"))) return false;
   if ((await indexStamp(worktree)) !== sync.at) return false;
   for (const c of sync.changes) if (!stillIs(worktree, c.path, c.entry)) return false;
-  return (await gitOrNull(worktree, ["update-index", "--add", "--remove", ...sync.changes.map((c) => c.path), "--refresh"])) !== null;
+  // Without commands run there, nothing else of the worktree can have changed: no refresh (half the time).
+  return (await gitOrNull(worktree, ["update-index", "--add", "--remove", ...sync.changes.map((c) => c.path), ...(commandsRan ? ["--refresh"] : [])])) !== null;
 }
 
 /** The changes as tree entries (blobs written), or null when git's own rules must decide. */

@@ -4,6 +4,7 @@ import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
 import { assertSandboxAvailable } from "../evaluate/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
+import { looseCommitTree } from "../git/index-file.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
 import { addWorktree, headCommitFast, prepareNoteOf, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
@@ -97,12 +98,12 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
   const wt = worktreePath(repo.commonDir, id);
   // The checkout of the worktree (the slow part) starts from the user's HEAD while the baseline is
   // built; a reset then brings in only the files their uncommitted work changed. HEAD's commit is read
-  // in-process so that the checkout starts at once; its tree (for the comparison) comes from git meanwhile.
+  // in-process so that the checkout starts at once; its tree (for the comparison) meanwhile.
   const fast = headCommitFast(repo);
   const add = (commit: string) => addWorktree(repo.top, wt, commit, id).then(() => true, (err: unknown) => err);
   const fastEarly = fast ? add(fast) : null;
   profileMark("add-begun");
-  const head = (fast ? await treeOfHead(repo.top, fast) : null) ?? (await readHead(repo.top));
+  const head = (fast ? await treeOfHead(repo, fast) : null) ?? (await readHead(repo.top));
   profileMark("head");
   const early = fastEarly ?? (head ? add(head.commit) : Promise.resolve(false));
   let snap: Awaited<ReturnType<typeof snapshotCheckout>>;
@@ -226,9 +227,9 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
   return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch), notes, preflightFeedback };
 }
 
-/** HEAD's commit (read in-process) and its tree, from git; null when that commit cannot be read. */
-async function treeOfHead(top: string, commit: string): Promise<{ commit: string; tree: string } | null> {
-  const tree = (await gitOrNull(top, ["rev-parse", "--verify", "-q", `${commit}^{tree}`]))?.trim();
+/** HEAD's commit (read in-process) and its tree, in-process too when the commit is loose; null when it cannot be read. */
+async function treeOfHead(repo: { top: string; commonDir: string }, commit: string): Promise<{ commit: string; tree: string } | null> {
+  const tree = looseCommitTree(repo.commonDir, commit) ?? (await gitOrNull(repo.top, ["rev-parse", "--verify", "-q", `${commit}^{tree}`]))?.trim();
   return tree ? { commit, tree } : null;
 }
 

@@ -126,6 +126,8 @@ export interface JudgedTree {
   indexStale?: boolean;
   /** Then: what the index needs after the reply (candidate-tree.ts syncIndexChecked). */
   indexSync?: IndexSync;
+  /** The worktree the commands ran in for this tree, if they ran (not for a cached evaluation). */
+  ranIn?: string;
 }
 
 /**
@@ -160,6 +162,7 @@ async function evaluateTree(s: Session, applied: AppliedCandidate, step: number,
   let ev: Evaluation;
   let logs: Record<string, string> = {};
   let cachedFrom: string | undefined;
+  let ranIn: string | undefined;
   if (hit) {
     cachedFrom = hit.commit;
     ev = rescore(hit.evaluation, s.config.weights, s.config.checks, s.config.perfDirection, prevBest);
@@ -169,12 +172,13 @@ async function evaluateTree(s: Session, applied: AppliedCandidate, step: number,
   } else {
     const run = s.evaluateHere(step, ctx, prevBest, applied.paths, applied.worktree);
     inflight?.set(tree, run);
+    ranIn = applied.worktree;
     ({ evaluation: ev, logs } = await run);
   }
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
   ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path) });
   profileMark("judge");
-  return { ev, logs, ...(cachedFrom ? { cachedFrom } : {}) };
+  return { ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(ranIn ? { ranIn } : {}) };
 }
 
 /**
@@ -256,13 +260,16 @@ export async function recordStep(
   // step's files are already in place, only git's own view of them lags. Staging the paths and checking
   // what the commands changed in tracked files is one update-index (was `git add` before the reply and
   // `git status` after it: 10 + 17 ms at 5,000 files).
+  // No command ran in the session worktree (a cached evaluation, a best-of-N winner evaluated in its pool
+  // worktree): it is the synced tip plus the step's own files, so they alone are staged, nothing refreshed.
   const stalePaths = r.judged.indexStale && applied.worktree === s.worktree ? applied.paths : null;
   const indexSync = r.judged.indexSync;
+  const commandsRanHere = r.judged.ranIn === s.worktree;
   s.afterReply(async () => {
     await crashPoint("step-index-stale");
     if (stalePaths) {
       s.worktreeAt = null;
-      if (await syncIndexChecked(s.worktree, indexSync)) {
+      if (await syncIndexChecked(s.worktree, indexSync, commandsRanHere)) {
         s.worktreeAt = commit;
         return;
       }

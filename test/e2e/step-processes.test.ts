@@ -64,6 +64,28 @@ describe("a step spawns no git process on its path", () => {
     expect(checkoutState(repo)).toEqual(before);
   });
 
+  it("stages a cached step's paths after the reply in one update-index, and leaves index and files at the step", async () => {
+    const repo = makeRepo("js-stats");
+    const before = checkoutState(repo);
+    const srv = await startServer({ env: { CODE_TRM_DEBUG_GIT: "1" } });
+    const { sessionId, worktreePath } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "echo tested" });
+    await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
+    await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
+    await srv.call<Any>("trm_undo", { sessionId });
+    await srv.call<Any>("trm_get_state", { sessionId });
+    const mark = srv.stderr().length;
+    // The same tree as the undone step: its evaluation is reused, no command runs in the worktree.
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
+    expect(r.cached).toBe(true);
+    await srv.call<Any>("trm_get_state", { sessionId });
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git update-index --add --remove"]);
+    await srv.close();
+    expect(g(worktreePath, "rev-parse", "HEAD").trim()).toBe(r.commit);
+    expect(g(worktreePath, "status", "--porcelain")).toBe("");
+    expect(g(worktreePath, "diff", "--cached", "--name-only")).toBe("");
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
   // The after-reply check trusts neither the step's own files nor the index: what the commands changed
   // there is found and undone as before (a full status, then a reset).
   for (const [label, testCmd] of [
