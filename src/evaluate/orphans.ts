@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { killMarked, RUN_MARKER } from "./sweep.js";
 
 /**
  * A server killed in the middle of a step cannot stop the command it was running: that process group
@@ -33,18 +34,30 @@ export function processAlive(pid: number, st: string): boolean {
 }
 
 // The record files are written, read and removed in place (synchronous calls): a few per command and
-// per operation, each an asynchronous thread-pool round trip of ~65 µs otherwise (measured here), and the
-// command waits for its record before it starts.
-export async function recordGroup(file: string, pid: number): Promise<void> {
-  const st = startTime(pid);
-  if (st === null) return; // no /proc (not Linux): nothing can be verified later, so nothing is recorded
+// per operation, each an asynchronous thread-pool round trip of ~65 µs otherwise (measured here).
+function writeRecord(file: string, text: string): void {
   try {
-    writeFileSync(file, `${pid} ${st}\n`);
+    writeFileSync(file, text);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, `${pid} ${st}\n`);
+    writeFileSync(file, text);
   }
+}
+
+/**
+ * Before the command is spawned: its run marker (sweep.ts), which every process it starts inherits. A
+ * server killed between the spawn and the pid's record left a command no later server could find (CI's
+ * crash test: the orphan outlived the next server); the marker finds it.
+ */
+export function recordMarker(file: string, marker: string): void {
+  writeRecord(file, `0 - ${marker}\n`);
+}
+
+export async function recordGroup(file: string, pid: number, marker = "-"): Promise<void> {
+  const st = startTime(pid);
+  if (st === null) return; // no /proc (not Linux): nothing can be verified later, so nothing is recorded
+  writeRecord(file, `${pid} ${st} ${marker}\n`);
 }
 
 export async function forgetGroup(file: string): Promise<void> {
@@ -78,14 +91,16 @@ export async function reapRecorded(file: string): Promise<boolean> {
     return false;
   }
   rmSync(file, { force: true });
-  const [pidText, st] = text.trim().split(" ");
+  const [pidText, st, marker] = text.trim().split(" ");
   const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 1 || startTime(pid) !== st) return false;
+  // The marker first: it also finds what left the group, and a command whose pid was never recorded.
+  const marked = marker && marker !== "-" && /^[0-9a-f]{8,64}$/.test(marker) ? killMarked(RUN_MARKER, marker) > 0 : false;
+  if (!Number.isInteger(pid) || pid <= 1 || startTime(pid) !== st) return marked;
   try {
     process.kill(-pid, "SIGKILL");
     return true;
   } catch {
-    return false;
+    return marked;
   }
 }
 

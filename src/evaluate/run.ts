@@ -5,7 +5,7 @@ import { cleanEnv } from "../git/cli.js";
 import { LIMITS } from "../util/limits.js";
 import { heldCredential, isSecretName, redact, secretValues, StreamRedactor } from "../util/secrets.js";
 import { stripAnsi } from "../util/text.js";
-import { forgetGroup, recordGroup } from "./orphans.js";
+import { forgetGroup, recordGroup, recordMarker } from "./orphans.js";
 import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
 import { killMarked, RUN_MARKER } from "./sweep.js";
 import type { CommandOutput } from "./types.js";
@@ -96,14 +96,6 @@ class CappedText {
 
 const SHELL = existsSync("/bin/bash") ? "/bin/bash" : true;
 
-/**
- * A recorded command waits for its record (a line on stdin) before it runs: a server killed between the
- * spawn and the record's write left a command nobody knew of (the crash test's orphan outlived the next
- * server, 1 run in CI). If the server dies first, stdin closes empty and the command never runs. The
- * shell then replaces itself with the command as typed, so pid, group, `$0` and stdin (/dev/null) are as
- * without the gate.
- */
-const GATE = 'read -r _ || exit 125; exec "$0" -c "$1" </dev/null';
 
 /** How long output may still arrive after the shell exited before the pipes are closed. */
 const DRAIN_MS = 1000;
@@ -176,14 +168,21 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   const marker = randomBytes(8).toString("hex");
   const env = commandEnv(opts.env, opts.passEnv, marker);
   const shell = SHELL === true ? "/bin/sh" : SHELL;
-  const gated = Boolean(opts.groupFile);
-  const shellArgs = gated ? ["-c", GATE, shell, cmd] : ["-c", cmd];
+  const shellArgs = ["-c", cmd];
+  // The marker is on disk before the command exists (orphans.ts recordMarker).
+  if (opts.groupFile) {
+    try {
+      recordMarker(opts.groupFile, marker);
+    } catch {
+      // Not recorded: like a record that failed after the spawn, the command runs unrecorded.
+    }
+  }
   const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, shellArgs) : [shell, ...shellArgs];
   const child = execa(argv[0]!, argv.slice(1), {
     cwd: opts.cwd,
     env,
     extendEnv: false,
-    stdin: gated ? "pipe" : "ignore",
+    stdin: "ignore",
     detached: true,
     buffer: false,
     reject: false,
@@ -201,11 +200,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   child.stdout?.on("data", onData(stdout, redactors.out));
   child.stderr?.on("data", onData(stderr, redactors.err));
   // Only after the listeners are attached: output of a fast command would be lost during an await.
-  const recorded = pid !== undefined && opts.groupFile ? recordGroup(opts.groupFile, pid).catch(() => undefined) : undefined;
-  if (gated) {
-    child.stdin?.on("error", () => undefined); // EPIPE: the shell is gone already (killed, or failed to start)
-    void Promise.resolve(recorded).then(() => child.stdin?.end("\n"));
-  }
+  const recorded = pid !== undefined && opts.groupFile ? recordGroup(opts.groupFile, pid, marker).catch(() => undefined) : undefined;
 
   let killTimer: NodeJS.Timeout | undefined;
   const terminate = () => {

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tmpDir } from "../../helpers/repo.js";
+import { reapRecorded } from "../../../src/evaluate/orphans.js";
 import { runCommand } from "../../../src/evaluate/run.js";
 
 const cwd = tmpDir("trm-run-");
@@ -39,19 +40,32 @@ describe("runCommand", () => {
     }
   });
 
-  it("starts a recorded command only once its process group is on disk, and as typed ($0, $1, stdin)", async () => {
-    // A server killed between the spawn and the record left a command that no later server could find.
+  it("has a recorded command's run marker on disk before the command runs, so that a later server finds it whatever happens", async () => {
+    // A server killed between the spawn and the pid's record left a command that no later server could find.
     const groupFile = path.join(cwd, "gate", "group");
     for (let i = 0; i < 20; i++) {
-      const r = await runCommand(`cat ${groupFile} && echo "[$0][$1]" && cat`, { cwd, timeoutMs: 10_000, groupFile });
+      const r = await runCommand(`cat ${groupFile} && echo "[$TRM_RUN]"`, { cwd, timeoutMs: 10_000, groupFile });
       expect(r.exitCode).toBe(0);
-      const [record, args, ...rest] = r.output.stdout.split("\n");
-      expect(record).toMatch(/^\d+ \d+$/);
-      expect(Number(record!.split(" ")[0])).toBeGreaterThan(1);
-      expect(args).toMatch(/^\[(\/usr)?\/bin\/(ba)?sh\]\[\]$/);
-      expect(rest.join("\n")).toBe(""); // stdin is empty, as without the gate
+      const [record, marker] = r.output.stdout.split("\n");
+      expect(marker).toMatch(/^\[[0-9a-f]{16}\]$/);
+      expect(record!.split(" ").at(-1)).toBe(marker!.slice(1, -1));
     }
     expect(existsSync(groupFile)).toBe(false);
+  });
+
+  it("a later server kills a recorded command by its marker alone (no pid recorded yet), background children too", async () => {
+    const groupFile = path.join(cwd, "marker-only", "group");
+    const pidFile = path.join(cwd, "marker-only.pid");
+    const pending = runCommand(`sleep 300 & echo $! > ${pidFile}; wait`, { cwd, timeoutMs: 60_000, groupFile });
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 25));
+    const child = Number(readFileSync(pidFile, "utf8"));
+    // As if the server died before writing the pid: only the marker is on disk.
+    const marker = readFileSync(groupFile, "utf8").trim().split(" ").at(-1)!;
+    writeFileSync(groupFile, `0 - ${marker}\n`);
+    expect(await reapRecorded(groupFile)).toBe(true);
+    await pending;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(alive(child)).toBe(false);
   });
 
   it("reports a failing exit code without throwing", async () => {
