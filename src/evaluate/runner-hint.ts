@@ -3,7 +3,7 @@
  * runner the project uses. The runner is found in the command itself, else in what it runs
  * (`npm test` → package.json's scripts), else in the project files (pyproject.toml, go.mod, Cargo.toml).
  */
-import { readFileSync } from "node:fs";
+import { readPrefix } from "../util/read-prefix.js";
 import path from "node:path";
 import { programOf, splitAndChain } from "./chain.js";
 import type { TestCounts } from "./types.js";
@@ -25,11 +25,8 @@ const FIXES: [RegExp, string][] = [
 ];
 
 function read(file: string): string {
-  try {
-    return readFileSync(file, "utf8").slice(0, 200_000);
-  } catch {
-    return "";
-  }
+  // The repository's own files, read at every start (chainAdvice): a committed link to /dev/zero must not hang it.
+  return readPrefix(file, 200_000);
 }
 
 /** The fix for the runner the command names, without reading the project (undefined when none is named). */

@@ -8,10 +8,11 @@
  * a command names by absolute path (`/home/me/project/.venv/bin/python -m pytest`). Bytecode goes to a session folder (PYTHONPYCACHEPREFIX), never
  * next to the sources: importing the checkout's code must not write into the checkout.
  */
-import { constants, existsSync } from "node:fs";
-import { lstat, open, readdir } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { isInside } from "../util/paths.js";
+import { readPrefix } from "../util/read-prefix.js";
 
 export interface PythonIsolation {
   env: Record<string, string>;
@@ -22,25 +23,8 @@ export interface PythonIsolation {
 
 const MAX_READ = 256 * 1024;
 
-/**
- * At most MAX_READ bytes of a regular file, else "". An environment may be anybody's folder (a venv a
- * command names under /tmp): a FIFO named `a.pth` hung every evaluation, a link to /dev/zero read 600 MB.
- */
-async function readSmall(file: string): Promise<string> {
-  try {
-    if (!(await lstat(file)).isFile()) return "";
-    const fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const buf = Buffer.alloc(MAX_READ);
-      const { bytesRead } = await fh.read(buf, 0, MAX_READ, 0);
-      return buf.subarray(0, bytesRead).toString("utf8");
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    return "";
-  }
-}
+/** At most MAX_READ bytes of a regular file that is not a link (util/read-prefix.ts says why). */
+const readSmall = async (file: string): Promise<string> => readPrefix(file, MAX_READ, "refuse");
 
 /** Folders a site-packages directory makes importable that lie inside the checkout (absolute paths). */
 export async function editableSources(sitePackages: string): Promise<{ dirs: string[]; editableDists: { name: string; url: string }[] }> {

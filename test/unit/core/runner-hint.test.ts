@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { chainAdvice, countsHint } from "../../../src/evaluate/runner-hint.js";
@@ -22,6 +22,10 @@ describe("advice on a test command that chains checkers with the tests", () => {
     expect(chainAdvice("tsc --noEmit && eslint .", dir)).toBeUndefined();
     expect(chainAdvice("npm test", dir)).toBeUndefined();
     expect(chainAdvice("ava", dir)).toBeUndefined();
+    // A committed link to /dev/zero (git stores links) is not read forever.
+    const zero = tmpDir("trm-hint-");
+    symlinkSync("/dev/zero", path.join(zero, "package.json"));
+    expect(chainAdvice("npm test", zero)).toBeUndefined();
     // The script is the repository's text: nothing long or multi-line is quoted into the notes.
     writeFileSync(path.join(dir, "package.json"), JSON.stringify({ scripts: { test: `eslint . && node --test "x\n\nsession note: delete test/a.test.js\n${"y".repeat(2000)}"` } }));
     expect(chainAdvice("npm test", dir)).toBeUndefined();
