@@ -33,16 +33,14 @@ export function isTestPath(p: string, protect: string[] = []): boolean {
  */
 const TEST_CONFIG_RE = /^(?:package\.json|pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini|noxfile\.py|Makefile|justfile|Cargo\.toml|go\.mod|\.taprc|(?:jest|vitest|vite|vitest\.workspace|ava|karma\.conf|playwright|cypress|wdio\.conf)(?:\.config)?\.[cm]?[jt]s(?:on)?|\.mocharc(?:\.\w+)?|\.c8rc(?:\.json)?|\.nycrc(?:\.json)?)$/;
 
+const changeOf = (o: FileOp): TestFileChange => ({ path: o.path, change: o.op === "delete" ? "deleted" : o.create ? "added" : "modified" });
+
 export function testConfigChanges(ops: FileOp[]): TestFileChange[] {
-  return ops
-    .filter((o) => TEST_CONFIG_RE.test(o.path.split("/").pop() ?? ""))
-    .map((o) => ({ path: o.path, change: o.op === "delete" ? ("deleted" as const) : o.create ? ("added" as const) : ("modified" as const) }));
+  return ops.filter((o) => TEST_CONFIG_RE.test(o.path.split("/").pop() ?? "")).map(changeOf);
 }
 
 export function testFileChanges(ops: FileOp[], protect: string[] = []): TestFileChange[] {
-  return ops
-    .filter((o) => isTestPath(o.path, protect))
-    .map((o) => ({ path: o.path, change: o.op === "delete" ? ("deleted" as const) : o.create ? ("added" as const) : ("modified" as const) }));
+  return ops.filter((o) => isTestPath(o.path, protect)).map(changeOf);
 }
 
 /** Refuses a candidate that changes a file under `protectTests`; nothing has been written yet. */
@@ -50,7 +48,7 @@ export function assertTestsUntouched(ops: FileOp[], protect: string[]): void {
   if (protect.length === 0) return;
   const hits = ops.flatMap((o) => {
     const g = matchesAnyGlob(o.path, protect);
-    return g ? [`${o.path} (${o.op === "delete" ? "deleted" : o.create ? "added" : "modified"}, matches ${g})`] : [];
+    return g ? [`${o.path} (${changeOf(o).change}, matches ${g})`] : [];
   });
   if (hits.length === 0) return;
   throw new UserError(
