@@ -66,7 +66,8 @@ const FORMAT_MARK = "The test output changed format";
 function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[]): Evaluation {
   const notices = ev.notices.filter((n) => !n.startsWith(FORMAT_MARK));
   const now = ev.tests?.format;
-  const first = earlier.find((e) => !e.evaluation.commands.test?.skipped && ranTests(rawTests(e.evaluation)));
+  // The reference point, as judgeTests finds it in the same history (testsOf).
+  const first = earlier.find((e) => ranTests(testsOf(e)));
   const was = first?.evaluation.tests?.format;
   // Only a pass is doubted: a crash read by a fallback parser (a JUnit report not written) already fails.
   if (!ev.testsPass || !now || !was || now === was || now.includes("+") || was.includes("+") || now === STOPPED_FORMAT) {
