@@ -168,7 +168,6 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   const marker = randomBytes(8).toString("hex");
   const env = commandEnv(opts.env, opts.passEnv, marker);
   const shell = SHELL === true ? "/bin/sh" : SHELL;
-  const shellArgs = ["-c", cmd];
   // The marker is on disk before the command exists (orphans.ts recordMarker).
   if (opts.groupFile) {
     try {
@@ -177,7 +176,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
       // Not recorded: like a record that failed after the spawn, the command runs unrecorded.
     }
   }
-  const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, shellArgs) : [shell, ...shellArgs];
+  const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd) : [shell, "-c", cmd];
   const child = execa(argv[0]!, argv.slice(1), {
     cwd: opts.cwd,
     env,

@@ -44,8 +44,7 @@ export function assertSandboxAvailable(): string {
  * worktree writable, credentials in the home directory hidden, a private pid namespace that dies with
  * the command (nothing it starts survives it), and no network unless asked.
  */
-/** `shellArgs` follow the shell inside the sandbox (`-c <script> [args]`). */
-export function sandboxArgv(bin: string, sb: Sandbox, shell: string, shellArgs: readonly string[]): string[] {
+export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   for (const r of sb.readable) args.push("--ro-bind", r, r);
   const home = os.homedir();
@@ -77,7 +76,7 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, shellArgs: 
   for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST"]) args.push("--unsetenv", v);
   args.push("--unshare-pid", "--die-with-parent", "--new-session");
   if (!sb.network) args.push("--unshare-net");
-  args.push("--chdir", sb.writable[0] ?? "/", "--", shell, ...shellArgs);
+  args.push("--chdir", sb.writable[0] ?? "/", "--", shell, "-c", cmd);
   return [bin, ...args];
 }
 
