@@ -6,6 +6,7 @@ const here = import.meta.dirname;
 const benches = [
   ["session start and per-step overhead (issue 2)", "session.mjs"],
   ["undo and restore at 5 and 50 steps (issue 4)", "history.mjs"],
+  ["undo, restore and reset over MCP at 500 / 5,000 files (issue 12)", "moves.mjs", "500,5000"],
   ["applying a 50-hunk patch to a 10,000-line file (issue 3)", "patch.mjs"],
   ["parsing 5 MB test logs (issue 5)", "parse.mjs"],
   ["feedback size for 500 errors (issue 5)", "feedback.mjs"],

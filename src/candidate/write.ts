@@ -183,7 +183,7 @@ function mkdirTracked(root: string, dir: string, created: string[]): void {
 }
 
 /** Git does not track empty directories, so a deleted file's emptied parent would otherwise linger. */
-function removeEmptyParents(root: string, dir: string): void {
+export function removeEmptyParents(root: string, dir: string): void {
   let d = dir;
   while (isInside(root, d) && d !== root) {
     try {

@@ -180,6 +180,18 @@ export async function readTreeEntries(commonDir: string, oid: string): Promise<T
   return entries;
 }
 
+/** A blob's bytes (loose or packed), through the same pack-index cache as trees. */
+export async function readBlobBytes(commonDir: string, oid: string): Promise<Buffer> {
+  let cache = packCaches.get(commonDir);
+  if (!cache) packCaches.set(commonDir, (cache = {}));
+  try {
+    return Buffer.from((await isogit.readBlob({ fs, gitdir: commonDir, oid, cache })).blob);
+  } catch (err) {
+    packCaches.delete(commonDir);
+    return Buffer.from((await isogit.readBlob({ fs, gitdir: commonDir, oid, cache: {} }).catch(() => Promise.reject(err))).blob);
+  }
+}
+
 function remember(oid: string, entries: TreeEntry[]): void {
   if (treeCache.size >= TREE_CACHE_MAX) treeCache.delete(treeCache.keys().next().value!);
   treeCache.set(oid, entries);

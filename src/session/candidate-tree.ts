@@ -46,6 +46,24 @@ async function sessionBlocker(worktree: string, commonDir: string): Promise<stri
 }
 
 /**
+ * Why git itself must write the session's trees and files (null: they may be written in-process), read
+ * once per session; a path named `.gitattributes` among `paths` blocks it from then on.
+ */
+export function inProcessBlocker(s: { id: string; config: { commonDir: string } }, worktree: string, paths: string[]): Promise<string | null> {
+  const key = `${s.config.commonDir}\0${s.id}`;
+  if (paths.some((p) => path.posix.basename(p) === ".gitattributes")) eligibility.set(key, Promise.resolve(".gitattributes"));
+  let blocker = eligibility.get(key);
+  if (!blocker) eligibility.set(key, (blocker = sessionBlocker(worktree, s.config.commonDir)));
+  return blocker;
+}
+
+/** Whether git may judge `rel` by rules of its own (.git look-alikes on NTFS / HFS+, odd components): then git writes it. */
+export function needsGitRules(rel: string): boolean {
+  const parts = rel.split("/");
+  return !rel || rel.startsWith("/") || parts.some((p) => p === "" || p === "." || p === ".." || /^\.git[. ]*$|^git~\d|[:\\]|[. ]$|[^\x20-\x7e]/i.test(p));
+}
+
+/**
  * The tree of `worktree` = `baseTree` + the files at `paths`; `indexStale`: the index was not written.
  * `written` settles once its blob and trees are on disk: an in-process tree's id is known at once and
  * its files are written in the thread pool meanwhile (while the commands run, 0.9 ms of a step's own
@@ -58,12 +76,8 @@ export async function writeCandidateTree(
   paths: string[],
 ): Promise<{ tree: string; indexStale: boolean; indexSync?: IndexSync; written: Promise<void> }> {
   const commonDir = s.config.commonDir;
-  const key = `${commonDir}\0${s.id}`;
-  if (paths.some((p) => path.posix.basename(p) === ".gitattributes")) eligibility.set(key, Promise.resolve(".gitattributes"));
-  let blocker = eligibility.get(key);
-  if (!blocker) eligibility.set(key, (blocker = sessionBlocker(worktree, commonDir)));
   const writes: Promise<void>[] = [];
-  if ((await blocker) === null) {
+  if ((await inProcessBlocker(s, worktree, paths)) === null) {
     const changes = await changesOf(commonDir, worktree, baseTree, paths, writes).catch(async (err: unknown) => {
       await Promise.allSettled(writes);
       throw err;
@@ -123,7 +137,7 @@ export interface IndexSync {
 }
 
 /** Whether the file at `rel` is still exactly `entry` (null: absent), hashed as git would store it. */
-function stillIs(worktree: string, rel: string, entry: PathChange["entry"]): boolean {
+export function stillIs(worktree: string, rel: string, entry: PathChange["entry"]): boolean {
   const abs = path.join(worktree, rel);
   let st: Stats | null;
   try {
@@ -161,8 +175,7 @@ async function changesOf(commonDir: string, worktree: string, baseTree: string, 
   const added: string[] = [];
   for (const rel of paths) {
     const parts = rel.split("/");
-    // Names git judges by rules of its own (.git look-alikes on NTFS / HFS+) are left to it.
-    if (!rel || rel.startsWith("/") || parts.some((p) => p === "" || p === "." || p === ".." || /^\.git[. ]*$|^git~\d|[:\\]|[. ]$|[^\x20-\x7e]/i.test(p))) return null;
+    if (needsGitRules(rel)) return null;
     const old = await entryAt(commonDir, baseTree, rel);
     if (old?.mode === GITLINK_MODE) return null;
     const abs = path.join(worktree, rel);

@@ -1,34 +1,84 @@
 import { git } from "../git/cli.js";
 import { diffPaths } from "../git/objects.js";
 import { readNote, resolveRefFast, treeOfCommitFast, updateRefsFast, writeTagFast, type RefUpdate } from "../git/session-git.js";
+import { crashPoint } from "../util/crash-point.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath } from "../util/paths.js";
 import { capHeadTail } from "../util/text.js";
 import { CHECKPOINT_RE, RESERVED_POINTS, resolvePoint } from "./points.js";
 import type { StepEntry, StepNote } from "./record.js";
 import type { Session } from "./session.js";
+import { syncIndexChecked } from "./candidate-tree.js";
+import { planTreeMove, type TreeMove } from "./tree-move.js";
 
 /**
  * Moving through a session's history. Every move is one atomic ref transaction (the branch with
  * compare-and-swap, a ref that keeps the work being left reachable, the best tag) followed by a reset
- * of the session worktree; the figures are re-folded from the entries in memory. So undo and restore
- * cost the same at step 5 and at step 50, and nothing the session did is ever lost.
+ * of the session worktree (in-process for the paths that differ, tree-move.ts); the figures are re-folded
+ * from the entries in memory. So undo and restore cost the same at step 5 and at step 50, and nothing
+ * the session did is ever lost.
  */
+/**
+ * The histories a move left, newest first (each an immutable array of entries): a restore of a checkpoint
+ * on one of them takes its steps from here rather than from `git log` (11 ms at 5,000 files, measured).
+ */
+const left = new WeakMap<Session, StepEntry[][]>();
+const LEFT_KEPT = 16;
+
+function leftHistoryTo(s: Session, commit: string): StepEntry[] | null {
+  for (const entries of left.get(s) ?? []) {
+    // A baseline preflight run since that history was left (preflight.ts) heads every history now.
+    if ((entries[0]?.step === 0) !== !!s.preflight) continue;
+    const i = entries.findIndex((e) => e.commit === commit);
+    if (i >= 0) return entries.slice(0, i + 1);
+  }
+  return null;
+}
+
 async function moveTo(s: Session, target: { commit: string; tree: string }, entries: StepEntry[], reason: string, keepRef?: string): Promise<string[]> {
   await s.assertBranchFree();
   const old = s.tip;
+  const leaving = s.entries;
   // In-process: only the subtrees that differ are read (git diff --name-only lists the same paths).
   const changed = await diffPaths(s.config.commonDir, target.tree, s.tipTree);
   const updates: RefUpdate[] = [{ ref: s.refs.branch, next: target.commit, expected: old }, { ref: "HEAD", next: target.commit }];
   if (keepRef && old !== target.commit) updates.push({ ref: keepRef, next: old });
+  // Checked while nothing has moved; a plan that cannot be made or written leaves the files to git.
+  const move = await planTreeMove(s, s.tipTree, target.tree, changed).catch(() => null);
   // The best tag is the session's best ever evaluated: a move never takes it down or deletes it.
   await updateRefsFast(s.worktree, updates, reason);
-  await s.resetWorktree(target.commit);
+  await crashPoint("move-refs-moved");
+  if (move && written(move)) {
+    s.worktreeAt = null;
+    // The index after the reply, the next operation waiting for it; a server killed first leaves an index
+    // behind its HEAD, which the next one's check finds and resets.
+    if (move.sync.changes.length === 0) s.worktreeAt = target.commit;
+    else {
+      s.afterReply(async () => {
+        await crashPoint("move-index-stale");
+        if (await syncIndexChecked(s.worktree, move.sync, false)) s.worktreeAt = target.commit;
+        else await s.verifyWorktree(target.commit);
+      });
+    }
+  } else {
+    await s.resetWorktree(target.commit);
+  }
+  left.set(s, [leaving, ...(left.get(s) ?? []).filter((h) => h !== leaving)].slice(0, LEFT_KEPT));
   s.entries = entries;
   s.tip = target.commit;
   s.tipTree = target.tree;
   await s.readBest();
   return changed;
+}
+
+function written(move: TreeMove): boolean {
+  try {
+    move.apply();
+    return true;
+  } catch (err) {
+    process.stderr.write(`code-trm: moving the session worktree in-process failed (${(err as Error).message}); git resets it instead\n`);
+    return false;
+  }
 }
 
 function stamp(): string {
@@ -125,10 +175,10 @@ export async function restorePoint(s: Session, at: string) {
       target = { commit: point.commit, tree: s.entries[idx]!.tree };
       entries = s.entries.slice(0, idx + 1);
     } else {
-      // A checkpoint off the current history: its own chain of steps is read back from git.
-      const tree = await treeOfCommitFast(s.config.commonDir, point.commit);
-      target = { commit: point.commit, tree };
-      entries = await s.entriesFor(point.commit);
+      // A checkpoint off the current history: its own chain of steps, as this server left it or read back from git.
+      const known = leftHistoryTo(s, point.commit);
+      target = { commit: point.commit, tree: known ? known[known.length - 1]!.tree : await treeOfCommitFast(s.config.commonDir, point.commit) };
+      entries = known ?? (await s.entriesFor(point.commit));
     }
     const keepRef = `${s.refs.keepPrefix}superseded/${stamp()}-${s.tip.slice(0, 12)}`;
     const filesRestored = await moveTo(s, target, entries, `trm: restore ${point.label}`, keepRef);

@@ -11,6 +11,7 @@ import { closeRefWriter } from "../git/ref-writer.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
 import { addWorktree, branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
+import { progressIntervalMs } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
@@ -122,6 +123,8 @@ export class Session {
       const entry = this.entries.find((e) => e.commit === commit);
       if (entry) found = { commit, step: entry.step, score: entry.evaluation.score, onCurrentHistory: true };
       else if (commit === this.baseline.commit && this.preflight) found = { commit, step: 0, score: this.preflight.score, onCurrentHistory: true };
+      // Left off the history by the move being made (undo, restore, reset): what memory has of it, without a git process.
+      else if (this.best?.commit === commit) found = { ...this.best, onCurrentHistory: false };
       else {
         const note = await readNote<StepNote>(this.config.commonDir, this.refs.notes, commit);
         if (note?.kind === "step") found = { commit, step: note.step, score: note.evaluation.score, onCurrentHistory: false };
@@ -255,6 +258,7 @@ export class Session {
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
     const dirty = status.split("\n").some((l) => l && !l.startsWith("#"));
     if (head !== this.tip || dirty) await git(this.worktree, ["reset", "--hard", "-q", this.tip]);
+    this.worktreeAt = this.tip;
   }
 
   /** For reading only: in line with git, without taking the session from a live server that owns it. */
@@ -387,12 +391,6 @@ export class Session {
       await layerWorkspaces(this.top, this.worktree);
     });
   }
-}
-
-/** Progress interval; overridable (CODE_TRM_PROGRESS_MS) so tests need not wait for the 5 s default. */
-export function progressIntervalMs(): number {
-  const v = Number(process.env.CODE_TRM_PROGRESS_MS);
-  return Number.isFinite(v) && v >= 50 ? v : 5000;
 }
 
 function unevaluated(): Evaluation {

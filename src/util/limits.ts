@@ -24,3 +24,9 @@ export const LIMITS = {
   maxFeedbackOutputChars: 1500,
   maxTimeoutSec: 3600,
 } as const;
+
+/** Progress interval; overridable (CODE_TRM_PROGRESS_MS) so tests need not wait for the 5 s default. */
+export function progressIntervalMs(): number {
+  const v = Number(process.env.CODE_TRM_PROGRESS_MS);
+  return Number.isFinite(v) && v >= 50 ? v : 5000;
+}

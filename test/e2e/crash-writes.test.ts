@@ -73,3 +73,49 @@ describe("a server killed between a step's in-process writes and its ref update"
     });
   }
 });
+
+/**
+ * An undo moves the refs in one transaction, then writes the paths that differ in-process (tree-move.ts);
+ * the index follows after the reply. A server killed after the refs moved, or before the index followed,
+ * leaves a worktree that the next server brings to the new tip: the undone step's files gone, the
+ * earlier step's back, the index clean.
+ */
+describe("a server killed in the middle of an undo", () => {
+  for (const point of ["move-refs-moved", "move-index-stale"]) {
+    it(`at ${point}`, async () => {
+      const repo = makeRepo("js-stats");
+      makeMessy(repo, "src/stats.js");
+      const before = checkoutState(repo);
+      const stateDir = tmpDir("trm-state-");
+      const crashFile = path.join(stateDir, "crashed");
+      const a = await startServer({ stateDir, env: { CODE_TRM_CRASH_AT: point, CODE_TRM_CRASH_FILE: crashFile } });
+      const { sessionId, worktreePath } = await a.call<Any>("trm_start_session", { repoPath: repo, testCmd: "true" });
+      const s1 = await a.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const x = 1;\n") });
+      await a.call<Any>("trm_submit_candidate", {
+        sessionId,
+        candidate: { mode: "files", files: [{ path: "src/stats.js", content: "export const x = 2;\n" }, { path: "deep/er/n2.txt", content: "2\n" }] },
+      });
+      const pending = a.call<Any>("trm_undo", { sessionId });
+      // The reply comes before the index point, never before the refs point.
+      if (point === "move-index-stale") expect((await pending).step).toBe(1);
+      else pending.catch(() => undefined);
+      for (let i = 0; i < 600 && !existsSync(crashFile); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(crashFile)).toBe(true);
+      process.kill(a.pid!, "SIGKILL");
+      expect(checkoutState(repo)).toEqual(before);
+      expect(fsckProblems(repo)).toEqual([]);
+
+      const b = await startServer({ stateDir });
+      expect((await b.call<Any>("trm_get_state", { sessionId })).step).toBe(1);
+      expect(g(worktreePath, "rev-parse", "HEAD").trim()).toBe(s1.commit);
+      expect(g(worktreePath, "status", "--porcelain", "--untracked-files=all")).toBe("");
+      expect(existsSync(path.join(worktreePath, "deep"))).toBe(false);
+      expect(g(worktreePath, "show", "HEAD:src/stats.js")).toBe("export const x = 1;\n");
+      const r = await b.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("after.txt", "after\n") });
+      expect(r.step).toBe(2);
+      await b.close();
+      expect(g(worktreePath, "status", "--porcelain")).toBe("");
+      expect(checkoutState(repo)).toEqual(before);
+    });
+  }
+});

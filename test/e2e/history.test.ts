@@ -89,10 +89,16 @@ describe("checkpoints, restore, reset, diff, reading the past", () => {
 
     const reset = await srv.call<Any>("trm_reset_to_baseline", { sessionId: id });
     expect(reset).toMatchObject({ step: 0, score: 0.75 });
-    // A checkpoint off the current history can still be restored: its steps are read back from git.
+    // A checkpoint off the current history can still be restored: its steps are taken from the history
+    // this server left, and are what a fresh server reads back from git.
     const back = await srv.call<Any>("trm_restore_checkpoint", { sessionId: id, name: "green" });
     expect(back).toMatchObject({ step: 1, score: 1 });
     expect(back.history.map((h: Any) => h.step)).toEqual([0, 1]);
+    const fresh = await startServer();
+    await fresh.call("trm_list_sessions", { repoPath: repo });
+    expect(await fresh.call<Any>("trm_get_state", { sessionId: id })).toEqual(await srv.call<Any>("trm_get_state", { sessionId: id }));
+    await fresh.close();
+    expect(g(wt, "status", "--porcelain", "--untracked-files=all")).toBe("");
 
     const d = await srv.call<Any>("trm_diff", { sessionId: id, from: "baseline", to: "green" });
     const [added, removed] = g(repo, "diff", "--numstat", `trm/${id}/baseline`, `trm/${id}/green`).split("\t");
