@@ -13,6 +13,18 @@ function fsckProblems(repo: string): string[] {
   return out.split("\n").filter((l) => l.trim() && !/^(dangling|unreachable) /.test(l));
 }
 
+/** A session on a messy checkout, served by a server that stops at `crashAt` (crash-point.ts) and says so in `crashFile`. */
+async function crashingSession(crashAt: string) {
+  const repo = makeRepo("js-stats");
+  makeMessy(repo, "src/stats.js");
+  const before = checkoutState(repo);
+  const stateDir = tmpDir("trm-state-");
+  const crashFile = path.join(stateDir, "crashed");
+  const a = await startServer({ stateDir, env: { CODE_TRM_CRASH_AT: crashAt, CODE_TRM_CRASH_FILE: crashFile } });
+  const { sessionId, worktreePath } = await a.call<Any>("trm_start_session", { repoPath: repo, testCmd: "true" });
+  return { repo, before, stateDir, crashFile, a, sessionId: sessionId as string, worktreePath: worktreePath as string };
+}
+
 /**
  * The in-process writes of a step (tree, commit, note) come before the one ref transaction that makes the
  * step visible; the index follows after the reply. A server killed at each point between them leaves a
@@ -22,14 +34,8 @@ function fsckProblems(repo: string): string[] {
 describe("a server killed between a step's in-process writes and its ref update", () => {
   for (const point of ["step-tree-written", "step-commit-written", "step-note-written", "step-index-stale"]) {
     it(`at ${point}`, async () => {
-      const repo = makeRepo("js-stats");
-      makeMessy(repo, "src/stats.js");
-      const before = checkoutState(repo);
-      const stateDir = tmpDir("trm-state-");
-      const crashFile = path.join(stateDir, "crashed");
       // The third step stops at the point: two steps are answered before it.
-      const a = await startServer({ stateDir, env: { CODE_TRM_CRASH_AT: `${point}:3`, CODE_TRM_CRASH_FILE: crashFile } });
-      const { sessionId, worktreePath } = await a.call<Any>("trm_start_session", { repoPath: repo, testCmd: "true" });
+      const { repo, before, stateDir, crashFile, a, sessionId, worktreePath } = await crashingSession(`${point}:3`);
       const commits: string[] = [];
       for (const i of [1, 2]) commits.push((await a.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate(`new/n${i}.txt`, `${i}\n`) })).commit);
       // The third edits a tracked file and adds a new one, in a new folder.
@@ -83,13 +89,7 @@ describe("a server killed between a step's in-process writes and its ref update"
 describe("a server killed in the middle of an undo", () => {
   for (const point of ["move-refs-moved", "move-index-stale"]) {
     it(`at ${point}`, async () => {
-      const repo = makeRepo("js-stats");
-      makeMessy(repo, "src/stats.js");
-      const before = checkoutState(repo);
-      const stateDir = tmpDir("trm-state-");
-      const crashFile = path.join(stateDir, "crashed");
-      const a = await startServer({ stateDir, env: { CODE_TRM_CRASH_AT: point, CODE_TRM_CRASH_FILE: crashFile } });
-      const { sessionId, worktreePath } = await a.call<Any>("trm_start_session", { repoPath: repo, testCmd: "true" });
+      const { repo, before, stateDir, crashFile, a, sessionId, worktreePath } = await crashingSession(point);
       const s1 = await a.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const x = 1;\n") });
       await a.call<Any>("trm_submit_candidate", {
         sessionId,
