@@ -172,4 +172,26 @@ describe("attacks on the in-process move (tree-move.ts)", () => {
     expect(readFileSync(path.join(ref, "new.txt"), "utf8")).toBe("c\r\n");
     expect(listing(wt)).toEqual(listing(ref));
   });
+
+  for (const [how, value] of [["yes", "yes"], ["a key without a value", null]] as const) {
+    it(`leaves the move to git under core.autocrlf set true as ${how}`, async () => {
+      const repo = tmpDir("trm-move-crlf-");
+      g(repo, "init", "-q", "-b", "main");
+      writeFileSync(path.join(repo, "a.txt"), "a\n");
+      g(repo, "add", "-A");
+      g(repo, "commit", "-q", "-m", "c0");
+      const c0 = g(repo, "rev-parse", "HEAD").trim();
+      writeFileSync(path.join(repo, "new.txt"), "line one\nline two\n");
+      g(repo, "add", "-A");
+      g(repo, "commit", "-q", "-m", "c1");
+      const c1 = g(repo, "rev-parse", "HEAD").trim();
+      if (value) g(repo, "config", "core.autocrlf", value);
+      else writeFileSync(path.join(repo, ".git", "config"), readFileSync(path.join(repo, ".git", "config"), "utf8") + "[core]\n\tautocrlf\n");
+      expect(g(repo, "config", "--bool", "core.autocrlf").trim()).toBe("true");
+      const { wt, ref, move } = setUp(repo, c0);
+      await move(c1);
+      expect(readFileSync(path.join(ref, "new.txt"), "utf8")).toBe("line one\r\nline two\r\n");
+      expect(listing(wt)).toEqual(listing(ref));
+    });
+  }
 });
