@@ -68,6 +68,14 @@ export function inProcessBlocker(s: { id: string; config: { commonDir: string } 
   return blocker;
 }
 
+/**
+ * Forgets what was read of the session: its branch was moved by someone else, onto trees no path list of
+ * this server's saw (a .gitattributes among them would otherwise go unnoticed).
+ */
+export function forgetInProcess(s: { id: string; config: { commonDir: string } }): void {
+  eligibility.delete(`${s.config.commonDir}\0${s.id}`);
+}
+
 /** Whether git may judge `rel` by rules of its own (.git look-alikes on NTFS / HFS+, odd components): then git writes it. */
 export function needsGitRules(rel: string): boolean {
   const parts = rel.split("/");

@@ -138,3 +138,40 @@ describe("restoring a checkpoint the session left, after a lazy preflight", () =
     await srv.close();
   }, 120_000);
 });
+
+describe("a session branch moved by a person onto commits that add a .gitattributes", () => {
+  it("moves the worktree as git's checkout does (eol conversion included)", async () => {
+    const parent = tmpDir("trm-mv-attr-");
+    const repo = path.join(parent, "repo");
+    mkdirSync(repo);
+    g(repo, "init", "-q", "-b", "main");
+    writeFileSync(path.join(repo, "a.txt"), "a\n");
+    g(repo, "add", "-A");
+    g(repo, "commit", "-q", "-m", "base");
+    const srv = await startServer();
+    const { sessionId, worktreePath: wt, branch } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "true" });
+    // One step in-process: the session's eligibility is read while no .gitattributes is tracked.
+    const s1 = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: { mode: "files", files: [{ path: "a.txt", content: "b\n" }] } });
+    // A person adds two commits on the session branch: the attributes, then a new text file.
+    const side = path.join(tmpDir("trm-side-"), "side");
+    g(repo, "worktree", "add", "-q", "--detach", side, s1.commit);
+    writeFileSync(path.join(side, ".gitattributes"), "*.txt eol=crlf\n");
+    g(side, "add", "-A");
+    g(side, "commit", "-q", "-m", "attrs");
+    writeFileSync(path.join(side, "new.txt"), "line\n");
+    g(side, "add", "-A");
+    g(side, "commit", "-q", "-m", "new");
+    const p2 = g(side, "rev-parse", "HEAD").trim();
+    g(repo, "worktree", "remove", "--force", side);
+    g(repo, "update-ref", `refs/heads/${branch.replace(/^refs\/heads\//, "")}`, p2);
+    await srv.call("trm_save_checkpoint", { sessionId, name: "p2" });
+    await srv.call<Any>("trm_undo", { sessionId });
+    expect(existsSync(path.join(wt, "new.txt"))).toBe(false);
+    await srv.call<Any>("trm_restore_checkpoint", { sessionId, name: "p2" });
+    await srv.call<Any>("trm_get_state", { sessionId });
+    // What `git reset --hard` writes for the new file (a.txt, unchanged, git leaves as it was).
+    expect(readFileSync(path.join(wt, "new.txt"), "utf8")).toBe("line\r\n");
+    expect(g(wt, "status", "--porcelain", "--untracked-files=all")).toBe("");
+    await srv.close();
+  }, 60_000);
+});
