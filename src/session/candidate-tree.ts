@@ -24,12 +24,23 @@ async function sessionBlocker(worktree: string, commonDir: string): Promise<stri
   if (listed === null) return "configuration unreadable";
   const config = new Map<string, string>();
   for (const item of listed.split("\0")) {
+    if (!item) continue;
     const nl = item.indexOf("\n");
-    if (nl > 0) config.set(item.slice(0, nl).toLowerCase(), item.slice(nl + 1).toLowerCase());
+    // A key without a value (`[core] autocrlf`) is listed without a newline: git reads it as true.
+    if (nl < 0) config.set(item.toLowerCase(), "true");
+    else if (nl > 0) config.set(item.slice(0, nl).toLowerCase(), item.slice(nl + 1).toLowerCase());
   }
-  const isTrue = (k: string) => ["true", "yes", "on", "1"].includes(config.get(k) ?? "");
-  const isFalse = (k: string) => ["false", "no", "off", "0"].includes(config.get(k) ?? "");
-  if (["true", "input"].includes(config.get("core.autocrlf") ?? "")) return "core.autocrlf";
+  // git_config_bool: true/yes/on, false/no/off/"" and any integer (non-zero: true).
+  const bool = (k: string): boolean | null => {
+    const v = config.get(k);
+    if (v === undefined) return null;
+    if (["true", "yes", "on"].includes(v)) return true;
+    if (["false", "no", "off", ""].includes(v)) return false;
+    return /^\s*[-+]?\d+\s*$/.test(v) ? Number(v) !== 0 : null;
+  };
+  const isTrue = (k: string) => bool(k) === true;
+  const isFalse = (k: string) => bool(k) === false;
+  if (config.get("core.autocrlf") === "input" || (config.has("core.autocrlf") && !isFalse("core.autocrlf"))) return "core.autocrlf";
   if (isFalse("core.filemode")) return "core.fileMode=false";
   if (isFalse("core.symlinks")) return "core.symlinks=false";
   if (isTrue("core.ignorecase")) return "core.ignoreCase";
@@ -55,6 +66,14 @@ export function inProcessBlocker(s: { id: string; config: { commonDir: string } 
   let blocker = eligibility.get(key);
   if (!blocker) eligibility.set(key, (blocker = sessionBlocker(worktree, s.config.commonDir)));
   return blocker;
+}
+
+/**
+ * Forgets what was read of the session: its branch was moved by someone else, onto trees no path list of
+ * this server's saw (a .gitattributes among them would otherwise go unnoticed).
+ */
+export function forgetInProcess(s: { id: string; config: { commonDir: string } }): void {
+  eligibility.delete(`${s.config.commonDir}\0${s.id}`);
 }
 
 /** Whether git may judge `rel` by rules of its own (.git look-alikes on NTFS / HFS+, odd components): then git writes it. */

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { healWrites } from "./write-journal.js";
+import { forgetInProcess } from "./candidate-tree.js";
 import type { Candidate } from "../candidate/schema.js";
 import { evaluate, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
@@ -249,7 +250,11 @@ export class Session {
     const tip = await resolveRefFast(this.config.commonDir, this.refs.branch);
     profileMark("tip");
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
-    if (tip !== this.tip) await this.reload();
+    if (tip !== this.tip) {
+      // Moved by someone else: what was read of the session's trees (their attributes) is read again.
+      forgetInProcess(this);
+      await this.reload();
+    }
     if (await healWrites(this.writeJournal, this.worktree, this.tip).finally(() => profileMark("heal"))) process.stderr.write(`code-trm: removed a candidate left half-written by a previous server in session ${this.id}\n`);
     if (this.worktreeAt === this.tip) return;
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in

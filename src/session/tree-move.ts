@@ -39,8 +39,10 @@ interface MovingSession {
  * ready to write; null when git must make it.
  */
 export async function planTreeMove(s: MovingSession, fromTree: string, toTree: string, changed: string[]): Promise<TreeMove | null> {
-  if (s.worktreeAt !== s.tip || s.tipTree !== fromTree || changed.length > MAX_PATHS) return null;
+  // First, whatever else decides: a .gitattributes among the paths must block the session's in-process
+  // writes from now on even when git makes this move (the trees it leads to carry it unchanged).
   if ((await inProcessBlocker(s, s.worktree, changed)) !== null) return null;
+  if (s.worktreeAt !== s.tip || s.tipTree !== fromTree || changed.length > MAX_PATHS) return null;
   const at = await indexStamp(s.worktree);
   if (!at) return null;
   const commonDir = s.config.commonDir;

@@ -138,3 +138,60 @@ describe("moving a worktree between recorded trees in-process (tree-move.ts)", (
     expect(listing(wt)).toEqual(listing(ref));
   });
 });
+
+describe("attacks on the in-process move (tree-move.ts)", () => {
+  it("never writes in-process where a .gitattributes arrived through a move git made (more than MAX_PATHS paths)", async () => {
+    const repo = tmpDir("trm-move-attrs-");
+    g(repo, "init", "-q", "-b", "main");
+    writeFileSync(path.join(repo, "a.txt"), "a\n");
+    g(repo, "add", "-A");
+    g(repo, "commit", "-q", "-m", "c0");
+    const c0 = g(repo, "rev-parse", "HEAD").trim();
+    writeFileSync(path.join(repo, "a.txt"), "z\n");
+    g(repo, "commit", "-q", "-am", "c0b");
+    const c0b = g(repo, "rev-parse", "HEAD").trim();
+    writeFileSync(path.join(repo, ".gitattributes"), "*.txt eol=crlf\n");
+    mkdirSync(path.join(repo, "many"));
+    for (let i = 0; i < 300; i++) writeFileSync(path.join(repo, `many/f${i}.txt`), `${i}\n`);
+    writeFileSync(path.join(repo, "a.txt"), "b\n");
+    g(repo, "add", "-A");
+    g(repo, "commit", "-q", "-m", "c1");
+    const c1 = g(repo, "rev-parse", "HEAD").trim();
+    // A new file: nothing of the tip's to compare with, so the check of the tip's files cannot notice.
+    writeFileSync(path.join(repo, "new.txt"), "c\n");
+    g(repo, "add", "-A");
+    g(repo, "commit", "-q", "-m", "c2");
+    const c2 = g(repo, "rev-parse", "HEAD").trim();
+    const { wt, ref, move } = setUp(repo, c0);
+    // The session's eligibility is read while no .gitattributes is tracked.
+    expect(await move(c0b)).toBe(true);
+    // More than MAX_PATHS paths: git makes this move, .gitattributes among them.
+    expect(await move(c1)).toBe(false);
+    expect(listing(wt)).toEqual(listing(ref));
+    await move(c2);
+    expect(readFileSync(path.join(ref, "new.txt"), "utf8")).toBe("c\r\n");
+    expect(listing(wt)).toEqual(listing(ref));
+  });
+
+  for (const [how, value] of [["yes", "yes"], ["a key without a value", null]] as const) {
+    it(`leaves the move to git under core.autocrlf set true as ${how}`, async () => {
+      const repo = tmpDir("trm-move-crlf-");
+      g(repo, "init", "-q", "-b", "main");
+      writeFileSync(path.join(repo, "a.txt"), "a\n");
+      g(repo, "add", "-A");
+      g(repo, "commit", "-q", "-m", "c0");
+      const c0 = g(repo, "rev-parse", "HEAD").trim();
+      writeFileSync(path.join(repo, "new.txt"), "line one\nline two\n");
+      g(repo, "add", "-A");
+      g(repo, "commit", "-q", "-m", "c1");
+      const c1 = g(repo, "rev-parse", "HEAD").trim();
+      if (value) g(repo, "config", "core.autocrlf", value);
+      else writeFileSync(path.join(repo, ".git", "config"), readFileSync(path.join(repo, ".git", "config"), "utf8") + "[core]\n\tautocrlf\n");
+      expect(g(repo, "config", "--bool", "core.autocrlf").trim()).toBe("true");
+      const { wt, ref, move } = setUp(repo, c0);
+      await move(c1);
+      expect(readFileSync(path.join(ref, "new.txt"), "utf8")).toBe("line one\r\nline two\r\n");
+      expect(listing(wt)).toEqual(listing(ref));
+    });
+  }
+});
