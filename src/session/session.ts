@@ -106,6 +106,8 @@ export class Session {
 
   /** Re-reads the history from the session branch (it may have been moved by undo, restore, or a person). */
   async reload(): Promise<void> {
+    // The branch may have been moved by someone else: what was read of its trees (attributes) is read again.
+    forgetInProcess(this);
     const tip = (await resolveRefFast(this.config.commonDir, this.refs.branch)) ?? this.baseline.commit;
     this.entries = await this.entriesFor(tip);
     this.tip = tip;
@@ -250,11 +252,7 @@ export class Session {
     const tip = await resolveRefFast(this.config.commonDir, this.refs.branch);
     profileMark("tip");
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
-    if (tip !== this.tip) {
-      // Moved by someone else: what was read of the session's trees (their attributes) is read again.
-      forgetInProcess(this);
-      await this.reload();
-    }
+    if (tip !== this.tip) await this.reload();
     if (await healWrites(this.writeJournal, this.worktree, this.tip).finally(() => profileMark("heal"))) process.stderr.write(`code-trm: removed a candidate left half-written by a previous server in session ${this.id}\n`);
     if (this.worktreeAt === this.tip) return;
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
