@@ -28,3 +28,17 @@ export function makeRepo(files, { prefix = "trm-bench-", dirs = 50, subdirs = 1 
   git(dir, "update-index", "-q", "--refresh");
   return dir;
 }
+
+/**
+ * TRM_BENCH_REPO=<checkout> runs a bench on a real repository instead of generated ones (one "size": its
+ * own), TRM_BENCH_PATHS=<a,b,c> naming tracked files the steps rewrite (the first three are used). The
+ * checkout itself is never changed (sessions work in .git/trm) and never removed.
+ */
+export function benchRepos(sizes, make) {
+  const real = process.env.TRM_BENCH_REPO;
+  if (!real) return sizes.map((size) => ({ size, repo: make(size), paths: ["src/m0/s0/f0.js", "src/m1/s1/f1.js", "src/m2/s2/f2.js"], own: true }));
+  const paths = (process.env.TRM_BENCH_PATHS ?? "").split(",").filter(Boolean);
+  if (paths.length < 3) throw new Error("TRM_BENCH_PATHS: three tracked files of TRM_BENCH_REPO, comma-separated");
+  const size = git(real, "ls-files").split("\n").filter(Boolean).length;
+  return [{ size, repo: real, paths, own: false }];
+}

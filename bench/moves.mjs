@@ -3,13 +3,14 @@
 // trm_reset_to_baseline, each after a pause (a client reads the reply first), at several repository
 // sizes. Every step changes the same three files, so a move writes three files whatever the size.
 // Run: npm run build && node bench/moves.mjs [sizes=500,5000,50000] [rounds=7] [gapMs=250]
+// On a real repository instead: TRM_BENCH_REPO and TRM_BENCH_PATHS (generated-repo.mjs benchRepos).
 // TRM_BENCH_DIST=label=folder,label=folder compares builds in one run, alternating (as step-cost.mjs).
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { makeRepo, median } from "./generated-repo.mjs";
+import { benchRepos, makeRepo, median } from "./generated-repo.mjs";
 
 const SIZES = (process.argv[2] ?? "500,5000,50000").split(",").map(Number);
 const ROUNDS = Number(process.argv[3] ?? 7);
@@ -30,13 +31,14 @@ for (const [label, dist] of BUILDS) {
   };
   builds.push({ label, client, call });
 }
-const files = (v) => ({ mode: "files", files: [0, 1, 2].map((k) => ({ path: `src/m${k}/s0/f${k}.js`, content: `export const v = ${v};\n` })) });
+let stepPaths = [];
+const files = (v) => ({ mode: "files", files: stepPaths.slice(0, 3).map((p) => ({ path: p, content: `export const v = ${v};\n` })) });
 const OPS = ["undo", "restore", "restore-left", "reset"];
 
 console.log(`load: ${execFileSync("uptime", { encoding: "utf8" }).trim()}; ${ROUNDS} rounds, gap ${GAP_MS} ms`);
 console.log(`build    | files  | ${OPS.map((o) => o.padStart(12)).join(" | ")}   (median ms)`);
-for (const size of SIZES) {
-  const repo = makeRepo(size, { prefix: "trm-bench-moves-", dirs: 100, subdirs: 7 });
+for (const { size, repo, paths, own } of benchRepos(SIZES, (n) => makeRepo(n, { prefix: "trm-bench-moves-", dirs: 100, subdirs: 7 }))) {
+  stepPaths = paths;
   const cells = [];
   for (const b of builds) {
     const { sessionId } = await b.call("trm_start_session", { repoPath: repo, testCmd: "true" });
@@ -69,7 +71,7 @@ for (const size of SIZES) {
     console.log(`${c.b.label.padEnd(8)} | ${String(size).padEnd(6)} | ${OPS.map((o) => f1(median(c.times[o])).padStart(12)).join(" | ")}`);
     await c.b.call("trm_end_session", { sessionId: c.sessionId, discard: true });
   }
-  rmSync(repo, { recursive: true, force: true });
+  if (own) rmSync(repo, { recursive: true, force: true });
 }
 console.log(`load: ${execFileSync("uptime", { encoding: "utf8" }).trim()}`);
 for (const b of builds) await b.client.close();

@@ -4,6 +4,7 @@
 // repository. Everything of one size is interleaved (worktree add / start alternate; submits alternate
 // between sessions and builds) so that load from other processes hits every figure alike.
 // Run: npm run build && node bench/step-cost.mjs [sizes=500,5000,50000] [histories=10,200] [submits=15] [gapMs=250]
+// On a real repository instead: TRM_BENCH_REPO and TRM_BENCH_PATHS (generated-repo.mjs benchRepos).
 // Each measured pair is two submits to one session: the first after a pause of gapMs (a client reads the
 // reply before it sends another, so work deferred after the reply is done by then: "gap"), the second
 // right after the first's reply ("b2b": it may wait for the first's after-reply work). Both are printed.
@@ -18,7 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { git, makeRepo, median } from "./generated-repo.mjs";
+import { benchRepos, git, makeRepo, median } from "./generated-repo.mjs";
 
 const SIZES = (process.argv[2] ?? "500,5000,50000").split(",").map(Number);
 const HISTORIES = (process.argv[3] ?? "10,200").split(",").map(Number);
@@ -64,8 +65,9 @@ for (const [label, dist] of BUILDS) {
 }
 const commands = { buildCmd: "true", testCmd: "true", lintCmd: "true" };
 let counter = 0;
+let stepPath = "src/m0/s0/f0.js";
 const submit = (b, sessionId) =>
-  b.call("trm_submit_candidate", { sessionId, candidate: { mode: "files", files: [{ path: "src/m0/s0/f0.js", content: `export const v = ${++counter};\n` }] } });
+  b.call("trm_submit_candidate", { sessionId, candidate: { mode: "files", files: [{ path: stepPath, content: `export const v = ${++counter};\n` }] } });
 
 /** `profile request: total 12.3 | lock 0.1 | ...` as { total: 12.3, lock: 0.1, ... } (a phase met twice is summed). */
 function phasesOf(line) {
@@ -84,8 +86,8 @@ const phaseMedians = (lines) => {
 
 console.log(`load: ${execFileSync("uptime", { encoding: "utf8" }).trim()}; ${SUBMITS} pairs per cell, gap ${GAP_MS} ms`);
 console.log("build    | files  | start ms (worktree add ms, ratio)   | history | mode | submit ms | commands ms | overhead ms (medians)");
-for (const files of SIZES) {
-  const repo = makeRepo(files, { prefix: "trm-bench-cost-", dirs: 100, subdirs: 7 });
+for (const { size: files, repo, paths, own } of benchRepos(SIZES, (n) => makeRepo(n, { prefix: "trm-bench-cost-", dirs: 100, subdirs: 7 }))) {
+  stepPath = paths[0];
   const rounds = Number(process.env.TRM_BENCH_START_ROUNDS ?? (files >= 50_000 ? 3 : 5));
   const plain = [];
   const starts = builds.map(() => []);
@@ -141,7 +143,7 @@ for (const files of SIZES) {
     }
     await c.b.call("trm_end_session", { sessionId: c.sessionId, discard: true });
   }
-  rmSync(repo, { recursive: true, force: true });
+  if (own) rmSync(repo, { recursive: true, force: true });
 }
 console.log(`load: ${execFileSync("uptime", { encoding: "utf8" }).trim()}`);
 for (const b of builds) await b.client.close();

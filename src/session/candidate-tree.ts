@@ -10,77 +10,11 @@
  */
 import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { git, GitError, gitOrNull } from "../git/cli.js";
 import { blobId, entryAt, GITLINK_MODE, NeedsGit, putObject, putTreeWith, TREE_MODE, type PathChange } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
-
-/** Why the in-process path is not taken for a whole session (null: it is taken), read once per session. */
-const eligibility = new Map<string, Promise<string | null>>();
-
-async function sessionBlocker(worktree: string, commonDir: string): Promise<string | null> {
-  const listed = await gitOrNull(worktree, ["config", "-z", "--list"]);
-  if (listed === null) return "configuration unreadable";
-  const config = new Map<string, string>();
-  for (const item of listed.split("\0")) {
-    if (!item) continue;
-    const nl = item.indexOf("\n");
-    // A key without a value (`[core] autocrlf`) is listed without a newline: git reads it as true.
-    if (nl < 0) config.set(item.toLowerCase(), "true");
-    else if (nl > 0) config.set(item.slice(0, nl).toLowerCase(), item.slice(nl + 1).toLowerCase());
-  }
-  // git_config_bool: true/yes/on, false/no/off/"" and any integer (non-zero: true).
-  const bool = (k: string): boolean | null => {
-    const v = config.get(k);
-    if (v === undefined) return null;
-    if (["true", "yes", "on"].includes(v)) return true;
-    if (["false", "no", "off", ""].includes(v)) return false;
-    return /^\s*[-+]?\d+\s*$/.test(v) ? Number(v) !== 0 : null;
-  };
-  const isTrue = (k: string) => bool(k) === true;
-  const isFalse = (k: string) => bool(k) === false;
-  if (config.get("core.autocrlf") === "input" || (config.has("core.autocrlf") && !isFalse("core.autocrlf"))) return "core.autocrlf";
-  if (isFalse("core.filemode")) return "core.fileMode=false";
-  if (isFalse("core.symlinks")) return "core.symlinks=false";
-  if (isTrue("core.ignorecase")) return "core.ignoreCase";
-  if (isTrue("core.sparsecheckout")) return "sparse checkout";
-  if ((config.get("extensions.objectformat") ?? "sha1") !== "sha1") return "object format";
-  if (config.has("core.attributesfile")) return "core.attributesFile";
-  if (config.has("core.sharedrepository")) return "shared repository permissions";
-  if ([...config.keys()].some((k) => /^filter\..*\.(clean|process)$/.test(k))) return "filters";
-  const xdg = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config");
-  if (existsSync(path.join(xdg, "git", "attributes")) || existsSync(path.join(commonDir, "info", "attributes"))) return "attributes";
-  const attrs = await git(worktree, ["ls-files", "-z", "--", ":(glob)**/.gitattributes"]);
-  if (attrs.length > 0) return ".gitattributes";
-  return null;
-}
-
-/**
- * Why git itself must write the session's trees and files (null: they may be written in-process), read
- * once per session; a path named `.gitattributes` among `paths` blocks it from then on.
- */
-export function inProcessBlocker(s: { id: string; config: { commonDir: string } }, worktree: string, paths: string[]): Promise<string | null> {
-  const key = `${s.config.commonDir}\0${s.id}`;
-  if (paths.some((p) => path.posix.basename(p) === ".gitattributes")) eligibility.set(key, Promise.resolve(".gitattributes"));
-  let blocker = eligibility.get(key);
-  if (!blocker) eligibility.set(key, (blocker = sessionBlocker(worktree, s.config.commonDir)));
-  return blocker;
-}
-
-/**
- * Forgets what was read of the session: its branch was moved by someone else, onto trees no path list of
- * this server's saw (a .gitattributes among them would otherwise go unnoticed).
- */
-export function forgetInProcess(s: { id: string; config: { commonDir: string } }): void {
-  eligibility.delete(`${s.config.commonDir}\0${s.id}`);
-}
-
-/** Whether git may judge `rel` by rules of its own (.git look-alikes on NTFS / HFS+, odd components): then git writes it. */
-export function needsGitRules(rel: string): boolean {
-  const parts = rel.split("/");
-  return !rel || rel.startsWith("/") || parts.some((p) => p === "" || p === "." || p === ".." || /^\.git[. ]*$|^git~\d|[:\\]|[. ]$|[^\x20-\x7e]/i.test(p));
-}
+import { gitKeepsBytes, needsGitRules, rulesChange, sessionAllowsInProcess } from "./git-rules.js";
 
 /**
  * The tree of `worktree` = `baseTree` + the files at `paths`; `indexStale`: the index was not written.
@@ -96,8 +30,8 @@ export async function writeCandidateTree(
 ): Promise<{ tree: string; indexStale: boolean; indexSync?: IndexSync; written: Promise<void> }> {
   const commonDir = s.config.commonDir;
   const writes: Promise<void>[] = [];
-  if ((await inProcessBlocker(s, worktree, paths)) === null) {
-    const changes = await changesOf(commonDir, worktree, baseTree, paths, writes).catch(async (err: unknown) => {
+  if (!rulesChange(worktree, paths) && (await sessionAllowsInProcess(s, worktree))) {
+    const changes = await changesOf(s, worktree, baseTree, paths, writes).catch(async (err: unknown) => {
       await Promise.allSettled(writes);
       throw err;
     });
@@ -189,9 +123,12 @@ export async function syncIndexChecked(worktree: string, sync: IndexSync | undef
 }
 
 /** The changes as tree entries (blobs written), or null when git's own rules must decide. */
-async function changesOf(commonDir: string, worktree: string, baseTree: string, paths: string[], writes: Promise<void>[]): Promise<PathChange[] | null> {
+async function changesOf(s: { id: string; config: { commonDir: string } }, worktree: string, baseTree: string, paths: string[], writes: Promise<void>[]): Promise<PathChange[] | null> {
+  const commonDir = s.config.commonDir;
   const changes: PathChange[] = [];
   const added: string[] = [];
+  /** Regular files: stored only once git's attributes are known to keep their bytes. */
+  const files: { path: string; content: Buffer; mode: string; at: number }[] = [];
   for (const rel of paths) {
     const parts = rel.split("/");
     if (needsGitRules(rel)) return null;
@@ -218,9 +155,9 @@ async function changesOf(commonDir: string, worktree: string, baseTree: string, 
       changes.push({ path: rel, entry: null });
       continue;
     }
-    let entry: PathChange["entry"];
+    let entry: PathChange["entry"] = null;
     if (st.isSymbolicLink()) entry = { mode: "120000", oid: putObject(commonDir, "blob", Buffer.from(readlinkSync(abs, { encoding: "buffer" })), writes, true) };
-    else if (st.isFile()) entry = { mode: st.mode & 0o100 ? "100755" : "100644", oid: putObject(commonDir, "blob", readFileSync(abs), writes, true) };
+    else if (st.isFile()) files.push({ path: rel, content: readFileSync(abs), mode: st.mode & 0o100 ? "100755" : "100644", at: changes.length });
     else return null;
     if (!old) {
       // A new path: git refuses it under a link and records a nested repository as a gitlink.
@@ -233,6 +170,8 @@ async function changesOf(commonDir: string, worktree: string, baseTree: string, 
     }
     changes.push({ path: rel, entry });
   }
+  if (!(await gitKeepsBytes(s, worktree, paths, files, "in"))) return null;
+  for (const f of files) changes[f.at] = { path: f.path, entry: { mode: f.mode, oid: putObject(commonDir, "blob", f.content, writes, true) } };
   if (added.length > 0) {
     // Exit 0: its output lists the paths .gitignore (or info/exclude) excludes; exit 1: none is; any
     // other failure leaves the decision to `git add`.

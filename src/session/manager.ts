@@ -3,7 +3,7 @@ import { openRepo } from "../git/cli.js";
 import { checkSessionId, SESSION_ID_RE } from "../git/refs.js";
 import { listRefs } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
-import { cleanInterruptedStarts } from "./recover.js";
+import { cleanInterruptedStarts, healAbandoned } from "./recover.js";
 import { registryDelete, registryGet, registrySet } from "./registry.js";
 import { Session } from "./session.js";
 
@@ -59,7 +59,7 @@ export class SessionManager {
         throw new UserError(`Unknown sessionId ${id}.`, "If the server restarted or the session was made elsewhere, call trm_list_sessions with the repoPath first; otherwise start a session.");
       }
     }
-    await s.heal();
+    await healAbandoned(s);
     return s;
   }
 

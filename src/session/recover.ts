@@ -3,9 +3,11 @@ import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { gitOrNull } from "../git/cli.js";
 import { SESSION_ID_RE, worktreePath } from "../git/refs.js";
-import { removeWorktree } from "../git/session-git.js";
-import { ownerAlive, ownerFile, readOwner, startingFile } from "./owner-lock.js";
+import { addWorktree, removeWorktree, resolveRefFast } from "../git/session-git.js";
+import { acquireOwner, ownerAlive, ownerFile, readOwner, startingFile } from "./owner-lock.js";
 import { registryDelete } from "./registry.js";
+import type { Session } from "./session.js";
+import { layerWorkspaces } from "./workspaces.js";
 
 /**
  * A start killed half-way (kill -9, a crash) leaves a `.starting` mark whose owner is dead, possibly
@@ -47,4 +49,24 @@ export async function cleanInterruptedStarts(top: string, commonDir: string): Pr
     for (const f of left.files) await rm(f, { force: true });
   }
   return ids;
+}
+
+/**
+ * Re-creates the worktree of an abandoned session (e.g. `.git/trm` removed by hand) when a tool is used
+ * on it. Listing never does this: looking at sessions must not resurrect one.
+ */
+export async function healAbandoned(s: Session): Promise<void> {
+  if (s.status !== "abandoned") return;
+  // Inside the mutex, checked again: an end() or another heal may be half-way through.
+  await s.mutex.run(async () => {
+    if (s.status !== "abandoned") return;
+    if (await resolveRefFast(s.config.commonDir, `${s.refs.keepPrefix}ended`)) {
+      s.ended = true;
+      return;
+    }
+    if (!(await resolveRefFast(s.config.commonDir, s.refs.branch))) return;
+    await acquireOwner(s.config.commonDir, s.id);
+    await addWorktree(s.top, s.worktree, s.tip, s.id);
+    await layerWorkspaces(s.top, s.worktree);
+  });
 }

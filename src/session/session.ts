@@ -3,21 +3,21 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { healWrites } from "./write-journal.js";
-import { forgetInProcess } from "./candidate-tree.js";
+import { forgetInProcess } from "./git-rules.js";
+import { closeAttributes } from "../git/attributes.js";
 import type { Candidate } from "../candidate/schema.js";
 import { evaluate, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, gitOrNull } from "../git/cli.js";
 import { closeRefWriter } from "../git/ref-writer.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
-import { addWorktree, branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast } from "../git/session-git.js";
+import { branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { progressIntervalMs } from "../util/limits.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
 import { pythonIsolation, type PythonIsolation } from "./python-env.js";
-import { layerWorkspaces } from "./workspaces.js";
 import { removePool } from "./worktree-pool.js";
 import { reapRecordedAll } from "../evaluate/orphans.js";
 import { killMarked } from "../evaluate/sweep.js";
@@ -107,7 +107,7 @@ export class Session {
   /** Re-reads the history from the session branch (it may have been moved by undo, restore, or a person). */
   async reload(): Promise<void> {
     // The branch may have been moved by someone else: what was read of its trees (attributes) is read again.
-    forgetInProcess(this);
+    forgetInProcess(this, this.worktree);
     const tip = (await resolveRefFast(this.config.commonDir, this.refs.branch)) ?? this.baseline.commit;
     this.entries = await this.entriesFor(tip);
     this.tip = tip;
@@ -307,8 +307,9 @@ export class Session {
    * running command is recorded next to the session's so that a crash leaves no orphan either).
    */
   async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf(), changedFiles: string[] = [], worktree = this.worktree): Promise<EvaluationRun> {
-    // The commands may change tracked files.
+    // The commands may change tracked files, and leave a .gitattributes the attribute process would not see.
     if (worktree === this.worktree) this.worktreeAt = null;
+    closeAttributes(worktree);
     // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
     // in the same second as the last run (e.g. `a - b` -> `a + b`) would be tested as the old code.
     for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {
@@ -361,6 +362,7 @@ export class Session {
       // Daemons a command left behind (already killed when their command ended, unless they hid).
       killMarked("TRM_SESSION_ID", this.id);
       closeRefWriter(this.worktree);
+      closeAttributes(this.worktree);
       await removeWorktree(this.top, this.worktree);
       await removePool(this.top, this.config.commonDir, this.id);
       await rm(this.pycacheDir, { recursive: true, force: true });
@@ -372,26 +374,6 @@ export class Session {
       }
       this.ended = true;
       await releaseOwner(this.config.commonDir, this.id);
-    });
-  }
-
-  /**
-   * Re-creates the worktree of an abandoned session (e.g. `.git/trm` removed by hand) when a tool is
-   * used on it. Listing never does this: looking at sessions must not resurrect one.
-   */
-  async heal(): Promise<void> {
-    if (this.status !== "abandoned") return;
-    // Inside the mutex, checked again: an end() or another heal may be half-way through.
-    await this.mutex.run(async () => {
-      if (this.status !== "abandoned") return;
-      if (await resolveRefFast(this.config.commonDir, `${this.refs.keepPrefix}ended`)) {
-        this.ended = true;
-        return;
-      }
-      if (!(await resolveRefFast(this.config.commonDir, this.refs.branch))) return;
-      await acquireOwner(this.config.commonDir, this.id);
-      await addWorktree(this.top, this.worktree, this.tip, this.id);
-      await layerWorkspaces(this.top, this.worktree);
     });
   }
 }

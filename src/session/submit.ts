@@ -27,6 +27,7 @@ import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
 import { assertTestsUntouched, describeTestChanges, landedOps, testConfigChanges, testFileChanges, type TestFileChange } from "./test-files.js";
 import { ensureReference } from "./preflight.js";
+import { restartRules } from "./git-rules.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 
 export async function submitCandidate(s: Session, candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
@@ -265,8 +266,7 @@ export async function recordStep(
   const stalePaths = r.judged.indexStale && applied.worktree === s.worktree ? applied.paths : null;
   const indexSync = r.judged.indexSync;
   const commandsRanHere = r.judged.ranIn === s.worktree;
-  s.afterReply(async () => {
-    await crashPoint("step-index-stale");
+  const syncAfterStep = async () => {
     if (stalePaths) {
       s.worktreeAt = null;
       if (await syncIndexChecked(s.worktree, indexSync, commandsRanHere)) {
@@ -276,7 +276,14 @@ export async function recordStep(
       await syncIndex(s.worktree, stalePaths);
     }
     await s.verifyWorktree(commit);
+  };
+  s.afterReply(async () => {
+    await crashPoint("step-index-stale");
+    await syncAfterStep();
+    // Off the next step's path: the attribute process the commands ended (session.ts) starts again.
+    if (commandsRanHere) await restartRules(s, s.worktree);
   });
+
   s.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];
   s.tip = commit;
   s.tipTree = tree;

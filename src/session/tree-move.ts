@@ -3,7 +3,7 @@
  * `reset --hard` checks every tracked file to do it (33 ms at 5,000 files, measured); the paths that
  * differ between the two trees are known, so here they alone are written, and the index follows after
  * the reply (syncIndexChecked, without a refresh: no command ran). Anything unusual leaves the move to
- * git, as before: a session whose files git transforms (attributes, filters, autocrlf...), a worktree
+ * git, as before: a file whose bytes git would change (git-rules.ts: attributes, filters, autocrlf...), a worktree
  * not known to be exactly at the tip, a file that is not as the tip has it, a submodule, a path that is a
  * file on one side and a folder on the other, a link on the way, more than MAX_PATHS paths.
  */
@@ -12,7 +12,8 @@ import { lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writ
 import path from "node:path";
 import { removeEmptyParents } from "../candidate/write.js";
 import { entryAt, readBlobBytes, type PathChange } from "../git/objects.js";
-import { indexStamp, inProcessBlocker, needsGitRules, stillIs, type IndexSync } from "./candidate-tree.js";
+import { indexStamp, stillIs, type IndexSync } from "./candidate-tree.js";
+import { gitKeepsBytes, needsGitRules, rulesChange, sessionAllowsInProcess } from "./git-rules.js";
 
 /** Past this many paths git's own checkout is as quick, and a move that large is rare. */
 const MAX_PATHS = 256;
@@ -39,10 +40,11 @@ interface MovingSession {
  * ready to write; null when git must make it.
  */
 export async function planTreeMove(s: MovingSession, fromTree: string, toTree: string, changed: string[]): Promise<TreeMove | null> {
-  // First, whatever else decides: a .gitattributes among the paths must block the session's in-process
-  // writes from now on even when git makes this move (the trees it leads to carry it unchanged).
-  if ((await inProcessBlocker(s, s.worktree, changed)) !== null) return null;
+  // First, whatever else decides: a .gitattributes among the paths must drop what was read of the
+  // attributes even when git makes this move (the trees it leads to carry it unchanged).
+  if (rulesChange(s.worktree, changed)) return null;
   if (s.worktreeAt !== s.tip || s.tipTree !== fromTree || changed.length > MAX_PATHS) return null;
+  if (!(await sessionAllowsInProcess(s, s.worktree))) return null;
   const at = await indexStamp(s.worktree);
   if (!at) return null;
   const commonDir = s.config.commonDir;
@@ -59,6 +61,9 @@ export async function planTreeMove(s: MovingSession, fromTree: string, toTree: s
     changes.push({ path: rel, entry: next ? { mode: next.mode, oid: next.oid } : null });
   }
   const contents = await Promise.all(changes.map((c) => (c.entry ? readBlobBytes(commonDir, c.entry.oid) : null)));
+  // Written by git's checkout, then staged by update-index: both ways, git must keep the bytes.
+  const files = changes.flatMap((c, i) => (c.entry && c.entry.mode !== "120000" ? [{ path: c.path, content: contents[i]! }] : []));
+  if (!(await gitKeepsBytes(s, s.worktree, changed, files, "both"))) return null;
   const scratch = path.join(commonDir, "trm", "tmp");
   return { sync: { at, changes }, apply: () => writeChanges(s.worktree, scratch, changes, contents) };
 }

@@ -68,6 +68,31 @@ describe("a step spawns no git process on its path", () => {
     expect(checkoutState(repo)).toEqual(before);
   });
 
+  it("under `* text=auto eol=lf` (prettier's and camelcase's .gitattributes) steps and moves stay in-process; a CRLF file goes through git, normalized", async () => {
+    const repo = makeRepo("js-stats");
+    writeFileSync(path.join(repo, ".gitattributes"), "* text=auto eol=lf\n");
+    g(repo, "add", ".gitattributes");
+    g(repo, "commit", "-q", "-m", "attributes");
+    const before = checkoutState(repo);
+    const srv = await startServer({ env: { CODE_TRM_DEBUG_GIT: "1" } });
+    const { sessionId, worktreePath } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "echo tested" });
+    await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
+    await srv.call<Any>("trm_get_state", { sessionId });
+    let mark = srv.stderr().length;
+    await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
+    await srv.call<Any>("trm_undo", { sessionId });
+    await srv.call<Any>("trm_get_state", { sessionId });
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git update-index --add --remove", "git update-index --add --remove"]);
+    mark = srv.stderr().length;
+    const crlf = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 3;\r\n") });
+    await srv.call<Any>("trm_get_state", { sessionId });
+    expect(gitCalls(srv.stderr(), mark).slice(0, 2)).toEqual(["git add -A --", "git write-tree"]);
+    expect(g(repo, "show", `${crlf.commit}:src/stats.js`)).toBe("export const a = 3;\n");
+    await srv.close();
+    expect(g(worktreePath, "status", "--porcelain")).toBe("");
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
   it("stages a cached step's paths after the reply in one update-index, and leaves index and files at the step", async () => {
     const repo = makeRepo("js-stats");
     const before = checkoutState(repo);

@@ -1,0 +1,112 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { attributesOf, bytesKept, closeAttributes, type Attributes } from "../../../src/git/attributes.js";
+import { writeCandidateTree } from "../../../src/session/candidate-tree.js";
+import { g, removeTmpDirs, tmpDir } from "../../helpers/repo.js";
+
+const opened: string[] = [];
+afterAll(() => {
+  for (const wt of opened) closeAttributes(wt);
+  removeTmpDirs();
+});
+
+const none: Attributes = { text: "unspecified", eol: "unspecified", crlf: "unspecified", ident: "unspecified", filter: "unspecified", "working-tree-encoding": "unspecified" };
+const LF = Buffer.from("a\nb\n");
+const CRLF = Buffer.from("a\r\nb\r\n");
+
+describe("bytesKept: whether git stores and checks out a file's bytes as they are", () => {
+  it("keeps them without attributes, for -text and binary, and for text without a CR", () => {
+    expect(bytesKept(none, CRLF, "both")).toBe(true);
+    expect(bytesKept({ ...none, text: "unset" }, CRLF, "both")).toBe(true);
+    expect(bytesKept({ ...none, crlf: "unset" }, CRLF, "both")).toBe(true);
+    for (const a of [{ text: "auto", eol: "lf" }, { text: "set" }, { eol: "lf" }, { crlf: "input" }, { crlf: "set" }]) {
+      expect(bytesKept({ ...none, ...a }, LF, "both"), JSON.stringify(a)).toBe(true);
+      // git normalizes CRLF on the way in.
+      expect(bytesKept({ ...none, ...a }, CRLF, "in"), JSON.stringify(a)).toBe(false);
+      expect(bytesKept({ ...none, ...a }, CRLF, "out"), JSON.stringify(a)).toBe(true);
+    }
+  });
+  it("leaves to git whatever converts, and whatever it does not know", () => {
+    for (const a of [{ eol: "crlf" }, { filter: "lfs" }, { ident: "set" }, { "working-tree-encoding": "UTF-16" }, { text: "weird" }, { eol: "cr" }, { crlf: "odd" }]) {
+      expect(bytesKept({ ...none, ...a }, LF, "both"), JSON.stringify(a)).toBe(false);
+    }
+  });
+});
+
+/** A linked worktree of a repository whose files are `files` (committed), plus its HEAD tree. */
+function worktreeWith(files: Record<string, string>) {
+  const repo = tmpDir("trm-attr-");
+  g(repo, "init", "-q", "-b", "main");
+  for (const [p, c] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(repo, p)), { recursive: true });
+    writeFileSync(path.join(repo, p), c);
+  }
+  g(repo, "add", "-A");
+  g(repo, "commit", "-q", "-m", "init");
+  const wt = path.join(tmpDir("trm-attr-wt-"), "wt");
+  g(repo, "worktree", "add", "-q", "--detach", wt, "HEAD");
+  opened.push(wt);
+  return { repo, wt, commonDir: path.join(repo, ".git"), base: g(repo, "rev-parse", "HEAD^{tree}").trim() };
+}
+
+/** What git records for the worktree after `git add -A -- paths` (through a scratch index). */
+function gitTree(wt: string, paths: string[]): string {
+  const index = path.join(tmpDir("trm-attr-idx-"), "index");
+  process.env.GIT_INDEX_FILE = index;
+  try {
+    g(wt, "read-tree", "HEAD");
+    g(wt, "--literal-pathspecs", "add", "-A", "--", ...paths);
+    return g(wt, "write-tree").trim();
+  } finally {
+    delete process.env.GIT_INDEX_FILE;
+    rmSync(index, { force: true });
+  }
+}
+
+describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.ts)", () => {
+  it("is written in-process where git keeps the bytes, by git where it changes them, and is git's tree either way", async () => {
+    const { wt, commonDir, base } = worktreeWith({
+      ".gitattributes": "* text=auto eol=lf\n*.crlf eol=crlf\n*.id ident\n*.lfs filter=lfs\n*.bin binary\n*.u merge=union\n",
+      "keep.js": "old\n",
+    });
+    const cases: [string, string, boolean][] = [
+      ["keep.js", "new\n", true],
+      ["crlf.js", "a\r\nb\r\n", false],
+      ["x.crlf", "a\n", false],
+      ["x.id", "$Id: abc $\n", false],
+      ["x.lfs", "big\n", false],
+      ["x.bin", "a\r\n\0", true],
+      ["x.u", "merged\n", true],
+      ["sub/deep/new.ts", "export {};\n", true],
+    ];
+    let k = 0;
+    for (const [file, content, inProcess] of cases) {
+      const s = { id: `attr-${k++}`, config: { commonDir } };
+      mkdirSync(path.dirname(path.join(wt, file)), { recursive: true });
+      writeFileSync(path.join(wt, file), content);
+      const r = await writeCandidateTree(s, wt, base, [file]);
+      await r.written;
+      expect(r.indexStale, file).toBe(inProcess);
+      expect(r.tree, file).toBe(gitTree(wt, [file]));
+      g(wt, "reset", "-q", "--hard", "HEAD");
+      g(wt, "clean", "-fdq");
+    }
+  });
+
+  it("sees a .gitattributes a command left in the worktree once the attribute process starts again", async () => {
+    const { wt, commonDir, base } = worktreeWith({ "a.txt": "a\n" });
+    const s = { id: "attr-untracked", config: { commonDir } };
+    // A first question: the process reads that no folder has attributes.
+    expect(await attributesOf(wt, commonDir, ["a.txt"])).toEqual(new Map([["a.txt", none]]));
+    // What a command might leave (untracked, yet read by git add); session.ts ends the process before commands.
+    writeFileSync(path.join(wt, ".gitattributes"), "* text\n");
+    closeAttributes(wt);
+    writeFileSync(path.join(wt, "a.txt"), "a\r\n");
+    const r = await writeCandidateTree(s, wt, base, ["a.txt"]);
+    await r.written;
+    expect(r.indexStale).toBe(false);
+    expect(r.tree).toBe(gitTree(wt, ["a.txt"]));
+    expect(g(wt, "cat-file", "-p", `${r.tree}:a.txt`)).toBe("a\n");
+  });
+});
