@@ -8,8 +8,7 @@
  * What is in memory is keyed by object id (immutable), so a note written meanwhile by git is never lost:
  * the ref is read once per write, and the compare-and-swap refuses a ref that moved after that read.
  */
-import fs from "node:fs";
-import isogit from "isomorphic-git";
+import { commitTreeOf, readObjectRaw } from "./object-read.js";
 import { putObject, putTreeObject, readTreeEntries, TREE_MODE } from "./objects.js";
 import { readRefSync } from "./ref-read.js";
 
@@ -18,7 +17,7 @@ const treeOfCommit = new Map<string, string>();
 async function commitTree(commonDir: string, commit: string): Promise<string> {
   let tree = treeOfCommit.get(commit);
   if (!tree) {
-    tree = (await isogit.readCommit({ fs, gitdir: commonDir, oid: commit })).commit.tree;
+    tree = commitTreeOf((await readObjectRaw(commonDir, commit)).content);
     if (treeOfCommit.size > 1024) treeOfCommit.clear();
     treeOfCommit.set(commit, tree);
   }

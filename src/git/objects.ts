@@ -3,15 +3,15 @@
  * already present is not written again, and a new one is written under a temporary name and renamed into
  * place, so a process killed mid-write leaves a stray temporary file, never a truncated object under its
  * final name (isomorphic-git writes the final path directly, and then never rewrites an object that
- * exists: one crash would corrupt the object for good). Reading goes through isomorphic-git, which also
- * reads packs; trees are immutable, so the entries of a tree read once are kept by id.
+ * exists: one crash would corrupt the object for good). Reading goes through object-read.ts (loose objects
+ * in-process, packed ones from git); trees are immutable, so the entries of a tree read once are kept by id.
  */
 import { createHash, randomBytes } from "node:crypto";
-import fs, { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { constants, deflateSync, type ZlibOptions } from "node:zlib";
-import isogit from "isomorphic-git";
+import { readObjectRaw } from "./object-read.js";
 
 export type ObjectType = "blob" | "tree" | "commit" | "tag";
 
@@ -156,40 +156,39 @@ export function putTreeObject(commonDir: string, entries: TreeEntry[], writes: P
 
 const treeCache = new Map<string, TreeEntry[]>();
 const TREE_CACHE_MAX = 4096;
-/** isomorphic-git's cache of pack indexes, one per repository (re-reading an index costs more than the read). */
-const packCaches = new Map<string, object>();
-
 /** The entries of a tree (loose or packed). */
 export async function readTreeEntries(commonDir: string, oid: string): Promise<TreeEntry[]> {
   const hit = treeCache.get(oid);
   if (hit) return hit;
-  let cache = packCaches.get(commonDir);
-  if (!cache) packCaches.set(commonDir, (cache = {}));
-  let read;
-  try {
-    read = await isogit.readTree({ fs, gitdir: commonDir, oid, cache });
-  } catch (err) {
-    // A pack repacked away since its index was cached: read again without the cache.
-    packCaches.delete(commonDir);
-    read = await isogit.readTree({ fs, gitdir: commonDir, oid, cache: {} }).catch(() => {
-      throw err;
-    });
-  }
-  const entries = read.tree.map((e) => ({ mode: e.mode === "040000" ? TREE_MODE : e.mode, name: e.path, oid: e.oid }));
+  const o = await readObjectRaw(commonDir, oid);
+  if (o.type !== "tree") throw new Error(`${oid} is a ${o.type}, not a tree`);
+  const entries = decodeTree(o.content);
   remember(oid, entries);
   return entries;
 }
 
-/** A blob's bytes (loose or packed), through the same pack-index cache as trees. */
-export async function readBlobBytes(commonDir: string, oid: string): Promise<Buffer> {
-  let cache = packCaches.get(commonDir);
-  if (!cache) packCaches.set(commonDir, (cache = {}));
-  try {
-    return Buffer.from((await isogit.readBlob({ fs, gitdir: commonDir, oid, cache })).blob);
-  } catch (err) {
-    packCaches.delete(commonDir);
-    return Buffer.from((await isogit.readBlob({ fs, gitdir: commonDir, oid, cache: {} }).catch(() => Promise.reject(err))).blob);
+/** A tree object's entries: `<mode> <name>\0<20-byte id>` each; modes as git writes them ("40000" for a folder). */
+export function decodeTree(body: Buffer): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  let at = 0;
+  while (at < body.length) {
+    const sp = body.indexOf(32, at);
+    const nul = body.indexOf(0, sp + 1);
+    if (sp < 0 || nul < 0 || nul + 21 > body.length) throw new Error("a damaged tree object");
+    const raw = body.toString("latin1", at, sp);
+    // Old git wrote group-writable files as 100664, and some tools a folder as 040000: git reads both so.
+    const mode = raw === "040000" ? TREE_MODE : raw === "100664" ? "100644" : raw;
+    entries.push({ mode, name: body.toString("utf8", sp + 1, nul), oid: body.toString("hex", nul + 1, nul + 21) });
+    at = nul + 21;
   }
+  return entries;
+}
+
+/** A blob's bytes (loose or packed). */
+export async function readBlobBytes(commonDir: string, oid: string): Promise<Buffer> {
+  const o = await readObjectRaw(commonDir, oid);
+  if (o.type !== "blob") throw new Error(`${oid} is a ${o.type}, not a blob`);
+  return o.content;
 }
 
 function remember(oid: string, entries: TreeEntry[]): void {

@@ -1,10 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { copyFile, mkdir, readFile, rm } from "node:fs/promises";
-import fs from "node:fs";
 import path from "node:path";
-import isogit from "isomorphic-git";
 import { UserError } from "../util/errors.js";
 import { git, GitError, gitOrNull, TRM_IDENTITY } from "./cli.js";
+import { commitTreeOf, readObjectRaw } from "./object-read.js";
 import { redact, redactDeep } from "../util/secrets.js";
 import { encodeCommit, prepareNote, type PreparedNote } from "./notes.js";
 import { writeObject } from "./objects.js";
@@ -325,16 +324,19 @@ export function stripSpace(text: string): string {
 
 /** A commit's tree, read in-process (`git rev-parse <commit>^{tree}`). */
 export async function treeOfCommitFast(commonDir: string, commit: string): Promise<string> {
-  return (await isogit.readCommit({ fs, gitdir: commonDir, oid: commit })).commit.tree;
+  const o = await readObjectRaw(commonDir, commit);
+  if (o.type !== "commit") throw new GitError(["rev-parse", `${commit}^{tree}`], 128, `${commit} is a ${o.type}, not a commit`);
+  return commitTreeOf(o.content);
 }
 
 /** The commit a ref's object leads to, tags peeled in-process (`git rev-parse <oid>^{commit}`). */
 export async function peelToCommitFast(commonDir: string, oid: string): Promise<string> {
   for (let depth = 0; depth < 16; depth++) {
-    const o = await isogit.readObject({ fs, gitdir: commonDir, oid, format: "parsed" });
+    const o = await readObjectRaw(commonDir, oid);
     if (o.type === "commit") return oid;
-    if (o.type !== "tag") break;
-    oid = (o.object as { object: string }).object;
+    const target = o.type === "tag" ? /^object ([0-9a-f]{40})\n/.exec(o.content.toString("latin1", 0, 48))?.[1] : undefined;
+    if (!target) break;
+    oid = target;
   }
   throw new GitError(["rev-parse", `${oid}^{commit}`], 128, `${oid} does not lead to a commit`);
 }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { lstat, readFile } from "node:fs/promises";
-import isogit from "isomorphic-git";
+import { entryAt, GITLINK_MODE, readBlobBytes, TREE_MODE } from "../git/objects.js";
+import { treeOfCommitFast } from "../git/session-git.js";
 import { resolveInside, normalizeRelPath } from "../util/paths.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
@@ -43,11 +44,11 @@ async function readBytes(s: Session, rel: string, at?: string): Promise<{ bytes:
   }
   const point = await resolvePoint(s, at);
   try {
-    const { blob } = await isogit.readBlob({ fs, gitdir: s.config.commonDir, oid: point.commit, filepath: rel });
-    return { bytes: Buffer.from(blob) };
+    const entry = await entryAt(s.config.commonDir, await treeOfCommitFast(s.config.commonDir, point.commit), rel);
+    if (entry && entry.mode !== TREE_MODE && entry.mode !== GITLINK_MODE) return { bytes: await readBlobBytes(s.config.commonDir, entry.oid) };
+    throw new Error("not a file there");
   } catch {
-    // isomorphic-git cannot read everything git can: with the alternates of a `clone --shared` even the
-    // commit is "not found". So git decides every miss (one more process, only when a file is missing).
+    // git decides every miss (one more process, only when a file is missing or unreadable here).
     try {
       return { bytes: await gitBytes(s.config.commonDir, ["cat-file", "blob", `${point.commit}:${rel}`]) };
     } catch {
