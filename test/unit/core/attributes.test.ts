@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { attributesOf, bytesKept, closeAttributes, type Attributes } from "../../../src/git/attributes.js";
@@ -136,4 +137,25 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
     await r.written;
     expect(r.tree).toBe(gitTree(wt, ["a.txt"]));
   });
+});
+
+describe("an attribute process that does not answer", () => {
+  it("is ended, not left behind, once its question times out (a FIFO named .gitattributes blocks git's open)", async () => {
+    const { wt, commonDir } = worktreeWith({ "sub/a.txt": "a\n" });
+    execFileSync("mkfifo", [path.join(wt, "sub", ".gitattributes")]);
+    const inWt = () =>
+      readdirSync("/proc")
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return readlinkSync(`/proc/${p}/cwd`) === wt;
+          } catch {
+            return false;
+          }
+        });
+    expect(await attributesOf(wt, commonDir, ["sub/a.txt"])).toBeNull();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(inWt()).toEqual([]);
+    rmSync(path.join(wt, "sub", ".gitattributes"));
+  }, 20_000);
 });
