@@ -26,6 +26,8 @@ class CatFile {
   private head: { type: string; size: number } | null = null;
   private readonly waiting: { oid: string; done: (o: RawObject | null) => void }[] = [];
   dead = false;
+  /** A question went unanswered for TIMEOUT_MS: asking again would wait as long. */
+  timedOut = false;
 
   constructor(commonDir: string) {
     this.child = gitProcess(commonDir, ["cat-file", "--batch"]);
@@ -115,6 +117,7 @@ class CatFile {
   read(oid: string): Promise<RawObject | null> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
+        this.timedOut = true;
         this.close(true);
         resolve(null);
       }, TIMEOUT_MS);
@@ -166,11 +169,15 @@ export async function readObjectRaw(commonDir: string, oid: string): Promise<Raw
   if (!/^[0-9a-f]{40}$/.test(oid)) throw new Error(`not an object id: ${oid}`);
   const loose = readLoose(commonDir, oid);
   if (loose) return loose;
-  let r = readers.get(commonDir);
-  if (!r || r.dead) readers.set(commonDir, (r = new CatFile(commonDir)));
-  const o = await r.read(oid);
-  if (!o) throw new Error(`git has no object ${oid}`);
-  return o;
+  // A process that ended (killed between questions, before its exit was seen) is asked once more anew:
+  // only git's own answer ("missing") or a timeout says there is no such object.
+  for (let attempt = 0; ; attempt++) {
+    let r = readers.get(commonDir);
+    if (!r || r.dead) readers.set(commonDir, (r = new CatFile(commonDir)));
+    const o = await r.read(oid);
+    if (o) return o;
+    if (!r.dead || r.timedOut || attempt > 0) throw new Error(`git has no object ${oid}`);
+  }
 }
 
 /** The tree of a commit object's content. */

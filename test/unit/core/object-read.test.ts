@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -90,5 +90,31 @@ describe("objects read by id: large, damaged and crafted objects", () => {
     writeFileSync(path.join(repo, ".git", "objects", oid.slice(0, 2), oid.slice(2)), deflateSync(body));
     expect(() => g(repo, "cat-file", "-p", oid)).toThrow();
     await expect(readObjectRaw(path.join(repo, ".git"), oid)).rejects.toThrow(/no object/);
+  });
+});
+
+describe("objects read by id: a cat-file that died", () => {
+  it("answers the next read from a new git when the process was killed between questions", async () => {
+    const repo = tmpDir("trm-read-kill-");
+    g(repo, "init", "-q", "-b", "main");
+    writeFileSync(path.join(repo, "a.txt"), "a\n");
+    g(repo, "add", "-A");
+    g(repo, "commit", "-q", "-m", "one");
+    g(repo, "gc", "-q");
+    const commonDir = path.join(repo, ".git");
+    const head = g(repo, "rev-parse", "HEAD").trim();
+    expect((await readObjectRaw(commonDir, head)).type).toBe("commit");
+    // This process's own cat-file for this repository (a command of the session may kill it).
+    const mine = readdirSync("/proc").filter((p) => {
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid && readFileSync(`/proc/${p}/cmdline`, "utf8").includes("cat-file") && readlinkSync(`/proc/${p}/cwd`) === commonDir;
+      } catch {
+        return false;
+      }
+    });
+    expect(mine).toHaveLength(1);
+    process.kill(Number(mine[0]), "SIGKILL");
+    expect((await readObjectRaw(commonDir, head)).type).toBe("commit");
   });
 });
