@@ -62,7 +62,9 @@ class CheckAttr {
   ask(paths: string[]): Promise<string[] | null> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
+        // A git that does not answer may never end on its own (e.g. blocked opening a FIFO named .gitattributes).
         this.close();
+        this.child.kill("SIGKILL");
         this.finish(null);
       }, TIMEOUT_MS);
       this.waiting = {

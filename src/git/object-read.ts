@@ -19,14 +19,21 @@ const TIMEOUT_MS = 30_000;
 
 class CatFile {
   private readonly child: ReturnType<typeof gitProcess>;
-  private buf: Buffer = Buffer.alloc(0);
+  /** What git wrote and no answer took yet, as it came (a large object is joined once, when complete). */
+  private chunks: Buffer[] = [];
+  private have = 0;
+  /** The header of the answer being read: its type and size. */
+  private head: { type: string; size: number } | null = null;
   private readonly waiting: { oid: string; done: (o: RawObject | null) => void }[] = [];
   dead = false;
+  /** A question went unanswered for TIMEOUT_MS: asking again would wait as long. */
+  timedOut = false;
 
   constructor(commonDir: string) {
     this.child = gitProcess(commonDir, ["cat-file", "--batch"]);
     this.child.stdout!.on("data", (d: Buffer) => {
-      this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
+      this.chunks.push(d);
+      this.have += d.length;
       this.drain();
     });
     const fail = () => {
@@ -38,25 +45,63 @@ class CatFile {
     void this.child.then(fail, fail);
   }
 
+  /** The first `n` bytes received (n <= have), removed. */
+  private take(n: number): Buffer {
+    const parts: Buffer[] = [];
+    let got = 0;
+    while (got < n) {
+      const c = this.chunks[0]!;
+      if (c.length <= n - got) {
+        parts.push(c);
+        this.chunks.shift();
+        got += c.length;
+      } else {
+        parts.push(c.subarray(0, n - got));
+        this.chunks[0] = c.subarray(n - got);
+        got = n;
+      }
+    }
+    this.have -= n;
+    return parts.length === 1 ? Buffer.from(parts[0]!) : Buffer.concat(parts, n);
+  }
+
+  /** Where the first newline received is (its offset), or -1. */
+  private newline(): number {
+    let at = 0;
+    for (const c of this.chunks) {
+      const nl = c.indexOf(10);
+      if (nl >= 0) return at + nl;
+      at += c.length;
+    }
+    return -1;
+  }
+
   /** Answers come in the order asked: `<oid> <type> <size>\n<content>\n`, or `<oid> missing\n`. */
   private drain(): void {
     while (this.waiting.length > 0) {
-      const nl = this.buf.indexOf(10);
-      if (nl < 0) return;
-      const head = this.buf.toString("latin1", 0, nl).split(" ");
       const w = this.waiting[0]!;
-      if (head.length !== 3 || head[0] !== w.oid) {
-        this.buf = this.buf.subarray(nl + 1);
-        this.waiting.shift();
-        w.done(null);
-        continue;
+      if (!this.head) {
+        const nl = this.newline();
+        if (nl < 0) return;
+        const head = this.take(nl + 1).toString("latin1", 0, nl).split(" ");
+        if (head.length === 2 && head[0] === w.oid && head[1] === "missing") {
+          this.waiting.shift();
+          w.done(null);
+          continue;
+        }
+        if (head.length !== 3 || head[0] !== w.oid || !/^\d+$/.test(head[2]!)) {
+          // Not the answer to this question: the stream can no longer be read in step.
+          this.close(true);
+          return;
+        }
+        this.head = { type: head[1]!, size: Number(head[2]) };
       }
-      const size = Number(head[2]);
-      if (this.buf.length < nl + 1 + size + 1) return;
-      const content = Buffer.from(this.buf.subarray(nl + 1, nl + 1 + size));
-      this.buf = this.buf.subarray(nl + 1 + size + 1);
+      if (this.have < this.head.size + 1) return;
+      const content = this.take(this.head.size + 1).subarray(0, this.head.size);
+      const type = this.head.type;
+      this.head = null;
       this.waiting.shift();
-      w.done({ type: head[1]!, content });
+      w.done({ type, content });
     }
     if (this.waiting.length === 0) this.hold(false);
   }
@@ -72,7 +117,8 @@ class CatFile {
   read(oid: string): Promise<RawObject | null> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.close();
+        this.timedOut = true;
+        this.close(true);
         resolve(null);
       }, TIMEOUT_MS);
       this.waiting.push({
@@ -87,9 +133,17 @@ class CatFile {
     });
   }
 
-  close(): void {
+  /** `kill`: also ends git itself and answers every question left with null (a stuck or out-of-step process). */
+  close(kill = false): void {
     this.dead = true;
     this.child.stdin!.end();
+    if (kill) {
+      this.child.kill();
+      for (const w of this.waiting.splice(0)) w.done(null);
+      this.chunks = [];
+      this.have = 0;
+      this.hold(false);
+    }
   }
 }
 
@@ -104,7 +158,8 @@ function readLoose(commonDir: string, oid: string): RawObject | null {
     return null;
   }
   const nul = body.indexOf(0);
-  const m = /^(blob|tree|commit|tag) (\d+)$/.exec(body.toString("latin1", 0, Math.max(nul, 0)));
+  // git refuses a size with a leading zero (parse_loose_header), and so does this.
+  const m = /^(blob|tree|commit|tag) (0|[1-9]\d*)$/.exec(body.toString("latin1", 0, Math.max(nul, 0)));
   if (!m || body.length - nul - 1 !== Number(m[2])) return null;
   return { type: m[1]!, content: body.subarray(nul + 1) };
 }
@@ -114,11 +169,15 @@ export async function readObjectRaw(commonDir: string, oid: string): Promise<Raw
   if (!/^[0-9a-f]{40}$/.test(oid)) throw new Error(`not an object id: ${oid}`);
   const loose = readLoose(commonDir, oid);
   if (loose) return loose;
-  let r = readers.get(commonDir);
-  if (!r || r.dead) readers.set(commonDir, (r = new CatFile(commonDir)));
-  const o = await r.read(oid);
-  if (!o) throw new Error(`git has no object ${oid}`);
-  return o;
+  // A process that ended (killed between questions, before its exit was seen) is asked once more anew:
+  // only git's own answer ("missing") or a timeout says there is no such object.
+  for (let attempt = 0; ; attempt++) {
+    let r = readers.get(commonDir);
+    if (!r || r.dead) readers.set(commonDir, (r = new CatFile(commonDir)));
+    const o = await r.read(oid);
+    if (o) return o;
+    if (!r.dead || r.timedOut || attempt > 0) throw new Error(`git has no object ${oid}`);
+  }
 }
 
 /** The tree of a commit object's content. */

@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
+import { closeAttributes } from "../git/attributes.js";
 import { git } from "../git/cli.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
@@ -60,6 +61,9 @@ export class WorktreePool {
     await git(wt, ["reset", "--hard", "-q", tip]);
     // Ignored files stay (node_modules, build caches, the linked paths), as in the session worktree.
     await git(wt, ["clean", "-fdq", "-e", "node_modules", ...this.config.linkPaths.flatMap((p) => ["-e", `/${p}`])]);
+    // The reset may bring another .gitattributes than the slot's attribute process read (a slot whose
+    // last candidate ran no command keeps its process): the next question reads them afresh.
+    closeAttributes(wt);
     return wt;
   }
 

@@ -1,8 +1,11 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { attributesOf, bytesKept, closeAttributes, type Attributes } from "../../../src/git/attributes.js";
 import { writeCandidateTree } from "../../../src/session/candidate-tree.js";
+import type { SessionConfig } from "../../../src/session/config.js";
+import { WorktreePool } from "../../../src/session/worktree-pool.js";
 import { g, removeTmpDirs, tmpDir } from "../../helpers/repo.js";
 
 const opened: string[] = [];
@@ -109,4 +112,50 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
     expect(r.tree).toBe(gitTree(wt, ["a.txt"]));
     expect(g(wt, "cat-file", "-p", `${r.tree}:a.txt`)).toBe("a\n");
   });
+
+  it("reads the attributes afresh in a pool worktree that git brought to a tip with another .gitattributes", async () => {
+    // A pool slot whose candidate ran no command (a cached evaluation, a duplicate in the batch, a
+    // candidate that changes nothing) keeps its attribute process; the next take resets it with git.
+    const { repo, commonDir } = worktreeWith({ "a.txt": "a\n" });
+    const tip1 = g(repo, "rev-parse", "HEAD").trim();
+    writeFileSync(path.join(repo, ".gitattributes"), "* text eol=lf\n");
+    g(repo, "add", ".gitattributes");
+    g(repo, "commit", "-q", "-m", "attributes");
+    const tip2 = g(repo, "rev-parse", "HEAD").trim();
+    const config = { id: "attrpool", repoTop: repo, commonDir, linkPaths: [], commands: {}, timeoutSec: 60 } as unknown as SessionConfig;
+    const pool = new WorktreePool(config);
+    const s = { id: "attrpool", config: { commonDir } };
+    const wt = await pool.take(1, tip1, {} as never);
+    opened.push(wt);
+    writeFileSync(path.join(wt, "a.txt"), "b\n");
+    const first = await writeCandidateTree(s, wt, g(repo, "rev-parse", `${tip1}^{tree}`).trim(), ["a.txt"]);
+    await first.written;
+    expect(first.indexStale).toBe(true);
+    expect(await pool.take(1, tip2, {} as never)).toBe(wt);
+    writeFileSync(path.join(wt, "a.txt"), "a\r\n");
+    const r = await writeCandidateTree(s, wt, g(repo, "rev-parse", `${tip2}^{tree}`).trim(), ["a.txt"]);
+    await r.written;
+    expect(r.tree).toBe(gitTree(wt, ["a.txt"]));
+  });
+});
+
+describe("an attribute process that does not answer", () => {
+  it("is ended, not left behind, once its question times out (a FIFO named .gitattributes blocks git's open)", async () => {
+    const { wt, commonDir } = worktreeWith({ "sub/a.txt": "a\n" });
+    execFileSync("mkfifo", [path.join(wt, "sub", ".gitattributes")]);
+    const inWt = () =>
+      readdirSync("/proc")
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return readlinkSync(`/proc/${p}/cwd`) === wt;
+          } catch {
+            return false;
+          }
+        });
+    expect(await attributesOf(wt, commonDir, ["sub/a.txt"])).toBeNull();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(inWt()).toEqual([]);
+    rmSync(path.join(wt, "sub", ".gitattributes"));
+  }, 20_000);
 });
