@@ -16,6 +16,11 @@ export interface RawObject {
 }
 
 const TIMEOUT_MS = 30_000;
+/**
+ * Larger objects are not read into the server at all (a crafted loose object of a few KB can inflate to
+ * gigabytes): the caller then lets git do the work, as it does for whatever it cannot read here.
+ */
+const MAX_OBJECT_BYTES = 256 * 1024 * 1024;
 
 class CatFile {
   private readonly child: ReturnType<typeof gitProcess>;
@@ -26,8 +31,9 @@ class CatFile {
   private head: { type: string; size: number } | null = null;
   private readonly waiting: { oid: string; done: (o: RawObject | null) => void }[] = [];
   dead = false;
-  /** A question went unanswered for TIMEOUT_MS: asking again would wait as long. */
+  /** A question went unanswered for TIMEOUT_MS, or its object is over MAX_OBJECT_BYTES: asking again would not help. */
   timedOut = false;
+  tooLarge = false;
 
   constructor(commonDir: string) {
     this.child = gitProcess(commonDir, ["cat-file", "--batch"]);
@@ -94,6 +100,11 @@ class CatFile {
           this.close(true);
           return;
         }
+        if (Number(head[2]) > MAX_OBJECT_BYTES) {
+          this.tooLarge = true;
+          this.close(true);
+          return;
+        }
         this.head = { type: head[1]!, size: Number(head[2]) };
       }
       if (this.have < this.head.size + 1) return;
@@ -153,7 +164,7 @@ const readers = new Map<string, CatFile>();
 function readLoose(commonDir: string, oid: string): RawObject | null {
   let body: Buffer;
   try {
-    body = inflateSync(readFileSync(path.join(commonDir, "objects", oid.slice(0, 2), oid.slice(2))));
+    body = inflateSync(readFileSync(path.join(commonDir, "objects", oid.slice(0, 2), oid.slice(2))), { maxOutputLength: MAX_OBJECT_BYTES + 64 });
   } catch {
     return null;
   }
@@ -176,6 +187,7 @@ export async function readObjectRaw(commonDir: string, oid: string): Promise<Raw
     if (!r || r.dead) readers.set(commonDir, (r = new CatFile(commonDir)));
     const o = await r.read(oid);
     if (o) return o;
+    if (r.tooLarge) throw new Error(`object ${oid} is larger than ${MAX_OBJECT_BYTES} bytes`);
     if (!r.dead || r.timedOut || attempt > 0) throw new Error(`git has no object ${oid}`);
   }
 }
