@@ -60,6 +60,8 @@ async function readRules(worktree: string): Promise<SessionRules> {
     if ((config.get("extensions.objectformat") ?? "sha1") !== "sha1") return "object format";
     if (config.has("core.sharedrepository")) return "shared repository permissions";
     if ([...config.keys()].some((k) => /^filter\..*\.(clean|smudge|process)$/.test(k))) return "filters";
+    // Read from where git runs, the worktree: a candidate could write it, unseen by the attribute process.
+    if (attributesFile !== null && !path.isAbsolute(attributesFile)) return "core.attributesFile (relative)";
     return null;
   })();
   return { blocker, attributesFile: path.isAbsolute(attributesFile ?? "") ? attributesFile : null };
