@@ -3,12 +3,12 @@
  * line conversion, ident, filters such as git-lfs, working-tree encodings), asked of one long-lived
  * `git check-attr --stdin -z` per worktree: 0.4 ms a question, measured, against a process each time.
  * git reads a folder's .gitattributes once per process and keeps it, so the process must end whenever
- * what it read may have changed: the caller ends it (closeAttributes) after commands ran in the worktree,
- * when a .gitattributes is among a step's paths, after a reset. The attribute files outside the worktree
- * (core.attributesFile, info/attributes, the system's) are stamped at each question instead.
+ * what it read may have changed: every attribute file it may have read (the worktree's, on the paths
+ * asked about, and core.attributesFile, info/attributes, the system's) is stamped at each question and
+ * a change ends it; the caller also ends it when a .gitattributes is among a step's paths (closeAttributes).
  * Any failure, or no answer within TIMEOUT_MS, answers null: the caller then lets git write the files.
  */
-import { statSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { gitProcess } from "./cli.js";
@@ -24,6 +24,8 @@ class CheckAttr {
   private fields: string[] = [];
   private waiting: { want: number; done: (fields: string[] | null) => void } | null = null;
   dead = false;
+  /** The worktree's .gitattributes files as they were when this process was first asked about their folders. */
+  readonly seen = new Map<string, string>();
 
   constructor(
     cwd: string,
@@ -88,15 +90,29 @@ class CheckAttr {
 const readers = new Map<string, CheckAttr>();
 const queues = new Map<string, Promise<unknown>>();
 
+function fileStamp(file: string | null): string {
+  const st = file ? lstatSync(file, { bigint: true, throwIfNoEntry: false }) : undefined;
+  return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : "-";
+}
+
 /** What the attribute files outside the worktree are now (a change ends the process that read them). */
 function outsideStamp(commonDir: string, attributesFile: string | null): string {
   const xdg = path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config"), "git", "attributes");
-  return [attributesFile, xdg, path.join(commonDir, "info", "attributes"), "/etc/gitattributes"]
-    .map((f) => {
-      const st = f ? statSync(f, { bigint: true, throwIfNoEntry: false }) : undefined;
-      return st ? `${st.ino}:${st.size}:${st.mtimeNs}` : "-";
-    })
-    .join("|");
+  return [attributesFile, xdg, path.join(commonDir, "info", "attributes"), "/etc/gitattributes"].map(fileStamp).join("|");
+}
+
+/**
+ * The .gitattributes git reads for `paths`: the worktree's root one and one per folder on each path
+ * (git keeps those it read while later paths share their folders). Stamped at each question, so that
+ * one changed, created or removed since (by a command, an untracked one included) ends the process.
+ */
+function folderFiles(worktree: string, paths: string[]): string[] {
+  const files = new Set<string>([path.join(worktree, ".gitattributes")]);
+  for (const p of paths) {
+    const parts = p.split("/");
+    for (let i = 1; i < parts.length; i++) files.add(path.join(worktree, ...parts.slice(0, i), ".gitattributes"));
+  }
+  return [...files];
 }
 
 /**
@@ -108,10 +124,15 @@ export function attributesOf(worktree: string, commonDir: string, paths: string[
   const prev = queues.get(worktree) ?? Promise.resolve();
   const next = prev.then(async () => {
     const stamp = outsideStamp(commonDir, attributesFile);
+    const folders = folderFiles(worktree, paths).map((f) => [f, fileStamp(f)] as const);
     let r = readers.get(worktree);
-    if (r && (r.dead || r.stamp !== stamp)) r.close();
-    if (!r || r.dead || r.stamp !== stamp) readers.set(worktree, (r = new CheckAttr(worktree, stamp)));
-    const fields = await r.ask(paths);
+    const stale = !r || r.dead || r.stamp !== stamp || folders.some(([f, st]) => r!.seen.has(f) && r!.seen.get(f) !== st);
+    if (stale) {
+      r?.close();
+      readers.set(worktree, (r = new CheckAttr(worktree, stamp)));
+    }
+    for (const [f, st] of folders) if (!r!.seen.has(f)) r!.seen.set(f, st);
+    const fields = await r!.ask(paths);
     if (!fields) return null;
     const out = new Map<string, Attributes>();
     for (let i = 0; i + 2 < fields.length; i += 3) {
@@ -149,10 +170,4 @@ export function bytesKept(a: Attributes, content: Buffer, direction: "in" | "out
   const text = a.text !== "unset" && (on(a.text) || a.eol === "lf" || a.crlf === "set" || a.crlf === "input");
   if (!text) return true;
   return direction === "out" || !content.includes(0x0d);
-}
-
-/** Starts the worktree's process ahead of its first question (after commands ran: off the next step's path). */
-export function restartAttributes(worktree: string, commonDir: string, attributesFile: string | null = null): void {
-  closeAttributes(worktree);
-  readers.set(worktree, new CheckAttr(worktree, outsideStamp(commonDir, attributesFile)));
 }

@@ -9,7 +9,7 @@
  */
 import os from "node:os";
 import path from "node:path";
-import { attributesOf, bytesKept, closeAttributes, restartAttributes } from "../git/attributes.js";
+import { attributesOf, bytesKept, closeAttributes } from "../git/attributes.js";
 import { gitOrNull } from "../git/cli.js";
 
 interface RulesSession {
@@ -99,15 +99,9 @@ export async function sessionAllowsInProcess(s: RulesSession, worktree: string):
   return (await rulesOf(s, worktree)).blocker === null;
 }
 
-/** After commands ran in `worktree` (they may have left a .gitattributes): its attribute process starts afresh. */
-export async function restartRules(s: RulesSession, worktree: string): Promise<void> {
-  const r = await rulesOf(s, worktree);
-  if (r.blocker === null) restartAttributes(worktree, s.config.commonDir, r.attributesFile);
-}
-
 /**
- * Forgets what was read of the session's rules and attributes (its branch moved, its worktree reset, or
- * commands ran there, any of which may bring other .gitattributes): read again at the next question.
+ * Forgets what was read of the session's configuration and attributes (its branch moved, by someone
+ * else): read again at the next question.
  */
 export function forgetInProcess(s: RulesSession, worktree?: string): void {
   rules.delete(`${s.config.commonDir}\0${s.id}`);

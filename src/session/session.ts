@@ -307,9 +307,8 @@ export class Session {
    * running command is recorded next to the session's so that a crash leaves no orphan either).
    */
   async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf(), changedFiles: string[] = [], worktree = this.worktree): Promise<EvaluationRun> {
-    // The commands may change tracked files, and leave a .gitattributes the attribute process would not see.
+    // The commands may change tracked files.
     if (worktree === this.worktree) this.worktreeAt = null;
-    closeAttributes(worktree);
     // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
     // in the same second as the last run (e.g. `a - b` -> `a + b`) would be tested as the old code.
     for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {

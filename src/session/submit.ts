@@ -27,7 +27,6 @@ import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
 import { assertTestsUntouched, describeTestChanges, landedOps, testConfigChanges, testFileChanges, type TestFileChange } from "./test-files.js";
 import { ensureReference } from "./preflight.js";
-import { restartRules } from "./git-rules.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 
 export async function submitCandidate(s: Session, candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
@@ -280,8 +279,6 @@ export async function recordStep(
   s.afterReply(async () => {
     await crashPoint("step-index-stale");
     await syncAfterStep();
-    // Off the next step's path: the attribute process the commands ended (session.ts) starts again.
-    if (commandsRanHere) await restartRules(s, s.worktree);
   });
 
   s.entries = [...earlier, { step, commit, tree, evaluation: ev, note }];

@@ -97,14 +97,29 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
     }
   });
 
-  it("sees a .gitattributes a command left in the worktree once the attribute process starts again", async () => {
+  it("sees a .gitattributes created or changed in a subfolder it had read before", async () => {
+    const { wt, commonDir, base } = worktreeWith({ "sub/deep/a.txt": "a\n", "sub/.gitattributes": "*.md text\n" });
+    const s = { id: "attr-nested", config: { commonDir } };
+    expect((await attributesOf(wt, commonDir, ["sub/deep/a.txt"]))!.get("sub/deep/a.txt")).toEqual(none);
+    for (const [file, text] of [["sub/deep/.gitattributes", "* text\n"], ["sub/.gitattributes", "*.txt text\n"]] as const) {
+      writeFileSync(path.join(wt, file), text);
+      writeFileSync(path.join(wt, "sub/deep/a.txt"), "a\r\n");
+      const r = await writeCandidateTree(s, wt, base, ["sub/deep/a.txt"]);
+      await r.written;
+      expect(r.indexStale, file).toBe(false);
+      expect(r.tree, file).toBe(gitTree(wt, ["sub/deep/a.txt"]));
+      g(wt, "checkout", "-q", "--", "sub");
+      rmSync(path.join(wt, "sub/deep/.gitattributes"), { force: true });
+    }
+  });
+
+  it("sees a .gitattributes a command left in the worktree: the process that read the folder before is ended", async () => {
     const { wt, commonDir, base } = worktreeWith({ "a.txt": "a\n" });
     const s = { id: "attr-untracked", config: { commonDir } };
     // A first question: the process reads that no folder has attributes.
     expect(await attributesOf(wt, commonDir, ["a.txt"])).toEqual(new Map([["a.txt", none]]));
-    // What a command might leave (untracked, yet read by git add); session.ts ends the process before commands.
+    // What a command might leave (untracked, yet read by git add): the folder's stamp changed.
     writeFileSync(path.join(wt, ".gitattributes"), "* text\n");
-    closeAttributes(wt);
     writeFileSync(path.join(wt, "a.txt"), "a\r\n");
     const r = await writeCandidateTree(s, wt, base, ["a.txt"]);
     await r.written;
