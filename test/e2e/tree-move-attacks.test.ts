@@ -3,34 +3,15 @@
  * session worktree must be what git's checkout of the same commit leaves, the index clean, and the
  * session's state what a fresh server reads from git.
  */
-import { createHash } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
-import { checkoutState, g, removeTmpDirs, tmpDir } from "../helpers/repo.js";
+import { checkoutState, entriesBelow, g, removeTmpDirs, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 afterAll(removeTmpDirs);
 
-function listing(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      if (dir === root && name === ".git") continue;
-      const abs = path.join(dir, name);
-      const rel = path.relative(root, abs);
-      const st = lstatSync(abs);
-      if (st.isSymbolicLink()) out.push(`link ${rel} -> ${readlinkSync(abs)}`);
-      else if (st.isDirectory()) {
-        out.push(`dir ${rel}`);
-        walk(abs);
-      } else out.push(`file ${rel} ${(st.mode & 0o777).toString(8)} ${createHash("sha1").update(readFileSync(abs)).digest("hex")}`);
-    }
-  };
-  walk(root);
-  return out;
-}
 
 /** The session worktree against a fresh checkout of its HEAD, its index clean. */
 function expectAtHead(repo: string, wt: string) {
@@ -38,7 +19,7 @@ function expectAtHead(repo: string, wt: string) {
   const ref = path.join(tmpDir("trm-ref-"), "ref");
   g(repo, "worktree", "add", "-q", "--detach", ref, head);
   try {
-    expect(listing(wt)).toEqual(listing(ref));
+    expect(entriesBelow(wt)).toEqual(entriesBelow(ref));
     expect(g(wt, "status", "--porcelain", "--untracked-files=all")).toBe("");
     expect(g(wt, "ls-files", "-s")).toBe(g(ref, "ls-files", "-s"));
   } finally {

@@ -111,3 +111,23 @@ export function repoFromFiles(files: Record<string, string>, prefix = "trm-repo-
   g(dir, "commit", "-q", "-m", "initial");
   return dir;
 }
+
+/** Every entry below `root` but .git, sorted: kind, permission bits, content digest or link text (to compare two checkouts). */
+export function entriesBelow(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      if (dir === root && name === ".git") continue;
+      const abs = path.join(dir, name);
+      const rel = path.relative(root, abs);
+      const st = lstatSync(abs);
+      if (st.isSymbolicLink()) out.push(`link ${rel} -> ${readlinkSync(abs)}`);
+      else if (st.isDirectory()) {
+        out.push(`dir ${rel}`);
+        walk(abs);
+      } else out.push(`file ${rel} ${(st.mode & 0o777).toString(8)} ${createHash("sha1").update(readFileSync(abs)).digest("hex")}`);
+    }
+  };
+  walk(root);
+  return out;
+}

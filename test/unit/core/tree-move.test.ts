@@ -1,33 +1,13 @@
-import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { diffPaths } from "../../../src/git/objects.js";
 import { syncIndexChecked } from "../../../src/session/candidate-tree.js";
 import { planTreeMove } from "../../../src/session/tree-move.js";
-import { g, removeTmpDirs, ROOT, tmpDir } from "../../helpers/repo.js";
+import { entriesBelow, g, removeTmpDirs, ROOT, tmpDir } from "../../helpers/repo.js";
 
 afterAll(removeTmpDirs);
 
-/** Every entry below `root` but .git: kind, permission bits, content digest or link text. */
-function listing(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      if (dir === root && name === ".git") continue;
-      const abs = path.join(dir, name);
-      const rel = path.relative(root, abs);
-      const st = lstatSync(abs);
-      if (st.isSymbolicLink()) out.push(`link ${rel} -> ${readlinkSync(abs)}`);
-      else if (st.isDirectory()) {
-        out.push(`dir ${rel}`);
-        walk(abs);
-      } else out.push(`file ${rel} ${(st.mode & 0o777).toString(8)} ${createHash("sha1").update(readFileSync(abs)).digest("hex")}`);
-    }
-  };
-  walk(root);
-  return out;
-}
 
 /** A repository and two linked worktrees of it at `start`: one moved in-process, one by git's checkout. */
 function setUp(repo: string, start: string) {
@@ -68,7 +48,7 @@ describe("moving a worktree between recorded trees in-process (tree-move.ts)", (
     for (const to of route) {
       if (await move(to)) inProcess++;
       expect(g(wt, "status", "--porcelain", "--untracked-files=all")).toBe("");
-      expect(listing(wt)).toEqual(listing(ref));
+      expect(entriesBelow(wt)).toEqual(entriesBelow(ref));
       expect(g(wt, "rev-parse", "HEAD").trim()).toBe(to);
     }
     expect(inProcess).toBe(route.length);
@@ -101,7 +81,7 @@ describe("moving a worktree between recorded trees in-process (tree-move.ts)", (
     const { wt, ref, move } = setUp(repo, one);
     for (const to of [two, one, two]) {
       expect(await move(to)).toBe(true);
-      expect(listing(wt)).toEqual(listing(ref));
+      expect(entriesBelow(wt)).toEqual(entriesBelow(ref));
       expect(g(wt, "status", "--porcelain", "--untracked-files=all")).toBe("");
     }
     expect(lstatSync(path.join(wt, "a.txt")).isSymbolicLink()).toBe(true);
@@ -127,15 +107,15 @@ describe("moving a worktree between recorded trees in-process (tree-move.ts)", (
     symlinkSync(outside, path.join(wt, "d"));
     expect(await move(one)).toBe(false);
     expect(readdirSync(outside)).toEqual([]);
-    expect(listing(wt)).toEqual(listing(ref));
+    expect(entriesBelow(wt)).toEqual(entriesBelow(ref));
     // A hand edit of a file the move would write.
     writeFileSync(path.join(wt, "f.txt"), "edited by hand\n");
     expect(await move(two)).toBe(false);
-    expect(listing(wt)).toEqual(listing(ref));
+    expect(entriesBelow(wt)).toEqual(entriesBelow(ref));
     // Not known to be at the tip (a command ran since the last check).
     s.worktreeAt = null;
     expect(await move(one)).toBe(false);
-    expect(listing(wt)).toEqual(listing(ref));
+    expect(entriesBelow(wt)).toEqual(entriesBelow(ref));
   });
 });
 
@@ -167,10 +147,10 @@ describe("attacks on the in-process move (tree-move.ts)", () => {
     expect(await move(c0b)).toBe(true);
     // More than MAX_PATHS paths: git makes this move, .gitattributes among them.
     expect(await move(c1)).toBe(false);
-    expect(listing(wt)).toEqual(listing(ref));
+    expect(entriesBelow(wt)).toEqual(entriesBelow(ref));
     await move(c2);
     expect(readFileSync(path.join(ref, "new.txt"), "utf8")).toBe("c\r\n");
-    expect(listing(wt)).toEqual(listing(ref));
+    expect(entriesBelow(wt)).toEqual(entriesBelow(ref));
   });
 
   for (const [how, value] of [["yes", "yes"], ["a key without a value", null]] as const) {
@@ -191,7 +171,7 @@ describe("attacks on the in-process move (tree-move.ts)", () => {
       const { wt, ref, move } = setUp(repo, c0);
       await move(c1);
       expect(readFileSync(path.join(ref, "new.txt"), "utf8")).toBe("line one\r\nline two\r\n");
-      expect(listing(wt)).toEqual(listing(ref));
+      expect(entriesBelow(wt)).toEqual(entriesBelow(ref));
     });
   }
 });
