@@ -4,7 +4,7 @@
  * store and check out exactly those bytes. Some rules hold for the whole session and are read once from
  * its configuration (autocrlf, fileMode, symlinks, ignoreCase, sparse checkout, object format, shared
  * permissions, configured filters). Attributes are asked per path (git/attributes.ts): a repository with
- * the common `* text=auto eol=lf` (3 of the 4 real repositories tried) keeps every file without a CR
+ * the common `* text=auto eol=lf` (3 of the 5 real repositories tried) keeps every file without a CR
  * as it is, where a .gitattributes anywhere used to send every step through `git add` and `write-tree`.
  */
 import os from "node:os";
