@@ -1,6 +1,7 @@
 import { readNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { resolvePoint } from "./points.js";
+import type { StepNote } from "./record.js";
 import type { Session } from "./session.js";
 
 const DEFAULT_LIMIT = 20_000;
@@ -16,7 +17,7 @@ export async function readLog(s: Session, opts: { at?: string; command?: string;
   const entry = s.entries.find((e) => e.commit === point.commit);
   // A step whose evaluation was reused from the cache ran nothing: its logs are the original step's.
   const source = entry?.note?.cachedFrom ?? point.commit;
-  const logs = await readNote<Record<string, string>>(s.config.commonDir, s.refs.logs, source);
+  const logs = (await readNote<Record<string, string>>(s.config.commonDir, s.refs.logs, source)) ?? (await recordedWhole(s, source));
   if (!logs || Object.keys(logs).length === 0) {
     throw new UserError(`No command output is recorded for ${point.label}.`, "Logs exist for evaluated steps (and the baseline with preflight); pick one from trm_get_state's history.");
   }
@@ -34,4 +35,14 @@ export async function readLog(s: Session, opts: { at?: string; command?: string;
   const limit = Math.min(MAX_LIMIT, Math.max(1, opts.limit ?? DEFAULT_LIMIT));
   const content = text.slice(offset, offset + limit);
   return { at: point.label, command, available, totalChars: text.length, offset, content, truncated: offset + content.length < text.length };
+}
+
+/**
+ * A step whose commands' outputs all fit the record has no logs note (submit.ts): its record, as written
+ * (redacted), holds each output whole.
+ */
+async function recordedWhole(s: Session, commit: string): Promise<Record<string, string> | null> {
+  const note = await readNote<StepNote>(s.config.commonDir, s.refs.notes, commit);
+  if (note?.kind !== "step") return null;
+  return Object.fromEntries(Object.entries(note.evaluation.commands).flatMap(([k, c]) => (c && !c.skipped && !c.truncated ? [[k, c.output]] : [])));
 }

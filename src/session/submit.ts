@@ -221,10 +221,12 @@ export async function recordStep(
     // writer (e.g. `git notes` by hand) is re-read rather than overwritten.
     for (let attempt = 0; ; attempt++) {
       // The full logs go in the same transaction: written in-process, they cost less than a deferred write.
-      // The two notes refs are independent: their objects are written side by side.
+      // The two notes refs are independent: their objects are written side by side. Logs the record
+      // already holds whole (every command's output under the record's cap) are not written twice:
+      // trm_read_log reads them from the record (logs.ts).
       const [record, logNote] = await Promise.all([
         prepareNoteOf(s.config.commonDir, s.refs.notes, commit, note, `trm: step ${step} record`),
-        Object.keys(logs).length > 0 ? prepareNoteOf(s.config.commonDir, s.refs.logs, commit, logs, `trm: step ${step} logs`) : null,
+        Object.entries(logs).some(([k, text]) => ev.commands[k]?.output !== text) ? prepareNoteOf(s.config.commonDir, s.refs.logs, commit, logs, `trm: step ${step} logs`) : null,
       ]);
       profileMark("notes");
       await crashPoint("step-note-written");

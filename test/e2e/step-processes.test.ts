@@ -55,15 +55,20 @@ describe("a step spawns no git process on its path", () => {
     await srv.call<Any>("trm_get_state", { sessionId });
     expect(gitCalls(srv.stderr(), mark)).toEqual(["git update-index --add --remove"]);
     expect((await srv.call<Any>("trm_list_checkpoints", { sessionId })).checkpoints.map((c: Any) => [c.name, c.commit, c.description])).toEqual([["cp", cp.commit, "two steps in"]]);
+    // The full output of a step whose record holds it whole is read from the record.
+    const log = await srv.call<Any>("trm_read_log", { sessionId, command: "lint" });
+    expect(log).toMatchObject({ command: "lint", content: "linted\n", truncated: false });
+    expect(log.available.map((a: Any) => a.command).sort()).toEqual(["lint", "test"]);
     await srv.close();
 
-    // What git reads back: the step, its record and logs notes, an index in line with it, a sound repository.
+    // What git reads back: the step, its record, an index in line with it, a sound repository.
     expect(g(worktreePath, "rev-parse", "HEAD").trim()).toBe(g(repo, "rev-parse", `trm/${sessionId}`).trim());
     expect(g(worktreePath, "status", "--porcelain")).toBe("");
     expect(g(repo, "show", `trm/${sessionId}~1:src/stats.js`)).toBe("export const a = 2;\n");
     expect(JSON.parse(g(repo, "notes", `--ref=trm/${sessionId}`, "show", r.commit)).step).toBe(2);
     expect(g(repo, "log", "-1", "--format=%s", `refs/notes/trm/${sessionId}`).trim()).toBe("trm: step 3 record");
-    expect(g(repo, "log", "-1", "--format=%s", `refs/notes/trm-logs/${sessionId}`).trim()).toBe("trm: step 3 logs");
+    // Outputs that fit the record whole ("tested", "linted") are not written a second time as a logs note.
+    expect(() => g(repo, "rev-parse", "-q", "--verify", `refs/notes/trm-logs/${sessionId}`)).toThrow();
     expect(g(repo, "fsck", "--full", "--no-dangling", "--no-progress")).toBe("");
     expect(checkoutState(repo)).toEqual(before);
   });
