@@ -26,7 +26,8 @@ describe("the session's history in plain git", () => {
     const { sessionId: id } = await srv.call<Any>("trm_start_session", {
       repoPath: repo,
       testCmd: "node --test",
-      checks: [{ name: "has-manifest", cmd: "test -f package.json", weight: 0.1 }, { name: "no_todo", cmd: "! grep -rq TODO src", weight: 0.1 }],
+      // "noisy" prints more than the record keeps (64 KiB), so the step gets a logs note too.
+      checks: [{ name: "has-manifest", cmd: "test -f package.json", weight: 0.1 }, { name: "no_todo", cmd: "! grep -rq TODO src", weight: 0.1 }, { name: "noisy", cmd: "seq 1 20000", weight: 0.1 }],
     });
     const rationale = "Median of an even-length list is the mean of the two middle elements, not the upper one; this also fixes the empty list case.\n\nSecond paragraph: why.";
     const s1 = await srv.call<Any>("trm_submit_candidate", { sessionId: id, candidate: filesCandidate("src/stats.js", `${statsWith(repo, MEDIAN_RIGHT)}// TODO\n`), rationale });
@@ -42,7 +43,7 @@ describe("the session's history in plain git", () => {
     // No build or lint command configured: no trailer pretending they were skipped.
     expect(trailers).not.toMatch(/TRM-Build|TRM-Lint/);
 
-    await srv.call("trm_get_state", { sessionId: id }); // the logs note is written after the reply; the next call waits for it
+    await srv.call("trm_get_state", { sessionId: id });
     expect(g(repo, "log", "--format=%s", `refs/notes/trm/${id}`).trim().split("\n")).toEqual(["trm: step 1 record", "trm: baseline record (session config)"]);
     expect(g(repo, "log", "-1", "--format=%s", `refs/notes/trm-logs/${id}`).trim()).toBe("trm: step 1 logs");
     // The record is still the note of the step.
