@@ -1,11 +1,9 @@
 /**
- * Small reads of git's own files in-process, each for a question session start would otherwise ask a
- * git process while `git worktree add` runs on the other core (one process less beside it apiece).
- * Anything unexpected answers null: the caller then asks git, as before.
+ * The index file read in-process, for a question session start would otherwise ask a git process while
+ * `git worktree add` runs on the other core (one process less beside it). Anything unexpected answers
+ * null: the caller then asks git, as before.
  */
 import { readFileSync } from "node:fs";
-import path from "node:path";
-import { inflateSync } from "node:zlib";
 
 const ASSUME_VALID = 0x8000;
 const EXTENDED = 0x4000;
@@ -55,17 +53,4 @@ export function indexHasFlaggedEntries(file: string): boolean | null {
     }
   }
   return false;
-}
-
-/** The tree of `commit` when it is a loose object (a new commit usually is); null when packed or odd. */
-export function looseCommitTree(commonDir: string, commit: string): string | null {
-  if (!/^[0-9a-f]{40}$/.test(commit)) return null;
-  try {
-    const body = inflateSync(readFileSync(path.join(commonDir, "objects", commit.slice(0, 2), commit.slice(2))));
-    const head = body.toString("latin1", 0, Math.min(body.length, 64));
-    const m = /^commit \d+\0tree ([0-9a-f]{40})\n/.exec(head);
-    return m ? m[1]! : null;
-  } catch {
-    return null;
-  }
 }

@@ -192,6 +192,21 @@ export async function readObjectRaw(commonDir: string, oid: string): Promise<Raw
   }
 }
 
+/**
+ * The tree of `commit` when it is a loose object of `commonDir`'s own store (a new commit usually is),
+ * without any git process (session start asks while `git worktree add` runs); null when packed or odd.
+ */
+export function looseCommitTree(commonDir: string, commit: string): string | null {
+  if (!/^[0-9a-f]{40}$/.test(commit)) return null;
+  const o = readLoose(commonDir, commit);
+  if (o?.type !== "commit") return null;
+  try {
+    return commitTreeOf(o.content);
+  } catch {
+    return null;
+  }
+}
+
 /** The tree of a commit object's content. */
 export function commitTreeOf(content: Buffer): string {
   const m = /^tree ([0-9a-f]{40})\n/.exec(content.toString("latin1", 0, 46));

@@ -4,7 +4,7 @@ import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
 import { assertSandboxAvailable } from "../evaluate/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
-import { looseCommitTree } from "../git/index-file.js";
+import { looseCommitTree } from "../git/object-read.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
 import { addWorktree, headCommitFast, prepareNoteOf, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
