@@ -8,9 +8,9 @@
  * a change ends it; the caller also ends it when a .gitattributes is among a step's paths (closeAttributes).
  * Any failure, or no answer within TIMEOUT_MS, answers null: the caller then lets git write the files.
  */
-import { lstatSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileStamp } from "../util/file-stamp.js";
 import { gitProcess } from "./cli.js";
 
 const NAMES = ["text", "eol", "crlf", "ident", "filter", "working-tree-encoding"] as const;
@@ -90,15 +90,13 @@ class CheckAttr {
 const readers = new Map<string, CheckAttr>();
 const queues = new Map<string, Promise<unknown>>();
 
-function fileStamp(file: string | null): string {
-  const st = file ? lstatSync(file, { bigint: true, throwIfNoEntry: false }) : undefined;
-  return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : "-";
-}
+/** A link is stamped as itself: git reads no .gitattributes through one. */
+const stampOf = (file: string | null): string => (file ? fileStamp(file, false) : null) ?? "-";
 
 /** What the attribute files outside the worktree are now (a change ends the process that read them). */
 function outsideStamp(commonDir: string, attributesFile: string | null): string {
   const xdg = path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config"), "git", "attributes");
-  return [attributesFile, xdg, path.join(commonDir, "info", "attributes"), "/etc/gitattributes"].map(fileStamp).join("|");
+  return [attributesFile, xdg, path.join(commonDir, "info", "attributes"), "/etc/gitattributes"].map(stampOf).join("|");
 }
 
 /**
@@ -124,7 +122,7 @@ export function attributesOf(worktree: string, commonDir: string, paths: string[
   const prev = queues.get(worktree) ?? Promise.resolve();
   const next = prev.then(async () => {
     const stamp = outsideStamp(commonDir, attributesFile);
-    const folders = folderFiles(worktree, paths).map((f) => [f, fileStamp(f)] as const);
+    const folders = folderFiles(worktree, paths).map((f) => [f, stampOf(f)] as const);
     let r = readers.get(worktree);
     const stale = !r || r.dead || r.stamp !== stamp || folders.some(([f, st]) => r!.seen.has(f) && r!.seen.get(f) !== st);
     if (stale) {

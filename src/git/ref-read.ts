@@ -7,8 +7,9 @@
  * git replaces a loose ref by renaming a lock file over it, so a read sees the old or the new value,
  * never half of one. `packed-refs` is parsed again only when its inode, size or time changed.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { fileStamp } from "../util/file-stamp.js";
 
 const OID = /^[0-9a-f]{40}$/;
 
@@ -20,11 +21,13 @@ const packedCache = new Map<string, Packed>();
 
 function packedRefs(commonDir: string): Map<string, string> {
   const file = path.join(commonDir, "packed-refs");
-  let stamp: string;
+  let stamp: string | null = null;
   try {
-    const st = statSync(file, { bigint: true });
-    stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    stamp = fileStamp(file);
   } catch {
+    // Unreadable: as if absent.
+  }
+  if (stamp === null) {
     packedCache.delete(commonDir);
     return new Map();
   }

@@ -8,12 +8,13 @@
  * `git add` + `write-tree` as before: correctness first. The worktree's index is left behind and
  * brought up to date after the reply (syncIndexChecked), the next operation waiting for it.
  */
-import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { git, GitError, gitOrNull } from "../git/cli.js";
 import { blobId, entryAt, GITLINK_MODE, NeedsGit, putObject, putTreeWith, TREE_MODE, type PathChange } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
+import { fileStamp } from "../util/file-stamp.js";
 import { gitKeepsBytes, needsGitRules, rulesChange, sessionAllowsInProcess } from "./git-rules.js";
 
 /**
@@ -79,8 +80,7 @@ function indexFileOf(worktree: string): Promise<string | null> {
  */
 export async function indexStamp(worktree: string): Promise<string | null> {
   const file = await indexFileOf(worktree);
-  const st = file ? (statSync(file, { bigint: true, throwIfNoEntry: false }) ?? null) : null;
-  return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : null;
+  return file ? fileStamp(file) : null;
 }
 
 /** What an in-process tree left for the index: its stamp then (the tip's tree) and the step's entries. */
