@@ -6,7 +6,7 @@
 import { checkWeights, type CheckSpec, type Evaluation } from "./evaluate.js";
 import { testScore, testsPassed, testsScore, weightedScore, type Weights } from "./score.js";
 import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, ranTests, rawCounts, type KnownCounts, type TestHistoryPoint } from "./test-identity.js";
-import { STOPPED_FORMAT, type TestCounts } from "./types.js";
+import { FOLLOWS_EXIT, STOPPED_FORMAT, type TestCounts } from "./types.js";
 import { unconfirmedNotice, unconfirmedTests } from "./unconfirmed.js";
 
 /** An earlier evaluated point of the history; `note.testFiles` says which test files its step changed. */
@@ -112,7 +112,6 @@ function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights
 const UNREADABLE_MARK = "The test output can no longer be read";
 // The evaluator's notice of an unreadable or partly counted output says the score follows the exit code;
 // where the judge fails the signal instead, it says so (and says it again when re-judged elsewhere).
-const FOLLOWS_EXIT = "so the test score follows the exit code";
 const INSTEAD_OF_EXIT = "and the test score counts as failing instead of following the exit code";
 const UNCONFIRMED_RE = /^\d+ tests? that failed at an earlier step (is|are) no longer reported/;
 

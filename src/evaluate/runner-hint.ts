@@ -6,7 +6,7 @@
 import { readPrefix } from "../util/read-prefix.js";
 import path from "node:path";
 import { programOf, splitAndChain } from "./chain.js";
-import type { TestCounts } from "./types.js";
+import { FOLLOWS_EXIT, type TestCounts } from "./types.js";
 
 const FIXES: [RegExp, string][] = [
   [/\bava\b/, "AVA: add --tap (ava --tap)"],
@@ -117,7 +117,7 @@ export function countsNotices(t: TestCounts | null, exitCode: number | null | un
     return [`Test counts are partly unknown (${t.note ?? `${t.format} does not print how many were skipped`}); the test score uses the ${t.passed} passed and ${t.failed} failed.`];
   }
   const how = countsHint(cmd, cwd);
-  if (!t) return [`Test output could not be read, so the test score follows the exit code (${exitCode ?? "killed"}: ${ok ? "pass" : "fail"}). To get counts and failing tests: ${how}.`];
-  const said = [`Test counts are partly unknown (${t.format} does not print them all), so the test score follows the exit code. For exact counts: ${how}.`];
+  if (!t) return [`Test output could not be read, ${FOLLOWS_EXIT} (${exitCode ?? "killed"}: ${ok ? "pass" : "fail"}). To get counts and failing tests: ${how}.`];
+  const said = [`Test counts are partly unknown (${t.format} does not print them all), ${FOLLOWS_EXIT}. For exact counts: ${how}.`];
   return ok && t.failed === 0 && t.note ? [...said, t.note] : said;
 }

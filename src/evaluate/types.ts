@@ -37,6 +37,12 @@ export interface TestCounts {
  * The format of the counts of an `&&` chain stopped by a failing checker before any test runner
  * started (`xo && ava`, xo failing): the checker is the one failure, and no test ran.
  */
+/**
+ * How the evaluator's notice of an unreadable or partly counted test output ends (runner-hint.ts): the
+ * judge finds it by these words and rewrites it where it fails the test signal instead (judge.ts).
+ */
+export const FOLLOWS_EXIT = "so the test score follows the exit code";
+
 export const STOPPED_FORMAT = "stopped";
 
 export interface TestCase {
