@@ -4,8 +4,9 @@
  * worktree, dependencies not installed). Read in place (synchronous calls): each asynchronous call is a
  * thread-pool round trip of ~65 µs measured here, against a few µs for the call itself.
  */
-import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { readPrefix } from "../util/read-prefix.js";
 import { missingPathNotice } from "./missing-paths.js";
 import type { RunResult } from "./run.js";
 
@@ -20,13 +21,8 @@ export function realOr(p: string): string {
 
 /** The module path a go.mod at the worktree's root declares, if any. */
 export function readGoModule(cwd: string): string | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path.join(cwd, "go.mod"), "utf8");
-  } catch {
-    return undefined;
-  }
-  return /^module\s+(\S+)/m.exec(text.slice(0, 10_000))?.[1];
+  // Through the bounded reader, as runner-hint.ts reads it: the repository's go.mod may be a FIFO or a link to /dev/zero.
+  return /^module\s+(\S+)/m.exec(readPrefix(path.join(cwd, "go.mod"), 10_000))?.[1];
 }
 
 const succeeded = (r: RunResult) => r.exitCode === 0 && !r.timedOut;
