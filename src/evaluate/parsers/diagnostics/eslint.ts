@@ -15,6 +15,17 @@ import { diag, type DiagInput } from "./common.js";
 const PROBLEM_RE = /^\s+(\d+):(\d+)\s+(error|warning)\s+(.*)$/;
 const RULE_RE = /^(?:@[\w.-]+\/)?[\w.-]+(?:\/[\w.-]+)*$/;
 
+/**
+ * A problem line's text as message and rule id: the rule is the last column, two or more spaces after the
+ * message (padded to align), when it looks like one (ESLint's stylish formatter, xo's pretty one).
+ */
+export function splitRuleColumn(text: string): { message: string; rule?: string } {
+  const rest = text.trimEnd();
+  const cut = rest.lastIndexOf("  ");
+  const candidate = cut > 0 ? rest.slice(cut).trim() : "";
+  return RULE_RE.test(candidate) ? { message: rest.slice(0, cut).trim(), rule: candidate } : { message: rest };
+}
+
 export function parseEslintStylish({ lines, cwd }: DiagInput): Diagnostic[] {
   const out: Diagnostic[] = [];
   let file: string | undefined;
@@ -31,18 +42,7 @@ export function parseEslintStylish({ lines, cwd }: DiagInput): Diagnostic[] {
     if (file === undefined) continue;
     const m = PROBLEM_RE.exec(line);
     if (!m) continue;
-    // The rule id is the last column, separated from the message by two or more spaces.
-    const rest = m[4]!.trimEnd();
-    const cut = rest.lastIndexOf("  ");
-    let message = rest;
-    let rule: string | undefined;
-    if (cut > 0) {
-      const candidate = rest.slice(cut).trim();
-      if (RULE_RE.test(candidate)) {
-        rule = candidate;
-        message = rest.slice(0, cut).trim();
-      }
-    }
+    const { message, rule } = splitRuleColumn(m[4]!);
     out.push(diag("eslint", m[3] === "error" ? "error" : "warning", message, { file, line: Number(m[1]), column: Number(m[2]), ...(rule ? { code: rule } : {}) }, cwd));
   }
   return out;

@@ -12,9 +12,9 @@
  */
 import type { Diagnostic } from "../../types.js";
 import { diag, type DiagInput } from "./common.js";
+import { splitRuleColumn } from "./eslint.js";
 
 const PROBLEM_RE = /^ {2}([✖×⚠‼]) {2}(?: *(\d+):(\d+) +)?(\S.*)$/u;
-const RULE_RE = /^(?:@[\w.-]+\/)?[\w.-]+(?:\/[\w.-]+)*$/;
 
 export function parseXo({ lines, cwd }: DiagInput): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -24,13 +24,10 @@ export function parseXo({ lines, cwd }: DiagInput): Diagnostic[] {
     const m = PROBLEM_RE.exec(line);
     if (m) {
       if (file === undefined) continue;
-      const rest = m[4]!.trimEnd();
-      // The rule id is the last column, two or more spaces after the message (padded to align).
-      const cut = rest.lastIndexOf("  ");
-      const candidate = cut > 0 ? rest.slice(cut).trim() : "";
-      const rule = RULE_RE.test(candidate) ? candidate : undefined;
+      const split = splitRuleColumn(m[4]!);
+      const rule = split.rule;
       // The period dropped, as ESLint's stylish formatter prints it (xo --reporter=json compares equal).
-      const message = (rule ? rest.slice(0, cut).trim() : rest).replace(/([^ ])\.$/u, "$1");
+      const message = split.message.replace(/([^ ])\.$/u, "$1");
       const at = m[2] !== undefined ? { line: Number(m[2]), column: Number(m[3]) } : {};
       out.push(diag("xo", m[1] === "✖" || m[1] === "×" ? "error" : "warning", message, { file, ...at, ...(rule ? { code: rule } : {}) }, cwd));
       continue;
