@@ -18,9 +18,7 @@ export function pathsInCommand(cmd: string): string[] {
     let t = raw.replace(/^['"]|['"]$/g, "");
     if (cdNext) {
       cdNext = false;
-      cwd = cwd === null || !t || /^[/$~-]/.test(t) ? null : path.posix.normalize(path.posix.join(cwd, t));
-      if (cwd === "..") cwd = null;
-      else if (cwd !== null && (cwd.startsWith("../") || cwd === ".")) cwd = cwd === "." ? "" : null;
+      cwd = cwd === null || !t || /^[/$~-]/.test(t) ? null : within(cwd, t);
       continue;
     }
     if (t === "cd" || t === "pushd") {
@@ -31,11 +29,16 @@ export function pathsInCommand(cmd: string): string[] {
     if (assign) t = assign[1]!;
     if (cwd === null || !t || t.startsWith("-") || t.startsWith("/") || t.startsWith("$") || t.startsWith("~") || t.includes("://")) continue;
     if (!t.includes("/") && !t.startsWith(".")) continue;
-    const rel = path.posix.normalize(path.posix.join(cwd, t));
-    if (rel === "." || rel === ".." || rel.startsWith("../")) continue;
-    out.push(rel);
+    const rel = within(cwd, t);
+    if (rel) out.push(rel);
   }
   return [...new Set(out)];
+}
+
+/** `t` joined onto `cwd` (both relative to the worktree): null when it leaves the worktree, "" for the worktree itself. */
+function within(cwd: string, t: string): string | null {
+  const p = path.posix.normalize(path.posix.join(cwd, t));
+  return p === ".." || p.startsWith("../") ? null : p === "." ? "" : p;
 }
 
 const NOT_FOUND_RE = /No such file or directory|: not found\b|command not found|can't open file|ENOENT/;
