@@ -15,7 +15,7 @@ import { git, GitError, gitOrNull } from "../git/cli.js";
 import { blobId, entryAt, GITLINK_MODE, NeedsGit, putObject, putTreeWith, TREE_MODE, type PathChange } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
 import { fileStamp } from "../util/file-stamp.js";
-import { gitKeepsBytes, needsGitRules, rulesChange, sessionAllowsInProcess } from "./git-rules.js";
+import { inProcessRules, needsGitRules, type InProcessRules } from "./git-rules.js";
 
 /**
  * The tree of `worktree` = `baseTree` + the files at `paths`; `indexStale`: the index was not written.
@@ -31,8 +31,9 @@ export async function writeCandidateTree(
 ): Promise<{ tree: string; indexStale: boolean; indexSync?: IndexSync; written: Promise<void> }> {
   const commonDir = s.config.commonDir;
   const writes: Promise<void>[] = [];
-  if (!rulesChange(worktree, paths) && (await sessionAllowsInProcess(s, worktree))) {
-    const changes = await changesOf(s, worktree, baseTree, paths, writes).catch(async (err: unknown) => {
+  const rules = await inProcessRules(s, worktree, paths);
+  if (rules) {
+    const changes = await changesOf(commonDir, rules, worktree, baseTree, paths, writes).catch(async (err: unknown) => {
       await Promise.allSettled(writes);
       throw err;
     });
@@ -123,8 +124,7 @@ export async function syncIndexChecked(worktree: string, sync: IndexSync | undef
 }
 
 /** The changes as tree entries (blobs written), or null when git's own rules must decide. */
-async function changesOf(s: { id: string; config: { commonDir: string } }, worktree: string, baseTree: string, paths: string[], writes: Promise<void>[]): Promise<PathChange[] | null> {
-  const commonDir = s.config.commonDir;
+async function changesOf(commonDir: string, rules: InProcessRules, worktree: string, baseTree: string, paths: string[], writes: Promise<void>[]): Promise<PathChange[] | null> {
   const changes: PathChange[] = [];
   const added: string[] = [];
   /** Regular files: stored only once git's attributes are known to keep their bytes. */
@@ -170,7 +170,7 @@ async function changesOf(s: { id: string; config: { commonDir: string } }, workt
     }
     changes.push({ path: rel, entry });
   }
-  if (!(await gitKeepsBytes(s, worktree, paths, files, "in"))) return null;
+  if (!(await rules.keepsBytes(files, "in"))) return null;
   for (const f of files) changes[f.at] = { path: f.path, entry: { mode: f.mode, oid: putObject(commonDir, "blob", f.content, writes, true) } };
   if (added.length > 0) {
     // Exit 0: its output lists the paths .gitignore (or info/exclude) excludes; exit 1: none is; any

@@ -74,29 +74,33 @@ function rulesOf(s: RulesSession, worktree: string): Promise<SessionRules> {
   return r;
 }
 
+/** What git's rules allow for an operation's paths, once the session and its paths let it write in-process. */
+export interface InProcessRules {
+  /**
+   * Whether git would keep the bytes of these regular files as they are, going `direction` ("in": stored
+   * by `git add`; "out": written by a checkout; "both": a checkout that update-index then stages).
+   */
+  keepsBytes(files: { path: string; content: Buffer }[], direction: "in" | "out" | "both"): Promise<boolean>;
+}
+
 /**
- * Whether git would keep the bytes of these regular files as they are, going `direction` ("in": stored
- * by `git add`; "out": written by a checkout) in `worktree`. A .gitattributes among `paths` is a change
- * of the rules themselves: git decides, and what the attribute process read is dropped.
+ * The rules for an operation on `paths` in `worktree`, or null when git must do it: the session's
+ * configuration forbids in-process writes, or a .gitattributes is among the paths (a change of the rules
+ * themselves: what the attribute process read is dropped, even when git then makes the move).
  */
-export async function gitKeepsBytes(s: RulesSession, worktree: string, paths: string[], files: { path: string; content: Buffer }[], direction: "in" | "out" | "both"): Promise<boolean> {
-  if (rulesChange(worktree, paths)) return false;
+export async function inProcessRules(s: RulesSession, worktree: string, paths: string[]): Promise<InProcessRules | null> {
+  if (paths.some((p) => path.posix.basename(p) === ".gitattributes")) {
+    closeAttributes(worktree);
+    return null;
+  }
   const r = await rulesOf(s, worktree);
-  if (r.blocker !== null) return false;
-  const attrs = await attributesOf(worktree, s.config.commonDir, files.map((f) => f.path), r.attributesFile);
-  return attrs !== null && files.every((f) => bytesKept(attrs.get(f.path)!, f.content, direction));
-}
-
-/** Whether the session's own rules are among `paths` (a .gitattributes): then what was read of them is dropped. */
-export function rulesChange(worktree: string, paths: string[]): boolean {
-  if (!paths.some((p) => path.posix.basename(p) === ".gitattributes")) return false;
-  closeAttributes(worktree);
-  return true;
-}
-
-/** Whether the session's configuration lets it write in-process at all (read once per session). */
-export async function sessionAllowsInProcess(s: RulesSession, worktree: string): Promise<boolean> {
-  return (await rulesOf(s, worktree)).blocker === null;
+  if (r.blocker !== null) return null;
+  return {
+    async keepsBytes(files, direction) {
+      const attrs = await attributesOf(worktree, s.config.commonDir, files.map((f) => f.path), r.attributesFile);
+      return attrs !== null && files.every((f) => bytesKept(attrs.get(f.path)!, f.content, direction));
+    },
+  };
 }
 
 /**

@@ -13,7 +13,7 @@ import path from "node:path";
 import { removeEmptyParents } from "../candidate/write.js";
 import { entryAt, readBlobBytes, type PathChange } from "../git/objects.js";
 import { indexStamp, stillIs, type IndexSync } from "./candidate-tree.js";
-import { gitKeepsBytes, needsGitRules, rulesChange, sessionAllowsInProcess } from "./git-rules.js";
+import { inProcessRules, needsGitRules } from "./git-rules.js";
 
 /** Past this many paths git's own checkout is as quick, and a move that large is rare. */
 const MAX_PATHS = 256;
@@ -42,9 +42,8 @@ interface MovingSession {
 export async function planTreeMove(s: MovingSession, fromTree: string, toTree: string, changed: string[]): Promise<TreeMove | null> {
   // First, whatever else decides: a .gitattributes among the paths must drop what was read of the
   // attributes even when git makes this move (the trees it leads to carry it unchanged).
-  if (rulesChange(s.worktree, changed)) return null;
-  if (s.worktreeAt !== s.tip || s.tipTree !== fromTree || changed.length > MAX_PATHS) return null;
-  if (!(await sessionAllowsInProcess(s, s.worktree))) return null;
+  const rules = await inProcessRules(s, s.worktree, changed);
+  if (!rules || s.worktreeAt !== s.tip || s.tipTree !== fromTree || changed.length > MAX_PATHS) return null;
   const at = await indexStamp(s.worktree);
   if (!at) return null;
   const commonDir = s.config.commonDir;
@@ -63,7 +62,7 @@ export async function planTreeMove(s: MovingSession, fromTree: string, toTree: s
   const contents = await Promise.all(changes.map((c) => (c.entry ? readBlobBytes(commonDir, c.entry.oid) : null)));
   // Written by git's checkout, then staged by update-index: both ways, git must keep the bytes.
   const files = changes.flatMap((c, i) => (c.entry && c.entry.mode !== "120000" ? [{ path: c.path, content: contents[i]! }] : []));
-  if (!(await gitKeepsBytes(s, s.worktree, changed, files, "both"))) return null;
+  if (!(await rules.keepsBytes(files, "both"))) return null;
   const scratch = path.join(commonDir, "trm", "tmp");
   return { sync: { at, changes }, apply: () => writeChanges(s.worktree, scratch, changes, contents) };
 }
