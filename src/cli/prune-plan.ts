@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { git } from "../git/cli.js";
-import { sessionRefs } from "../git/refs.js";
+import { scratchDir, sessionRefs } from "../git/refs.js";
 import { recordedAlive } from "../evaluate/orphans.js";
 import { ownerAlive, ownerFile, readOwner } from "../session/owner-lock.js";
 import { interruptedStartLeftovers, interruptedStarts } from "../session/recover.js";
@@ -207,7 +207,7 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
     const age = await ageMs(lock, opts.now);
     if (age !== null && age > STALE_MS) actions.push({ action: "remove-lock", sessionId: null, target: lock, detail: `left by a crashed git call, ${Math.round(age / 1000)} s old` });
   }
-  const tmp = path.join(repo.commonDir, "trm", "tmp");
+  const tmp = scratchDir(repo.commonDir);
   for (const name of await readdir(tmp).catch(() => [] as string[])) {
     if (actions.some((a) => a.target === path.join(tmp, name))) continue;
     const age = await ageMs(path.join(tmp, name), opts.now);

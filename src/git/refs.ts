@@ -50,6 +50,14 @@ export function sessionRefs(id: string): SessionRefs {
 }
 
 /** The worktree sits inside the common git directory: outside the user's working tree, and git never looks there. */
+/**
+ * code-trm's scratch folder of a repository (temporary index files, new files before they are renamed
+ * into a worktree, fixers' copies): inside the git directory, on the worktrees' file system.
+ */
+export function scratchDir(commonDir: string): string {
+  return path.join(commonDir, "trm", "tmp");
+}
+
 export function worktreePath(commonDir: string, id: string): string {
   return path.join(commonDir, "trm", "worktrees", `trm-${id}`);
 }

@@ -11,6 +11,7 @@ import { runRefTransaction } from "./ref-writer.js";
 import { readRefSync } from "./ref-read.js";
 import { indexHasFlaggedEntries } from "./index-file.js";
 import { profileMark } from "../util/profile.js";
+import { scratchDir } from "./refs.js";
 
 /**
  * The user's checkout as a commit of its own: parent = their HEAD, tree = their working tree as it is
@@ -51,7 +52,7 @@ export async function snapshotCheckout(repo: { top: string; gitDir: string; comm
   /** Files that could not be read (e.g. no permission): left out of the baseline. */
   skipped: string[];
 }> {
-  const tmpDir = path.join(repo.commonDir, "trm", "tmp");
+  const tmpDir = scratchDir(repo.commonDir);
   await mkdir(tmpDir, { recursive: true });
   const tmpIndex = path.join(tmpDir, `index-${id}`);
   try {

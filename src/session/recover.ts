@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { gitOrNull } from "../git/cli.js";
-import { SESSION_ID_RE, worktreePath } from "../git/refs.js";
+import { scratchDir, SESSION_ID_RE, worktreePath } from "../git/refs.js";
 import { addWorktree, removeWorktree, resolveRefFast } from "../git/session-git.js";
 import { acquireOwner, ownerAlive, ownerFile, readOwner, startingFile } from "./owner-lock.js";
 import { registryDelete } from "./registry.js";
@@ -32,7 +32,7 @@ export async function interruptedStartLeftovers(commonDir: string, id: string) {
     .split("\n")
     .filter(Boolean);
   const wt = worktreePath(commonDir, id);
-  const tmpIndex = path.join(commonDir, "trm", "tmp", `index-${id}`);
+  const tmpIndex = path.join(scratchDir(commonDir), `index-${id}`);
   const files = [tmpIndex, `${tmpIndex}.lock`, ownerFile(commonDir, id), startingFile(commonDir, id)].filter((f) => existsSync(f));
   return { refs, worktree: existsSync(wt) ? wt : null, files };
 }

@@ -5,7 +5,6 @@
  * Any failure before the refs move rolls the worktree back and records nothing.
  */
 import { mkdirSync } from "node:fs";
-import path from "node:path";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import { planCandidate } from "../candidate/plan.js";
 import { suggestMode } from "../candidate/mode-suggest.js";
@@ -28,6 +27,7 @@ import type { Session } from "./session.js";
 import { assertTestsUntouched, describeTestChanges, landedOps, testConfigChanges, testFileChanges, type TestFileChange } from "./test-files.js";
 import { ensureReference } from "./preflight.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
+import { scratchDir } from "../git/refs.js";
 
 export async function submitCandidate(s: Session, candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
   if (rationale.length > LIMITS.maxRationaleChars) {
@@ -102,7 +102,7 @@ export async function applyCandidate(
   if (journal) await recordWrites(journal, plan.ops.map((o) => o.path));
   profileMark("journal-w");
   // New content is written beside the worktree and renamed into it (candidate/write.ts writeReplacing).
-  const scratch = path.join(s.config.commonDir, "trm", "tmp");
+  const scratch = scratchDir(s.config.commonDir);
   mkdirSync(scratch, { recursive: true });
   const applied = await applyPlan(worktree, plan.ops, scratch).catch(async (err: unknown) => {
     if (journal) await clearWrites(journal);

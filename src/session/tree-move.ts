@@ -14,6 +14,7 @@ import { removeEmptyParents } from "../candidate/write.js";
 import { entryAt, readBlobBytes, type PathChange } from "../git/objects.js";
 import { indexStamp, stillIs, type IndexSync } from "./candidate-tree.js";
 import { inProcessRules, needsGitRules } from "./git-rules.js";
+import { scratchDir } from "../git/refs.js";
 
 /** Past this many paths git's own checkout is as quick, and a move that large is rare. */
 const MAX_PATHS = 256;
@@ -63,7 +64,7 @@ export async function planTreeMove(s: MovingSession, fromTree: string, toTree: s
   // Written by git's checkout, then staged by update-index: both ways, git must keep the bytes.
   const files = changes.flatMap((c, i) => (c.entry && c.entry.mode !== "120000" ? [{ path: c.path, content: contents[i]! }] : []));
   if (!(await rules.keepsBytes(files, "both"))) return null;
-  const scratch = path.join(commonDir, "trm", "tmp");
+  const scratch = scratchDir(commonDir);
   return { sync: { at, changes }, apply: () => writeChanges(s.worktree, scratch, changes, contents) };
 }
 

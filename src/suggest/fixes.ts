@@ -22,6 +22,7 @@ import { rewritesToCandidate, rewritesToFilesCandidate } from "./to-candidate.js
 import { isTscTarget, isWorktreeFile, type TsFix, type TsFixResult } from "./ts-fixes.js";
 import { typescriptFixesOffThread } from "./ts-off-thread.js";
 import { priorityRank, type FileRewrite, type Fixer, type FixSuggestion, type Priority } from "./types.js";
+import { scratchDir } from "../git/refs.js";
 
 /**
  * `trm_suggest_fix`: candidates that fix the last evaluation's errors, made by the repository's real
@@ -225,7 +226,7 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
       const r = await eslintFixes({
         worktree: session.worktree,
         ...sandboxOf(session),
-        scratchParent: path.join(session.config.commonDir, "trm", "tmp"),
+        scratchParent: scratchDir(session.config.commonDir),
         diagnostics,
         timeoutMs: opts.eslintTimeoutMs ?? ESLINT_TIMEOUT_MS,
         signal: ctx.signal,
@@ -240,7 +241,7 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
     const commands: RanCommand[] = Object.values(ev.commands).flatMap((c) => (c && !c.skipped ? [{ cmd: c.cmd, failed: c.exitCode !== 0, output: c.output }] : []));
     const tools = await runToolFixes(
       { diagnostics, commands },
-      { worktree: session.worktree, ...sandboxOf(session), scratchParent: path.join(session.config.commonDir, "trm", "tmp"), timeoutMs: opts.toolTimeoutMs, signal: ctx.signal, progress: ctx.progress },
+      { worktree: session.worktree, ...sandboxOf(session), scratchParent: scratchDir(session.config.commonDir), timeoutMs: opts.toolTimeoutMs, signal: ctx.signal, progress: ctx.progress },
     );
     for (const r of tools.runs) {
       notes.push(...r.run.notes);
