@@ -131,3 +131,10 @@ export function entriesBelow(root: string): string[] {
   walk(root);
   return out;
 }
+
+/** Commits everything in `dir` (`git add -A`) with `message`; returns the new commit's id. */
+export function commitAll(dir: string, message: string): string {
+  g(dir, "add", "-A");
+  g(dir, "commit", "-q", "-m", message);
+  return g(dir, "rev-parse", "HEAD").trim();
+}

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { diffPaths } from "../../../src/git/objects.js";
 import { syncIndexChecked } from "../../../src/session/candidate-tree.js";
 import { planTreeMove } from "../../../src/session/tree-move.js";
-import { entriesBelow, g, removeTmpDirs, ROOT, tmpDir } from "../../helpers/repo.js";
+import { commitAll, entriesBelow, g, removeTmpDirs, ROOT, tmpDir } from "../../helpers/repo.js";
 
 afterAll(removeTmpDirs);
 
@@ -64,9 +64,7 @@ describe("moving a worktree between recorded trees in-process (tree-move.ts)", (
     writeFileSync(path.join(repo, "a.txt"), "a\n");
     symlinkSync("a.txt", path.join(repo, "link"));
     symlinkSync("../outside", path.join(repo, "up"));
-    g(repo, "add", "-A");
-    g(repo, "commit", "-q", "-m", "one");
-    const one = g(repo, "rev-parse", "HEAD").trim();
+    const one = commitAll(repo, "one");
     // Two: the link becomes a file, a file becomes a link, the executable goes, a nested file arrives.
     unlinkSync(path.join(repo, "link"));
     writeFileSync(path.join(repo, "link"), "now a file\n");
@@ -75,9 +73,7 @@ describe("moving a worktree between recorded trees in-process (tree-move.ts)", (
     unlinkSync(path.join(repo, "bin/run"));
     mkdirSync(path.join(repo, "deep/er"), { recursive: true });
     writeFileSync(path.join(repo, "deep/er/new.sh"), "#!/bin/sh\n", { mode: 0o755 });
-    g(repo, "add", "-A");
-    g(repo, "commit", "-q", "-m", "two");
-    const two = g(repo, "rev-parse", "HEAD").trim();
+    const two = commitAll(repo, "two");
     const { wt, ref, move } = setUp(repo, one);
     for (const to of [two, one, two]) {
       expect(await move(to)).toBe(true);
@@ -94,9 +90,7 @@ describe("moving a worktree between recorded trees in-process (tree-move.ts)", (
     mkdirSync(path.join(repo, "d"));
     writeFileSync(path.join(repo, "d/x.txt"), "x\n");
     writeFileSync(path.join(repo, "f.txt"), "f\n");
-    g(repo, "add", "-A");
-    g(repo, "commit", "-q", "-m", "one");
-    const one = g(repo, "rev-parse", "HEAD").trim();
+    const one = commitAll(repo, "one");
     g(repo, "rm", "-q", "-r", "d");
     writeFileSync(path.join(repo, "f.txt"), "g\n");
     g(repo, "commit", "-q", "-am", "two");
@@ -124,9 +118,7 @@ describe("attacks on the in-process move (tree-move.ts)", () => {
     const repo = tmpDir("trm-move-attrs-");
     g(repo, "init", "-q", "-b", "main");
     writeFileSync(path.join(repo, "a.txt"), "a\n");
-    g(repo, "add", "-A");
-    g(repo, "commit", "-q", "-m", "c0");
-    const c0 = g(repo, "rev-parse", "HEAD").trim();
+    const c0 = commitAll(repo, "c0");
     writeFileSync(path.join(repo, "a.txt"), "z\n");
     g(repo, "commit", "-q", "-am", "c0b");
     const c0b = g(repo, "rev-parse", "HEAD").trim();
@@ -134,14 +126,10 @@ describe("attacks on the in-process move (tree-move.ts)", () => {
     mkdirSync(path.join(repo, "many"));
     for (let i = 0; i < 300; i++) writeFileSync(path.join(repo, `many/f${i}.txt`), `${i}\n`);
     writeFileSync(path.join(repo, "a.txt"), "b\n");
-    g(repo, "add", "-A");
-    g(repo, "commit", "-q", "-m", "c1");
-    const c1 = g(repo, "rev-parse", "HEAD").trim();
+    const c1 = commitAll(repo, "c1");
     // A new file: nothing of the tip's to compare with, so the check of the tip's files cannot notice.
     writeFileSync(path.join(repo, "new.txt"), "c\n");
-    g(repo, "add", "-A");
-    g(repo, "commit", "-q", "-m", "c2");
-    const c2 = g(repo, "rev-parse", "HEAD").trim();
+    const c2 = commitAll(repo, "c2");
     const { wt, ref, move } = setUp(repo, c0);
     // The session's eligibility is read while no .gitattributes is tracked.
     expect(await move(c0b)).toBe(true);
@@ -158,13 +146,9 @@ describe("attacks on the in-process move (tree-move.ts)", () => {
       const repo = tmpDir("trm-move-crlf-");
       g(repo, "init", "-q", "-b", "main");
       writeFileSync(path.join(repo, "a.txt"), "a\n");
-      g(repo, "add", "-A");
-      g(repo, "commit", "-q", "-m", "c0");
-      const c0 = g(repo, "rev-parse", "HEAD").trim();
+      const c0 = commitAll(repo, "c0");
       writeFileSync(path.join(repo, "new.txt"), "line one\nline two\n");
-      g(repo, "add", "-A");
-      g(repo, "commit", "-q", "-m", "c1");
-      const c1 = g(repo, "rev-parse", "HEAD").trim();
+      const c1 = commitAll(repo, "c1");
       if (value) g(repo, "config", "core.autocrlf", value);
       else writeFileSync(path.join(repo, ".git", "config"), readFileSync(path.join(repo, ".git", "config"), "utf8") + "[core]\n\tautocrlf\n");
       expect(g(repo, "config", "--bool", "core.autocrlf").trim()).toBe("true");
