@@ -1,5 +1,6 @@
 import { readNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
+import { redactDeep } from "../util/secrets.js";
 import { resolvePoint } from "./points.js";
 import type { StepNote } from "./record.js";
 import type { Session } from "./session.js";
@@ -43,6 +44,9 @@ export async function readLog(s: Session, opts: { at?: string; command?: string;
  */
 async function recordedWhole(s: Session, commit: string): Promise<Record<string, string> | null> {
   const note = await readNote<StepNote>(s.config.commonDir, s.refs.notes, commit);
-  if (note?.kind !== "step") return null;
-  return Object.fromEntries(Object.entries(note.evaluation.commands).flatMap(([k, c]) => (c && !c.skipped && !c.truncated ? [[k, c.output]] : [])));
+  // A record no longer read as JSON (e.g. `git notes append` by hand): the step's evaluation in memory,
+  // redacted as the record was.
+  const evaluation = note?.kind === "step" ? note.evaluation : (() => { const e = s.entries.find((x) => x.commit === commit)?.evaluation; return e && redactDeep(e); })();
+  if (!evaluation) return null;
+  return Object.fromEntries(Object.entries(evaluation.commands).flatMap(([k, c]) => (c && !c.skipped && !c.truncated ? [[k, c.output]] : [])));
 }
