@@ -46,7 +46,8 @@ async function recordedWhole(s: Session, commit: string): Promise<Record<string,
   const note = await readNote<StepNote>(s.config.commonDir, s.refs.notes, commit);
   // A record no longer read as JSON (e.g. `git notes append` by hand): the step's evaluation in memory,
   // redacted as the record was.
-  const evaluation = note?.kind === "step" ? note.evaluation : (() => { const e = s.entries.find((x) => x.commit === commit)?.evaluation; return e && redactDeep(e); })();
+  const held = note?.kind === "step" ? undefined : s.entries.find((x) => x.commit === commit)?.evaluation;
+  const evaluation = note?.kind === "step" ? note.evaluation : held && redactDeep(held);
   if (!evaluation) return null;
   return Object.fromEntries(Object.entries(evaluation.commands).flatMap(([k, c]) => (c && !c.skipped && !c.truncated ? [[k, c.output]] : [])));
 }
