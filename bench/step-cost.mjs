@@ -13,7 +13,12 @@
 // phase of the server's own CODE_TRM_PROFILE marks (gap and b2b submits apart). TRM_BENCH_START_ROUNDS:
 // how many session starts per build to time (default 5, 3 at 50,000 files; 0 skips them); submits=0
 // times the starts alone.
-import { execFileSync } from "node:child_process";
+// "plain ms" is the honest floor for the commands: the same three commands spawned one after the other by
+// this process with node's child_process (as a server that only runs them would), timed after the same
+// pause as each mode's submit. "over plain" = submit - plain: code-trm's whole cost, its wrapper around
+// each command included (process-group records, orphan sweep), which "commands ms" (the server's own
+// wall time from the first spawn to the last exit) counts as the commands'.
+import { execFileSync, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -64,6 +69,19 @@ for (const [label, dist] of BUILDS) {
   builds.push({ label, client, call, profiles, lastProfile });
 }
 const commands = { buildCmd: "true", testCmd: "true", lintCmd: "true" };
+const plainRun = (cmd) =>
+  new Promise((resolve, reject) => {
+    const c = spawn("/bin/bash", ["-c", cmd], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    c.stdout.resume();
+    c.stderr.resume();
+    c.on("error", reject);
+    c.on("close", resolve);
+  });
+const plainCommands = async () => {
+  const t = performance.now();
+  for (const cmd of Object.values(commands)) await plainRun(cmd);
+  return performance.now() - t;
+};
 let counter = 0;
 let stepPath = "src/m0/s0/f0.js";
 const submit = (b, sessionId) =>
@@ -85,7 +103,7 @@ const phaseMedians = (lines) => {
 };
 
 console.log(`load: ${execFileSync("uptime", { encoding: "utf8" }).trim()}; ${SUBMITS} pairs per cell, gap ${GAP_MS} ms`);
-console.log("build    | files  | start ms (worktree add ms, ratio)   | history | mode | submit ms | commands ms | overhead ms (medians)");
+console.log("build    | files  | start ms (worktree add ms, ratio)   | history | mode | submit ms | commands ms | overhead ms | plain ms | over plain (medians)");
 for (const { size: files, repo, paths, own } of benchRepos(SIZES, (n) => makeRepo(n, { prefix: "trm-bench-cost-", dirs: 100, subdirs: 7 }))) {
   stepPath = paths[0];
   const rounds = Number(process.env.TRM_BENCH_START_ROUNDS ?? (files >= 50_000 ? 3 : 5));
@@ -112,7 +130,7 @@ for (const { size: files, repo, paths, own } of benchRepos(SIZES, (n) => makeRep
     for (const h of HISTORIES) {
       const { sessionId } = await b.call("trm_start_session", { repoPath: repo, ...commands });
       for (let i = 0; i < h; i++) await submit(b, sessionId);
-      cells.push({ b, h, sessionId, gap: { lat: [], cmd: [], prof: [] }, b2b: { lat: [], cmd: [], prof: [] } });
+      cells.push({ b, h, sessionId, gap: { lat: [], cmd: [], prof: [], plain: [] }, b2b: { lat: [], cmd: [], prof: [], plain: [] } });
     }
   }
   const measure = async (c, m) => {
@@ -126,8 +144,11 @@ for (const { size: files, repo, paths, own } of benchRepos(SIZES, (n) => makeRep
   for (let i = 0; i < SUBMITS; i++) {
     for (const c of cells) {
       await pause(GAP_MS);
+      c.gap.plain.push(await plainCommands());
+      await pause(GAP_MS);
       await measure(c, c.gap);
       await measure(c, c.b2b);
+      c.b2b.plain.push(await plainCommands());
     }
   }
   const pl = median(plain);
@@ -138,7 +159,7 @@ for (const { size: files, repo, paths, own } of benchRepos(SIZES, (n) => makeRep
       const m = c[mode];
       const over = m.lat.map((x, i) => x - m.cmd[i]);
       const head = c.h === HISTORIES[0] && mode === "gap" && st !== undefined ? `${f1(st)} (${f1(pl)}, ${(st / pl).toFixed(2)}x)` : "".padEnd(30);
-      console.log(`${c.b.label.padEnd(8)} | ${String(files).padEnd(6)} | ${head.padEnd(35)} | ${String(c.h).padStart(7)} | ${mode.padEnd(4)} | ${f1(median(m.lat))}  | ${f1(median(m.cmd))}    | ${f1(median(over))}`);
+      console.log(`${c.b.label.padEnd(8)} | ${String(files).padEnd(6)} | ${head.padEnd(35)} | ${String(c.h).padStart(7)} | ${mode.padEnd(4)} | ${f1(median(m.lat))}  | ${f1(median(m.cmd))}    | ${f1(median(over))}    | ${f1(median(m.plain))} | ${f1(median(m.lat) - median(m.plain))}`);
       if (PROFILE) console.log(`   profile ${c.b.label} ${files} h${c.h} ${mode}: ${phaseMedians(m.prof)}`);
     }
     await c.b.call("trm_end_session", { sessionId: c.sessionId, discard: true });
