@@ -177,6 +177,8 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     }
   }
   const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd) : [shell, "-c", cmd];
+  // Before the spawn: the sweep's time bound counts from no later than the command's start (sweep.ts).
+  const spawnedAt = performance.now();
   const child = execa(argv[0]!, argv.slice(1), {
     cwd: opts.cwd,
     env,
@@ -245,7 +247,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     if (ticker) clearInterval(ticker);
     opts.signal?.removeEventListener("abort", onAbort);
     // Whatever left the group (setsid, daemons) goes too: nothing a command starts outlives it.
-    killMarked(RUN_MARKER, marker);
+    killMarked(RUN_MARKER, marker, pid === undefined ? undefined : { pid, at: spawnedAt });
     liveMarkers.delete(marker);
     if (pid !== undefined) {
       killGroup(pid, "SIGKILL");
