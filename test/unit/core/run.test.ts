@@ -142,3 +142,20 @@ describe("runCommand and processes that leave the group", () => {
     expect(r.output.stdout).toContain("started");
   });
 });
+
+describe("runCommand output decoding and start failures", () => {
+  it("joins a character whose bytes arrive in two reads", async () => {
+    // "é" is two bytes: the first is written and flushed, the second 200 ms later, so they are two reads.
+    const script = "process.stdout.write(Buffer.from([0x61, 0xc3])); setTimeout(() => process.stdout.write(Buffer.from([0xa9, 0x62, 0x0a])), 200);";
+    const r = await runCommand(`node -e '${script}'`, { cwd, timeoutMs: 10_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.output.stdout).toBe("aéb\n");
+  });
+
+  it("says that the working folder is missing when the command cannot start there", async () => {
+    const r = await runCommand("true", { cwd: path.join(cwd, "no-such-folder"), timeoutMs: 10_000 });
+    expect(r.exitCode).toBe(null);
+    expect(r.spawnError).toContain("does not exist");
+    expect(r.spawnError).toContain("no-such-folder");
+  });
+});
