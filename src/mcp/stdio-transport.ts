@@ -92,15 +92,15 @@ export class LineTransport implements Transport {
       void this.answer(null, PARSE_ERROR, "Parse error: the line is not JSON. Send one JSON-RPC 2.0 message per line.");
       return;
     }
-    const problem = invalidMessage(raw);
-    if (problem) {
+    const checked = checkMessage(raw);
+    if ("problem" in checked) {
+      const { problem } = checked;
       this.onerror?.(new Error(problem.message));
       if (problem.id !== undefined) void this.answer(problem.id, problem.code, problem.message);
       return;
     }
-    const message = JSONRPCMessageSchema.parse(raw);
     profileMark("parse");
-    this.onmessage?.(message);
+    this.onmessage?.(checked.message);
   }
 
   /** An error answer; `id` null when the request's id could not be read (JSON-RPC 2.0, section 5). */
@@ -156,27 +156,32 @@ export class LineTransport implements Transport {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
 
+type Problem = { id: RequestId | null | undefined; code: number; message: string };
+
 /**
- * Why a parsed line is not a message to hand on, with the id to answer (null: unreadable; undefined: no
+ * The message as the SDK's schema reads it (parsed once here: the schema is a union of zod objects), or
+ * why a parsed line is not a message to hand on, with the id to answer (null: unreadable; undefined: no
  * answer, for a notification or a response, which get none). `params: null` is removed in place first.
  */
-export function invalidMessage(raw: unknown): { id: RequestId | null | undefined; code: number; message: string } | undefined {
-  if (!isObject(raw)) return { id: null, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT };
+function checkMessage(raw: unknown): { problem: Problem } | { message: JSONRPCMessage } {
+  const problem = (p: Problem) => ({ problem: p });
+  if (!isObject(raw)) return problem({ id: null, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT });
   if (raw.params === null) delete raw.params;
   const { id, method } = raw;
-  const valid = JSONRPCMessageSchema.safeParse(raw).success;
+  const parsed = JSONRPCMessageSchema.safeParse(raw);
+  const valid = parsed.success;
   if (typeof method === "string" && isId(id)) {
     // A request whose envelope is right but whose params are not: the SDK would answer -32603 (internal).
-    if (!valid && !JSONRPCMessageSchema.safeParse({ ...raw, params: undefined }).success) return { id, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT };
+    if (!valid && !JSONRPCMessageSchema.safeParse({ ...raw, params: undefined }).success) return problem({ id, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT });
     const checked = REQUESTS.get(method)?.safeParse({ method, params: raw.params });
-    if (valid && (!checked || checked.success)) return undefined;
+    if (valid && (!checked || checked.success)) return { message: parsed.data };
     const issues = checked && !checked.success ? checked.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".") || "params"}: ${i.message}`) : ["params must be an object"];
-    return { id, code: INVALID_PARAMS, message: `Invalid params for ${method}: ${issues.join("; ")}` };
+    return problem({ id, code: INVALID_PARAMS, message: `Invalid params for ${method}: ${issues.join("; ")}` });
   }
-  if (valid) return undefined;
+  if (valid) return { message: parsed.data };
   // A notification (a method, no id) or a response (result or error) is never answered.
-  if (typeof method === "string" || "result" in raw || "error" in raw) return { id: undefined, code: INVALID_REQUEST, message: "discarded an invalid notification or response" };
-  return { id: isId(id) ? id : null, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT };
+  if (typeof method === "string" || "result" in raw || "error" in raw) return problem({ id: undefined, code: INVALID_REQUEST, message: "discarded an invalid notification or response" });
+  return problem({ id: isId(id) ? id : null, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT });
 }
 
 /** The request id of a JSON-RPC message seen only in part: `"id":7` or `"id":"abc"` at its start or end. */
