@@ -9,11 +9,12 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
  *
  * Reading every process's environment costs ~1 ms per command on an ordinary machine (a step runs
  * three). Right after a command, only processes it could have started are read: the kernel hands out
- * pids in increasing order until it wraps at pid_max, so everything the command started has a pid above
- * the command's own, unless the counter wrapped meanwhile. The narrow sweep is used only when a wrap
- * cannot have gone unseen: the last pid handed out is still above the command's, the command ran for
- * less than a second (coming back past it within that time takes tens of thousands of forks), pid_max
- * is at least Linux's default, and /proc is this process's own pid namespace. Otherwise all are read.
+ * pids in increasing order until it wraps at pid_max, so everything the command started has a pid
+ * between the command's own and the last one handed out, unless the counter wrapped meanwhile (then
+ * the last is below the command's). The narrow sweep is used only when a wrap cannot have gone unseen:
+ * the last pid handed out is still above the command's, the command ran for less than a second (coming
+ * back past it within that time takes tens of thousands of forks), pid_max is at least Linux's default,
+ * and /proc is this process's own pid namespace. Otherwise all are read.
  */
 export const RUN_MARKER = "TRM_RUN";
 
@@ -51,18 +52,34 @@ function canNarrow(): boolean {
   return narrowable;
 }
 
-/** The lowest pid a process started by a command can have, if the narrow sweep is safe (see above). */
-export function sweepFloor(since: { pid: number; at: number }): number {
-  if (!canNarrow() || performance.now() - since.at >= 1000) return 0;
+/** The pids a process started by a command can have, if the narrow sweep is safe (see above); else null. */
+export function sweepRange(since: { pid: number; at: number }): { from: number; to: number } | null {
+  if (!canNarrow() || performance.now() - since.at >= 1000) return null;
   const last = procNumber("/proc/sys/kernel/ns_last_pid");
-  return last !== null && last >= since.pid ? since.pid : 0;
+  return last !== null && last >= since.pid ? { from: since.pid, to: last } : null;
+}
+
+/** Checked one by one below this many: a missing pid costs one failed open, less than listing /proc. */
+const PROBE_MAX = 256;
+
+/** The pids to read: the range's own when it is short, else every process /proc lists (within it, if any). */
+function candidates(range: { from: number; to: number } | null): number[] {
+  if (range && range.to - range.from < PROBE_MAX) return Array.from({ length: range.to - range.from + 1 }, (_, i) => range.from + i);
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const pids = names.map(Number).filter((pid) => Number.isInteger(pid));
+  return range ? pids.filter((pid) => pid >= range.from && pid <= range.to) : pids;
 }
 
 /**
  * Kills every process (but this one) whose environment contains `name=value`; repeated a few times,
  * since a daemon may fork while it is being killed. Returns how many were killed. `since`: the
  * command's first process (its pid, and performance.now() at its spawn): only processes it could have
- * started are read, when that is safe (sweepFloor).
+ * started are read, when that is safe (sweepRange).
  */
 export function killMarked(name: string, value: string, since?: { pid: number; at: number }): number {
   // Entries are NUL-separated: the leading NUL (or the start) keeps FOO_TRM_RUN=... from matching.
@@ -70,16 +87,8 @@ export function killMarked(name: string, value: string, since?: { pid: number; a
   let killed = 0;
   for (let round = 0; round < 5; round++) {
     let found = 0;
-    let pids: string[];
-    try {
-      pids = readdirSync("/proc");
-    } catch {
-      return killed;
-    }
-    const floor = since ? sweepFloor(since) : 0;
-    for (const p of pids) {
-      const pid = Number(p);
-      if (!Number.isInteger(pid) || pid <= 1 || pid < floor || pid === process.pid) continue;
+    for (const pid of candidates(since ? sweepRange(since) : null)) {
+      if (pid <= 1 || pid === process.pid) continue;
       if (!marked(pid, needles[0]!, needles[1]!)) continue;
       try {
         process.kill(pid, "SIGKILL");

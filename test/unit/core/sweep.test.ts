@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { killMarked, sweepFloor } from "../../../src/evaluate/sweep.js";
+import { killMarked, sweepRange } from "../../../src/evaluate/sweep.js";
 
 /** A `sleep` carrying NAME=value in its environment, in a session of its own (as a setsid daemon). */
 function marked(name: string, value: string): number {
@@ -30,11 +30,12 @@ describe.runIf(process.platform === "linux")("the orphan sweep after a command",
     const at = performance.now();
     const later = spawnSync("true").pid;
     expect(later).toBeGreaterThan(older);
-    expect(sweepFloor({ pid: later, at })).toBe(later);
+    expect(sweepRange({ pid: later, at })?.from).toBe(later);
+    expect(sweepRange({ pid: later, at })!.to).toBeGreaterThanOrEqual(later);
     expect(killMarked("TRM_SWEEP_TEST", value, { pid: later, at })).toBe(0);
     expect(running(older)).toBe(true);
     // A command that ran a second or more: a wrap of the pid counter is no longer ruled out.
-    expect(sweepFloor({ pid: later, at: at - 1000 })).toBe(0);
+    expect(sweepRange({ pid: later, at: at - 1000 })).toBe(null);
     expect(killMarked("TRM_SWEEP_TEST", value, { pid: later, at: at - 1000 })).toBe(1);
     await until(() => !running(older));
     expect(running(older)).toBe(false);
@@ -49,6 +50,6 @@ describe.runIf(process.platform === "linux")("the orphan sweep after a command",
     await until(() => !running(child));
     expect(running(child)).toBe(false);
     // A command pid the counter has not reached means it came round since: everything is read.
-    expect(sweepFloor({ pid: 2 ** 31, at: performance.now() })).toBe(0);
+    expect(sweepRange({ pid: 2 ** 31, at: performance.now() })).toBe(null);
   });
 });
