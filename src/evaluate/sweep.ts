@@ -67,14 +67,15 @@ export function sweepFloor(since: { pid: number; at: number }): number {
 export function killMarked(name: string, value: string, since?: { pid: number; at: number }): number {
   // Entries are NUL-separated: the leading NUL (or the start) keeps FOO_TRM_RUN=... from matching.
   const needles = [Buffer.from(`\0${name}=${value}\0`), Buffer.from(`${name}=${value}\0`)];
-  let killed = 0;
+  // Distinct processes: SIGKILL lands asynchronously, so a dying one can still be read in the next round.
+  const killed = new Set<number>();
   for (let round = 0; round < 5; round++) {
     let found = 0;
     let pids: string[];
     try {
       pids = readdirSync("/proc");
     } catch {
-      return killed;
+      return killed.size;
     }
     const floor = since ? sweepFloor(since) : 0;
     for (const p of pids) {
@@ -83,13 +84,13 @@ export function killMarked(name: string, value: string, since?: { pid: number; a
       if (!marked(pid, needles[0]!, needles[1]!)) continue;
       try {
         process.kill(pid, "SIGKILL");
-        found++;
+        if (!killed.has(pid)) found++;
+        killed.add(pid);
       } catch {
         /* already gone */
       }
     }
-    killed += found;
     if (found === 0) break;
   }
-  return killed;
+  return killed.size;
 }

@@ -52,3 +52,16 @@ describe.runIf(process.platform === "linux")("the orphan sweep after a command",
     expect(sweepFloor({ pid: 2 ** 31, at: performance.now() })).toBe(0);
   });
 });
+
+describe.runIf(process.platform === "linux")("the orphan sweep's count", () => {
+  it("counts a process once, though it is still readable in the next round while it dies", async () => {
+    // SIGKILL is delivered asynchronously: the next round can read the same dying process again.
+    for (let i = 0; i < 20; i++) {
+      const value = `c${process.pid}${Date.now()}${i}`;
+      const pid = marked("TRM_SWEEP_TEST", value);
+      expect(killMarked("TRM_SWEEP_TEST", value)).toBe(1);
+      await until(() => !running(pid));
+      expect(running(pid)).toBe(false);
+    }
+  });
+});
