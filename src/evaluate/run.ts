@@ -7,7 +7,7 @@ import { heldCredential, isSecretName, redact, secretValues, StreamRedactor } fr
 import { stripAnsi } from "../util/text.js";
 import { forgetGroup, recordGroup, recordMarker } from "./orphans.js";
 import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
-import { killMarked, RUN_MARKER } from "./sweep.js";
+import { killMarked, RUN_MARKER, sweepStart } from "./sweep.js";
 import type { CommandOutput } from "./types.js";
 
 export interface RunOptions {
@@ -177,8 +177,8 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     }
   }
   const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd) : [shell, "-c", cmd];
-  // Before the spawn: the sweep's time bound counts from no later than the command's start (sweep.ts).
-  const spawnedAt = performance.now();
+  // Before the spawn: the sweep's bounds count from no later than the command's start (sweep.ts).
+  const spawnedAt = sweepStart();
   // node's own spawn, not execa: nothing of execa's is used here (output is streamed, the group and the
   // timeout are handled below), and it cost ~1 ms more per command (bench/step-cost.mjs, "plain ms").
   const child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -251,7 +251,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     if (ticker) clearInterval(ticker);
     opts.signal?.removeEventListener("abort", onAbort);
     // Whatever left the group (setsid, daemons) goes too: nothing a command starts outlives it.
-    killMarked(RUN_MARKER, marker, pid === undefined ? undefined : { pid, at: spawnedAt });
+    killMarked(RUN_MARKER, marker, pid === undefined ? undefined : { pid, ...spawnedAt });
     liveMarkers.delete(marker);
     if (pid !== undefined) {
       killGroup(pid, "SIGKILL");
