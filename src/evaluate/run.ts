@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
 import { cleanEnv } from "../git/cli.js";
 import { LIMITS } from "../util/limits.js";
 import { heldCredential, isSecretName, redact, secretValues, StreamRedactor } from "../util/secrets.js";
 import { stripAnsi } from "../util/text.js";
 import { forgetGroup, recordGroup, recordMarker } from "./orphans.js";
 import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
-import { killMarked, RUN_MARKER } from "./sweep.js";
+import { killMarked, RUN_MARKER, sweepStart } from "./sweep.js";
 import type { CommandOutput } from "./types.js";
 
 export interface RunOptions {
@@ -97,6 +97,15 @@ class CappedText {
 const SHELL = existsSync("/bin/bash") ? "/bin/bash" : true;
 
 
+/** Why a command could not start, with what the bare error code leaves unsaid. */
+function startFailure(err: NodeJS.ErrnoException, cwd: string): string {
+  let where = "";
+  if (err.code === "ENOENT" && !existsSync(cwd)) where = ` (the working folder ${cwd} does not exist)`;
+  else if (err.code === "ENOTDIR" && statSync(cwd, { throwIfNoEntry: false })?.isDirectory() === false) where = ` (the working folder ${cwd} is not a folder)`;
+  else if (err.code === "E2BIG") where = " (the command line is longer than the system accepts)";
+  return `${err.message}${where}`;
+}
+
 /** How long output may still arrive after the shell exited before the pipes are closed. */
 const DRAIN_MS = 1000;
 
@@ -177,11 +186,18 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     }
   }
   const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd) : [shell, "-c", cmd];
-  // Before the spawn: the sweep's time bound counts from no later than the command's start (sweep.ts).
-  const spawnedAt = performance.now();
+  // Before the spawn: the sweep's bounds count from no later than the command's start (sweep.ts).
+  const spawnedAt = sweepStart();
   // node's own spawn, not execa: nothing of execa's is used here (output is streamed, the group and the
   // timeout are handled below), and it cost ~1 ms more per command (bench/step-cost.mjs, "plain ms").
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  // spawn throws for most start failures (ENOTDIR, E2BIG, ...): only a few come as an 'error' event.
+  let child: ChildProcess;
+  try {
+    child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  } catch (err) {
+    if (opts.groupFile) await forgetGroup(opts.groupFile).catch(() => undefined);
+    return finish(null, null, startFailure(err as NodeJS.ErrnoException, opts.cwd));
+  }
   const ended = new Promise<{ code: number | null; signal: string | null } | { error: NodeJS.ErrnoException }>((resolve) => {
     child.once("error", (error) => resolve({ error }));
     child.once("close", (code, signal) => resolve({ code, signal }));
@@ -196,6 +212,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   };
   // Decoded by the stream: a character split between two reads is joined, not read as two broken halves.
   for (const [stream, sink, r] of [[child.stdout, stdout, redactors.out], [child.stderr, stderr, redactors.err]] as const) {
+    if (!stream) continue; // EMFILE, ENFILE: no pipes; the 'error' event follows
     stream.setEncoding("utf8");
     stream.on("data", onData(sink, r));
     stream.on("error", () => undefined);
@@ -240,8 +257,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     const res = await ended;
     if ("error" in res) {
       if (exited) return finish(exited.code, exited.signal);
-      const where = res.error.code === "ENOENT" && !existsSync(opts.cwd) ? ` (the working folder ${opts.cwd} does not exist)` : "";
-      return finish(null, null, timedOut || cancelled ? undefined : `${res.error.message}${where}`);
+      return finish(null, null, timedOut || cancelled ? undefined : startFailure(res.error, opts.cwd));
     }
     return finish(exited ? exited.code : res.code, exited ? exited.signal : res.signal);
   } finally {
@@ -251,15 +267,16 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     if (ticker) clearInterval(ticker);
     opts.signal?.removeEventListener("abort", onAbort);
     // Whatever left the group (setsid, daemons) goes too: nothing a command starts outlives it.
-    killMarked(RUN_MARKER, marker, pid === undefined ? undefined : { pid, at: spawnedAt });
+    killMarked(RUN_MARKER, marker, pid === undefined ? undefined : { pid, ...spawnedAt });
     liveMarkers.delete(marker);
     if (pid !== undefined) {
       killGroup(pid, "SIGKILL");
       liveGroups.delete(pid);
-      if (opts.groupFile) {
-        await recorded;
-        await forgetGroup(opts.groupFile).catch(() => undefined);
-      }
+    }
+    // Also when nothing started: the marker recorded before the spawn goes.
+    if (opts.groupFile) {
+      await recorded;
+      await forgetGroup(opts.groupFile).catch(() => undefined);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tmpDir } from "../../helpers/repo.js";
@@ -157,5 +157,46 @@ describe("runCommand output decoding and start failures", () => {
     expect(r.exitCode).toBe(null);
     expect(r.spawnError).toContain("does not exist");
     expect(r.spawnError).toContain("no-such-folder");
+  });
+});
+
+describe("runCommand when the command cannot start", () => {
+  // node's spawn throws for some start failures (only ENOENT, EACCES, EAGAIN, EMFILE and ENFILE come as an
+  // 'error' event): a command whose working folder was replaced by a file, or whose {files} expansion is
+  // longer than the kernel takes, threw out of runCommand (and the step) instead of being reported.
+  it("reports a working folder that is a file, recorded nowhere afterwards", async () => {
+    const file = path.join(cwd, "not-a-folder");
+    writeFileSync(file, "x");
+    const groupFile = path.join(cwd, "start-fail", "group");
+    const r = await runCommand("true", { cwd: file, timeoutMs: 10_000, groupFile });
+    expect(r.exitCode).toBe(null);
+    expect(r.spawnError).toContain("ENOTDIR");
+    expect(r.spawnError).toContain("not a folder");
+    expect(existsSync(groupFile)).toBe(false);
+  });
+
+  it("reports a command line longer than the kernel takes", async () => {
+    const r = await runCommand(`echo ${"a".repeat(200_000)}`, { cwd, timeoutMs: 10_000 });
+    expect(r.exitCode).toBe(null);
+    expect(r.spawnError).toContain("E2BIG");
+  });
+
+  it("reports a server out of file descriptors (no pipes for the output)", async () => {
+    const fds: number[] = [];
+    let r: Awaited<ReturnType<typeof runCommand>> | undefined;
+    try {
+      try {
+        for (let i = 0; i < 1_000_000; i++) fds.push(openSync("/dev/null", "r"));
+      } catch {
+        // EMFILE: the limit is reached.
+      }
+      // Two free: not enough for the command's pipes.
+      for (let i = 0; i < 2 && fds.length > 0; i++) closeSync(fds.pop()!);
+      r = await runCommand("echo hi", { cwd, timeoutMs: 10_000 });
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+    expect(r.exitCode).toBe(null);
+    expect(r.spawnError).toMatch(/EMFILE|ENFILE/);
   });
 });
