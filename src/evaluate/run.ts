@@ -7,7 +7,8 @@ import { heldCredential, isSecretName, redact, secretValues, StreamRedactor } fr
 import { stripAnsi } from "../util/text.js";
 import { forgetGroup, recordGroup, recordMarker } from "./orphans.js";
 import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
-import { killMarked, RUN_MARKER, sweepStart } from "./sweep.js";
+import { endWarm, takeWarm, warmable, warmUp, WARM_SHELL } from "./warm-shells.js";
+import { killMarked, lastPid, RUN_MARKER, sweepStart } from "./sweep.js";
 import type { CommandOutput } from "./types.js";
 
 export interface RunOptions {
@@ -26,6 +27,8 @@ export interface RunOptions {
   passEnv?: string[];
   /** Run under bubblewrap (sandbox.ts). */
   sandbox?: Sandbox;
+  /** Run in a shell started ahead when one waits for this folder and environment (warm-shells.ts). */
+  warm?: boolean;
 }
 
 /**
@@ -123,6 +126,7 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
 }
 
 export function killAllRunning(): void {
+  endWarm();
   for (const pid of liveGroups) killGroup(pid, "SIGKILL");
   liveGroups.clear();
   for (const m of liveMarkers) killMarked(RUN_MARKER, m);
@@ -174,9 +178,11 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     return finish(null, null);
   }
 
-  const marker = randomBytes(8).toString("hex");
-  const env = commandEnv(opts.env, opts.passEnv, marker);
   const shell = SHELL === true ? "/bin/sh" : SHELL;
+  const base = commandEnv(opts.env, opts.passEnv);
+  const warm = opts.warm && !opts.sandbox && shell === WARM_SHELL && warmable(cmd) ? takeWarm(opts.cwd, base, RUN_MARKER) : null;
+  const marker = warm?.marker ?? randomBytes(8).toString("hex");
+  const env = { ...base, [RUN_MARKER]: marker };
   // The marker is on disk before the command exists (orphans.ts recordMarker).
   if (opts.groupFile) {
     try {
@@ -186,22 +192,26 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     }
   }
   const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd) : [shell, "-c", cmd];
-  // Before the spawn: the sweep's bounds count from no later than the command's start (sweep.ts).
+  // Before the spawn: the sweep's bounds count from no later than the command's start (sweep.ts). A
+  // warm shell's own pid is older than the command: what the command starts comes after the last pid now.
+  const floor = warm ? lastPid() : undefined;
   const spawnedAt = sweepStart();
   // node's own spawn, not execa: nothing of execa's is used here (output is streamed, the group and the
   // timeout are handled below), and it cost ~1 ms more per command (bench/step-cost.mjs, "plain ms").
   // spawn throws for most start failures (ENOTDIR, E2BIG, ...): only a few come as an 'error' event.
   let child: ChildProcess;
   try {
-    child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    child = warm ? warm.child : spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   } catch (err) {
     if (opts.groupFile) await forgetGroup(opts.groupFile).catch(() => undefined);
     return finish(null, null, startFailure(err as NodeJS.ErrnoException, opts.cwd));
   }
-  const ended = new Promise<{ code: number | null; signal: string | null } | { error: NodeJS.ErrnoException }>((resolve) => {
-    child.once("error", (error) => resolve({ error }));
-    child.once("close", (code, signal) => resolve({ code, signal }));
-  });
+  const ended: Promise<{ code: number | null; signal: string | null } | { error: NodeJS.ErrnoException }> =
+    warm?.ended ??
+    new Promise((resolve) => {
+      child.once("error", (error) => resolve({ error }));
+      child.once("close", (code, signal) => resolve({ code, signal }));
+    });
   const pid = child.pid;
   if (pid !== undefined) liveGroups.add(pid);
   liveMarkers.add(marker);
@@ -219,6 +229,11 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   }
   // Only after the listeners are attached: output of a fast command would be lost during an await.
   const recorded = pid !== undefined && opts.groupFile ? recordGroup(opts.groupFile, pid, marker).catch(() => undefined) : undefined;
+  // A warm shell gets its command once its group is on record (a fresh spawn is recorded while it starts).
+  if (warm) {
+    await recorded;
+    warm.run(cmd);
+  }
 
   let killTimer: NodeJS.Timeout | undefined;
   const terminate = () => {
@@ -267,7 +282,8 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     if (ticker) clearInterval(ticker);
     opts.signal?.removeEventListener("abort", onAbort);
     // Whatever left the group (setsid, daemons) goes too: nothing a command starts outlives it.
-    killMarked(RUN_MARKER, marker, pid === undefined ? undefined : { pid, ...spawnedAt });
+    const since = pid === undefined || floor === null ? undefined : { pid: floor ?? pid, ...spawnedAt };
+    killMarked(RUN_MARKER, marker, since);
     liveMarkers.delete(marker);
     if (pid !== undefined) {
       killGroup(pid, "SIGKILL");
@@ -279,4 +295,17 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
       await forgetGroup(opts.groupFile).catch(() => undefined);
     }
   }
+}
+
+/** How long after a run its shells are started for the next: its step's reply goes first (~5 ms). */
+const WARM_DELAY_MS = 25;
+
+/**
+ * After a run of `count` commands in `cwd`: shells wait there for the next run's (warm-shells.ts),
+ * started once the server is idle. Not under the sandbox, whose commands are spawned as always.
+ */
+export function warmAfter(cwd: string, opts: Pick<RunOptions, "env" | "passEnv" | "sandbox">, count: number): void {
+  if (opts.sandbox || SHELL !== WARM_SHELL || count <= 0) return;
+  const base = commandEnv(opts.env, opts.passEnv);
+  setTimeout(() => warmUp(cwd, base, RUN_MARKER, count), WARM_DELAY_MS).unref();
 }

@@ -58,6 +58,11 @@ function narrowPidMax(): number {
   return pidMax;
 }
 
+/** The last pid the kernel handed out in this pid namespace, or null. */
+export function lastPid(): number | null {
+  return narrowPidMax() > 0 ? procNumber("/proc/sys/kernel/ns_last_pid") : null;
+}
+
 /** Processes and threads created since boot (/proc/stat "processes"), or null. */
 function created(): number | null {
   try {

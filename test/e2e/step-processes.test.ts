@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
@@ -180,5 +180,56 @@ describe("what the server loads", () => {
       console.log(JSON.stringify({ before, after: loaded() }));`;
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", probe], { encoding: "utf8" });
     expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual({ before: false, after: true });
+  });
+});
+
+describe("shells started ahead for the next step", () => {
+  /** The waiting shells whose folder is `dir`. */
+  const shellsIn = (dir: string): number[] => {
+    let out = "";
+    try {
+      out = execFileSync("pgrep", ["-f", "__trm_c_"], { encoding: "utf8" });
+    } catch {
+      return [];
+    }
+    const real = realpathSync(dir);
+    return out.trim().split("\n").map(Number).filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === real;
+      } catch {
+        return false;
+      }
+    });
+  };
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 250 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  it("wait in the worktree after a step, run the next step's commands, and are gone when the session ends", async () => {
+    const repo = makeRepo("js-stats");
+    const before = checkoutState(repo);
+    const srv = await startServer();
+    const { sessionId, worktreePath } = await srv.call<Any>("trm_start_session", { repoPath: repo, buildCmd: "echo build=$$", testCmd: "echo test=$$ step=$TRM_STEP", lintCmd: "echo lint=$$" });
+    await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
+    await until(() => shellsIn(worktreePath).length === 3);
+    const waiting = shellsIn(worktreePath);
+    expect(waiting).toHaveLength(3);
+
+    await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
+    const ran: number[] = [];
+    for (const command of ["build", "test", "lint"]) {
+      const log = (await srv.call<Any>("trm_read_log", { sessionId, command })).content as string;
+      ran.push(Number(new RegExp(`${command}=(\\d+)`).exec(log)![1]));
+      // The step's own number, set in the shell that started during step 1.
+      if (command === "test") expect(log).toContain("step=2");
+    }
+    expect(ran.sort()).toEqual([...waiting].sort());
+
+    await until(() => shellsIn(worktreePath).length === 3);
+    await srv.call("trm_end_session", { sessionId, discard: true });
+    await until(() => shellsIn(worktreePath).length === 0);
+    expect(shellsIn(worktreePath)).toEqual([]);
+    expect(checkoutState(repo)).toEqual(before);
+    await srv.close();
   });
 });

@@ -1,0 +1,150 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { tmpDir } from "../../helpers/repo.js";
+import { commandEnv, runCommand, type RunResult } from "../../../src/evaluate/run.js";
+import { RUN_MARKER } from "../../../src/evaluate/sweep.js";
+import { endWarm, warmCount, warmUp } from "../../../src/evaluate/warm-shells.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../../..");
+
+const alive = (pid: number) => {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+};
+
+/** The waiting shells whose folder is `cwd` (other tests' servers have their own). */
+function shellsIn(cwd: string): number[] {
+  let out = "";
+  try {
+    out = execFileSync("pgrep", ["-f", "__trm_c_"], { encoding: "utf8" });
+  } catch {
+    return []; // none at all
+  }
+  const real = realpathSync(cwd);
+  return out.trim().split("\n").map(Number).filter((pid) => {
+    try {
+      return readlinkSync(`/proc/${pid}/cwd`) === real;
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  for (let waited = 0; waited < ms && !check(); waited += 20) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Waiting shells of `cwd` with this environment, as the evaluation after a step starts them. */
+function warm(cwd: string, env: Record<string, string>, count = 1): void {
+  warmUp(cwd, commandEnv(env), RUN_MARKER, count);
+}
+
+async function warmed(cwd: string, count: number): Promise<void> {
+  await until(() => warmCount(cwd) >= count);
+  expect(warmCount(cwd)).toBe(count);
+}
+
+/** What a command run both ways must agree on (the pid and the marker differ by design). */
+const same = (r: RunResult) => ({ exitCode: r.exitCode, signal: r.signal, stdout: r.output.stdout.replace(/^pid \d+$/m, "pid"), stderr: r.output.stderr, spawnError: r.spawnError });
+
+afterEach(() => endWarm());
+
+describe.runIf(process.platform === "linux")("commands run in a shell started ahead", () => {
+  it("run exactly as a fresh spawn: environment, arguments, folder, open files, exit code, signal, output", async () => {
+    const cwd = tmpDir("trm-warm-");
+    const env = { TRM_STEP: "1", c: "kept", k: "kept too", FOO: "bar" };
+    const probes = [
+      `env | grep -v '^${RUN_MARKER}=' | sort; echo "args $0 $# [$*]"; pwd; ls /proc/$$/fd | sort -n | tr '\\n' ' '; echo; echo "pid $$"; echo to-stderr >&2`,
+      "exit 3",
+      "kill -9 $$",
+      "printf 'a\\0b' | od -c | head -1; echo \"$c|$k\"",
+      "set -e; false; echo not-reached",
+    ];
+    for (const cmd of probes) {
+      const fresh = await runCommand(cmd, { cwd, timeoutMs: 10_000, env });
+      warm(cwd, env);
+      await warmed(cwd, 1);
+      const ahead = await runCommand(cmd, { cwd, timeoutMs: 10_000, env, warm: true });
+      // The waiting shell was used (taken), not a new spawn.
+      expect(warmCount(cwd)).toBe(0);
+      expect(same(ahead)).toEqual(same(fresh));
+    }
+  });
+
+  it("sets a variable whose value changed since the shell started, and runs in it with the new value", async () => {
+    const cwd = tmpDir("trm-warm-");
+    warm(cwd, { TRM_STEP: "4" });
+    await warmed(cwd, 1);
+    const r = await runCommand('echo "step $TRM_STEP"', { cwd, timeoutMs: 10_000, env: { TRM_STEP: "5" }, warm: true });
+    expect(warmCount(cwd)).toBe(0);
+    expect(r.output.stdout).toBe("step 5\n");
+  });
+
+  it("is not used for another set of variables, another folder at the same path, or once killed: those commands are spawned", async () => {
+    const cwd = tmpDir("trm-warm-");
+    warm(cwd, { A: "1" });
+    await warmed(cwd, 1);
+    expect((await runCommand('echo "$A-$B"', { cwd, timeoutMs: 10_000, env: { A: "1", B: "2" }, warm: true })).output.stdout).toBe("1-2\n");
+    expect(warmCount(cwd)).toBe(0);
+
+    // The folder removed and made again: the waiting shell's folder is the old one.
+    const dir = path.join(cwd, "wt");
+    mkdirSync(dir);
+    warm(dir, {});
+    await warmed(dir, 1);
+    rmSync(dir, { recursive: true });
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, "here.txt"), "new folder\n");
+    expect((await runCommand("cat here.txt", { cwd: dir, timeoutMs: 10_000, warm: true })).output.stdout).toBe("new folder\n");
+
+    // Killed while waiting (by anyone): the command still runs.
+    warm(cwd, {});
+    await warmed(cwd, 1);
+    const [pid] = shellsIn(cwd);
+    process.kill(pid!, "SIGKILL");
+    await until(() => !alive(pid));
+    expect((await runCommand("echo ran", { cwd, timeoutMs: 10_000, warm: true })).output.stdout).toBe("ran\n");
+  });
+
+  it("end without running anything when their server goes away, or when the session ends", async () => {
+    const cwd = tmpDir("trm-warm-");
+    const flag = path.join(cwd, "ran");
+    // A server that starts two shells and dies without a word.
+    const server = `
+      const { warmUp, warmCount } = await import(${JSON.stringify(path.join(ROOT, "dist/evaluate/warm-shells.js"))});
+      warmUp(${JSON.stringify(cwd)}, { PATH: process.env.PATH }, "TRM_RUN", 2);
+      const wait = () => (warmCount(${JSON.stringify(cwd)}) >= 2 ? process.exit(0) : setTimeout(wait, 10));
+      wait();`;
+    execFileSync(process.execPath, ["--input-type=module", "-e", server]);
+    const pids = shellsIn(cwd);
+    await until(() => pids.every((p) => !alive(p)));
+    expect(pids.filter(alive)).toEqual([]);
+    expect(() => readFileSync(flag)).toThrow();
+
+    warm(cwd, {}, 2);
+    await warmed(cwd, 2);
+    const mine = shellsIn(cwd);
+    expect(mine).toHaveLength(2);
+    endWarm(cwd);
+    expect(warmCount(cwd)).toBe(0);
+    await until(() => mine.every((p) => !alive(p)));
+    expect(mine.filter(alive)).toEqual([]);
+  });
+
+  it("start none while an evaluation runs in the folder", async () => {
+    const { evaluating } = await import("../../../src/evaluate/warm-shells.js");
+    const cwd = tmpDir("trm-warm-");
+    const done = evaluating(cwd);
+    warm(cwd, {}, 2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(warmCount(cwd)).toBe(0);
+    done();
+    warm(cwd, {}, 2);
+    await warmed(cwd, 2);
+  });
+});
