@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
+import { waitingShellsIn } from "../helpers/processes.js";
 import { filesCandidate } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo } from "../helpers/repo.js";
 
@@ -184,23 +185,6 @@ describe("what the server loads", () => {
 });
 
 describe("shells started ahead for the next step", () => {
-  /** The waiting shells whose folder is `dir`. */
-  const shellsIn = (dir: string): number[] => {
-    let out = "";
-    try {
-      out = execFileSync("pgrep", ["-f", "__trm_c_"], { encoding: "utf8" });
-    } catch {
-      return [];
-    }
-    const real = realpathSync(dir);
-    return out.trim().split("\n").map(Number).filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`) === real;
-      } catch {
-        return false;
-      }
-    });
-  };
   const until = async (check: () => boolean) => {
     for (let i = 0; i < 250 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
   };
@@ -211,8 +195,8 @@ describe("shells started ahead for the next step", () => {
     const srv = await startServer();
     const { sessionId, worktreePath } = await srv.call<Any>("trm_start_session", { repoPath: repo, buildCmd: "echo build=$$", testCmd: "echo test=$$ step=$TRM_STEP", lintCmd: "echo lint=$$" });
     await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
-    await until(() => shellsIn(worktreePath).length === 3);
-    const waiting = shellsIn(worktreePath);
+    await until(() => waitingShellsIn(worktreePath).length === 3);
+    const waiting = waitingShellsIn(worktreePath);
     expect(waiting).toHaveLength(3);
 
     await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
@@ -225,10 +209,10 @@ describe("shells started ahead for the next step", () => {
     }
     expect(ran.sort()).toEqual([...waiting].sort());
 
-    await until(() => shellsIn(worktreePath).length === 3);
+    await until(() => waitingShellsIn(worktreePath).length === 3);
     await srv.call("trm_end_session", { sessionId, discard: true });
-    await until(() => shellsIn(worktreePath).length === 0);
-    expect(shellsIn(worktreePath)).toEqual([]);
+    await until(() => waitingShellsIn(worktreePath).length === 0);
+    expect(waitingShellsIn(worktreePath)).toEqual([]);
     expect(checkoutState(repo)).toEqual(before);
     await srv.close();
   });

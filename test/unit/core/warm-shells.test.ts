@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { waitingShellsIn } from "../../helpers/processes.js";
 import { tmpDir } from "../../helpers/repo.js";
 import { commandEnv, runCommand, type RunResult } from "../../../src/evaluate/run.js";
 import { RUN_MARKER } from "../../../src/evaluate/sweep.js";
@@ -16,24 +17,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-/** The waiting shells whose folder is `cwd` (other tests' servers have their own). */
-function shellsIn(cwd: string): number[] {
-  let out = "";
-  try {
-    out = execFileSync("pgrep", ["-f", "__trm_c_"], { encoding: "utf8" });
-  } catch {
-    return []; // none at all
-  }
-  const real = realpathSync(cwd);
-  return out.trim().split("\n").map(Number).filter((pid) => {
-    try {
-      return readlinkSync(`/proc/${pid}/cwd`) === real;
-    } catch {
-      return false;
-    }
-  });
-}
 
 async function until(check: () => boolean, ms = 5000): Promise<void> {
   for (let waited = 0; waited < ms && !check(); waited += 20) await new Promise((r) => setTimeout(r, 20));
@@ -105,7 +88,7 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     // Killed while waiting (by anyone): the command still runs.
     warm(cwd, {});
     await warmed(cwd, 1);
-    const [pid] = shellsIn(cwd);
+    const [pid] = waitingShellsIn(cwd);
     process.kill(pid!, "SIGKILL");
     await until(() => !alive(pid));
     expect((await runCommand("echo ran", { cwd, timeoutMs: 10_000, warm: true })).output.stdout).toBe("ran\n");
@@ -121,14 +104,14 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
       const wait = () => (warmCount(${JSON.stringify(cwd)}) >= 2 ? process.exit(0) : setTimeout(wait, 10));
       wait();`;
     execFileSync(process.execPath, ["--input-type=module", "-e", server]);
-    const pids = shellsIn(cwd);
+    const pids = waitingShellsIn(cwd);
     await until(() => pids.every((p) => !alive(p)));
     expect(pids.filter(alive)).toEqual([]);
     expect(() => readFileSync(flag)).toThrow();
 
     warm(cwd, {}, 2);
     await warmed(cwd, 2);
-    const mine = shellsIn(cwd);
+    const mine = waitingShellsIn(cwd);
     expect(mine).toHaveLength(2);
     endWarm(cwd);
     expect(warmCount(cwd)).toBe(0);
