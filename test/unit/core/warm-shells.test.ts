@@ -136,6 +136,24 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     expect(mine.filter(alive)).toEqual([]);
   });
 
+  it("a cancellation that comes while the shell's group is being recorded ends the command, as for a fresh spawn", async () => {
+    const cwd = tmpDir("trm-warm-");
+    const flag = path.join(cwd, "ran");
+    for (const warmRun of [false, true]) {
+      warm(cwd, {});
+      await warmed(cwd, 1);
+      const ac = new AbortController();
+      const run = runCommand(`sleep 3; echo ran > ${flag}`, { cwd, timeoutMs: 20_000, env: {}, warm: warmRun, signal: ac.signal, groupFile: path.join(cwd, "group"), killGraceMs: 100 });
+      // runCommand returns at its first wait: for a warm shell, the record of its group.
+      ac.abort();
+      const r = await run;
+      expect({ warmRun, cancelled: r.cancelled, exitCode: r.exitCode }).toEqual({ warmRun, cancelled: true, exitCode: null });
+      endWarm();
+    }
+    await new Promise((r) => setTimeout(r, 3500));
+    expect(() => readFileSync(flag)).toThrow();
+  });
+
   it("start none while an evaluation runs in the folder", async () => {
     const { evaluating } = await import("../../../src/evaluate/warm-shells.js");
     const cwd = tmpDir("trm-warm-");
