@@ -39,9 +39,11 @@ const RETRIES = 40;
  */
 function waitScript(tag: string): string {
   const [k, v, c] = ["k", "v", "c"].map((x) => `__trm_${x}_${tag}`);
+  // TMOUT (a default timeout of read, set in hardened profiles) is cleared for each read alone: a read
+  // that timed out would take what the server sends next as the command (an empty one: exit 0).
   return [
-    `while IFS= read -r -d "" -u 3 ${k}; do [ -n "$${k}" ] || break; IFS= read -r -d "" -u 3 ${v} || exit 0; export "$${k}=$${v}"; done`,
-    `IFS= read -r -d "" -u 3 ${c} || exit 0`,
+    `while TMOUT= IFS= read -r -d "" -u 3 ${k}; do [ -n "$${k}" ] || break; TMOUT= IFS= read -r -d "" -u 3 ${v} || exit 0; export "$${k}=$${v}"; done`,
+    `TMOUT= IFS= read -r -d "" -u 3 ${c} || exit 0`,
     "exec 3<&-",
     `exec /bin/bash -c "$${c}"`,
   ].join("\n");

@@ -154,6 +154,19 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     expect(() => readFileSync(flag)).toThrow();
   });
 
+  it("keep waiting past a TMOUT in the environment, and run the command sent, not an empty one", async () => {
+    const cwd = tmpDir("trm-warm-");
+    const env = { TMOUT: "0.2", TRM_STEP: "1" };
+    warm(cwd, env);
+    await warmed(cwd, 1);
+    // Several of its timeouts later.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(warmCount(cwd)).toBe(1);
+    const r = await runCommand('echo "ran $TRM_STEP $TMOUT"', { cwd, timeoutMs: 10_000, env: { ...env, TRM_STEP: "2" }, warm: true });
+    expect(warmCount(cwd)).toBe(0);
+    expect([r.exitCode, r.output.stdout]).toEqual([0, "ran 2 0.2\n"]);
+  });
+
   it("start none while an evaluation runs in the folder", async () => {
     const { evaluating } = await import("../../../src/evaluate/warm-shells.js");
     const cwd = tmpDir("trm-warm-");
