@@ -49,6 +49,14 @@ function waitScript(tag: string): string {
   ].join("\n");
 }
 
+/**
+ * Variables bash acts on as it starts, before the waiting script: a file it sources (it would run at
+ * warm-up and again in the command's shell), options (xtrace printing the script into the command's
+ * output, allexport handing the script's own variables to the command), $0, and functions named like
+ * the builtins the script calls. With any of these, commands are spawned as usual.
+ */
+const STARTUP = /^(BASH_ENV|SHELLOPTS|BASHOPTS|BASH_ARGV0|BASH_FUNC_(read|export|exec|exit|break|\[)%%)$/;
+
 /** Names a waiting shell may set before the command: plain names bash gives no meaning of its own. */
 const SETTABLE = /^(?!BASH|SHELLOPTS$|SHLVL$|PWD$|OLDPWD$|IFS$|ENV$|PS4$|POSIXLY_CORRECT$|_$)[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -124,6 +132,10 @@ export function warmUp(cwd: string, env: Record<string, string>, markerName: str
   }
   const folder = folderId(cwd);
   const base = withoutMarker(env, markerName);
+  if (Object.keys(base).some((n) => STARTUP.test(n))) {
+    endWarm(cwd);
+    return;
+  }
   const list = (waiting.get(cwd) ?? []).filter((w) => {
     const keep = !w.gone && w.folder === folder && changes(w.env, base)?.length === 0;
     if (!keep) end(w);

@@ -167,6 +167,34 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     expect([r.exitCode, r.output.stdout]).toEqual([0, "ran 2 0.2\n"]);
   });
 
+  it("with variables bash acts on as it starts (BASH_ENV, SHELLOPTS, functions named like builtins), run exactly as a fresh spawn", async () => {
+    const cwd = tmpDir("trm-warm-");
+    const sourced = path.join(cwd, "sourced");
+    writeFileSync(path.join(cwd, "bash-env.sh"), `echo sourced >&2; echo x >> ${sourced}\n`);
+    const envs: Record<string, string>[] = [
+      { BASH_ENV: path.join(cwd, "bash-env.sh") },
+      { SHELLOPTS: "xtrace" },
+      { SHELLOPTS: "allexport" },
+      { "BASH_FUNC_read%%": "() { echo hijacked; builtin read \"$@\"; }" },
+      { BASH_ARGV0: "named" },
+    ];
+    // No pipeline: xtrace prints its parts in any order.
+    const cmd = 'echo "$0"; env > env.txt; grep -c __trm_ env.txt';
+    for (const env of envs) {
+      rmSync(sourced, { force: true });
+      const fresh = await runCommand(cmd, { cwd, timeoutMs: 10_000, env });
+      const sourcedFresh = readFileSync(sourced, { encoding: "utf8", flag: "a+" });
+      rmSync(sourced, { force: true });
+      warm(cwd, env);
+      await new Promise((r) => setTimeout(r, 200));
+      const ahead = await runCommand(cmd, { cwd, timeoutMs: 10_000, env, warm: true });
+      expect(same(ahead)).toEqual(same(fresh));
+      // Nothing of the user's ran between the commands.
+      expect(readFileSync(sourced, { encoding: "utf8", flag: "a+" })).toBe(sourcedFresh);
+      endWarm();
+    }
+  });
+
   it("start none while an evaluation runs in the folder", async () => {
     const { evaluating } = await import("../../../src/evaluate/warm-shells.js");
     const cwd = tmpDir("trm-warm-");
