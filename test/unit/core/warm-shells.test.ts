@@ -58,8 +58,10 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
   it("run exactly as a fresh spawn: environment, arguments, folder, open files, exit code, signal, output", async () => {
     const cwd = tmpDir("trm-warm-");
     const env = { TRM_STEP: "1", c: "kept", k: "kept too", FOO: "bar" };
+    // Its open files listed by a simple command: in a pipeline, the shell holds the pipes while it starts
+    // the parts, and ls sees them or not.
     const probes = [
-      `env | grep -v '^${RUN_MARKER}=' | sort; echo "args $0 $# [$*]"; pwd; ls /proc/$$/fd | sort -n | tr '\\n' ' '; echo; echo "pid $$"; echo to-stderr >&2`,
+      `env | grep -v '^${RUN_MARKER}=' | sort; echo "args $0 $# [$*]"; pwd; ls /proc/$$/fd > fds.txt; sort -n fds.txt | tr '\\n' ' '; echo; echo "pid $$"; echo to-stderr >&2`,
       "exit 3",
       "kill -9 $$",
       "printf 'a\\0b' | od -c | head -1; echo \"$c|$k\"",
