@@ -181,13 +181,15 @@ let ownCmdline: string | undefined;
 
 /**
  * Still the waiting script (or this server's fork of it, not yet at its exec: what it is sent waits in
- * the pipe), not exited and not handed anything else: what /proc says of its command line and state.
+ * the pipe), not exited, not stopped (a SIGSTOP from an earlier command of the step: its command would
+ * never start, and be reported as timed out) and not handed anything else: what /proc says of its
+ * command line and state.
  */
 function stillWaiting(w: Waiting): boolean {
   try {
     ownCmdline ??= readFileSync("/proc/self/cmdline", "latin1");
     const cmdline = readFileSync(`/proc/${w.child.pid}/cmdline`, "latin1");
-    return (cmdline.includes(`__trm_c_${w.tag}`) || cmdline === ownCmdline) && !/^\d+ \(.*\) [ZX] /s.test(readFileSync(`/proc/${w.child.pid}/stat`, "latin1"));
+    return (cmdline.includes(`__trm_c_${w.tag}`) || cmdline === ownCmdline) && !/^\d+ \(.*\) [ZXTt] /s.test(readFileSync(`/proc/${w.child.pid}/stat`, "latin1"));
   } catch {
     return false;
   }

@@ -113,6 +113,20 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     expect((await runCommand("echo ran", { cwd, timeoutMs: 10_000, warm: true })).output.stdout).toBe("ran\n");
   });
 
+  it("is not used once stopped (SIGSTOP by an earlier command): the command is spawned and runs", async () => {
+    const cwd = tmpDir("trm-warm-");
+    warm(cwd, {});
+    await warmed(cwd, 1);
+    const [pid] = shellsIn(cwd);
+    process.kill(pid!, "SIGSTOP");
+    await until(() => /^State:\s+T/m.test(readFileSync(`/proc/${pid}/status`, "utf8")));
+    const r = await runCommand("echo ran", { cwd, timeoutMs: 5_000, warm: true, killGraceMs: 100 });
+    expect([r.timedOut, r.exitCode, r.output.stdout]).toEqual([false, 0, "ran\n"]);
+    // Ended, not left stopped.
+    await until(() => !alive(pid!));
+    expect(alive(pid!)).toBe(false);
+  });
+
   it("end without running anything when their server goes away, or when the session ends", async () => {
     const cwd = tmpDir("trm-warm-");
     const flag = path.join(cwd, "ran");
