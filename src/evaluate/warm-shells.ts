@@ -42,7 +42,7 @@ function waitScript(tag: string): string {
   // TMOUT (a default timeout of read, set in hardened profiles) is cleared for each read alone: a read
   // that timed out would take what the server sends next as the command (an empty one: exit 0).
   return [
-    `while TMOUT= IFS= read -r -d "" -u 3 ${k}; do [ -n "$${k}" ] || break; TMOUT= IFS= read -r -d "" -u 3 ${v} || exit 0; export "$${k}=$${v}"; done`,
+    `while TMOUT= IFS= read -r -d "" -u 3 ${k}; do [ -n "$${k}" ] || break; TMOUT= IFS= read -r -d "" -u 3 ${v} || exit 0; export "$${k}=$${v}" 2>/dev/null; done`,
     `TMOUT= IFS= read -r -d "" -u 3 ${c} || exit 0`,
     "exec 3<&-",
     `exec /bin/bash -c "$${c}"`,
@@ -87,6 +87,17 @@ function folderId(cwd: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The locale: a shell warns on stderr when it starts with one that is not installed (a container's
+ * LC_ALL=en_US.UTF-8), and the command's own shell warns again. A waiting shell starts without these
+ * and is sent them with the command, set quietly: the command's shell alone warns, as a fresh one does.
+ */
+const LOCALE = /^(LANG|LC_[A-Z_]+)$/;
+
+function withoutLocale(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([n]) => !LOCALE.test(n)));
 }
 
 function withoutMarker(env: Record<string, string>, markerName: string): Record<string, string> {
@@ -148,7 +159,7 @@ export function warmUp(cwd: string, env: Record<string, string>, markerName: str
     const tag = randomBytes(6).toString("hex");
     let child: ChildProcess;
     try {
-      child = spawn(WARM_SHELL, ["-c", waitScript(tag)], { cwd, env: { ...base, [markerName]: marker }, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
+      child = spawn(WARM_SHELL, ["-c", waitScript(tag)], { cwd, env: { ...withoutLocale(base), [markerName]: marker }, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
     } catch {
       return;
     }
@@ -213,7 +224,9 @@ export function takeWarm(cwd: string, env: Record<string, string>, markerName: s
     }
     hold(w.child, true);
     // Each changed variable as name and value, an empty name, then the command: each ended by a NUL.
-    const vars = set.map(([k, v]) => `${k}\0${v}\0`).join("");
+    // The locale always (the shell started without it), before the command is read.
+    const locale = Object.entries(base).filter(([n]) => LOCALE.test(n));
+    const vars = [...set.filter(([n]) => !LOCALE.test(n)), ...locale].map(([k, v]) => `${k}\0${v}\0`).join("");
     return {
       child: w.child,
       marker: w.marker,

@@ -211,6 +211,21 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     }
   });
 
+  it("with a locale that is not installed, the command's output has the shell's one warning, as from a fresh spawn", async () => {
+    const cwd = tmpDir("trm-warm-");
+    // A container's LC_ALL without the locale generated; LANG as well, and a step's changed number.
+    const env = { LC_ALL: "xx_YY.UTF-8", LANG: "yy_ZZ.UTF-8", TRM_STEP: "1" };
+    const next = { ...env, TRM_STEP: "2" };
+    const cmd = 'echo "$LC_ALL $LANG $TRM_STEP"';
+    const fresh = await runCommand(cmd, { cwd, timeoutMs: 10_000, env: next });
+    expect(fresh.output.stderr).toContain("xx_YY.UTF-8");
+    warm(cwd, env);
+    await warmed(cwd, 1);
+    const ahead = await runCommand(cmd, { cwd, timeoutMs: 10_000, env: next, warm: true });
+    expect(warmCount(cwd)).toBe(0);
+    expect(same(ahead)).toEqual(same(fresh));
+  });
+
   it("start none while an evaluation runs in the folder", async () => {
     const { evaluating } = await import("../../../src/evaluate/warm-shells.js");
     const cwd = tmpDir("trm-warm-");
