@@ -190,17 +190,39 @@ export function warmUp(cwd: string, env: Record<string, string>, markerName: str
 
 let ownCmdline: string | undefined;
 
+/** The fields of /proc/<pid>/stat after the command name (the first is the state, field 3). */
+function statFields(pid: number | "self"): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/**
+ * What a fresh spawn inherits from this server and another process of the user's (an earlier command of
+ * the step) can change on a waiting shell without tracing it: resource limits (prlimit), nice value and
+ * scheduling policy, allowed processors (taskset), OOM score adjustment, control group (moved into a
+ * delegated one with a CPU quota).
+ */
+function inherited(pid: number | "self"): string {
+  const f = statFields(pid);
+  const cpus = /^Cpus_allowed:.*$/m.exec(readFileSync(`/proc/${pid}/status`, "latin1"))?.[0];
+  // priority, nice (fields 18, 19), rt_priority, policy (40, 41)
+  return [f[15], f[16], f[37], f[38], cpus, readFileSync(`/proc/${pid}/oom_score_adj`, "latin1"), readFileSync(`/proc/${pid}/cgroup`, "latin1"), readFileSync(`/proc/${pid}/limits`, "latin1")].join("\n");
+}
+
 /**
  * Still the waiting script (or this server's fork of it, not yet at its exec: what it is sent waits in
  * the pipe), not exited, not stopped (a SIGSTOP from an earlier command of the step: its command would
- * never start, and be reported as timed out) and not handed anything else: what /proc says of its
- * command line and state.
+ * never start, and be reported as timed out), not handed anything else, and with what a fresh spawn would
+ * inherit: what /proc says of its command line, state, limits and scheduling.
  */
 function stillWaiting(w: Waiting): boolean {
   try {
     ownCmdline ??= readFileSync("/proc/self/cmdline", "latin1");
-    const cmdline = readFileSync(`/proc/${w.child.pid}/cmdline`, "latin1");
-    return (cmdline.includes(`__trm_c_${w.tag}`) || cmdline === ownCmdline) && !/^\d+ \(.*\) [ZXTt] /s.test(readFileSync(`/proc/${w.child.pid}/stat`, "latin1"));
+    const pid = w.child.pid!;
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "latin1");
+    if (!cmdline.includes(`__trm_c_${w.tag}`) && cmdline !== ownCmdline) return false;
+    if ("ZXTt".includes(statFields(pid)[0]!)) return false;
+    return inherited(pid) === inherited("self");
   } catch {
     return false;
   }

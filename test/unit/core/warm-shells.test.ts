@@ -127,6 +127,27 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     expect(alive(pid!)).toBe(false);
   });
 
+  it("is not used once another process changed its limits or priority (prlimit, renice): the command gets the server's, as a fresh spawn", async () => {
+    const cwd = tmpDir("trm-warm-");
+    const cmd = "ulimit -n; nice";
+    const fresh = await runCommand(cmd, { cwd, timeoutMs: 10_000 });
+    for (const tamper of [(pid: number) => execFileSync("prlimit", ["--pid", String(pid), "--nofile=64:64"]), (pid: number) => execFileSync("renice", ["-n", "5", "-p", String(pid)])]) {
+      warm(cwd, {});
+      await warmed(cwd, 1);
+      const [pid] = shellsIn(cwd);
+      tamper(pid!);
+      const r = await runCommand(cmd, { cwd, timeoutMs: 10_000, warm: true });
+      expect(r.output.stdout).toBe(fresh.output.stdout);
+      await until(() => !alive(pid!));
+      expect(alive(pid!)).toBe(false);
+    }
+    // One left alone is used.
+    warm(cwd, {});
+    await warmed(cwd, 1);
+    const [pid] = shellsIn(cwd);
+    expect((await runCommand("echo $$", { cwd, timeoutMs: 10_000, warm: true })).output.stdout).toBe(`${pid}\n`);
+  });
+
   it("end without running anything when their server goes away, or when the session ends", async () => {
     const cwd = tmpDir("trm-warm-");
     const flag = path.join(cwd, "ran");
