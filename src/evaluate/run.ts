@@ -229,12 +229,6 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   }
   // Only after the listeners are attached: output of a fast command would be lost during an await.
   const recorded = pid !== undefined && opts.groupFile ? recordGroup(opts.groupFile, pid, marker).catch(() => undefined) : undefined;
-  // A warm shell gets its command once its group is on record (a fresh spawn is recorded while it starts).
-  if (warm) {
-    await recorded;
-    warm.run(cmd);
-  }
-
   let killTimer: NodeJS.Timeout | undefined;
   const terminate = () => {
     if (pid === undefined) return;
@@ -267,6 +261,14 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
       child.stderr?.destroy();
     }, DRAIN_MS);
   });
+  // A warm shell gets its command once its group is on record (a fresh spawn is recorded while it starts),
+  // and only after the abort listener is attached: a cancellation during the wait would be lost. One
+  // that came meanwhile (or a timeout) already ended the shell: the command is not sent.
+  if (warm) {
+    await recorded;
+    if (!cancelled && !timedOut) warm.run(cmd);
+    else child.stdio[3]?.destroy();
+  }
 
   try {
     const res = await ended;

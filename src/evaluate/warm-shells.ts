@@ -39,13 +39,23 @@ const RETRIES = 40;
  */
 function waitScript(tag: string): string {
   const [k, v, c] = ["k", "v", "c"].map((x) => `__trm_${x}_${tag}`);
+  // TMOUT (a default timeout of read, set in hardened profiles) is cleared for each read alone: a read
+  // that timed out would take what the server sends next as the command (an empty one: exit 0).
   return [
-    `while IFS= read -r -d "" -u 3 ${k}; do [ -n "$${k}" ] || break; IFS= read -r -d "" -u 3 ${v} || exit 0; export "$${k}=$${v}"; done`,
-    `IFS= read -r -d "" -u 3 ${c} || exit 0`,
+    `while TMOUT= IFS= read -r -d "" -u 3 ${k}; do [ -n "$${k}" ] || break; TMOUT= IFS= read -r -d "" -u 3 ${v} || exit 0; export "$${k}=$${v}" 2>/dev/null; done`,
+    `TMOUT= IFS= read -r -d "" -u 3 ${c} || exit 0`,
     "exec 3<&-",
     `exec /bin/bash -c "$${c}"`,
   ].join("\n");
 }
+
+/**
+ * Variables bash acts on as it starts, before the waiting script: a file it sources (it would run at
+ * warm-up and again in the command's shell), options (xtrace printing the script into the command's
+ * output, allexport handing the script's own variables to the command), $0, and functions named like
+ * the builtins the script calls. With any of these, commands are spawned as usual.
+ */
+const STARTUP = /^(BASH_ENV|SHELLOPTS|BASHOPTS|BASH_ARGV0|BASH_FUNC_(read|export|exec|exit|break|\[)%%)$/;
 
 /** Names a waiting shell may set before the command: plain names bash gives no meaning of its own. */
 const SETTABLE = /^(?!BASH|SHELLOPTS$|SHLVL$|PWD$|OLDPWD$|IFS$|ENV$|PS4$|POSIXLY_CORRECT$|_$)[A-Za-z_][A-Za-z0-9_]*$/;
@@ -77,6 +87,17 @@ function folderId(cwd: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The locale: a shell warns on stderr when it starts with one that is not installed (a container's
+ * LC_ALL=en_US.UTF-8), and the command's own shell warns again. A waiting shell starts without these
+ * and is sent them with the command, set quietly: the command's shell alone warns, as a fresh one does.
+ */
+const LOCALE = /^(LANG|LC_[A-Z_]+)$/;
+
+function withoutLocale(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([n]) => !LOCALE.test(n)));
 }
 
 function withoutMarker(env: Record<string, string>, markerName: string): Record<string, string> {
@@ -122,6 +143,10 @@ export function warmUp(cwd: string, env: Record<string, string>, markerName: str
   }
   const folder = folderId(cwd);
   const base = withoutMarker(env, markerName);
+  if (Object.keys(base).some((n) => STARTUP.test(n))) {
+    endWarm(cwd);
+    return;
+  }
   const list = (waiting.get(cwd) ?? []).filter((w) => {
     const keep = !w.gone && w.folder === folder && changes(w.env, base)?.length === 0;
     if (!keep) end(w);
@@ -134,7 +159,7 @@ export function warmUp(cwd: string, env: Record<string, string>, markerName: str
     const tag = randomBytes(6).toString("hex");
     let child: ChildProcess;
     try {
-      child = spawn(WARM_SHELL, ["-c", waitScript(tag)], { cwd, env: { ...base, [markerName]: marker }, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
+      child = spawn(WARM_SHELL, ["-c", waitScript(tag)], { cwd, env: { ...withoutLocale(base), [markerName]: marker }, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
     } catch {
       return;
     }
@@ -165,15 +190,39 @@ export function warmUp(cwd: string, env: Record<string, string>, markerName: str
 
 let ownCmdline: string | undefined;
 
+/** The fields of /proc/<pid>/stat after the command name (the first is the state, field 3). */
+function statFields(pid: number | "self"): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/**
+ * What a fresh spawn inherits from this server and another process of the user's (an earlier command of
+ * the step) can change on a waiting shell without tracing it: resource limits (prlimit), nice value and
+ * scheduling policy, allowed processors (taskset), OOM score adjustment, control group (moved into a
+ * delegated one with a CPU quota).
+ */
+function inherited(pid: number | "self"): string {
+  const f = statFields(pid);
+  const cpus = /^Cpus_allowed:.*$/m.exec(readFileSync(`/proc/${pid}/status`, "latin1"))?.[0];
+  // priority, nice (fields 18, 19), rt_priority, policy (40, 41)
+  return [f[15], f[16], f[37], f[38], cpus, readFileSync(`/proc/${pid}/oom_score_adj`, "latin1"), readFileSync(`/proc/${pid}/cgroup`, "latin1"), readFileSync(`/proc/${pid}/limits`, "latin1")].join("\n");
+}
+
 /**
  * Still the waiting script (or this server's fork of it, not yet at its exec: what it is sent waits in
- * the pipe), not exited and not handed anything else: what /proc says of its command line and state.
+ * the pipe), not exited, not stopped (a SIGSTOP from an earlier command of the step: its command would
+ * never start, and be reported as timed out), not handed anything else, and with what a fresh spawn would
+ * inherit: what /proc says of its command line, state, limits and scheduling.
  */
 function stillWaiting(w: Waiting): boolean {
   try {
     ownCmdline ??= readFileSync("/proc/self/cmdline", "latin1");
-    const cmdline = readFileSync(`/proc/${w.child.pid}/cmdline`, "latin1");
-    return (cmdline.includes(`__trm_c_${w.tag}`) || cmdline === ownCmdline) && !/^\d+ \(.*\) [ZX] /s.test(readFileSync(`/proc/${w.child.pid}/stat`, "latin1"));
+    const pid = w.child.pid!;
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "latin1");
+    if (!cmdline.includes(`__trm_c_${w.tag}`) && cmdline !== ownCmdline) return false;
+    if ("ZXTt".includes(statFields(pid)[0]!)) return false;
+    return inherited(pid) === inherited("self");
   } catch {
     return false;
   }
@@ -197,7 +246,9 @@ export function takeWarm(cwd: string, env: Record<string, string>, markerName: s
     }
     hold(w.child, true);
     // Each changed variable as name and value, an empty name, then the command: each ended by a NUL.
-    const vars = set.map(([k, v]) => `${k}\0${v}\0`).join("");
+    // The locale always (the shell started without it), before the command is read.
+    const locale = Object.entries(base).filter(([n]) => LOCALE.test(n));
+    const vars = [...set.filter(([n]) => !LOCALE.test(n)), ...locale].map(([k, v]) => `${k}\0${v}\0`).join("");
     return {
       child: w.child,
       marker: w.marker,

@@ -41,8 +41,10 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
   it("run exactly as a fresh spawn: environment, arguments, folder, open files, exit code, signal, output", async () => {
     const cwd = tmpDir("trm-warm-");
     const env = { TRM_STEP: "1", c: "kept", k: "kept too", FOO: "bar" };
+    // Its open files listed by a simple command: in a pipeline, the shell holds the pipes while it starts
+    // the parts, and ls sees them or not.
     const probes = [
-      `env | grep -v '^${RUN_MARKER}=' | sort; echo "args $0 $# [$*]"; pwd; ls /proc/$$/fd | sort -n | tr '\\n' ' '; echo; echo "pid $$"; echo to-stderr >&2`,
+      `env | grep -v '^${RUN_MARKER}=' | sort; echo "args $0 $# [$*]"; pwd; ls /proc/$$/fd > fds.txt; sort -n fds.txt | tr '\\n' ' '; echo; echo "pid $$"; echo to-stderr >&2`,
       "exit 3",
       "kill -9 $$",
       "printf 'a\\0b' | od -c | head -1; echo \"$c|$k\"",
@@ -94,6 +96,41 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     expect((await runCommand("echo ran", { cwd, timeoutMs: 10_000, warm: true })).output.stdout).toBe("ran\n");
   });
 
+  it("is not used once stopped (SIGSTOP by an earlier command): the command is spawned and runs", async () => {
+    const cwd = tmpDir("trm-warm-");
+    warm(cwd, {});
+    await warmed(cwd, 1);
+    const [pid] = shellsIn(cwd);
+    process.kill(pid!, "SIGSTOP");
+    await until(() => /^State:\s+T/m.test(readFileSync(`/proc/${pid}/status`, "utf8")));
+    const r = await runCommand("echo ran", { cwd, timeoutMs: 5_000, warm: true, killGraceMs: 100 });
+    expect([r.timedOut, r.exitCode, r.output.stdout]).toEqual([false, 0, "ran\n"]);
+    // Ended, not left stopped.
+    await until(() => !alive(pid!));
+    expect(alive(pid!)).toBe(false);
+  });
+
+  it("is not used once another process changed its limits or priority (prlimit, renice): the command gets the server's, as a fresh spawn", async () => {
+    const cwd = tmpDir("trm-warm-");
+    const cmd = "ulimit -n; nice";
+    const fresh = await runCommand(cmd, { cwd, timeoutMs: 10_000 });
+    for (const tamper of [(pid: number) => execFileSync("prlimit", ["--pid", String(pid), "--nofile=64:64"]), (pid: number) => execFileSync("renice", ["-n", "5", "-p", String(pid)])]) {
+      warm(cwd, {});
+      await warmed(cwd, 1);
+      const [pid] = shellsIn(cwd);
+      tamper(pid!);
+      const r = await runCommand(cmd, { cwd, timeoutMs: 10_000, warm: true });
+      expect(r.output.stdout).toBe(fresh.output.stdout);
+      await until(() => !alive(pid!));
+      expect(alive(pid!)).toBe(false);
+    }
+    // One left alone is used.
+    warm(cwd, {});
+    await warmed(cwd, 1);
+    const [pid] = shellsIn(cwd);
+    expect((await runCommand("echo $$", { cwd, timeoutMs: 10_000, warm: true })).output.stdout).toBe(`${pid}\n`);
+  });
+
   it("end without running anything when their server goes away, or when the session ends", async () => {
     const cwd = tmpDir("trm-warm-");
     const flag = path.join(cwd, "ran");
@@ -117,6 +154,80 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     expect(warmCount(cwd)).toBe(0);
     await until(() => mine.every((p) => !alive(p)));
     expect(mine.filter(alive)).toEqual([]);
+  });
+
+  it("a cancellation that comes while the shell's group is being recorded ends the command, as for a fresh spawn", async () => {
+    const cwd = tmpDir("trm-warm-");
+    const flag = path.join(cwd, "ran");
+    for (const warmRun of [false, true]) {
+      warm(cwd, {});
+      await warmed(cwd, 1);
+      const ac = new AbortController();
+      const run = runCommand(`sleep 3; echo ran > ${flag}`, { cwd, timeoutMs: 20_000, env: {}, warm: warmRun, signal: ac.signal, groupFile: path.join(cwd, "group"), killGraceMs: 100 });
+      // runCommand returns at its first wait: for a warm shell, the record of its group.
+      ac.abort();
+      const r = await run;
+      expect({ warmRun, cancelled: r.cancelled, exitCode: r.exitCode }).toEqual({ warmRun, cancelled: true, exitCode: null });
+      endWarm();
+    }
+    await new Promise((r) => setTimeout(r, 3500));
+    expect(() => readFileSync(flag)).toThrow();
+  });
+
+  it("keep waiting past a TMOUT in the environment, and run the command sent, not an empty one", async () => {
+    const cwd = tmpDir("trm-warm-");
+    const env = { TMOUT: "0.2", TRM_STEP: "1" };
+    warm(cwd, env);
+    await warmed(cwd, 1);
+    // Several of its timeouts later.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(warmCount(cwd)).toBe(1);
+    const r = await runCommand('echo "ran $TRM_STEP $TMOUT"', { cwd, timeoutMs: 10_000, env: { ...env, TRM_STEP: "2" }, warm: true });
+    expect(warmCount(cwd)).toBe(0);
+    expect([r.exitCode, r.output.stdout]).toEqual([0, "ran 2 0.2\n"]);
+  });
+
+  it("with variables bash acts on as it starts (BASH_ENV, SHELLOPTS, functions named like builtins), run exactly as a fresh spawn", async () => {
+    const cwd = tmpDir("trm-warm-");
+    const sourced = path.join(cwd, "sourced");
+    writeFileSync(path.join(cwd, "bash-env.sh"), `echo sourced >&2; echo x >> ${sourced}\n`);
+    const envs: Record<string, string>[] = [
+      { BASH_ENV: path.join(cwd, "bash-env.sh") },
+      { SHELLOPTS: "xtrace" },
+      { SHELLOPTS: "allexport" },
+      { "BASH_FUNC_read%%": "() { echo hijacked; builtin read \"$@\"; }" },
+      { BASH_ARGV0: "named" },
+    ];
+    // No pipeline: xtrace prints its parts in any order.
+    const cmd = 'echo "$0"; env > env.txt; grep -c __trm_ env.txt';
+    for (const env of envs) {
+      rmSync(sourced, { force: true });
+      const fresh = await runCommand(cmd, { cwd, timeoutMs: 10_000, env });
+      const sourcedFresh = readFileSync(sourced, { encoding: "utf8", flag: "a+" });
+      rmSync(sourced, { force: true });
+      warm(cwd, env);
+      await new Promise((r) => setTimeout(r, 200));
+      const ahead = await runCommand(cmd, { cwd, timeoutMs: 10_000, env, warm: true });
+      expect(same(ahead)).toEqual(same(fresh));
+      // Nothing of the user's ran between the commands.
+      expect(readFileSync(sourced, { encoding: "utf8", flag: "a+" })).toBe(sourcedFresh);
+      endWarm();
+    }
+  });
+
+  it("with a locale that is not installed, the command's output has the shell's one warning, as from a fresh spawn", async () => {
+    const cwd = tmpDir("trm-warm-");
+    // A container's LC_ALL without the locale generated; LANG as well, and a step's changed number.
+    const env = { LC_ALL: "xx_YY.UTF-8", LANG: "yy_ZZ.UTF-8", TRM_STEP: "1" };
+    const next = { ...env, TRM_STEP: "2" };
+    const cmd = 'echo "$LC_ALL $LANG $TRM_STEP"';
+    const fresh = await runCommand(cmd, { cwd, timeoutMs: 10_000, env: next });
+    expect(fresh.output.stderr).toContain("xx_YY.UTF-8");
+    warm(cwd, env);
+    await warmed(cwd, 1);
+    const ahead = await runCommand(cmd, { cwd, timeoutMs: 10_000, env: next, warm: true });
+    expect(warmCount(cwd)).toBe(0);
+    expect(same(ahead)).toEqual(same(fresh));
   });
 
   it("start none while an evaluation runs in the folder", async () => {
