@@ -135,7 +135,8 @@ function hold(s: ChildProcess, on: boolean): void {
  * request is answered (spawns block the thread), and stops while an evaluation runs in `cwd`.
  */
 export function warmUp(cwd: string, env: Record<string, string>, markerName: string, count: number, tries = 0): void {
-  if ((busy.get(cwd) ?? 0) > 0) return;
+  // A shell is checked through /proc before it is used: elsewhere none would ever be.
+  if (process.platform !== "linux" || (busy.get(cwd) ?? 0) > 0) return;
   // A request under way (its reply not yet sent, or another that came right after it): later.
   if (requestsInFlight() > 0) {
     if (tries < RETRIES) setTimeout(() => warmUp(cwd, env, markerName, count, tries + 1), RETRY_MS).unref();

@@ -100,7 +100,7 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     const cwd = tmpDir("trm-warm-");
     warm(cwd, {});
     await warmed(cwd, 1);
-    const [pid] = shellsIn(cwd);
+    const [pid] = waitingShellsIn(cwd);
     process.kill(pid!, "SIGSTOP");
     await until(() => /^State:\s+T/m.test(readFileSync(`/proc/${pid}/status`, "utf8")));
     const r = await runCommand("echo ran", { cwd, timeoutMs: 5_000, warm: true, killGraceMs: 100 });
@@ -117,7 +117,7 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     for (const tamper of [(pid: number) => execFileSync("prlimit", ["--pid", String(pid), "--nofile=64:64"]), (pid: number) => execFileSync("renice", ["-n", "5", "-p", String(pid)])]) {
       warm(cwd, {});
       await warmed(cwd, 1);
-      const [pid] = shellsIn(cwd);
+      const [pid] = waitingShellsIn(cwd);
       tamper(pid!);
       const r = await runCommand(cmd, { cwd, timeoutMs: 10_000, warm: true });
       expect(r.output.stdout).toBe(fresh.output.stdout);
@@ -127,7 +127,7 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     // One left alone is used.
     warm(cwd, {});
     await warmed(cwd, 1);
-    const [pid] = shellsIn(cwd);
+    const [pid] = waitingShellsIn(cwd);
     expect((await runCommand("echo $$", { cwd, timeoutMs: 10_000, warm: true })).output.stdout).toBe(`${pid}\n`);
   });
 
