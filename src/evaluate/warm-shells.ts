@@ -134,12 +134,21 @@ function hold(s: ChildProcess, on: boolean): void {
  * `markerName`), one per timer turn; shells with another environment or folder are ended. Waits while a
  * request is answered (spawns block the thread), and stops while an evaluation runs in `cwd`.
  */
-export function warmUp(cwd: string, env: Record<string, string>, markerName: string, count: number, tries = 0): void {
+export function warmUp(cwd: string, env: Record<string, string>, markerName: string, count: number): void {
+  // One chain of spawns per folder: a newer one (a later step's) replaces one still under way.
+  const chain = (chains.get(cwd) ?? 0) + 1;
+  chains.set(cwd, chain);
+  warmStep(cwd, env, markerName, count, chain, 0);
+}
+
+const chains = new Map<string, number>();
+
+function warmStep(cwd: string, env: Record<string, string>, markerName: string, count: number, chain: number, tries: number): void {
   // A shell is checked through /proc before it is used: elsewhere none would ever be.
-  if (process.platform !== "linux" || (busy.get(cwd) ?? 0) > 0) return;
+  if (process.platform !== "linux" || chains.get(cwd) !== chain || (busy.get(cwd) ?? 0) > 0) return;
   // A request under way (its reply not yet sent, or another that came right after it): later.
   if (requestsInFlight() > 0) {
-    if (tries < RETRIES) setTimeout(() => warmUp(cwd, env, markerName, count, tries + 1), RETRY_MS).unref();
+    if (tries < RETRIES) setTimeout(() => warmStep(cwd, env, markerName, count, chain, tries + 1), RETRY_MS).unref();
     return;
   }
   const folder = folderId(cwd);
@@ -149,7 +158,8 @@ export function warmUp(cwd: string, env: Record<string, string>, markerName: str
     return;
   }
   const list = (waiting.get(cwd) ?? []).filter((w) => {
-    const keep = !w.gone && w.folder === folder && changes(w.env, base)?.length === 0;
+    // One whose values differ only where they can be sent with the command (a step's number) is kept.
+    const keep = !w.gone && w.folder === folder && changes(w.env, base) !== null;
     if (!keep) end(w);
     return keep;
   });
@@ -186,7 +196,7 @@ export function warmUp(cwd: string, env: Record<string, string>, markerName: str
   // One spawn (~2 ms of this thread) per timer turn: a request that arrives meanwhile waits for one at
   // most. (A chain of setImmediate instead left the next step's first git round trip 2 ms slower,
   // measured; the cause was not found.)
-  if (list.length < Math.min(count, MAX_PER_FOLDER)) setTimeout(() => warmUp(cwd, env, markerName, count, tries), 0).unref();
+  if (list.length < Math.min(count, MAX_PER_FOLDER)) setTimeout(() => warmStep(cwd, env, markerName, count, chain, tries), 0).unref();
 }
 
 let ownCmdline: string | undefined;

@@ -61,6 +61,18 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     }
   });
 
+  it("are kept, not started again, when the next step's environment differs only in values they can be sent", async () => {
+    const cwd = tmpDir("trm-warm-");
+    warm(cwd, { TRM_STEP: "1" }, 2);
+    await warmed(cwd, 2);
+    const first = waitingShellsIn(cwd).sort();
+    // A second chain for the same folder (the next step's) while nothing was used.
+    warm(cwd, { TRM_STEP: "2" }, 2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(warmCount(cwd)).toBe(2);
+    expect(waitingShellsIn(cwd).sort()).toEqual(first);
+  });
+
   it("sets a variable whose value changed since the shell started, and runs in it with the new value", async () => {
     const cwd = tmpDir("trm-warm-");
     warm(cwd, { TRM_STEP: "4" });
