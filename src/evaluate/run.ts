@@ -197,7 +197,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   const floor = warm ? lastPid() : undefined;
   const spawnedAt = sweepStart();
   // node's own spawn, not execa: nothing of execa's is used here (output is streamed, the group and the
-  // timeout are handled below), and it cost ~1 ms more per command (bench/step-cost.mjs, "plain ms").
+  // timeout are handled below), and it cost ~1 ms more per command (bench/command-cost.mjs).
   // spawn throws for most start failures (ENOTDIR, E2BIG, ...): only a few come as an 'error' event.
   let child: ChildProcess;
   try {
