@@ -1,24 +1,27 @@
-import { execFileSync } from "node:child_process";
-import { readlinkSync, realpathSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import path from "node:path";
 
-/** The shells started ahead (src/evaluate/warm-shells.ts) that wait in `dir`; other tests' servers have their own. */
+/**
+ * The shells started ahead (src/evaluate/warm-shells.ts) that wait in `dir`, found through /proc (no
+ * pgrep needed); other tests' servers have their own. A folder removed since still counts: a shell left
+ * in it shows it as "<path> (deleted)".
+ */
 export function waitingShellsIn(dir: string): number[] {
-  let out = "";
+  let real: string;
   try {
-    out = execFileSync("pgrep", ["-f", "__trm_c_"], { encoding: "utf8" });
+    real = realpathSync(dir);
   } catch {
-    return []; // none at all (pgrep exits 1)
+    real = path.resolve(dir);
   }
-  const real = realpathSync(dir);
-  return out
-    .trim()
-    .split("\n")
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`) === real;
-      } catch {
-        return false;
-      }
-    });
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("__trm_c_") && [real, `${real} (deleted)`].includes(readlinkSync(`/proc/${pid}/cwd`))) pids.push(pid);
+    } catch {
+      // Gone meanwhile, or another user's.
+    }
+  }
+  return pids;
 }
