@@ -135,6 +135,7 @@ function hold(s: ChildProcess, on: boolean): void {
  * request is answered (spawns block the thread), and stops while an evaluation runs in `cwd`.
  */
 export function warmUp(cwd: string, env: Record<string, string>, markerName: string, count: number): void {
+  if (closed.has(cwd)) return;
   // One chain of spawns per folder: a newer one (a later step's) replaces one still under way.
   const chain = (chains.get(cwd) ?? 0) + 1;
   chains.set(cwd, chain);
@@ -142,10 +143,15 @@ export function warmUp(cwd: string, env: Record<string, string>, markerName: str
 }
 
 const chains = new Map<string, number>();
+/**
+ * Folders whose session ended (endWarm): a warm-up still scheduled for one (a step's reply just before
+ * the end, a retry) must not start a shell in a worktree being removed. An evaluation there opens it again.
+ */
+const closed = new Set<string>();
 
 function warmStep(cwd: string, env: Record<string, string>, markerName: string, count: number, chain: number, tries: number): void {
   // A shell is checked through /proc before it is used: elsewhere none would ever be.
-  if (process.platform !== "linux" || chains.get(cwd) !== chain || (busy.get(cwd) ?? 0) > 0) return;
+  if (process.platform !== "linux" || chains.get(cwd) !== chain || closed.has(cwd) || (busy.get(cwd) ?? 0) > 0) return;
   // A request under way (its reply not yet sent, or another that came right after it): later.
   if (requestsInFlight() > 0) {
     if (tries < RETRIES) setTimeout(() => warmStep(cwd, env, markerName, count, chain, tries + 1), RETRY_MS).unref();
@@ -277,6 +283,7 @@ export function warmable(cmd: string): boolean {
 
 /** Counts an evaluation under way in `cwd` (no shell is started meanwhile); returns its end. */
 export function evaluating(cwd: string): () => void {
+  closed.delete(cwd);
   busy.set(cwd, (busy.get(cwd) ?? 0) + 1);
   let done = false;
   return () => {
@@ -301,8 +308,9 @@ function end(w: Waiting): void {
   }
 }
 
-/** Ends the shells waiting in `cwd` (a session's end), or everywhere (the server's). */
+/** Ends the shells waiting in `cwd` (a session's end), or everywhere (the server's), and any to come there. */
 export function endWarm(cwd?: string): void {
+  for (const folder of cwd === undefined ? [...waiting.keys(), ...chains.keys()] : [cwd]) closed.add(folder);
   for (const [folder, list] of waiting) {
     if (cwd !== undefined && folder !== cwd) continue;
     for (const w of list) end(w);

@@ -6,7 +6,7 @@ import { waitingShellsIn } from "../../helpers/processes.js";
 import { tmpDir } from "../../helpers/repo.js";
 import { commandEnv, runCommand, type RunResult } from "../../../src/evaluate/run.js";
 import { RUN_MARKER } from "../../../src/evaluate/sweep.js";
-import { endWarm, warmCount, warmUp } from "../../../src/evaluate/warm-shells.js";
+import { endWarm, evaluating, warmCount, warmUp } from "../../../src/evaluate/warm-shells.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 
@@ -180,7 +180,9 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
       ac.abort();
       const r = await run;
       expect({ warmRun, cancelled: r.cancelled, exitCode: r.exitCode }).toEqual({ warmRun, cancelled: true, exitCode: null });
+      // The shell left unused goes; the folder opens again as for the session's next evaluation.
       endWarm();
+      evaluating(cwd)();
     }
     await new Promise((r) => setTimeout(r, 3500));
     expect(() => readFileSync(flag)).toThrow();
@@ -242,8 +244,22 @@ describe.runIf(process.platform === "linux")("commands run in a shell started ah
     expect(same(ahead)).toEqual(same(fresh));
   });
 
+  it("start none in a folder whose session ended, even from a warm-up already under way; an evaluation there opens it again", async () => {
+    const cwd = tmpDir("trm-warm-");
+    // A warm-up of three (one shell per timer turn), ended at once, as a session ended right after a step.
+    warm(cwd, {}, 3);
+    endWarm(cwd);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(waitingShellsIn(cwd)).toEqual([]);
+    warm(cwd, {}, 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(warmCount(cwd)).toBe(0);
+    evaluating(cwd)();
+    warm(cwd, {}, 1);
+    await warmed(cwd, 1);
+  });
+
   it("start none while an evaluation runs in the folder", async () => {
-    const { evaluating } = await import("../../../src/evaluate/warm-shells.js");
     const cwd = tmpDir("trm-warm-");
     const done = evaluating(cwd);
     warm(cwd, {}, 2);
