@@ -7,8 +7,8 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
  * killed. Limits (without the sandbox's pid namespace): a process that re-executes itself with an
  * emptied environment (`env -i`), or runs as another user, is not found. Linux only; elsewhere a no-op.
  *
- * Reading every process's environment costs ~1 ms per command on an ordinary machine (a step runs
- * three). Right after a command, only processes it could have started are read: the kernel hands out
+ * Reading every process's environment cost 0.56 ms per command here (CPU profile of 300 runCommand
+ * calls, 67 processes; a step runs three), more on a busier machine. Right after a command, only processes it could have started are read: the kernel hands out
  * pids in increasing order until it wraps at pid_max, so everything the command started has a pid
  * between the command's own and the last one handed out, unless the counter wrapped meanwhile (processes
  * above the last predate the command: left from before a wrap). The narrow sweep is used only when a wrap

@@ -132,7 +132,7 @@ function hold(s: ChildProcess, on: boolean): void {
 /**
  * Starts shells for `cwd` until `count` wait there with `env` (plus each its own marker under
  * `markerName`), one per timer turn; shells with another environment or folder are ended. Waits while a
- * request is answered (spawns block the thread), and stops while an evaluation runs in `cwd`.
+ * request is answered (spawns block the thread) or an evaluation runs in `cwd`.
  */
 export function warmUp(cwd: string, env: Record<string, string>, markerName: string, count: number): void {
   if (closed.has(cwd)) return;
@@ -151,9 +151,10 @@ const closed = new Set<string>();
 
 function warmStep(cwd: string, env: Record<string, string>, markerName: string, count: number, chain: number, tries: number): void {
   // A shell is checked through /proc before it is used: elsewhere none would ever be.
-  if (process.platform !== "linux" || chains.get(cwd) !== chain || closed.has(cwd) || (busy.get(cwd) ?? 0) > 0) return;
-  // A request under way (its reply not yet sent, or another that came right after it): later.
-  if (requestsInFlight() > 0) {
+  if (process.platform !== "linux" || chains.get(cwd) !== chain || closed.has(cwd)) return;
+  // A request under way (its reply not yet sent, or another that came right after it), or an
+  // evaluation in this folder: later.
+  if (requestsInFlight() > 0 || (busy.get(cwd) ?? 0) > 0) {
     if (tries < RETRIES) setTimeout(() => warmStep(cwd, env, markerName, count, chain, tries + 1), RETRY_MS).unref();
     return;
   }
@@ -200,12 +201,10 @@ function warmStep(cwd: string, env: Record<string, string>, markerName: string, 
     list.push(w);
   }
   // One spawn (~2 ms of this thread) per timer turn: a request that arrives meanwhile waits for one at
-  // most. (A chain of setImmediate instead left the next step's first git round trip 2 ms slower,
-  // measured; the cause was not found.)
+  // most. (A chain of setImmediate instead left the next step's first git round trip 2 ms slower:
+  // TRM_BENCH_PROFILE=1 bench/step-cost.mjs, phase "tree", 2.4 against 0.4 ms; the cause was not found.)
   if (list.length < Math.min(count, MAX_PER_FOLDER)) setTimeout(() => warmStep(cwd, env, markerName, count, chain, tries), 0).unref();
 }
-
-let ownCmdline: string | undefined;
 
 /** The fields of /proc/<pid>/stat after the command name (the first is the state, field 3). */
 function statFields(pid: number | "self"): string[] {
@@ -227,17 +226,14 @@ function inherited(pid: number | "self"): string {
 }
 
 /**
- * Still the waiting script (or this server's fork of it, not yet at its exec: what it is sent waits in
- * the pipe), not exited, not stopped (a SIGSTOP from an earlier command of the step: its command would
+ * Still the waiting script (node's spawn returns once the exec is done), not exited, not stopped (a SIGSTOP from an earlier command of the step: its command would
  * never start, and be reported as timed out), not handed anything else, and with what a fresh spawn would
  * inherit: what /proc says of its command line, state, limits and scheduling.
  */
 function stillWaiting(w: Waiting): boolean {
   try {
-    ownCmdline ??= readFileSync("/proc/self/cmdline", "latin1");
     const pid = w.child.pid!;
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "latin1");
-    if (!cmdline.includes(`__trm_c_${w.tag}`) && cmdline !== ownCmdline) return false;
+    if (!readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(`__trm_c_${w.tag}`)) return false;
     if ("ZXTt".includes(statFields(pid)[0]!)) return false;
     return inherited(pid) === inherited("self");
   } catch {

@@ -184,8 +184,8 @@ async function reviewFiles(source: Source, input: ReviewInput, files: FileChange
   const { categories, onlyLongLines } = selectedCategories(input.focus);
   const contexts = files.map((f) => buildContext(f, project));
   // Loaded on the first review: the rules' syntax trees come from the TypeScript compiler, which cost a
-  // server that never reviews 50 MB and 0.4 s at start, and 0.7 to 0.9 ms more for every process it
-  // spawns (a larger address space to fork): three commands and a git call per step (bench/fork-cost.mjs).
+  // server that never reviews 50 MB and 0.7 to 1.0 ms more for every process it spawns (a larger address
+  // space to fork: bench/fork-cost.mjs), three commands and a git call per step, and 0.5 s at start.
   const { runRules } = await import("./rules/index.js");
   let comments = dedupe(runRules(contexts, categories));
   const tools = onlyLongLines ? undefined : await projectTools(source, input, prInfo, files, opts);

@@ -168,7 +168,7 @@ describe("a step spawns no git process on its path", () => {
 
 describe("what the server loads", () => {
   it("does not load the TypeScript compiler until something needs it (a review, a fix), and loads it then", async () => {
-    // Loaded at start, it made the server 82 MB larger and every process it spawns (three commands and a
+    // Loaded at start, it made the server 50 MB larger (bench/fork-cost.mjs) and every process it spawns (three commands and a
     // git call per step) ~1 ms slower to fork.
     const probe = `
       import { createRequire } from "node:module";

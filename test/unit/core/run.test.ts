@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tmpDir } from "../../helpers/repo.js";
@@ -6,6 +7,7 @@ import { reapRecorded } from "../../../src/evaluate/orphans.js";
 import { runCommand } from "../../../src/evaluate/run.js";
 
 const cwd = tmpDir("trm-run-");
+const ROOT = path.resolve(import.meta.dirname, "../../..");
 
 /**
  * A killed orphan is reparented to PID 1; where PID 1 does not reap (some containers), it stays a
@@ -181,21 +183,21 @@ describe("runCommand when the command cannot start", () => {
     expect(r.spawnError).toContain("E2BIG");
   });
 
-  it("reports a server out of file descriptors (no pipes for the output)", async () => {
-    const fds: number[] = [];
-    let r: Awaited<ReturnType<typeof runCommand>> | undefined;
-    try {
-      try {
-        for (let i = 0; i < 1_000_000; i++) fds.push(openSync("/dev/null", "r"));
-      } catch {
-        // EMFILE: the limit is reached.
-      }
+  it("reports a server out of file descriptors (no pipes for the output)", () => {
+    // In a process of its own with 64 descriptors: exhausting this test worker's (up to a million) would
+    // be slow and starve the tests beside it.
+    const probe = `
+      import { openSync, closeSync } from "node:fs";
+      const { runCommand } = await import(${JSON.stringify(path.join(ROOT, "dist/evaluate/run.js"))});
+      const fds = [];
+      try { for (;;) fds.push(openSync("/dev/null", "r")); } catch { /* EMFILE: the limit is reached */ }
       // Two free: not enough for the command's pipes.
-      for (let i = 0; i < 2 && fds.length > 0; i++) closeSync(fds.pop()!);
-      r = await runCommand("echo hi", { cwd, timeoutMs: 10_000 });
-    } finally {
+      for (let i = 0; i < 2 && fds.length > 0; i++) closeSync(fds.pop());
+      const r = await runCommand("echo hi", { cwd: ${JSON.stringify(cwd)}, timeoutMs: 10000 });
       for (const fd of fds) closeSync(fd);
-    }
+      console.log(JSON.stringify({ exitCode: r.exitCode, spawnError: r.spawnError ?? null }));`;
+    const out = execFileSync("bash", ["-c", 'ulimit -n 64 && exec "$0" --input-type=module -e "$1"', process.execPath, probe], { encoding: "utf8" });
+    const r = JSON.parse(out.trim().split("\n").at(-1)!) as { exitCode: number | null; spawnError: string | null };
     expect(r.exitCode).toBe(null);
     expect(r.spawnError).toMatch(/EMFILE|ENFILE/);
   });
