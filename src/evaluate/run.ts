@@ -33,9 +33,10 @@ export interface RunOptions {
 
 /**
  * The command's environment: the server's, without what points git elsewhere and without credentials
- * (unless passed), plus a marker that finds its processes again when they leave its group (sweep.ts).
+ * (unless passed). runCommand adds the run's marker (sweep.ts), which finds its processes again when
+ * they leave its group.
  */
-export function commandEnv(extra: Record<string, string> | undefined, passEnv: readonly string[] = [], marker?: string): Record<string, string> {
+export function commandEnv(extra: Record<string, string> | undefined, passEnv: readonly string[] = []): Record<string, string> {
   const env = cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0", CI: "true", ...extra });
   for (const k of Object.keys(env)) if (isSecretName(k) && !passEnv.includes(k)) delete env[k];
   // The server's own credentials are no longer in process.env (secrets.ts holds them): passed ones come from there.
@@ -43,7 +44,6 @@ export function commandEnv(extra: Record<string, string> | undefined, passEnv: r
     const v = heldCredential(k);
     if (v !== undefined && env[k] === undefined) env[k] = v;
   }
-  if (marker) env[RUN_MARKER] = marker;
   return env;
 }
 
