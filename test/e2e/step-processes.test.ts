@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
-import { waitingShellsIn } from "../helpers/processes.js";
+import { until, waitingShellsIn } from "../helpers/processes.js";
 import { filesCandidate } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo } from "../helpers/repo.js";
 
@@ -185,10 +185,6 @@ describe("what the server loads", () => {
 });
 
 describe("shells started ahead for the next step", () => {
-  const until = async (check: () => boolean) => {
-    for (let i = 0; i < 250 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
-  };
-
   it("wait in the worktree after a step, run the next step's commands, and are gone when the session ends", async () => {
     const repo = makeRepo("js-stats");
     const before = checkoutState(repo);

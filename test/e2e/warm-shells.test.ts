@@ -4,20 +4,10 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
-import { waitingShellsIn } from "../helpers/processes.js";
+import { alive, until, waitingShellsIn } from "../helpers/processes.js";
 import { checkoutState, makeRepo, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
-const alive = (pid: number) => {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
-};
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 250 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
-};
 
 describe.runIf(process.platform === "linux")("shells started ahead, when their server goes away", () => {
   it("a server killed while a command runs in one: the others exit at once, and the next server kills the command", async () => {

@@ -25,3 +25,17 @@ export function waitingShellsIn(dir: string): number[] {
   }
   return pids;
 }
+
+/** Whether `pid` runs: a zombie (dead, not yet reaped: some containers' PID 1 never reaps) does not. */
+export function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `check` holds, polling every 20 ms for at most `ms`; the caller asserts what it waited for. */
+export async function until(check: () => boolean, ms = 5000): Promise<void> {
+  for (let waited = 0; waited < ms && !check(); waited += 20) await new Promise((r) => setTimeout(r, 20));
+}

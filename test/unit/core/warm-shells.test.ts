@@ -2,25 +2,13 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitingShellsIn } from "../../helpers/processes.js";
+import { alive, until, waitingShellsIn } from "../../helpers/processes.js";
 import { tmpDir } from "../../helpers/repo.js";
 import { commandEnv, runCommand, type RunResult } from "../../../src/evaluate/run.js";
 import { RUN_MARKER } from "../../../src/evaluate/sweep.js";
 import { endWarm, evaluating, warmCount, warmUp } from "../../../src/evaluate/warm-shells.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
-
-const alive = (pid: number) => {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
-};
-
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  for (let waited = 0; waited < ms && !check(); waited += 20) await new Promise((r) => setTimeout(r, 20));
-}
 
 /** Waiting shells of `cwd` with this environment, as the evaluation after a step starts them. */
 function warm(cwd: string, env: Record<string, string>, count = 1): void {
