@@ -10,12 +10,20 @@ import { killMarked, RUN_MARKER } from "./sweep.js";
  */
 export function startTime(pid: number): string | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 22 (starttime) follows the parenthesised command name, which may itself contain spaces.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+    // Field 22 (starttime).
+    return statFields(pid)[19] ?? null;
   } catch {
     return null;
   }
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the command name, which is parenthesised and may itself contain
+ * spaces: the first is the state (field 3). Throws when the process is gone (or not Linux).
+ */
+export function statFields(pid: number | "self"): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
 /**
@@ -25,8 +33,7 @@ export function startTime(pid: number): string | null {
  */
 export function processAlive(pid: number, st: string): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const rest = statFields(pid);
     return rest[0] !== "Z" && rest[0] !== "X" && rest[19] === st;
   } catch {
     return false;

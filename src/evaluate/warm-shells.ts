@@ -21,6 +21,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { requestsInFlight } from "../util/activity.js";
+import { statFields } from "./orphans.js";
 
 export const WARM_SHELL = "/bin/bash";
 /** Longer command lines are spawned as usual. */
@@ -204,12 +205,6 @@ function warmStep(cwd: string, env: Record<string, string>, markerName: string, 
   // most. (A chain of setImmediate instead left the next step's first git round trip 2 ms slower:
   // TRM_BENCH_PROFILE=1 bench/step-cost.mjs, phase "tree", 2.4 against 0.4 ms; the cause was not found.)
   if (list.length < Math.min(count, MAX_PER_FOLDER)) setTimeout(() => warmStep(cwd, env, markerName, count, chain, tries), 0).unref();
-}
-
-/** The fields of /proc/<pid>/stat after the command name (the first is the state, field 3). */
-function statFields(pid: number | "self"): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
 /**
