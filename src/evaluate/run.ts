@@ -7,7 +7,7 @@ import { heldCredential, isSecretName, redact, secretValues, StreamRedactor } fr
 import { stripAnsi } from "../util/text.js";
 import { forgetGroup, recordGroup, recordMarker } from "./orphans.js";
 import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
-import { endWarm, takeWarm, warmable, warmUp, WARM_SHELL } from "./warm-shells.js";
+import { endOf, endWarm, takeWarm, warmable, warmUp, WARM_SHELL } from "./warm-shells.js";
 import { killMarked, lastPid, RUN_MARKER, sweepStart } from "./sweep.js";
 import type { CommandOutput } from "./types.js";
 
@@ -206,12 +206,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     if (opts.groupFile) await forgetGroup(opts.groupFile).catch(() => undefined);
     return finish(null, null, startFailure(err as NodeJS.ErrnoException, opts.cwd));
   }
-  const ended: Promise<{ code: number | null; signal: string | null } | { error: NodeJS.ErrnoException }> =
-    warm?.ended ??
-    new Promise((resolve) => {
-      child.once("error", (error) => resolve({ error }));
-      child.once("close", (code, signal) => resolve({ code, signal }));
-    });
+  const ended = warm?.ended ?? endOf(child);
   const pid = child.pid;
   if (pid !== undefined) liveGroups.add(pid);
   liveMarkers.add(marker);

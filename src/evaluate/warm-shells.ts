@@ -61,11 +61,21 @@ const STARTUP = /^(BASH_ENV|SHELLOPTS|BASHOPTS|BASH_ARGV0|BASH_FUNC_(read|export
 /** Names a waiting shell may set before the command: plain names bash gives no meaning of its own. */
 const SETTABLE = /^(?!BASH|SHELLOPTS$|SHLVL$|PWD$|OLDPWD$|IFS$|ENV$|PS4$|POSIXLY_CORRECT$|_$)[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** How a child ended: its exit once its output is closed, or why it could not start. */
+export type ChildEnd = { code: number | null; signal: NodeJS.Signals | null } | { error: NodeJS.ErrnoException };
+
+/** Settles when `child` is gone and its output closed, or could not start (for a fresh spawn and a waiting shell alike). */
+export function endOf(child: ChildProcess): Promise<ChildEnd> {
+  return new Promise((resolve) => {
+    child.once("error", (error) => resolve({ error }));
+    child.once("close", (code, signal) => resolve({ code, signal }));
+  });
+}
+
 export interface WarmShell {
   child: ChildProcess;
   marker: string;
-  /** Settles when the shell's process is gone and its output closed (or it could not start). */
-  ended: Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: NodeJS.ErrnoException }>;
+  ended: Promise<ChildEnd>;
 }
 
 interface Waiting extends WarmShell {
@@ -173,34 +183,21 @@ function warmStep(cwd: string, env: Record<string, string>, markerName: string, 
   });
   waiting.set(cwd, list);
   if (folder === null || list.length >= Math.min(count, MAX_PER_FOLDER)) return;
-  {
-    const marker = randomBytes(8).toString("hex");
-    const tag = randomBytes(6).toString("hex");
-    let child: ChildProcess;
-    try {
-      child = spawn(WARM_SHELL, ["-c", waitScript(tag)], { cwd, env: { ...withoutLocale(base), [markerName]: marker }, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
-    } catch {
-      return;
-    }
-    const w: Waiting = {
-      child,
-      marker,
-      folder,
-      env: base,
-      tag,
-      gone: false,
-      ended: new Promise((resolve) => {
-        child.once("error", (error) => resolve({ error }));
-        child.once("close", (code, signal) => resolve({ code, signal }));
-      }),
-    };
-    void w.ended.then(() => (w.gone = true));
-    child.once("exit", () => (w.gone = true));
-    for (const st of [child.stdout, child.stderr, child.stdio[3]]) st?.on("error", () => undefined);
-    // Idle, a waiting shell never keeps the server alive.
-    hold(child, false);
-    list.push(w);
+  const marker = randomBytes(8).toString("hex");
+  const tag = randomBytes(6).toString("hex");
+  let child: ChildProcess;
+  try {
+    child = spawn(WARM_SHELL, ["-c", waitScript(tag)], { cwd, env: { ...withoutLocale(base), [markerName]: marker }, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
+  } catch {
+    return;
   }
+  const w: Waiting = { child, marker, folder, env: base, tag, gone: false, ended: endOf(child) };
+  void w.ended.then(() => (w.gone = true));
+  child.once("exit", () => (w.gone = true));
+  for (const st of [child.stdout, child.stderr, child.stdio[3]]) st?.on("error", () => undefined);
+  // Idle, a waiting shell never keeps the server alive.
+  hold(child, false);
+  list.push(w);
   // One spawn (~2 ms of this thread) per timer turn: a request that arrives meanwhile waits for one at
   // most. (A chain of setImmediate instead left the next step's first git round trip 2 ms slower:
   // TRM_BENCH_PROFILE=1 bench/step-cost.mjs, phase "tree", 2.4 against 0.4 ms; the cause was not found.)
@@ -221,16 +218,17 @@ function inherited(pid: number | "self"): string {
 }
 
 /**
- * Still the waiting script (node's spawn returns once the exec is done), not exited, not stopped (a SIGSTOP from an earlier command of the step: its command would
- * never start, and be reported as timed out), not handed anything else, and with what a fresh spawn would
- * inherit: what /proc says of its command line, state, limits and scheduling.
+ * Still the waiting script (node's spawn returns once the exec is done), not exited, not stopped (a
+ * SIGSTOP from an earlier command of the step: its command would never start, and be reported as timed
+ * out), not handed anything else, and with `own`, what a fresh spawn would inherit (this server's
+ * inherited("self")): what /proc says of its command line, state, limits and scheduling.
  */
-function stillWaiting(w: Waiting): boolean {
+function stillWaiting(w: Waiting, own: () => string): boolean {
   try {
     const pid = w.child.pid!;
     if (!readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(`__trm_c_${w.tag}`)) return false;
     if ("ZXTt".includes(statFields(pid)[0]!)) return false;
-    return inherited(pid) === inherited("self");
+    return inherited(pid) === own();
   } catch {
     return false;
   }
@@ -245,10 +243,12 @@ export function takeWarm(cwd: string, env: Record<string, string>, markerName: s
   if (!list || list.length === 0) return null;
   const folder = folderId(cwd);
   const base = withoutMarker(env, markerName);
+  let mine: string | undefined;
+  const own = () => (mine ??= inherited("self"));
   while (list.length > 0) {
     const w = list.shift()!;
     const set = changes(w.env, base);
-    if (w.gone || w.folder !== folder || set === null || w.child.pid === undefined || !stillWaiting(w)) {
+    if (w.gone || w.folder !== folder || set === null || w.child.pid === undefined || !stillWaiting(w, own)) {
       end(w);
       continue;
     }
