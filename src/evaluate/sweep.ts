@@ -8,8 +8,9 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
  * emptied environment (`env -i`), or runs as another user, is not found. Linux only; elsewhere a no-op.
  *
  * Reading every process's environment cost 0.56 ms per command here (CPU profile of 300 runCommand
- * calls, 67 processes; a step runs three), more on a busier machine. Right after a command, only processes it could have started are read: the kernel hands out
- * pids in increasing order until it wraps at pid_max, so everything the command started has a pid
+ * calls, 67 processes; a step runs three), more on a busier machine. Right after a command, only
+ * processes it could have started are read: the kernel hands out pids in increasing order until it
+ * wraps at pid_max, so everything the command started has a pid
  * between the command's own and the last one handed out, unless the counter wrapped meanwhile (processes
  * above the last predate the command: left from before a wrap). The narrow sweep is used only when a wrap
  * cannot have gone unseen: the last pid handed out is still above the command's, pid_max is at least
@@ -103,7 +104,7 @@ export function sweepRange(since: { pid: number } & SweepStart): { from: number;
   // use at the start are at most the tasks then, plus a few held by groups and sessions: half is margin.
   const now = created();
   if (now === null || now - since.created + since.tasks >= (max - 300) / 2) return null;
-  const last = procNumber("/proc/sys/kernel/ns_last_pid");
+  const last = lastPid();
   return last !== null && last >= since.pid ? { from: since.pid, to: last } : null;
 }
 
