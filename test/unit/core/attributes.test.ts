@@ -6,7 +6,7 @@ import { attributesOf, bytesKept, closeAttributes, type Attributes } from "../..
 import { writeCandidateTree } from "../../../src/session/candidate-tree.js";
 import type { SessionConfig } from "../../../src/session/config.js";
 import { WorktreePool } from "../../../src/session/worktree-pool.js";
-import { g, removeTmpDirs, tmpDir } from "../../helpers/repo.js";
+import { g, removeTmpDirs, repoFromFiles, tmpDir } from "../../helpers/repo.js";
 
 const opened: string[] = [];
 afterAll(() => {
@@ -39,14 +39,7 @@ describe("bytesKept: whether git stores and checks out a file's bytes as they ar
 
 /** A linked worktree of a repository whose files are `files` (committed), plus its HEAD tree. */
 function worktreeWith(files: Record<string, string>) {
-  const repo = tmpDir("trm-attr-");
-  g(repo, "init", "-q", "-b", "main");
-  for (const [p, c] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(repo, p)), { recursive: true });
-    writeFileSync(path.join(repo, p), c);
-  }
-  g(repo, "add", "-A");
-  g(repo, "commit", "-q", "-m", "init");
+  const repo = repoFromFiles(files, "trm-attr-");
   const wt = path.join(tmpDir("trm-attr-wt-"), "wt");
   g(repo, "worktree", "add", "-q", "--detach", wt, "HEAD");
   opened.push(wt);

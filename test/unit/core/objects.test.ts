@@ -6,21 +6,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { encodeTree, writeObject, writeTreeWith, type PathChange } from "../../../src/git/objects.js";
 import { prepareNote } from "../../../src/git/notes.js";
 import { peelToCommitFast, writeNote, writeTagFast, updateRefs } from "../../../src/git/session-git.js";
-import { g, removeTmpDirs, tmpDir } from "../../helpers/repo.js";
+import { g, removeTmpDirs, repoFromFiles } from "../../helpers/repo.js";
 
 afterAll(removeTmpDirs);
 
-function repoWith(files: Record<string, string>): string {
-  const dir = tmpDir("trm-objects-");
-  g(dir, "init", "-q", "-b", "main");
-  for (const [p, c] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    writeFileSync(path.join(dir, p), c);
-  }
-  g(dir, "add", "-A");
-  g(dir, "commit", "-q", "-m", "init");
-  return dir;
-}
+const repoWith = (files: Record<string, string>) => repoFromFiles(files, "trm-objects-");
 
 /** What `git add -A -- paths` + `write-tree` records for the working tree (through a scratch index). */
 function gitTree(dir: string, paths: string[]): string {
