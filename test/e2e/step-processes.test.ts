@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
-import { until, waitingShellsIn } from "../helpers/processes.js";
+import { shellsAfterFirstStep, until, waitingShellsIn } from "../helpers/processes.js";
 import { filesCandidate } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo } from "../helpers/repo.js";
 
@@ -190,9 +190,7 @@ describe("shells started ahead for the next step", () => {
     const before = checkoutState(repo);
     const srv = await startServer();
     const { sessionId, worktreePath } = await srv.call<Any>("trm_start_session", { repoPath: repo, buildCmd: "echo build=$$", testCmd: "echo test=$$ step=$TRM_STEP", lintCmd: "echo lint=$$" });
-    await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
-    await until(() => waitingShellsIn(worktreePath).length === 3);
-    const waiting = waitingShellsIn(worktreePath);
+    const waiting = await shellsAfterFirstStep(srv, sessionId, worktreePath);
     expect(waiting).toHaveLength(3);
 
     await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
-import { alive, until, waitingShellsIn } from "../helpers/processes.js";
+import { alive, shellsAfterFirstStep, until } from "../helpers/processes.js";
 import { checkoutState, makeRepo, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
@@ -18,9 +18,7 @@ describe.runIf(process.platform === "linux")("shells started ahead, when their s
     const pidFile = path.join(stateDir, "pid");
     const a = await startServer({ stateDir });
     const { sessionId, worktreePath } = await a.call<Any>("trm_start_session", { repoPath: repo, buildCmd: "true", testCmd: `if test -f ${flag}; then echo $$ > ${pidFile}; sleep 300; fi`, lintCmd: "true" });
-    await a.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
-    await until(() => waitingShellsIn(worktreePath).length === 3);
-    const waiting = waitingShellsIn(worktreePath);
+    const waiting = await shellsAfterFirstStep(a, sessionId, worktreePath);
     expect(waiting).toHaveLength(3);
     execFileSync("touch", [flag]);
     const pending = a.call("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") }).catch((e: Error) => e);
@@ -47,9 +45,7 @@ describe.runIf(process.platform === "linux")("shells started ahead, when their s
     const repo = makeRepo("js-stats");
     const a = await startServer();
     const { sessionId, worktreePath } = await a.call<Any>("trm_start_session", { repoPath: repo, buildCmd: "true", testCmd: "true", lintCmd: "true" });
-    await a.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
-    await until(() => waitingShellsIn(worktreePath).length === 3);
-    const waiting = waitingShellsIn(worktreePath);
+    const waiting = await shellsAfterFirstStep(a, sessionId, worktreePath);
     expect(waiting).toHaveLength(3);
     const pid = a.pid!;
     await a.close();

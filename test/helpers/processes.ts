@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
+import type { TestServer } from "./client.js";
+import { filesCandidate } from "./fixtures.js";
 
 /**
  * The shells started ahead (src/evaluate/warm-shells.ts) that wait in `dir`, found through /proc (no
@@ -38,4 +40,11 @@ export function alive(pid: number): boolean {
 /** Waits until `check` holds, polling every 20 ms for at most `ms`; the caller asserts what it waited for. */
 export async function until(check: () => boolean, ms = 5000): Promise<void> {
   for (let waited = 0; waited < ms && !check(); waited += 20) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Submits a first step (js-stats fixture) and returns the shells started ahead for the next, once `count` wait. */
+export async function shellsAfterFirstStep(srv: TestServer, sessionId: string, worktree: string, count = 3): Promise<number[]> {
+  await srv.call("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
+  await until(() => waitingShellsIn(worktree).length === count);
+  return waitingShellsIn(worktree);
 }

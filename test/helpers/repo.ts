@@ -112,6 +112,23 @@ export function repoFromFiles(files: Record<string, string>, prefix = "trm-repo-
   return dir;
 }
 
+/**
+ * The tree git records for `dir` (a repository or a worktree) after `git add -A -- paths` on top of HEAD,
+ * through a scratch index: the worktree's own index is left as it is.
+ */
+export function gitTreeOf(dir: string, paths: string[]): string {
+  const index = path.join(tmpDir("trm-scratch-index-"), "index");
+  process.env.GIT_INDEX_FILE = index;
+  try {
+    g(dir, "read-tree", "HEAD");
+    g(dir, "--literal-pathspecs", "add", "-A", "--", ...paths);
+    return g(dir, "write-tree").trim();
+  } finally {
+    delete process.env.GIT_INDEX_FILE;
+    rmSync(index, { force: true });
+  }
+}
+
 /** Every entry below `root` but .git, sorted: kind, permission bits, content digest or link text (to compare two checkouts). */
 export function entriesBelow(root: string): string[] {
   const out: string[] = [];

@@ -6,7 +6,7 @@ import { attributesOf, bytesKept, closeAttributes, type Attributes } from "../..
 import { writeCandidateTree } from "../../../src/session/candidate-tree.js";
 import type { SessionConfig } from "../../../src/session/config.js";
 import { WorktreePool } from "../../../src/session/worktree-pool.js";
-import { g, removeTmpDirs, repoFromFiles, tmpDir } from "../../helpers/repo.js";
+import { g, removeTmpDirs, gitTreeOf, repoFromFiles, tmpDir } from "../../helpers/repo.js";
 
 const opened: string[] = [];
 afterAll(() => {
@@ -46,20 +46,6 @@ function worktreeWith(files: Record<string, string>) {
   return { repo, wt, commonDir: path.join(repo, ".git"), base: g(repo, "rev-parse", "HEAD^{tree}").trim() };
 }
 
-/** What git records for the worktree after `git add -A -- paths` (through a scratch index). */
-function gitTree(wt: string, paths: string[]): string {
-  const index = path.join(tmpDir("trm-attr-idx-"), "index");
-  process.env.GIT_INDEX_FILE = index;
-  try {
-    g(wt, "read-tree", "HEAD");
-    g(wt, "--literal-pathspecs", "add", "-A", "--", ...paths);
-    return g(wt, "write-tree").trim();
-  } finally {
-    delete process.env.GIT_INDEX_FILE;
-    rmSync(index, { force: true });
-  }
-}
-
 describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.ts)", () => {
   it("is written in-process where git keeps the bytes, by git where it changes them, and is git's tree either way", async () => {
     const { wt, commonDir, base } = worktreeWith({
@@ -84,7 +70,7 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
       const r = await writeCandidateTree(s, wt, base, [file]);
       await r.written;
       expect(r.indexStale, file).toBe(inProcess);
-      expect(r.tree, file).toBe(gitTree(wt, [file]));
+      expect(r.tree, file).toBe(gitTreeOf(wt, [file]));
       g(wt, "reset", "-q", "--hard", "HEAD");
       g(wt, "clean", "-fdq");
     }
@@ -100,7 +86,7 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
       const r = await writeCandidateTree(s, wt, base, ["sub/deep/a.txt"]);
       await r.written;
       expect(r.indexStale, file).toBe(false);
-      expect(r.tree, file).toBe(gitTree(wt, ["sub/deep/a.txt"]));
+      expect(r.tree, file).toBe(gitTreeOf(wt, ["sub/deep/a.txt"]));
       g(wt, "checkout", "-q", "--", "sub");
       rmSync(path.join(wt, "sub/deep/.gitattributes"), { force: true });
     }
@@ -117,7 +103,7 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
     const r = await writeCandidateTree(s, wt, base, ["a.txt"]);
     await r.written;
     expect(r.indexStale).toBe(false);
-    expect(r.tree).toBe(gitTree(wt, ["a.txt"]));
+    expect(r.tree).toBe(gitTreeOf(wt, ["a.txt"]));
     expect(g(wt, "cat-file", "-p", `${r.tree}:a.txt`)).toBe("a\n");
   });
 
@@ -143,7 +129,7 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
     writeFileSync(path.join(wt, "a.txt"), "a\r\n");
     const r = await writeCandidateTree(s, wt, g(repo, "rev-parse", `${tip2}^{tree}`).trim(), ["a.txt"]);
     await r.written;
-    expect(r.tree).toBe(gitTree(wt, ["a.txt"]));
+    expect(r.tree).toBe(gitTreeOf(wt, ["a.txt"]));
   });
 });
 

@@ -6,25 +6,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { encodeTree, writeObject, writeTreeWith, type PathChange } from "../../../src/git/objects.js";
 import { prepareNote } from "../../../src/git/notes.js";
 import { peelToCommitFast, writeNote, writeTagFast, updateRefs } from "../../../src/git/session-git.js";
-import { g, removeTmpDirs, repoFromFiles } from "../../helpers/repo.js";
+import { g, removeTmpDirs, gitTreeOf, repoFromFiles } from "../../helpers/repo.js";
 
 afterAll(removeTmpDirs);
 
 const repoWith = (files: Record<string, string>) => repoFromFiles(files, "trm-objects-");
-
-/** What `git add -A -- paths` + `write-tree` records for the working tree (through a scratch index). */
-function gitTree(dir: string, paths: string[]): string {
-  const index = path.join(dir, ".git", "scratch-index");
-  process.env.GIT_INDEX_FILE = index;
-  try {
-    g(dir, "read-tree", "HEAD");
-    g(dir, "--literal-pathspecs", "add", "-A", "--", ...paths);
-    return g(dir, "write-tree").trim();
-  } finally {
-    delete process.env.GIT_INDEX_FILE;
-    rmSync(index, { force: true });
-  }
-}
 
 /** The changes as candidate-tree.ts builds them from the disk (blobs of files and link texts). */
 async function changesFromDisk(dir: string, paths: string[]): Promise<PathChange[]> {
@@ -83,7 +69,7 @@ describe("in-process trees", () => {
     writeFileSync(path.join(dir, "new/deep/n.txt"), "n\n");
     const paths = ["a.txt", "d/one.txt", "d/link", "d/two.txt", "gone/only.txt", "f", "f/inner.txt", "dir2/x.txt", "dir2", "new/deep/n.txt"];
     const ours = await writeTreeWith(common, base, await changesFromDisk(dir, paths));
-    expect(ours).toBe(gitTree(dir, paths));
+    expect(ours).toBe(gitTreeOf(dir, paths));
     // Every object written is sound, and no temporary file is left behind.
     expect(g(dir, "fsck", "--full", "--no-dangling")).toBe("");
     for (const d of readdirSync(path.join(common, "objects"))) {
