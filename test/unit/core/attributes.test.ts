@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { attributesOf, bytesKept, closeAttributes, type Attributes } from "../../../src/git/attributes.js";
@@ -130,6 +130,34 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
     const r = await writeCandidateTree(s, wt, g(repo, "rev-parse", `${tip2}^{tree}`).trim(), ["a.txt"]);
     await r.written;
     expect(r.tree).toBe(gitTreeOf(wt, ["a.txt"]));
+  });
+});
+
+describe("answers kept by the attribute process", () => {
+  /** Reads git check-attr has made so far (its stdin questions among them), from /proc. */
+  const readsOf = (wt: string) => {
+    const pid = readdirSync("/proc").find((p) => {
+      try {
+        return /^\d+$/.test(p) && readlinkSync(`/proc/${p}/cwd`) === wt && readFileSync(`/proc/${p}/cmdline`, "utf8").includes("check-attr");
+      } catch {
+        return false;
+      }
+    });
+    return pid ? Number(/syscr: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))![1]) : null;
+  };
+
+  it.runIf(process.platform === "linux")("answers a path asked before without asking git again, and asks again once an attribute file changed", async () => {
+    const { wt, commonDir } = worktreeWith({ "sub/a.txt": "a\n", "b.txt": "b\n" });
+    expect((await attributesOf(wt, commonDir, ["sub/a.txt"]))!.get("sub/a.txt")).toEqual(none);
+    const before = readsOf(wt);
+    expect(before).not.toBeNull();
+    expect((await attributesOf(wt, commonDir, ["sub/a.txt", "sub/a.txt"]))!.get("sub/a.txt")).toEqual(none);
+    expect(readsOf(wt)).toBe(before);
+    // A new path is asked of git; the one known is not asked again with it.
+    expect([...(await attributesOf(wt, commonDir, ["sub/a.txt", "b.txt"]))!.keys()]).toEqual(["sub/a.txt", "b.txt"]);
+    expect(readsOf(wt)).toBeGreaterThan(before!);
+    writeFileSync(path.join(wt, "sub", ".gitattributes"), "*.txt text eol=lf\n");
+    expect((await attributesOf(wt, commonDir, ["sub/a.txt"]))!.get("sub/a.txt")).toEqual({ ...none, text: "set", eol: "lf" });
   });
 });
 
