@@ -210,8 +210,7 @@ function warmStep(cwd: string, env: Record<string, string>, markerName: string, 
  * scheduling policy, allowed processors (taskset), OOM score adjustment, control group (moved into a
  * delegated one with a CPU quota).
  */
-function inherited(pid: number | "self"): string {
-  const f = statFields(pid);
+function inherited(pid: number | "self", f = statFields(pid)): string {
   const cpus = /^Cpus_allowed:.*$/m.exec(readFileSync(`/proc/${pid}/status`, "latin1"))?.[0];
   // priority, nice (fields 18, 19), rt_priority, policy (40, 41)
   return [f[15], f[16], f[37], f[38], cpus, readFileSync(`/proc/${pid}/oom_score_adj`, "latin1"), readFileSync(`/proc/${pid}/cgroup`, "latin1"), readFileSync(`/proc/${pid}/limits`, "latin1")].join("\n");
@@ -227,8 +226,9 @@ function stillWaiting(w: Waiting, own: () => string): boolean {
   try {
     const pid = w.child.pid!;
     if (!readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(`__trm_c_${w.tag}`)) return false;
-    if ("ZXTt".includes(statFields(pid)[0]!)) return false;
-    return inherited(pid) === own();
+    const f = statFields(pid);
+    if ("ZXTt".includes(f[0]!)) return false;
+    return inherited(pid, f) === own();
   } catch {
     return false;
   }
