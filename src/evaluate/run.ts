@@ -183,8 +183,9 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   const warm = opts.warm && !opts.sandbox && shell === WARM_SHELL && warmable(cmd) ? takeWarm(opts.cwd, base, RUN_MARKER) : null;
   const marker = warm?.marker ?? randomBytes(8).toString("hex");
   const env = { ...base, [RUN_MARKER]: marker };
-  // The marker is on disk before the command exists (orphans.ts recordMarker).
-  if (opts.groupFile) {
+  // The marker is on disk before the command exists (orphans.ts recordMarker). A warm shell's command
+  // does not exist before it is handed over, after its whole record (pid, start, marker) is written.
+  if (opts.groupFile && !warm) {
     try {
       recordMarker(opts.groupFile, marker);
     } catch {
