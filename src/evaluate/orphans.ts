@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { killMarked, RUN_MARKER } from "./sweep.js";
+import { removeFile } from "../util/remove-file.js";
 
 /**
  * A server killed in the middle of a step cannot stop the command it was running: that process group
@@ -68,7 +69,7 @@ export async function recordGroup(file: string, pid: number, marker = "-"): Prom
 }
 
 export async function forgetGroup(file: string): Promise<void> {
-  rmSync(file, { force: true });
+  removeFile(file);
 }
 
 /**
@@ -97,7 +98,7 @@ export async function reapRecorded(file: string): Promise<boolean> {
   } catch {
     return false;
   }
-  rmSync(file, { force: true });
+  removeFile(file);
   const [pidText, st, marker] = text.trim().split(" ");
   const pid = Number(pidText);
   // The marker first: it also finds what left the group, and a command whose pid was never recorded.

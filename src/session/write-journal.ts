@@ -6,10 +6,11 @@
  * which every later step would then be evaluated with. Nothing else is removed: ignored paths
  * (node_modules, build caches) and files the commands made stay, as after any step.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { lstat, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { git } from "../git/cli.js";
+import { removeFile } from "../util/remove-file.js";
 
 // Written and removed once per step, in place: each asynchronous call is a thread-pool round trip
 // (~65 µs measured here, against a few µs for the call itself).
@@ -24,7 +25,7 @@ export async function recordWrites(file: string, paths: string[]): Promise<void>
 }
 
 export async function clearWrites(file: string): Promise<void> {
-  rmSync(file, { force: true });
+  removeFile(file);
 }
 
 /** After a crash mid-write: resets tracked files to `tip` and removes the untracked paths the candidate created. */
