@@ -179,8 +179,9 @@ function checkMessage(raw: unknown): { problem: Problem } | { message: JSONRPCMe
     return problem({ id, code: INVALID_PARAMS, message: `Invalid params for ${method}: ${issues.join("; ")}` });
   }
   if (valid) return { message: parsed.data };
-  // A notification (a method, no id) or a response (result or error) is never answered.
-  if (typeof method === "string" || "result" in raw || "error" in raw) return problem({ id: undefined, code: INVALID_REQUEST, message: "discarded an invalid notification or response" });
+  // A notification (a method, no id) or a response (result or error) is never answered; a request whose
+  // id is not a JSON-RPC id (1.5, true, null, past 2^53) is, with id null (JSON-RPC 2.0, section 5).
+  if ((typeof method === "string" && !("id" in raw)) || "result" in raw || "error" in raw) return problem({ id: undefined, code: INVALID_REQUEST, message: "discarded an invalid notification or response" });
   return problem({ id: isId(id) ? id : null, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT });
 }
 

@@ -1,0 +1,29 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { LineTransport } from "../../../src/mcp/stdio-transport.js";
+
+function setup(max: number) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const t = new LineTransport(max, stdin, stdout);
+  const got: unknown[] = [];
+  const sent: string[] = [];
+  t.onmessage = (m) => got.push(m);
+  stdout.on("data", (d: Buffer) => sent.push(...d.toString().split("\n").filter(Boolean)));
+  return { t, stdin, got, sent };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 10));
+const idsAndCodes = (sent: string[]) => sent.map((l) => JSON.parse(l) as { id: unknown; error: { code: number } }).map((e) => [e.id, e.error.code]);
+
+describe("LineTransport's answer to a request whose id is not a JSON-RPC id", () => {
+  it("answers -32600 with id null (JSON-RPC 2.0, section 5) instead of dropping it as a notification", async () => {
+    const { t, stdin, got, sent } = setup(1000);
+    await t.start();
+    for (const id of ["1.5", "9007199254740993", "true", "null", '{"a":1}', "[1]"]) stdin.write(`{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`);
+    stdin.write('{"jsonrpc":"2.0","method":"notifications/x","params":"bad"}\n{"jsonrpc":"2.0","id":1.5,"result":{}}\n');
+    await tick();
+    expect(idsAndCodes(sent)).toEqual(Array.from({ length: 6 }, () => [null, -32600]));
+    expect(got).toEqual([]);
+  });
+});
