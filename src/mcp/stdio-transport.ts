@@ -187,7 +187,8 @@ function checkMessage(raw: unknown): { problem: Problem } | { message: JSONRPCMe
 
 /** The request id of a JSON-RPC message seen only in part: `"id":7` or `"id":"abc"` at its start or end. */
 export function requestId(text: string): RequestId | undefined {
-  const m = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*[,}]/.exec(text);
+  // Only a string JSON.parse reads: a bad escape or a raw control character would throw and end the server.
+  const m = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})){0,200}")\s*[,}]/.exec(text);
   if (!m) return undefined;
   return m[1]!.startsWith('"') ? (JSON.parse(m[1]!) as string) : Number(m[1]);
 }

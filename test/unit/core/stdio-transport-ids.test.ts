@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { LineTransport } from "../../../src/mcp/stdio-transport.js";
+import { LineTransport, requestId } from "../../../src/mcp/stdio-transport.js";
 
 function setup(max: number) {
   const stdin = new PassThrough();
@@ -25,5 +25,12 @@ describe("LineTransport's answer to a request whose id is not a JSON-RPC id", ()
     await tick();
     expect(idsAndCodes(sent)).toEqual(Array.from({ length: 6 }, () => [null, -32600]));
     expect(got).toEqual([]);
+  });
+});
+
+describe("requestId on the ends of an oversized message", () => {
+  it("reads no id JSON cannot parse (a bad escape, a raw control character) instead of throwing", () => {
+    for (const text of ['{"jsonrpc":"2.0","id":"\\x"}', '"id":"a\tb"}', '"id":"\\u12"}']) expect(requestId(text)).toBeUndefined();
+    expect(requestId('"id":"a\\"b\\u00e9\\n"}')).toBe('a"bé\n');
   });
 });
