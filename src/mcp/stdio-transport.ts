@@ -111,7 +111,9 @@ export class LineTransport implements Transport {
 
   /** Answers an oversized request with an error (a notification has no id and gets none). */
   private async refuse(head: Buffer, tail: Buffer, size: number): Promise<void> {
-    const id = requestId(tail.toString("utf8")) ?? requestId(head.toString("utf8"));
+    // A response (a top-level "result" or "error" in its first bytes) is never answered, however large.
+    const start = topLevel(head.toString("utf8"));
+    const id = start.keys.includes("result") || start.keys.includes("error") ? undefined : (requestId(tail.toString("utf8"), "end") ?? start.id);
     this.onerror?.(new Error(`discarded a message of ${size} bytes (limit ${this.maxBytes})`));
     if (id === undefined) return;
     await this.send({
@@ -185,10 +187,49 @@ function checkMessage(raw: unknown): { problem: Problem } | { message: JSONRPCMe
   return problem({ id: isId(id) ? id : null, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT });
 }
 
-/** The request id of a JSON-RPC message seen only in part: `"id":7` or `"id":"abc"` at its start or end. */
-export function requestId(text: string): RequestId | undefined {
-  // Only a string JSON.parse reads: a bad escape or a raw control character would throw and end the server.
-  const m = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})){0,200}")\s*[,}]/.exec(text);
-  if (!m) return undefined;
-  return m[1]!.startsWith('"') ? (JSON.parse(m[1]!) as string) : Number(m[1]);
+/**
+ * An id's value after its key: a number of up to 15 digits, or a string of up to 200 characters that
+ * JSON.parse reads (a bad escape or a raw control character would throw and end the server).
+ */
+const ID_VALUE = String.raw`\s*:\s*(-?\d{1,15}|"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})){0,200}")\s*`;
+const LAST_ID = new RegExp(`"id"${ID_VALUE}}\\s*$`);
+const ID_AFTER_KEY = new RegExp(`^${ID_VALUE}[,}]`);
+const idOf = (text: string): RequestId => (text.startsWith('"') ? (JSON.parse(text) as string) : Number(text));
+
+/**
+ * The request id of a JSON-RPC message seen only in part, never an "id" inside its params: at "end", the
+ * message's last key (`"id":7}` ends it, as the SDK's client writes it); at "start", a top-level key among
+ * its first bytes; by default either.
+ */
+export function requestId(text: string, at?: "start" | "end"): RequestId | undefined {
+  const last = at === "start" ? null : LAST_ID.exec(text);
+  if (last) return idOf(last[1]!);
+  return at === "end" ? undefined : topLevel(text).id;
+}
+
+/** The top-level keys of the start of a JSON object (and its id, when among them), as far as the text goes. */
+function topLevel(text: string): { keys: string[]; id?: RequestId } {
+  const keys: string[] = [];
+  let id: RequestId | undefined;
+  const first = text.search(/\S/);
+  if (first < 0 || text[first] !== "{") return { keys };
+  let depth = 0;
+  for (let i = first; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      if (end >= text.length) break;
+      const after = text.slice(end + 1);
+      if (depth === 1 && /^\s*:/.test(after)) {
+        const key = text.slice(i + 1, end);
+        keys.push(key);
+        const m = key === "id" && id === undefined ? ID_AFTER_KEY.exec(after) : null;
+        if (m) id = idOf(m[1]!);
+      }
+      i = end;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+  }
+  return { keys, id };
 }

@@ -55,4 +55,17 @@ describe("an oversized message", () => {
     expect(await srv.answerTo(3), srv.stderr()).toMatchObject({ result: {} });
     expect(srv.child.exitCode).toBeNull();
   });
+
+  it("is answered with its own id (last, as the SDK's client writes it), not one nested in its params", async () => {
+    const srv = rawServer();
+    child = srv.child;
+    await srv.write(line(init));
+    expect(await srv.answerTo("init")).toBeDefined();
+    await srv.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    const args = { sessionId: "x", content: pad, related: [{ id: 1, note: "last edit" }] };
+    await srv.write(line({ method: "tools/call", params: { name: "trm_get_state", arguments: args }, jsonrpc: "2.0", id: 2 }));
+    await srv.write(line({ jsonrpc: "2.0", id: 3, method: "ping" }));
+    expect(await srv.answerTo(3)).toMatchObject({ result: {} });
+    expect(srv.answers().filter((a) => a.id !== "init" && a.id !== 3)).toEqual([{ jsonrpc: "2.0", id: 2, error: expect.objectContaining({ code: -32600 }) }]);
+  });
 });

@@ -34,3 +34,36 @@ describe("requestId on the ends of an oversized message", () => {
     expect(requestId('"id":"a\\"b\\u00e9\\n"}')).toBe('a"bé\n');
   });
 });
+
+describe("LineTransport's answer to an oversized message", () => {
+  it("answers the request's own id, never an id nested in its params", async () => {
+    const { t, stdin, sent } = setup(200);
+    await t.start();
+    // Id first, a nested "id" key last (in the tail), and the SDK's order (id last) with a nested id before it.
+    stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 42, method: "tools/call", params: { name: "x", arguments: { content: "x".repeat(1000), id: 3 } } })}\n`);
+    stdin.write(`${JSON.stringify({ method: "tools/call", params: { name: "x", arguments: { content: "x".repeat(1000), more: [{ id: 4, n: 1 }] } }, jsonrpc: "2.0", id: 43 })}\n`);
+    await tick();
+    expect(idsAndCodes(sent)).toEqual([
+      [42, -32600],
+      [43, -32600],
+    ]);
+  });
+
+  it("answers no notification and no response, whatever ids their params hold", async () => {
+    const { t, stdin, sent } = setup(200);
+    await t.start();
+    stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: { content: "x".repeat(1000), id: 4 } })}\n`);
+    stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: { id: 5, content: "x".repeat(1000) } })}\n`);
+    stdin.write(`${JSON.stringify({ result: { content: "x".repeat(1000) }, jsonrpc: "2.0", id: 6 })}\n`);
+    stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 7, result: { content: "x".repeat(1000) } })}\n`);
+    await tick();
+    expect(sent).toEqual([]);
+  });
+
+  it("reads a top-level id at the start or as the last key, not inside nested objects", () => {
+    expect(requestId('{"jsonrpc":"2.0","method":"n","params":{"id":5,"c":"', "start")).toBeUndefined();
+    expect(requestId('\uFEFF {"jsonrpc":"2.0","params":{"a":{"b":[1]}},"id":"s","method":', "start")).toBe("s");
+    expect(requestId('"x","id":3}},"jsonrpc":"2.0","id":12}\r', "end")).toBe(12);
+    expect(requestId('"x","id":3}}}', "end")).toBeUndefined();
+  });
+});
