@@ -66,8 +66,10 @@ export class LineTransport implements Transport {
       this.size += piece.length;
       return;
     }
-    const head = Buffer.concat([...this.chunks.slice(0, 1), piece.subarray(0, EDGE)]).subarray(0, EDGE);
-    this.skipping = { head, tail: piece.subarray(-EDGE), size: this.size + piece.length };
+    // The message's own first and last bytes, whatever pieces they came in (a first piece may be a few bytes).
+    const head = edge([...this.chunks, piece], "start");
+    const tail = edge([...this.chunks, piece], "end");
+    this.skipping = { head, tail, size: this.size + piece.length };
     this.chunks = [];
     this.size = 0;
   }
@@ -153,6 +155,18 @@ export class LineTransport implements Transport {
       else this.stdout.once("drain", resolve);
     });
   }
+}
+
+/** The first or last EDGE bytes of a message's pieces (copied: the pieces are let go). */
+function edge(pieces: Buffer[], from: "start" | "end"): Buffer {
+  const ordered = from === "start" ? pieces : [...pieces].reverse();
+  const taken: Buffer[] = [];
+  for (let i = 0, size = 0; i < ordered.length && size < EDGE; i++) {
+    const p = ordered[i]!;
+    taken.push(from === "start" ? p.subarray(0, EDGE - size) : p.subarray(-(EDGE - size)));
+    size += taken[taken.length - 1]!.length;
+  }
+  return Buffer.concat(from === "start" ? taken : taken.reverse());
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -67,3 +67,23 @@ describe("LineTransport's answer to an oversized message", () => {
     expect(requestId('"x","id":3}}}', "end")).toBeUndefined();
   });
 });
+
+describe("LineTransport's ends of an oversized message", () => {
+  it("are its first and last bytes however it was split, not its first piece joined to the one that passed the limit", async () => {
+    const { t, stdin, sent } = setup(200);
+    await t.start();
+    // The id only at the start, read in small pieces (a pipe hands on what the previous line left of its chunk).
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 42, method: "tools/call", params: { name: "x", arguments: { content: "x".repeat(1000) } } });
+    for (const piece of [big.slice(0, 17), big.slice(17, 30), big.slice(30)]) stdin.write(piece);
+    stdin.write("\n");
+    // The id only at the end, and only the final two bytes past the limit.
+    const last = (n: number) => JSON.stringify({ method: "tools/call", params: { name: "x", arguments: { content: "x".repeat(n) } }, jsonrpc: "2.0", id: 43 });
+    const at202 = last(202 - last(0).length);
+    for (const piece of [at202.slice(0, 100), at202.slice(100, 200), `${at202.slice(200)}\n`]) stdin.write(piece);
+    await tick();
+    expect(idsAndCodes(sent)).toEqual([
+      [42, -32600],
+      [43, -32600],
+    ]);
+  });
+});
