@@ -66,8 +66,10 @@ export class LineTransport implements Transport {
       this.size += piece.length;
       return;
     }
-    const head = Buffer.concat([...this.chunks.slice(0, 1), piece.subarray(0, EDGE)]).subarray(0, EDGE);
-    this.skipping = { head, tail: piece.subarray(-EDGE), size: this.size + piece.length };
+    // The message's own first and last bytes, whatever pieces they came in (a first piece may be a few bytes).
+    const head = edge([...this.chunks, piece], "start");
+    const tail = edge([...this.chunks, piece], "end");
+    this.skipping = { head, tail, size: this.size + piece.length };
     this.chunks = [];
     this.size = 0;
   }
@@ -111,7 +113,9 @@ export class LineTransport implements Transport {
 
   /** Answers an oversized request with an error (a notification has no id and gets none). */
   private async refuse(head: Buffer, tail: Buffer, size: number): Promise<void> {
-    const id = requestId(tail.toString("utf8")) ?? requestId(head.toString("utf8"));
+    // A response (a top-level "result" or "error" in its first bytes) is never answered, however large.
+    const start = topLevel(head.toString("utf8"));
+    const id = start.keys.includes("result") || start.keys.includes("error") ? undefined : (requestId(tail.toString("utf8"), "end") ?? start.id);
     this.onerror?.(new Error(`discarded a message of ${size} bytes (limit ${this.maxBytes})`));
     if (id === undefined) return;
     await this.send({
@@ -153,6 +157,18 @@ export class LineTransport implements Transport {
   }
 }
 
+/** The first or last EDGE bytes of a message's pieces (copied: the pieces are let go). */
+function edge(pieces: Buffer[], from: "start" | "end"): Buffer {
+  const ordered = from === "start" ? pieces : [...pieces].reverse();
+  const taken: Buffer[] = [];
+  for (let i = 0, size = 0; i < ordered.length && size < EDGE; i++) {
+    const p = ordered[i]!;
+    taken.push(from === "start" ? p.subarray(0, EDGE - size) : p.subarray(-(EDGE - size)));
+    size += taken[taken.length - 1]!.length;
+  }
+  return Buffer.concat(from === "start" ? taken : taken.reverse());
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
 
@@ -179,14 +195,55 @@ function checkMessage(raw: unknown): { problem: Problem } | { message: JSONRPCMe
     return problem({ id, code: INVALID_PARAMS, message: `Invalid params for ${method}: ${issues.join("; ")}` });
   }
   if (valid) return { message: parsed.data };
-  // A notification (a method, no id) or a response (result or error) is never answered.
-  if (typeof method === "string" || "result" in raw || "error" in raw) return problem({ id: undefined, code: INVALID_REQUEST, message: "discarded an invalid notification or response" });
+  // A notification (a method, no id) or a response (result or error) is never answered; a request whose
+  // id is not a JSON-RPC id (1.5, true, null, past 2^53) is, with id null (JSON-RPC 2.0, section 5).
+  if ((typeof method === "string" && !("id" in raw)) || "result" in raw || "error" in raw) return problem({ id: undefined, code: INVALID_REQUEST, message: "discarded an invalid notification or response" });
   return problem({ id: isId(id) ? id : null, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT });
 }
 
-/** The request id of a JSON-RPC message seen only in part: `"id":7` or `"id":"abc"` at its start or end. */
-export function requestId(text: string): RequestId | undefined {
-  const m = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*[,}]/.exec(text);
-  if (!m) return undefined;
-  return m[1]!.startsWith('"') ? (JSON.parse(m[1]!) as string) : Number(m[1]);
+/**
+ * An id's value after its key: a number of up to 15 digits, or a string of up to 200 characters that
+ * JSON.parse reads (a bad escape or a raw control character would throw and end the server).
+ */
+const ID_VALUE = String.raw`\s*:\s*(-?\d{1,15}|"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})){0,200}")\s*`;
+const LAST_ID = new RegExp(`"id"${ID_VALUE}}\\s*$`);
+const ID_AFTER_KEY = new RegExp(`^${ID_VALUE}[,}]`);
+const idOf = (text: string): RequestId => (text.startsWith('"') ? (JSON.parse(text) as string) : Number(text));
+
+/**
+ * The request id of a JSON-RPC message seen only in part, never an "id" inside its params: at "end", the
+ * message's last key (`"id":7}` ends it, as the SDK's client writes it); at "start", a top-level key among
+ * its first bytes; by default either.
+ */
+export function requestId(text: string, at?: "start" | "end"): RequestId | undefined {
+  const last = at === "start" ? null : LAST_ID.exec(text);
+  if (last) return idOf(last[1]!);
+  return at === "end" ? undefined : topLevel(text).id;
+}
+
+/** The top-level keys of the start of a JSON object (and its id, when among them), as far as the text goes. */
+function topLevel(text: string): { keys: string[]; id?: RequestId } {
+  const keys: string[] = [];
+  let id: RequestId | undefined;
+  const first = text.search(/\S/);
+  if (first < 0 || text[first] !== "{") return { keys };
+  let depth = 0;
+  for (let i = first; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      if (end >= text.length) break;
+      const after = text.slice(end + 1);
+      if (depth === 1 && /^\s*:/.test(after)) {
+        const key = text.slice(i + 1, end);
+        keys.push(key);
+        const m = key === "id" && id === undefined ? ID_AFTER_KEY.exec(after) : null;
+        if (m) id = idOf(m[1]!);
+      }
+      i = end;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+  }
+  return { keys, id };
 }
