@@ -254,3 +254,23 @@ export function dedupeFailures<T extends { name: string; file?: string }>(failur
   }
   return out;
 }
+
+/**
+ * `TypeError: it 'broke'` from concordance's dump of an error, as AVA prints it in its own report and in
+ * its TAP output: a `TypeError {` line (any name with Error or Exception in it), then, among that object's
+ * lines, `message: 'it \'broke\'',`. Only the quote and backslash escapes are undone (concordance prints
+ * a message with line breaks as a template literal, which is not read here).
+ */
+export function errorOfDump(text: string): string | undefined {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const head = /^(\s*)([A-Z][\w$]*) \{$/.exec(lines[i]!);
+    if (!head || !/Error|Exception/.test(head[2]!)) continue;
+    for (const l of lines.slice(i + 1, i + 40)) {
+      if (l.startsWith(`${head[1]}}`)) break;
+      const m = /^\s*message: '((?:[^'\\]|\\.)*)',?$/.exec(l);
+      if (m) return `${head[2]}: ${m[1]!.replace(/\\(['"\\])/g, "$1")}`;
+    }
+  }
+  return undefined;
+}

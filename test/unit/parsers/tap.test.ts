@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseTests } from "../../../src/evaluate/parsers/index.js";
+import { errorOfDump } from "../../../src/evaluate/parsers/util.js";
 import type { CommandOutput } from "../../../src/evaluate/types.js";
 import { CWD } from "./corpus.js";
 
@@ -118,5 +119,18 @@ describe("TAP output shaped against the parser", () => {
     const r = parseTests(tap(`${" ".repeat(4 * 1024 * 1024)}ok 1 - deep`, "ok 1 - top", "1..1"));
     // Deeper points before a point are its children, at any depth.
     expect(r?.cases).toEqual([{ name: "top > deep", status: "passed" }]);
+  });
+});
+
+describe("errorOfDump: an error as AVA's concordance prints it (its own report and its TAP YAML alike)", () => {
+  it("reads the name and message whether the message follows the head or other keys come first", () => {
+    expect(errorOfDump("    TypeError {\n      message: 'Cannot read properties of undefined (reading \\'x\\')',\n    }")).toBe("TypeError: Cannot read properties of undefined (reading 'x')");
+    expect(errorOfDump("DatabaseException {\n  code: 'E1',\n  retries: 3,\n  message: 'down',\n}")).toBe("DatabaseException: down");
+    expect(errorOfDump("Rejected promise returned by test\n  Error {\n    message: 'a \\\\ b',\n  }")).toBe("Error: a \\ b");
+  });
+  it("leaves other escapes as printed and reads nothing from other objects or past the error's own end", () => {
+    expect(errorOfDump("Error {\n  message: 'line\\nnext',\n}")).toBe("Error: line\\nnext");
+    expect(errorOfDump("Point {\n  message: 'not an error',\n}")).toBeUndefined();
+    expect(errorOfDump("  Error {\n    code: 1,\n  }\n  other: {\n    message: 'someone else',\n  }")).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@
  * `1 test skipped`; `2 tests passed` only when all passed).
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
-import { boundMessage, firstProjectFrame, normalizePath } from "../util.js";
+import { boundMessage, errorOfDump, firstProjectFrame, normalizePath } from "../util.js";
 import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
 
 // What AVA appends to a failing test's line when the failure block cannot be found for its name.
@@ -107,7 +107,7 @@ function blockFailure(name: string, body: string[], cwd?: string): TestFailure {
   const text = body.join("\n");
   // An error: its own `TypeError: message` line (the stack's head) is the message; AVA 4 and 5 print
   // no stack head, only the error as an object (`TypeError {` / `message: '…',`).
-  const err = /^\s*((?:[A-Z]\w*)?Error\b[^\n{]*: [^\n]+)$/m.exec(text)?.[1] ?? inspectedError(text);
+  const err = /^\s*((?:[A-Z]\w*)?Error\b[^\n{]*: [^\n]+)$/m.exec(text)?.[1] ?? errorOfDump(text);
   const isFrame = (l: string) => /^\s*›/.test(l);
   let message: string | undefined;
   const diff = body.findIndex((l) => /^\s*Difference\b[^:]*:\s*$/.test(l));
@@ -121,10 +121,4 @@ function blockFailure(name: string, body: string[], cwd?: string): TestFailure {
   if (err && frame) loc = frame;
   loc ??= frame;
   return failure(name, message, loc);
-}
-
-/** `TypeError: msg` from AVA's printed object: `TypeError {` and then `message: 'msg',`. */
-function inspectedError(text: string): string | undefined {
-  const m = /^\s*((?:[A-Z]\w*)?Error) \{\n\s*message: '((?:[^'\\\n]|\\.)*)',?$/m.exec(text);
-  return m ? `${m[1]}: ${m[2]!.replace(/\\(['"\\])/g, "$1")}` : undefined;
 }

@@ -5,7 +5,7 @@
  * `expected`/`actual`, `at`), or mocha's plain lines under the point.
  */
 import type { TestFailure } from "../../types.js";
-import { boundMessage, firstProjectFrame, isProjectPath, normalizePath, parseJsFrame } from "../util.js";
+import { boundMessage, errorOfDump, firstProjectFrame, isProjectPath, normalizePath, parseJsFrame } from "../util.js";
 import { failure } from "./common.js";
 import type { TapPoint } from "./tap-stream.js";
 
@@ -72,17 +72,6 @@ function detailsOf(y: Record<string, string | undefined>): string | undefined {
     return err ? `${key.replace(/[.:]?\s*(?:Reason:)?$/, "")}: ${err}` : `${key}\n${v}`;
   }
   return undefined;
-}
-
-/** `TypeError {\n  message: 'it \'broke\'',\n  …}` (concordance's dump of an error) as `TypeError: it 'broke'`. */
-function errorOfDump(dump: string): string | undefined {
-  const head = /^([A-Z][\w$]*) \{\n/.exec(dump);
-  if (!head || !/Error|Exception/.test(head[1]!)) return undefined;
-  const line = dump.slice(head[0].length).split("\n", 40).find((l) => /^\s*message: /.test(l));
-  if (line === undefined) return undefined;
-  const m = /^\s*message: '((?:[^'\\]|\\.)*)',?$/.exec(line);
-  if (!m) return undefined;
-  return `${head[1]}: ${m[1]!.replace(/\\(.)/g, "$1")}`;
 }
 
 /** The assertion's place: `at: fn (file:1:2)` (ava, tape, vitest) or node-tap's `at.fileName`/`at.lineNumber`. */
