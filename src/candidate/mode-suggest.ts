@@ -52,12 +52,12 @@ async function changesOf(plan: Plan, tree: TreeReader): Promise<Change[] | undef
   const out: Change[] = [];
   for (const op of plan.ops) {
     const path = op.path;
-    const before = await tree.read(path);
     if (op.op === "delete") {
       const n = tokens(jsonLen(path)) + 2;
       out.push({ path, costs: { delete: n, patch: n + 12, diff: n + 12 }, changedLines: 0, totalLines: 0 });
       continue;
     }
+    const before = await tree.read(path);
     const after = decodeText(op.content);
     if (!after.ok) return undefined;
     if (before === null) {

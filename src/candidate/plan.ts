@@ -88,6 +88,7 @@ function cachedReader(tree: TreeReader): TreeReader {
       }
       return p;
     },
+    ...(tree.isLink ? { isLink: (path: string) => tree.isLink!(path) } : {}),
   };
 }
 
@@ -143,7 +144,9 @@ async function planDelete(c: Candidate, tree: TreeReader): Promise<Plan> {
     const rel = normalizeInto(p, issues);
     if (rel === null || seen.has(rel)) continue;
     seen.add(rel);
-    if ((await tree.read(rel)) === null) {
+    // A committed link is deleted as itself, also when it points at a folder, at nothing or outside
+    // (it is not read through).
+    if (!(await tree.isLink?.(rel)) && (await tree.read(rel)) === null) {
       issues.push({ file: rel, message: "does not exist, so it cannot be deleted", hint: "Check the path with trm_read_files." });
       continue;
     }

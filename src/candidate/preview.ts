@@ -51,6 +51,11 @@ function excerpts(a: string[], b: string[], regions: Region[]): PreviewExcerpt[]
 export async function previewPlan(plan: Plan, tree: TreeReader): Promise<Preview> {
   const files: PreviewFile[] = [];
   for (const op of plan.ops) {
+    // A link being deleted is not read through (it may point at a folder, at nothing, or outside).
+    if (op.op === "delete" && (await tree.isLink?.(op.path))) {
+      files.push({ path: op.path, status: "deleted", linesAdded: 0, linesRemoved: 0, excerpts: [{ startLine: 1, before: ["(symbolic link)"], after: [] }] });
+      continue;
+    }
     const before = await tree.read(op.path);
     const status: PreviewFile["status"] = op.op === "delete" ? "deleted" : before === null ? "added" : "modified";
     const a = textLines(before);

@@ -8,6 +8,8 @@ export type FileOp =
 /** Read access to the state a candidate applies to. `read` returns null when the file does not exist. */
 export interface TreeReader {
   read(path: string): Promise<Buffer | null>;
+  /** Whether the path itself is a symbolic link (to a folder, to nothing, anywhere): a delete removes the link. */
+  isLink?(path: string): Promise<boolean>;
 }
 
 /** Why one part of a candidate could not be applied, precise enough for the model to resend it right. */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, constants, fchmodSync, lstatSync, openSync, renameSync, rmSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, rm, rmdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { isInside, resolveInside, resolveLinks } from "../util/paths.js";
+import { isInside, resolveEntryInside, resolveInside, resolveLinks } from "../util/paths.js";
 import { UserError, errorMessage } from "../util/errors.js";
 import type { FileOp, TreeReader } from "./types.js";
 
@@ -28,6 +28,10 @@ export function worktreeReader(root: string): TreeReader {
         if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return null;
         throw err;
       }
+    },
+    async isLink(rel: string): Promise<boolean> {
+      const { entry } = await resolveEntryInside(root, rel);
+      return lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
     },
   };
 }
@@ -137,22 +141,27 @@ export async function applyPlan(root: string, ops: FileOp[], scratch?: string): 
   };
   try {
     for (const op of ops) {
-      // Every path is used as the kernel resolved it, checked: `entry` for the name itself (a link is
-      // deleted, not its target), `real` for content (writing through a link changes or creates its target).
+      const relOf = (abs: string) => path.relative(realRoot, abs).split(path.sep).join("/");
+      if (op.op === "delete") {
+        // The entry itself goes, so only its folder must stay inside: a link is removed wherever it points.
+        const { rel, entry } = await resolveEntryInside(root, op.path);
+        backups.push(snapshot(entry, rel));
+        touched.push(relOf(entry));
+        unlinkSync(entry);
+        removeEmptyParents(realRoot, path.dirname(entry));
+        continue;
+      }
+      // Used as the kernel resolves it, checked: `real` for content (writing through a link changes or
+      // creates its target), `entry` for the name itself.
       const { rel, entry, real } = await resolveInside(root, op.path);
       const before = snapshot(entry, rel);
       backups.push(before);
       // Keep the link's target too, so that it can be put back (or removed, if the write creates it).
-      if (before.kind === "symlink" && op.op === "write") backups.push(snapshot(real, rel));
-      touched.push(path.relative(realRoot, op.op === "delete" ? entry : real).split(path.sep).join("/"));
-      if (op.op === "delete") {
-        unlinkSync(entry);
-        removeEmptyParents(realRoot, path.dirname(entry));
-      } else {
-        mkdirTracked(realRoot, path.dirname(real), createdDirs);
-        const was = backups[backups.length - 1]!;
-        writeReplacing(real, op.content, was.kind === "file" ? was.mode : null, scratch);
-      }
+      if (before.kind === "symlink") backups.push(snapshot(real, rel));
+      touched.push(relOf(real));
+      mkdirTracked(realRoot, path.dirname(real), createdDirs);
+      const was = backups[backups.length - 1]!;
+      writeReplacing(real, op.content, was.kind === "file" ? was.mode : null, scratch);
     }
   } catch (err) {
     let rollbackError = "";

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
 import { UserError } from "../util/errors.js";
 import { matchesAnyGlob } from "../util/glob.js";
-import { resolveInside } from "../util/paths.js";
+import { resolveEntryInside, resolveInside } from "../util/paths.js";
 
 export interface TestFileChange {
   path: string;
@@ -68,7 +68,8 @@ export async function landedOps(worktree: string, ops: FileOp[]): Promise<FileOp
   const root = realpathSync(worktree);
   return Promise.all(
     ops.map(async (o) => {
-      const { real } = await resolveInside(worktree, o.path);
+      // A delete lands on the entry itself (a link is removed, never what it points at).
+      const real = o.op === "delete" ? (await resolveEntryInside(worktree, o.path)).entry : (await resolveInside(worktree, o.path)).real;
       const rel = path.relative(root, real).split(path.sep).join("/");
       return rel === o.path ? o : { ...o, path: rel };
     }),

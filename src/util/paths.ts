@@ -142,3 +142,16 @@ export async function resolveInside(root: string, input: string): Promise<{ rel:
   });
   return { rel, abs: path.join(root, ...rel.split("/")), real, entry };
 }
+
+/**
+ * The entry a relative path names inside `root`, for removing it: its folder resolved and proven inside
+ * (and out of `.git`) as {@link resolveInside} does, its own name not followed. A link is an entry of
+ * its folder whatever it points at (a folder, a missing path, somewhere outside): unlinking it changes
+ * nothing but the folder, so deleting a committed link needs no more than its folder checked.
+ */
+export async function resolveEntryInside(root: string, input: string): Promise<{ rel: string; entry: string }> {
+  const rel = normalizeRelPath(input);
+  const cut = rel.lastIndexOf("/");
+  const folder = cut < 0 ? await resolveLinks(root) : (await resolveInside(root, rel.slice(0, cut))).real;
+  return { rel, entry: path.join(folder, rel.slice(cut + 1)) };
+}

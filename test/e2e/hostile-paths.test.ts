@@ -197,6 +197,36 @@ describe("links whose text goes up after another link", () => {
   });
 });
 
+describe("deleting the links themselves", () => {
+  it("a delete removes a committed link as itself, wherever it points, and touches nothing it points at", async () => {
+    // Its own session: the other tests need the links in place.
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    const paths = ["inner", "x", "g", "dang", "ssh", "sshabs", "nested/dir/h"];
+    const v = await srv.call<Any>("trm_validate_candidate", { sessionId: s.sessionId, candidate: { mode: "delete", paths } });
+    expect(v.valid).toBe(true);
+    expect(v.preview.filesAffected).toEqual(paths);
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, rationale: "drop the links", candidate: { mode: "delete", paths } });
+    expect(r.step).toBe(1);
+    const tree = g(repo, "ls-tree", "-r", "--name-only", r.commit).split("\n");
+    for (const p of paths) {
+      expect(tree, p).not.toContain(p);
+      expect(existsSync(path.join(s.worktreePath, p)) || lstatSync(path.join(s.worktreePath, p), { throwIfNoEntry: false }) !== undefined, p).toBe(false);
+    }
+    // inner pointed at src: the folder and its files are still there, in the worktree and the commit.
+    expect(tree).toContain("src/stats.js");
+    expect(existsSync(path.join(s.worktreePath, "src", "stats.js"))).toBe(true);
+    // The rest (the key, the user's .git, the canary) is checked after all tests (afterAll).
+    expect(readFileSync(path.join(parent, "home", ".ssh", "id_rsa"), "utf8")).toBe(SSH_KEY);
+    await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
+  });
+
+  it("a delete below a link that leaves the worktree or enters .git is still refused", async () => {
+    for (const p of ["g/config", "g/index", "d/HEAD", "deeplink/x", "nested/dir/h/pre-commit"]) {
+      await expectRefused("trm_submit_candidate", { sessionId, rationale: "r", candidate: { mode: "delete", paths: [p] } }, /.+/);
+    }
+  });
+});
+
 describe("hostile output, large requests, crashes", () => {
   it("a flood of escapes neither stalls another session nor breaks a timeout", async () => {
     // ESC[ and 60,000 ';' again and again, and never an end: the former ANSI pattern took 45 s per flood.

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FileOp } from "../../../src/candidate/types.js";
+import { planCandidate } from "../../../src/candidate/plan.js";
 import { applyPlan, worktreeReader } from "../../../src/candidate/write.js";
 
 /** Every entry under `dir` (not following links) with its type, mode and bytes, for before/after comparison. */
@@ -96,6 +97,41 @@ describe("applyPlan", () => {
     expect(applied.paths).toEqual(["src/a.ts", "run.sh", "n/m.ts"]);
     await applied.rollback();
     expect(await snapshot(root)).toEqual(before);
+  });
+
+  it("deletes a committed link as itself, wherever it points, and puts it back on rollback", async () => {
+    await symlink("src/deep", path.join(root, "to-folder"));
+    await symlink("gone.ts", path.join(root, "dangling"));
+    await symlink(outside, path.join(root, "out"));
+    await writeFile(path.join(outside, "keep.txt"), "outside\n");
+    const before = await snapshot(root);
+    const r = worktreeReader(root);
+    const ops = (await planCandidate({ mode: "delete", paths: ["to-folder", "dangling", "out"] }, r)).ops;
+    expect(ops).toEqual([{ op: "delete", path: "to-folder" }, { op: "delete", path: "dangling" }, { op: "delete", path: "out" }]);
+    const applied = await applyPlan(root, ops);
+    expect(applied.paths).toEqual(["to-folder", "dangling", "out"]);
+    for (const p of ["to-folder", "dangling", "out"]) await expect(lstat(path.join(root, p))).rejects.toThrow(/ENOENT/);
+    // What the links pointed at is untouched.
+    expect(await readFile(path.join(root, "src/deep/only.ts"), "utf8")).toBe("only\n");
+    expect(await readFile(path.join(outside, "keep.txt"), "utf8")).toBe("outside\n");
+    await applied.rollback();
+    expect(await snapshot(root)).toEqual(before);
+  });
+
+  it("still refuses a delete below a link that leaves the worktree or enters .git, and a delete of a folder", async () => {
+    await writeFile(path.join(outside, "keep.txt"), "outside\n");
+    await symlink(outside, path.join(root, "out"));
+    await mkdir(path.join(root, ".git"));
+    await writeFile(path.join(root, ".git", "index"), "index");
+    await symlink(".git", path.join(root, "g"));
+    const r = worktreeReader(root);
+    await expect(planCandidate({ mode: "delete", paths: ["out/keep.txt"] }, r)).rejects.toThrow(/symlink/);
+    await expect(planCandidate({ mode: "delete", paths: ["g/index"] }, r)).rejects.toThrow(/\.git/);
+    await expect(applyPlan(root, [{ op: "delete", path: "out/keep.txt" }])).rejects.toThrow(/symlink/);
+    await expect(applyPlan(root, [{ op: "delete", path: "g/index" }])).rejects.toThrow(/\.git/);
+    await expect(planCandidate({ mode: "delete", paths: ["src/deep"] }, r)).rejects.toThrow(/does not exist/);
+    expect(await readFile(path.join(outside, "keep.txt"), "utf8")).toBe("outside\n");
+    expect(await readFile(path.join(root, ".git", "index"), "utf8")).toBe("index");
   });
 
   it("worktreeReader reads files and links, null for missing files and directories", async () => {
