@@ -64,8 +64,11 @@ export function countsHint(cmd: string, cwd: string): string {
 /** Programs that check code rather than run tests: in a test chain they run before or after the tests, never beside them. */
 const CHECKERS = /^(xo|eslint|standard|prettier|biome|tsc|tsd|vue-tsc|tslint|stylelint|ruff|flake8|pylint|mypy|pyright|black|isort|golangci-lint|staticcheck|gofmt|clippy|attw|publint|knip)$/;
 
+/** A program as programOf gives it, named as the tool it is: `node bin/xo.js` is xo, `python -m mypy.py` mypy. */
+const toolOf = (program: string): string => program.replace(/\.[cm]?js$|\.py$/, "");
+
 /** Whether a program (as programOf gives it) checks code rather than runs tests. */
-export const isChecker = (program: string): boolean => CHECKERS.test(program);
+export const isChecker = (program: string): boolean => CHECKERS.test(toolOf(program));
 
 /**
  * A test command that chains checkers with the tests (`xo && ava && tsd`, as package.json's test script
@@ -90,11 +93,11 @@ export function chainAdvice(cmd: string, cwd: string): string | undefined {
   // npm runs a script with node_modules/.bin on PATH; code-trm runs commands as typed, so a bare name
   // taken from a script needs npx (`xo` alone exits 127 there).
   const typed = (p: string) => (fromScript && /^[\w@][\w./@-]*(\s|$)/.test(p) && !/^(npx|npm|pnpm|yarn|bunx|node|python3?|go|cargo)\b/.test(p) ? `npx ${p}` : p);
-  // `node bin/xo.js` is xo too.
-  const programs = parts.map((p) => programOf(p.trim()).replace(/\.[cm]?js$|\.py$/, ""));
+  const programs = parts.map((p) => toolOf(programOf(p.trim())));
   const all = parts.map((p, i) => ({ part: typed(p.trim()), program: programs[i]! }));
-  const checkers = all.filter((p) => CHECKERS.test(p.program));
-  const runners = all.filter((p) => !CHECKERS.test(p.program));
+  // The same test as the chain's reading (read-tests.ts), so that advice and reading never disagree.
+  const checkers = all.filter((p) => isChecker(p.program));
+  const runners = all.filter((p) => !isChecker(p.program));
   if (checkers.length === 0 || runners.length === 0) return undefined;
   const [lint, ...rest] = checkers;
   // As JSON, so that the arguments can be sent as printed.

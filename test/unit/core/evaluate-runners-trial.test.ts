@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { evaluate, type Evaluation } from "../../../src/evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../../../src/evaluate/feedback.js";
 import { judgeEvaluation } from "../../../src/evaluate/judge.js";
+import { chainAdvice } from "../../../src/evaluate/runner-hint.js";
 import { base, cleanWorktrees, worktree } from "./replay.js";
 
 afterEach(cleanWorktrees);
@@ -59,6 +60,14 @@ describe("split form: lintCmd xo beside testCmd ava", () => {
 
 describe("chain form: xo && ava && tsd", () => {
   const chain = "bin/xo && bin/ava && bin/tsd";
+
+  it("xo run as a script file (bin/xo.js) is a checker too: the chain reads as stopped, as the start's advice calls it", async () => {
+    const cwd = worktree({ "xo.js": { file: "xo/xo054-default.txt", exit: 1 }, ava: { file: "ava/ava4-default-failing.txt", exit: 1 } });
+    const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/xo.js && bin/ava" }));
+    expect(ev.tests).toMatchObject({ passed: 0, failed: 1, format: "stopped", notRun: ["bin/ava"] });
+    expect(ev.tests!.failures[0]!.name).toBe("(xo.js exited 1)");
+    expect(chainAdvice("bin/xo.js && bin/ava", cwd)).toMatch(/"lintCmd":"bin\/xo.js"/);
+  });
 
   it("xo failing stops the chain: the feedback names xo and its errors, not unreadable test output", async () => {
     const cwd = worktree({ xo: { file: "xo/xo054-default.txt", exit: 1 }, ava: { file: "ava/ava4-default-failing.txt", exit: 1 }, tsd: { exit: 0 } });
