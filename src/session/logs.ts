@@ -2,7 +2,7 @@ import { readNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { redactDeep } from "../util/secrets.js";
 import { resolvePoint } from "./points.js";
-import type { StepNote } from "./record.js";
+import type { BaselineNote, StepNote } from "./record.js";
 import type { Session } from "./session.js";
 
 const DEFAULT_LIMIT = 20_000;
@@ -39,15 +39,16 @@ export async function readLog(s: Session, opts: { at?: string; command?: string;
 }
 
 /**
- * A step whose commands' outputs all fit the record has no logs note (submit.ts): its record, as written
- * (redacted), holds each output whole.
+ * A step (or a preflight) whose commands' outputs all fit the record has no logs note (submit.ts,
+ * preflight.ts): its record, as written (redacted), holds each output whole.
  */
 async function recordedWhole(s: Session, commit: string): Promise<Record<string, string> | null> {
-  const note = await readNote<StepNote>(s.config.commonDir, s.refs.notes, commit);
-  // A record no longer read as JSON (e.g. `git notes append` by hand): the step's evaluation in memory,
+  const note = await readNote<StepNote | BaselineNote>(s.config.commonDir, s.refs.notes, commit);
+  const recorded = note?.kind === "step" ? note.evaluation : note?.kind === "baseline" ? note.preflight : undefined;
+  // A record no longer read as JSON (e.g. `git notes append` by hand): the evaluation in memory,
   // redacted as the record was.
-  const held = note?.kind === "step" ? undefined : s.entries.find((x) => x.commit === commit)?.evaluation;
-  const evaluation = note?.kind === "step" ? note.evaluation : held && redactDeep(held);
+  const held = recorded ? undefined : commit === s.baseline.commit && s.preflight ? s.preflight : s.entries.find((x) => x.commit === commit)?.evaluation;
+  const evaluation = recorded ?? (held && redactDeep(held));
   if (!evaluation) return null;
   return Object.fromEntries(Object.entries(evaluation.commands).flatMap(([k, c]) => (c && !c.skipped && !c.truncated ? [[k, c.output]] : [])));
 }

@@ -21,7 +21,12 @@ export async function recordPreflight(s: Session, run: EvaluationRun, why: strin
   const stored = base ?? (await readNote<BaselineNote>(commonDir, s.refs.notes, s.baseline.commit));
   const note: BaselineNote = { ...(stored?.kind === "baseline" ? stored : { v: 1, kind: "baseline", config: s.config }), preflight: run.evaluation };
   await writeNote(s.top, s.refs.notes, s.baseline.commit, note, { commonDir, message: `trm: step 0 record (${why})` });
-  await writeNote(s.top, s.refs.logs, s.baseline.commit, run.logs, { commonDir, message: `trm: step 0 logs (${why})` });
+  // As for a step (submit.ts): logs the record already holds whole are not written twice (logs.ts reads
+  // them from it), unless an older logs note of the baseline would otherwise be read instead.
+  const whole = Object.entries(run.logs).every(([k, text]) => run.evaluation.commands[k]?.output === text);
+  if (!whole || (await readNote(commonDir, s.refs.logs, s.baseline.commit)) !== null) {
+    await writeNote(s.top, s.refs.logs, s.baseline.commit, run.logs, { commonDir, message: `trm: step 0 logs (${why})` });
+  }
   s.preflight = run.evaluation;
   // The best only moves up: a best kept from an undone history stays.
   if (!(await resolveRefFast(commonDir, s.refs.bestTag))) await updateRefs(s.top, [{ ref: s.refs.bestTag, next: s.baseline.commit, expected: null }], "trm: preflight");
