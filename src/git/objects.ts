@@ -49,7 +49,7 @@ export function putObject(commonDir: string, type: ObjectType, content: Buffer, 
   const body = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
   const oid = createHash("sha1").update(body).digest("hex");
   const zlib = type === "tree" ? TREE_ZLIB : ZLIB;
-  writes.push(background ? storeObjectInPool(commonDir, oid, body, zlib) : storeObject(commonDir, oid, body, zlib));
+  writes.push(storeObject(background ? IN_POOL : IN_PLACE, commonDir, oid, body, zlib));
   return oid;
 }
 
@@ -62,35 +62,44 @@ export function putObject(commonDir: string, type: ObjectType, content: Buffer, 
 const ZLIB = { level: 1 };
 const TREE_ZLIB = { level: 1, strategy: constants.Z_HUFFMAN_ONLY };
 
-/** {@link storeObject} through the thread pool (asynchronous calls): the same files, in the same order. */
-async function storeObjectInPool(commonDir: string, oid: string, body: Buffer, zlib: ZlibOptions): Promise<void> {
-  const dir = path.join(commonDir, "objects", oid.slice(0, 2));
-  const file = path.join(dir, oid.slice(2));
-  if (await lstat(file).then(() => true, () => false)) return;
-  const data = deflateSync(body, zlib);
-  const tmp = path.join(dir, `tmp_obj_trm${randomBytes(6).toString("hex")}`);
-  try {
-    await writeFile(tmp, data, { mode: 0o444 }).catch(async (err: NodeJS.ErrnoException) => {
-      if (err.code !== "ENOENT") throw err;
-      await mkdir(dir, { recursive: true });
-      await writeFile(tmp, data, { mode: 0o444 });
-    });
-    await rename(tmp, file);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+/** The file operations a store needs, done in place (synchronous calls) or through libuv's thread pool. */
+interface StoreIo {
+  exists(file: string): boolean | Promise<boolean>;
+  write(file: string, data: Buffer): void | Promise<void>;
+  mkdir(dir: string): unknown;
+  rename(from: string, to: string): void | Promise<void>;
+  remove(file: string): void | Promise<void>;
 }
 
 /**
- * Written in place (synchronous calls): a step writes about ten small objects, and each asynchronous
- * call (lstat, open, write, close, rename) is a thread-pool round trip of ~65 µs measured here, against
- * a few µs for the call itself. The order on disk is unchanged: whole temporary file, then rename.
+ * In place: a step writes about ten small objects, and each asynchronous call (lstat, open, write, close,
+ * rename) is a thread-pool round trip of ~65 µs measured here, against a few µs for the call itself.
  */
-async function storeObject(commonDir: string, oid: string, body: Buffer, zlib: ZlibOptions): Promise<void> {
+const IN_PLACE: StoreIo = {
+  exists: (f) => lstatSync(f, { throwIfNoEntry: false }) !== undefined,
+  write: (f, d) => writeFileSync(f, d, { mode: 0o444 }),
+  mkdir: (d) => mkdirSync(d, { recursive: true }),
+  rename: renameSync,
+  remove: (f) => rmSync(f, { force: true }),
+};
+
+/** Through the thread pool: the write overlaps what the caller does meanwhile (the candidate's commands). */
+const IN_POOL: StoreIo = {
+  exists: (f) => lstat(f).then(() => true, () => false),
+  write: (f, d) => writeFile(f, d, { mode: 0o444 }),
+  mkdir: (d) => mkdir(d, { recursive: true }),
+  rename,
+  remove: (f) => rm(f, { force: true }),
+};
+
+/**
+ * One loose object, as git writes it: skipped when present, else deflated, written whole under a
+ * temporary name and renamed into place.
+ */
+async function storeObject(io: StoreIo, commonDir: string, oid: string, body: Buffer, zlib: ZlibOptions): Promise<void> {
   const dir = path.join(commonDir, "objects", oid.slice(0, 2));
   const file = path.join(dir, oid.slice(2));
-  if (lstatSync(file, { throwIfNoEntry: false })) return;
+  if (await io.exists(file)) return;
   const data = deflateSync(body, zlib);
   // git's own temporary-object prefix: `git gc` / `git prune` remove such leftovers after a crash.
   const tmp = path.join(dir, `tmp_obj_trm${randomBytes(6).toString("hex")}`);
@@ -98,15 +107,15 @@ async function storeObject(commonDir: string, oid: string, body: Buffer, zlib: Z
     // The fan-out folder nearly always exists: made only when the write says it does not (git prune
     // removes empty ones).
     try {
-      writeFileSync(tmp, data, { mode: 0o444 });
+      await io.write(tmp, data);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(tmp, data, { mode: 0o444 });
+      await io.mkdir(dir);
+      await io.write(tmp, data);
     }
-    renameSync(tmp, file);
+    await io.rename(tmp, file);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    await io.remove(tmp);
     throw err;
   }
 }
