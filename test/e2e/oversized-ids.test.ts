@@ -43,13 +43,19 @@ const init = { jsonrpc: "2.0", id: "init", method: "initialize", params: { proto
 const line = (m: object) => `${JSON.stringify(m)}\n`;
 const pad = "x".repeat(122 * 1024 * 1024);
 
+/** A raw server past its initialize handshake. */
+async function readyServer() {
+  const srv = rawServer();
+  child = srv.child;
+  await srv.write(line(init));
+  expect(await srv.answerTo("init")).toBeDefined();
+  await srv.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  return srv;
+}
+
 describe("an oversized message", () => {
   it("whose last bytes hold an id JSON cannot read (a bad escape) does not end the server", async () => {
-    const srv = rawServer();
-    child = srv.child;
-    await srv.write(line(init));
-    expect(await srv.answerTo("init")).toBeDefined();
-    await srv.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    const srv = await readyServer();
     await srv.write(`{"jsonrpc":"2.0","method":"ping","params":{"pad":"${pad}"},"id":"\\x"}\n`);
     await srv.write(line({ jsonrpc: "2.0", id: 3, method: "ping" }));
     expect(await srv.answerTo(3), srv.stderr()).toMatchObject({ result: {} });
@@ -57,11 +63,7 @@ describe("an oversized message", () => {
   });
 
   it("is answered with its own id (last, as the SDK's client writes it), not one nested in its params", async () => {
-    const srv = rawServer();
-    child = srv.child;
-    await srv.write(line(init));
-    expect(await srv.answerTo("init")).toBeDefined();
-    await srv.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    const srv = await readyServer();
     const args = { sessionId: "x", content: pad, related: [{ id: 1, note: "last edit" }] };
     await srv.write(line({ method: "tools/call", params: { name: "trm_get_state", arguments: args }, jsonrpc: "2.0", id: 2 }));
     await srv.write(line({ jsonrpc: "2.0", id: 3, method: "ping" }));
