@@ -31,7 +31,14 @@ export function worktreeReader(root: string): TreeReader {
     },
     async isLink(rel: string): Promise<boolean> {
       const { entry } = await resolveEntryInside(root, rel);
-      return lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+      try {
+        return lstatSync(entry).isSymbolicLink();
+      } catch (err) {
+        // Below a file (`a.ts/x`): ENOTDIR, which throwIfNoEntry does not cover. Not a link: it does not exist.
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") return false;
+        throw err;
+      }
     },
   };
 }
