@@ -31,7 +31,14 @@ export function worktreeReader(root: string): TreeReader {
     },
     async isLink(rel: string): Promise<boolean> {
       const { entry } = await resolveEntryInside(root, rel);
-      return lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+      try {
+        return lstatSync(entry).isSymbolicLink();
+      } catch (err) {
+        // Below a file (`a.ts/x`): ENOTDIR, which throwIfNoEntry does not cover. Not a link: it does not exist.
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") return false;
+        throw err;
+      }
     },
   };
 }
@@ -54,7 +61,9 @@ function withFd<T>(file: string, flags: number, use: (fd: number) => T): T {
 type Backup =
   | { abs: string; kind: "missing" }
   | { abs: string; kind: "file"; content: Buffer; mode: number }
-  | { abs: string; kind: "symlink"; target: string };
+  | { abs: string; kind: "symlink"; target: string }
+  /** A folder the plan made: removed, if empty, before anything an earlier op changed is put back. */
+  | { abs: string; kind: "dir" };
 
 function snapshot(abs: string, rel: string): Backup {
   try {
@@ -70,6 +79,10 @@ function snapshot(abs: string, rel: string): Backup {
 }
 
 async function restore(b: Backup): Promise<void> {
+  if (b.kind === "dir") {
+    await rmdir(b.abs).catch(() => undefined);
+    return;
+  }
   if (b.kind === "missing") {
     await rm(b.abs, { force: true });
     return;
@@ -154,13 +167,19 @@ export async function applyPlan(root: string, ops: FileOp[], scratch?: string): 
       // Used as the kernel resolves it, checked: `real` for content (writing through a link changes or
       // creates its target), `entry` for the name itself.
       const { rel, entry, real } = await resolveInside(root, op.path);
+      const at = backups.length;
       const before = snapshot(entry, rel);
       backups.push(before);
       // Keep the link's target too, so that it can be put back (or removed, if the write creates it).
       if (before.kind === "symlink") backups.push(snapshot(real, rel));
       touched.push(relOf(real));
-      mkdirTracked(realRoot, path.dirname(real), createdDirs);
       const was = backups[backups.length - 1]!;
+      const made: string[] = [];
+      mkdirTracked(realRoot, path.dirname(real), made);
+      createdDirs.push(...made);
+      // Undone in order: this file, then the folders made for it (deepest first), then the ops before it,
+      // which may have had a file or a link at a folder's name (a deleted link `l`, then `l/x` written).
+      backups.splice(at, 0, ...[...made].reverse().map((abs): Backup => ({ abs, kind: "dir" })));
       writeReplacing(real, op.content, was.kind === "file" ? was.mode : null, scratch);
     }
   } catch (err) {

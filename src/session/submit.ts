@@ -99,7 +99,9 @@ export async function applyCandidate(
   await beforeWrite?.([...testFiles, ...testConfigChanges(landed)]);
   profileMark("mode");
   if (worktree === s.worktree) s.worktreeAt = null;
-  if (journal) await recordWrites(journal, plan.ops.map((o) => o.path));
+  // Where each op lands too (`dot/x` through `dot -> .` creates `x`): git lists nothing beyond a link,
+  // so a crash's heal (write-journal.ts) would leave a new file written through one.
+  if (journal) await recordWrites(journal, [...new Set([...plan.ops.map((o) => o.path), ...landed.map((o) => o.path)])]);
   profileMark("journal-w");
   // New content is written beside the worktree and renamed into it (candidate/write.ts writeReplacing).
   const scratch = scratchDir(s.config.commonDir);
