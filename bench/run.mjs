@@ -16,6 +16,7 @@ const benches = [
   ["a step's own cost and session start at 500 / 5,000 files, 10 / 200 steps (issue 12)", "step-cost.mjs", "500,5000"],
   ["three commands: bare spawn, execa, runCommand fresh and in shells started ahead (issue 12)", "command-cost.mjs"],
   ["what a larger server costs each spawn (issue 12)", "fork-cost.mjs"],
+  ["what this machine charges for file calls and memory right after a pause (issue 12)", "idle-cost.mjs"],
 ];
 let failed = 0;
 for (const [title, file, ...args] of benches) {
