@@ -4,7 +4,7 @@ import { applyHunks } from "./patch-apply.js";
 import { parsePatch, type FilePatch } from "./patch-parse.js";
 import type { Candidate } from "./schema.js";
 import { decodeText, emptyDoc, encodeText, type TextDoc } from "./text.js";
-import { CandidateError, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "./types.js";
+import { CandidateError, linkTextOf, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "./types.js";
 
 /** Planning state shared by the files of one candidate: everything is collected, nothing thrown early. */
 class Collector {
@@ -68,7 +68,8 @@ async function existingPath(col: Collector, fp: FilePatch, side: "old" | "new"):
     } catch {
       continue;
     }
-    if ((await col.tree.read(rel)) !== null) return rel;
+    // A link is there as itself, whatever it points at (a folder, nothing, outside): not read through here.
+    if ((await linkTextOf(col.tree, rel)) !== null || (await col.tree.read(rel)) !== null) return rel;
   }
   return primary === null ? null : col.path(primary, "file name in the patch");
 }
@@ -118,15 +119,28 @@ async function planNew(col: Collector, fp: FilePatch, label: string): Promise<vo
 async function planDelete(col: Collector, fp: FilePatch, label: string): Promise<void> {
   const path = await existingPath(col, fp, "old");
   if (path === null) return;
-  const cur = await col.tree.read(path);
-  if (cur === null) {
+  // A link's deletion removes the link: git's diff of it removes the link's text (`-target`, mode
+  // 120000); a diff that removes the content of the file it points at is taken as meant too.
+  const link = await linkTextOf(col.tree, path);
+  const cur = link === null ? await col.tree.read(path) : null;
+  if (link === null && cur === null) {
     col.issues.push({ file: path, message: "the patch deletes this file, but it does not exist", hint: "Check the path with trm_read_files." });
     return;
   }
   if (fp.hunks.length > 0) {
-    const d = decodeText(cur);
-    const r = d.ok ? applyHunks(d.doc, fp.hunks, path) : undefined;
-    if (!r?.ok || r.doc.lines.length > 0) {
+    const removes = (buf: Buffer | null) => {
+      const d = buf === null ? null : decodeText(buf);
+      const r = d?.ok ? applyHunks(d.doc, fp.hunks, path) : undefined;
+      return r?.ok === true && r.doc.lines.length === 0;
+    };
+    const through = async () => {
+      try {
+        return removes(await col.tree.read(path));
+      } catch {
+        return false; // a link out of the worktree is not read through
+      }
+    };
+    if (!(link === null ? removes(cur) : removes(Buffer.from(link, "utf8")) || (await through()))) {
       // As git apply does: a deletion whose lines are not the file's is a patch made for another file.
       col.issues.push({
         file: path,

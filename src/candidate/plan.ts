@@ -2,7 +2,7 @@ import { LIMITS } from "../util/limits.js";
 import { normalizeInto } from "./paths.js";
 import { UserError } from "../util/errors.js";
 import type { Candidate } from "./schema.js";
-import { CandidateError, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "./types.js";
+import { CandidateError, linkTextOf, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "./types.js";
 import { planModify } from "./modify.js";
 import { planDiffs, planPatch } from "./patch-plan.js";
 import { changeNote, matchExistingText } from "./whole-file.js";
@@ -88,7 +88,7 @@ function cachedReader(tree: TreeReader): TreeReader {
       }
       return p;
     },
-    ...(tree.isLink ? { isLink: (path: string) => tree.isLink!(path) } : {}),
+    ...(tree.linkText ? { linkText: (path: string) => tree.linkText!(path) } : {}),
   };
 }
 
@@ -146,7 +146,7 @@ async function planDelete(c: Candidate, tree: TreeReader): Promise<Plan> {
     seen.add(rel);
     // A committed link is deleted as itself, also when it points at a folder, at nothing or outside
     // (it is not read through).
-    if (!(await tree.isLink?.(rel)) && (await tree.read(rel)) === null) {
+    if ((await linkTextOf(tree, rel)) === null && (await tree.read(rel)) === null) {
       issues.push({ file: rel, message: "does not exist, so it cannot be deleted", hint: "Check the path with trm_read_files." });
       continue;
     }

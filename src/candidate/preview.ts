@@ -52,7 +52,7 @@ export async function previewPlan(plan: Plan, tree: TreeReader): Promise<Preview
   const files: PreviewFile[] = [];
   for (const op of plan.ops) {
     // A link being deleted is not read through (it may point at a folder, at nothing, or outside).
-    if (op.op === "delete" && (await tree.isLink?.(op.path))) {
+    if (op.op === "delete" && tree.linkText && (await tree.linkText(op.path)) !== null) {
       files.push({ path: op.path, status: "deleted", linesAdded: 0, linesRemoved: 0, excerpts: [{ startLine: 1, before: ["(symbolic link)"], after: [] }] });
       continue;
     }

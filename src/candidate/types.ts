@@ -8,9 +8,15 @@ export type FileOp =
 /** Read access to the state a candidate applies to. `read` returns null when the file does not exist. */
 export interface TreeReader {
   read(path: string): Promise<Buffer | null>;
-  /** Whether the path itself is a symbolic link (to a folder, to nothing, anywhere): a delete removes the link. */
-  isLink?(path: string): Promise<boolean>;
+  /**
+   * The text of the symbolic link the path itself names (to a folder, to nothing, anywhere), or null when
+   * it names no link: a delete removes the link, never what it points at.
+   */
+  linkText?(path: string): Promise<string | null>;
 }
+
+/** The text of the link `rel` names itself, or null (also for a reader that knows no links). */
+export const linkTextOf = async (tree: TreeReader, rel: string): Promise<string | null> => (tree.linkText ? tree.linkText(rel) : null);
 
 /** Why one part of a candidate could not be applied, precise enough for the model to resend it right. */
 export interface CandidateIssue {

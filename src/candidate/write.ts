@@ -29,14 +29,14 @@ export function worktreeReader(root: string): TreeReader {
         throw err;
       }
     },
-    async isLink(rel: string): Promise<boolean> {
+    async linkText(rel: string): Promise<string | null> {
       const { entry } = await resolveEntryInside(root, rel);
       try {
-        return lstatSync(entry).isSymbolicLink();
+        return lstatSync(entry).isSymbolicLink() ? readlinkSync(entry, "utf8") : null;
       } catch (err) {
         // Below a file (`a.ts/x`): ENOTDIR, which throwIfNoEntry does not cover. Not a link: it does not exist.
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR") return false;
+        if (code === "ENOENT" || code === "ENOTDIR") return null;
         throw err;
       }
     },

@@ -118,6 +118,24 @@ describe("applyPlan", () => {
     expect(await snapshot(root)).toEqual(before);
   });
 
+  it("plans git's own diff of deleted links (mode 120000, the link text removed) as deletes of the links", async () => {
+    await symlink("src/deep", path.join(root, "dl"));
+    await symlink("nowhere", path.join(root, "dang"));
+    await symlink(outside, path.join(root, "out"));
+    // What `git rm dl dang out link.txt && git diff --cached` prints (git 2.39), the outside path as created here.
+    const gone = (name: string, text: string) => `diff --git a/${name} b/${name}\ndeleted file mode 120000\nindex 5425ec0..0000000\n--- a/${name}\n+++ /dev/null\n@@ -1 +0,0 @@\n-${text}\n\\ No newline at end of file\n`;
+    const patch = gone("dang", "nowhere") + gone("dl", "src/deep") + gone("out", outside) + gone("link.txt", "target.txt");
+    const r = worktreeReader(root);
+    const ops = (await planCandidate({ mode: "patch", patch }, r)).ops;
+    expect(ops).toEqual(["dang", "dl", "out", "link.txt"].map((p) => ({ op: "delete", path: p })));
+    // A model's deletion of the file a link points at, diffed as that file: the link goes (as before).
+    const asFile = "--- a/link.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-target\n";
+    expect((await planCandidate({ mode: "patch", patch: asFile }, r)).ops).toEqual([{ op: "delete", path: "link.txt" }]);
+    // Lines that are neither the link's text nor its file's content: refused as before.
+    await expect(planCandidate({ mode: "patch", patch: gone("dl", "elsewhere") }, r)).rejects.toThrow(/not the file's current content/);
+    await expect(planCandidate({ mode: "patch", patch: gone("out", "/etc") }, r)).rejects.toThrow(/not the file's current content/);
+  });
+
   it("still refuses a delete below a link that leaves the worktree or enters .git, and a delete of a folder", async () => {
     await writeFile(path.join(outside, "keep.txt"), "outside\n");
     await symlink(outside, path.join(root, "out"));
