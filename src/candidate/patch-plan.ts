@@ -295,9 +295,10 @@ export async function planDiffs(c: Candidate, tree: TreeReader): Promise<Plan> {
     if (named !== null && named !== path && named.replace(/^[ab]\//, "") !== path) {
       col.warnings.push(`${label}: its header names ${named}; applied to ${path} as the path field says`);
     }
-    const exists = (await tree.read(path)) !== null;
-    // A headerless diff of pure additions for a missing file can only mean "create it".
-    const isNew = fp.isNew || (!exists && fp.hunks.every((h) => h.lines.every((l) => l.kind === "+")));
+    // A headerless diff of pure additions for a missing file can only mean "create it". A deletion is
+    // never one, and its path is not read here: a link is deleted as itself (planDelete), even one out.
+    const adds = !fp.isDeleted && fp.hunks.every((h) => h.lines.every((l) => l.kind === "+"));
+    const isNew = fp.isNew || (adds && (await tree.read(path)) === null);
     const asFile: FilePatch = {
       ...fp,
       isNew,
