@@ -260,16 +260,24 @@ export function dedupeFailures<T extends { name: string; file?: string }>(failur
  * its TAP output: a `TypeError {` line (any name with Error or Exception in it), then, among that object's
  * lines, `message: 'it \'broke\'',`. Only the quote and backslash escapes are undone (concordance prints
  * a message with line breaks as a template literal, which is not read here).
+ * concordance prints the error's other keys first and its message last ('' when it has none), so a
+ * `message` inside one of those keys (`response: {` / `message: '…'`) is another object's: the depth is
+ * counted by the lines that open and close a value, as the TAP YAML reader leaves no indentation to go by.
  */
 export function errorOfDump(text: string): string | undefined {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const head = /^(\s*)([A-Z][\w$]*) \{$/.exec(lines[i]!);
     if (!head || !/Error|Exception/.test(head[2]!)) continue;
+    let depth = 0;
     for (const l of lines.slice(i + 1, i + 40)) {
-      if (l.startsWith(`${head[1]}}`)) break;
-      const m = /^\s*message: '((?:[^'\\]|\\.)*)',?$/.exec(l);
-      if (m) return `${head[2]}: ${m[1]!.replace(/\\(['"\\])/g, "$1")}`;
+      const t = l.trim();
+      if (t.startsWith("}") || t.startsWith("]")) {
+        if (depth-- === 0) break;
+      } else if (depth === 0 && t.startsWith("message: ")) {
+        const m = /^message: '((?:[^'\\]|\\.)*)',?$/.exec(t);
+        return m && m[1] !== "" ? `${head[2]}: ${m[1]!.replace(/\\(['"\\])/g, "$1")}` : undefined;
+      } else if (t.endsWith("{") || t.endsWith("[")) depth++;
     }
   }
   return undefined;
