@@ -267,8 +267,10 @@ export function dedupeFailures<T extends { name: string; file?: string }>(failur
 export function errorOfDump(text: string): string | undefined {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const head = /^(\s*)([A-Z][\w$]*) \{$/.exec(lines[i]!);
-    if (!head || !/Error|Exception/.test(head[2]!)) continue;
+    // A subclass is printed with its constructor beside its name: `Error (DbError) {` (it keeps the name
+    // Error), `NamedErr @Error {` (it sets its own).
+    const head = /^(\s*)([A-Z][\w$]*)(?: \([\w$]+\)| @[\w$]+)? \{$/.exec(lines[i]!);
+    if (!head || !/Error|Exception/.test(head[0])) continue;
     let depth = 0;
     for (const l of lines.slice(i + 1, i + 40)) {
       const t = l.trim();

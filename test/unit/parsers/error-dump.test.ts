@@ -42,3 +42,13 @@ describe("errorOfDump in AVA's TAP YAML (read without its indentation)", () => {
     expect(errorOfDump(flat("Error {\n  response: {\n    message: 'inner',\n  },\n  message: 'outer',\n}"))).toBe("Error: outer");
   });
 });
+
+describe("errorOfDump of a subclass", () => {
+  it("reads the heads concordance 5.0.4 prints for subclasses, with or without their own name", () => {
+    // concordance.format(Object.assign(new (class DbError extends Error {})("down"), { code: "E1" }))
+    expect(errorOfDump("Error (DbError) {\n  code: 'E1',\n  message: 'down',\n}")).toBe("Error: down");
+    // a subclass whose constructor sets this.name = "NamedErr"
+    expect(errorOfDump("NamedErr @Error {\n  message: 'x',\n}")).toBe("NamedErr: x");
+    expect(errorOfDump("Point @Thing {\n  message: 'x',\n}")).toBeUndefined();
+  });
+});
