@@ -4,10 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { planCandidate } from "../../../src/candidate/plan.js";
 import { worktreeReader } from "../../../src/candidate/write.js";
-
-// What `git rm <name> && git diff --cached` prints for a committed link (git 2.39).
-const gone = (name: string, text: string) =>
-  `diff --git a/${name} b/${name}\ndeleted file mode 120000\nindex 5425ec0..0000000\n--- a/${name}\n+++ /dev/null\n@@ -1 +0,0 @@\n-${text}\n\\ No newline at end of file\n`;
+import { linkDeletionDiff } from "./helpers.js";
 
 describe("mode diff: git's own diff of a deleted link", () => {
   let root: string;
@@ -27,13 +24,13 @@ describe("mode diff: git's own diff of a deleted link", () => {
   it("deletes a link out of the worktree as mode patch does, without reading through it", async () => {
     const r = worktreeReader(root);
     for (const [name, text] of [["outf", path.join(outside, "s.txt")], ["out", outside]] as const) {
-      const diff = gone(name, text);
+      const diff = linkDeletionDiff(name, text);
       expect((await planCandidate({ mode: "patch", patch: diff }, r)).ops, `patch ${name}`).toEqual([{ op: "delete", path: name }]);
       // Was refused: 'Path leaves the worktree through a symlink' (the diff's path was read through the link).
       expect((await planCandidate({ mode: "diff", diffs: [{ path: name, diff }] }, r)).ops, `diff ${name}`).toEqual([{ op: "delete", path: name }]);
     }
     // What the link points at is still neither read nor matched.
-    await expect(planCandidate({ mode: "diff", diffs: [{ path: "outf", diff: gone("outf", "secret") }] }, r)).rejects.toThrow(/not the file's current content/);
+    await expect(planCandidate({ mode: "diff", diffs: [{ path: "outf", diff: linkDeletionDiff("outf", "secret") }] }, r)).rejects.toThrow(/not the file's current content/);
   });
 
   it("refuses a hunkless deletion of a missing file as mode patch does, instead of planning nothing", async () => {

@@ -1,3 +1,5 @@
+import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import path from "node:path";
 import { planCandidate } from "../../../src/candidate/plan.js";
 import type { Candidate } from "../../../src/candidate/schema.js";
 import { CandidateError, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "../../../src/candidate/types.js";
@@ -42,3 +44,26 @@ export async function issuesOf(files: Files, c: Candidate): Promise<CandidateIss
 
 export const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) =>
   Array.from({ length: n }, (_, i) => f(i + 1)).join("\n") + "\n";
+
+/** Every entry under `dir` (not following links) with its type, mode and bytes, for before/after comparison. */
+export async function snapshot(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (d: string) => {
+    for (const name of (await readdir(d)).sort()) {
+      const abs = path.join(d, name);
+      const rel = path.relative(dir, abs);
+      const st = await lstat(abs);
+      if (st.isSymbolicLink()) out[rel] = `link -> ${await readlink(abs)}`;
+      else if (st.isDirectory()) {
+        out[rel] = "dir";
+        await walk(abs);
+      } else out[rel] = `file ${(st.mode & 0o777).toString(8)} ${(await readFile(abs)).toString("base64")}`;
+    }
+  };
+  await walk(dir);
+  return out;
+}
+
+/** What `git rm <name> && git diff --cached` prints for a committed link whose text is `text` (git 2.39). */
+export const linkDeletionDiff = (name: string, text: string) =>
+  `diff --git a/${name} b/${name}\ndeleted file mode 120000\nindex 5425ec0..0000000\n--- a/${name}\n+++ /dev/null\n@@ -1 +0,0 @@\n-${text}\n\\ No newline at end of file\n`;

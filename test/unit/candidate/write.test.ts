@@ -1,29 +1,11 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FileOp } from "../../../src/candidate/types.js";
 import { planCandidate } from "../../../src/candidate/plan.js";
 import { applyPlan, worktreeReader } from "../../../src/candidate/write.js";
-
-/** Every entry under `dir` (not following links) with its type, mode and bytes, for before/after comparison. */
-async function snapshot(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (d: string) => {
-    for (const name of (await readdir(d)).sort()) {
-      const abs = path.join(d, name);
-      const rel = path.relative(dir, abs);
-      const st = await lstat(abs);
-      if (st.isSymbolicLink()) out[rel] = `link -> ${await readlink(abs)}`;
-      else if (st.isDirectory()) {
-        out[rel] = "dir";
-        await walk(abs);
-      } else out[rel] = `file ${(st.mode & 0o777).toString(8)} ${(await readFile(abs)).toString("base64")}`;
-    }
-  };
-  await walk(dir);
-  return out;
-}
+import { linkDeletionDiff, snapshot } from "./helpers.js";
 
 const w = (p: string, s: string): FileOp => ({ op: "write", path: p, content: Buffer.from(s), create: false });
 
@@ -123,8 +105,7 @@ describe("applyPlan", () => {
     await symlink("nowhere", path.join(root, "dang"));
     await symlink(outside, path.join(root, "out"));
     // What `git rm dl dang out link.txt && git diff --cached` prints (git 2.39), the outside path as created here.
-    const gone = (name: string, text: string) => `diff --git a/${name} b/${name}\ndeleted file mode 120000\nindex 5425ec0..0000000\n--- a/${name}\n+++ /dev/null\n@@ -1 +0,0 @@\n-${text}\n\\ No newline at end of file\n`;
-    const patch = gone("dang", "nowhere") + gone("dl", "src/deep") + gone("out", outside) + gone("link.txt", "target.txt");
+    const patch = linkDeletionDiff("dang", "nowhere") + linkDeletionDiff("dl", "src/deep") + linkDeletionDiff("out", outside) + linkDeletionDiff("link.txt", "target.txt");
     const r = worktreeReader(root);
     const ops = (await planCandidate({ mode: "patch", patch }, r)).ops;
     expect(ops).toEqual(["dang", "dl", "out", "link.txt"].map((p) => ({ op: "delete", path: p })));
@@ -132,8 +113,8 @@ describe("applyPlan", () => {
     const asFile = "--- a/link.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-target\n";
     expect((await planCandidate({ mode: "patch", patch: asFile }, r)).ops).toEqual([{ op: "delete", path: "link.txt" }]);
     // Lines that are neither the link's text nor its file's content: refused as before.
-    await expect(planCandidate({ mode: "patch", patch: gone("dl", "elsewhere") }, r)).rejects.toThrow(/not the file's current content/);
-    await expect(planCandidate({ mode: "patch", patch: gone("out", "/etc") }, r)).rejects.toThrow(/not the file's current content/);
+    await expect(planCandidate({ mode: "patch", patch: linkDeletionDiff("dl", "elsewhere") }, r)).rejects.toThrow(/not the file's current content/);
+    await expect(planCandidate({ mode: "patch", patch: linkDeletionDiff("out", "/etc") }, r)).rejects.toThrow(/not the file's current content/);
   });
 
   it("still refuses a delete below a link that leaves the worktree or enters .git, and a delete of a folder", async () => {
