@@ -271,9 +271,13 @@ export function errorOfDump(text: string): string | undefined {
     // Error), `NamedErr @Error {` (it sets its own).
     const head = /^(\s*)([A-Z][\w$]*)(?: \([\w$]+\)| @[\w$]+)? \{$/.exec(lines[i]!);
     if (!head || !/Error|Exception/.test(head[0])) continue;
+    // To the end of the error's own block, however many keys come before its message (an HTTP client's
+    // error carries its whole request configuration); the scan then goes on after the block, so every
+    // line is read once or twice whatever the output holds.
     let depth = 0;
-    for (const l of lines.slice(i + 1, i + 40)) {
-      const t = l.trim();
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const t = lines[j]!.trim();
       if (t.startsWith("}") || t.startsWith("]")) {
         if (depth-- === 0) break;
       } else if (depth === 0 && t.startsWith("message: ")) {
@@ -281,6 +285,7 @@ export function errorOfDump(text: string): string | undefined {
         return m && m[1] !== "" ? `${head[2]}: ${m[1]!.replace(/\\(['"\\])/g, "$1")}` : undefined;
       } else if (t.endsWith("{") || t.endsWith("[")) depth++;
     }
+    i = j;
   }
   return undefined;
 }

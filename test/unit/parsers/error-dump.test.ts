@@ -52,3 +52,24 @@ describe("errorOfDump of a subclass", () => {
     expect(errorOfDump("Point @Thing {\n  message: 'x',\n}")).toBeUndefined();
   });
 });
+
+describe("errorOfDump of an error with many keys before its message", () => {
+  // concordance 5.0.4's dump of an Error with `code` and a `config` of 60 headers (as an HTTP client's
+  // error carries): `message` comes last, 67 lines below the head.
+  const headers = Array.from({ length: 60 }, (_, i) => `      'x-h${i}': 'v${i}',`).sort();
+  const dump = ["Error {", "  code: 'ERR_BAD_RESPONSE',", "  config: {", "    headers: {", ...headers, "    },", "    method: 'get',", "  },", "  message: 'request failed with status 500',", "}"].join("\n");
+
+  it("reads the message at the end of the error's block, however far below the head", () => {
+    expect(errorOfDump(dump)).toBe("Error: request failed with status 500");
+    expect(errorOfDump(dump.split("\n").map((l) => l.trim()).join("\n"))).toBe("Error: request failed with status 500");
+  });
+
+  it("reads hostile output in linear time: heads that never close, and blocks one after another", () => {
+    const open = "Error {\n  a: {\n".repeat(200_000);
+    const closed = "Error {\n  a: 1,\n}\n".repeat(200_000);
+    const t = performance.now();
+    expect(errorOfDump(open)).toBeUndefined();
+    expect(errorOfDump(closed)).toBeUndefined();
+    expect(performance.now() - t).toBeLessThan(5_000);
+  });
+});
