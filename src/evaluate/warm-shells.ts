@@ -20,7 +20,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import type { Writable } from "node:stream";
-import { requestsInFlight } from "../util/activity.js";
+import { requestsInFlight, UnderWay } from "../util/activity.js";
 import { statFields } from "./orphans.js";
 
 export const WARM_SHELL = "/bin/bash";
@@ -88,7 +88,7 @@ interface Waiting extends WarmShell {
 
 const waiting = new Map<string, Waiting[]>();
 /** Evaluations under way per folder: shells are not started meanwhile. */
-const busy = new Map<string, number>();
+const busy = new UnderWay();
 
 /** The folder as the kernel knows it: a folder made again at the same path is another one. */
 function folderId(cwd: string): string | null {
@@ -165,7 +165,7 @@ function warmStep(cwd: string, env: Record<string, string>, markerName: string, 
   if (process.platform !== "linux" || chains.get(cwd) !== chain || closed.has(cwd)) return;
   // A request under way (its reply not yet sent, or another that came right after it), or an
   // evaluation in this folder: later.
-  if (requestsInFlight() > 0 || (busy.get(cwd) ?? 0) > 0) {
+  if (requestsInFlight() > 0 || busy.count(cwd) > 0) {
     if (tries < RETRIES) setTimeout(() => warmStep(cwd, env, markerName, count, chain, tries + 1), RETRY_MS).unref();
     return;
   }
@@ -275,15 +275,7 @@ export function warmable(cmd: string): boolean {
 /** Counts an evaluation under way in `cwd` (no shell is started meanwhile); returns its end. */
 export function evaluating(cwd: string): () => void {
   closed.delete(cwd);
-  busy.set(cwd, (busy.get(cwd) ?? 0) + 1);
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    const n = (busy.get(cwd) ?? 1) - 1;
-    if (n > 0) busy.set(cwd, n);
-    else busy.delete(cwd);
-  };
+  return busy.begin(cwd);
 }
 
 function end(w: Waiting): void {
