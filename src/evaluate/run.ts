@@ -180,7 +180,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
 
   const shell = SHELL === true ? "/bin/sh" : SHELL;
   const base = commandEnv(opts.env, opts.passEnv);
-  const warm = opts.warm && !opts.sandbox && shell === WARM_SHELL && warmable(cmd) ? takeWarm(opts.cwd, base, RUN_MARKER) : null;
+  const warm = opts.warm && !opts.sandbox && shell === WARM_SHELL && warmable(cmd) ? takeWarm(opts.cwd, base) : null;
   const marker = warm?.marker ?? randomBytes(8).toString("hex");
   const env = { ...base, [RUN_MARKER]: marker };
   // The marker is on disk before the command exists (orphans.ts recordMarker). A warm shell's command

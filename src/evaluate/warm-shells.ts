@@ -111,11 +111,6 @@ function withoutLocale(env: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([n]) => !LOCALE.test(n)));
 }
 
-function withoutMarker(env: Record<string, string>, markerName: string): Record<string, string> {
-  const { [markerName]: _marker, ...rest } = env;
-  return rest;
-}
-
 /**
  * The variables to set in a shell that started with `then` so that its command sees exactly `now`, or
  * null when that cannot be done (another set of names, or a changed value of a name bash treats itself).
@@ -141,9 +136,10 @@ function hold(s: ChildProcess, on: boolean): void {
 }
 
 /**
- * Starts shells for `cwd` until `count` wait there with `env` (plus each its own marker under
- * `markerName`), one per timer turn; shells with another environment or folder are ended. Waits while a
- * request is answered (spawns block the thread) or an evaluation runs in `cwd`.
+ * Starts shells for `cwd` until `count` wait there with `env` (the commands' environment, as takeWarm
+ * is given it: without a run's marker) plus each its own marker under `markerName`, one per timer turn;
+ * shells with another environment or folder are ended. Waits while a request is answered (spawns block
+ * the thread) or an evaluation runs in `cwd`.
  */
 export function warmUp(cwd: string, env: Record<string, string>, markerName: string, count: number): void {
   if (closed.has(cwd)) return;
@@ -170,14 +166,13 @@ function warmStep(cwd: string, env: Record<string, string>, markerName: string, 
     return;
   }
   const folder = folderId(cwd);
-  const base = withoutMarker(env, markerName);
-  if (Object.keys(base).some((n) => STARTUP.test(n))) {
+  if (Object.keys(env).some((n) => STARTUP.test(n))) {
     endWarm(cwd);
     return;
   }
   const list = (waiting.get(cwd) ?? []).filter((w) => {
     // One whose values differ only where they can be sent with the command (a step's number) is kept.
-    const keep = !w.gone && w.folder === folder && changes(w.env, base) !== null;
+    const keep = !w.gone && w.folder === folder && changes(w.env, env) !== null;
     if (!keep) end(w);
     return keep;
   });
@@ -187,11 +182,11 @@ function warmStep(cwd: string, env: Record<string, string>, markerName: string, 
   const tag = randomBytes(6).toString("hex");
   let child: ChildProcess;
   try {
-    child = spawn(WARM_SHELL, ["-c", waitScript(tag)], { cwd, env: { ...withoutLocale(base), [markerName]: marker }, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
+    child = spawn(WARM_SHELL, ["-c", waitScript(tag)], { cwd, env: { ...withoutLocale(env), [markerName]: marker }, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
   } catch {
     return;
   }
-  const w: Waiting = { child, marker, folder, env: base, tag, gone: false, ended: endOf(child) };
+  const w: Waiting = { child, marker, folder, env: env, tag, gone: false, ended: endOf(child) };
   void w.ended.then(() => (w.gone = true));
   child.once("exit", () => (w.gone = true));
   for (const st of [child.stdout, child.stderr, child.stdio[3]]) st?.on("error", () => undefined);
@@ -238,16 +233,15 @@ function stillWaiting(w: Waiting, own: () => string): boolean {
  * A waiting shell for a command in `cwd` with this environment, taken out of the pool, or null: the
  * caller then spawns as usual. `run` hands it the command (warmable) and the variables that changed.
  */
-export function takeWarm(cwd: string, env: Record<string, string>, markerName: string): (WarmShell & { run(cmd: string): void }) | null {
+export function takeWarm(cwd: string, env: Record<string, string>): (WarmShell & { run(cmd: string): void }) | null {
   const list = waiting.get(cwd);
   if (!list || list.length === 0) return null;
   const folder = folderId(cwd);
-  const base = withoutMarker(env, markerName);
   let mine: string | undefined;
   const own = () => (mine ??= inherited("self"));
   while (list.length > 0) {
     const w = list.shift()!;
-    const set = changes(w.env, base);
+    const set = changes(w.env, env);
     if (w.gone || w.folder !== folder || set === null || w.child.pid === undefined || !stillWaiting(w, own)) {
       end(w);
       continue;
@@ -255,7 +249,7 @@ export function takeWarm(cwd: string, env: Record<string, string>, markerName: s
     hold(w.child, true);
     // Each changed variable as name and value, an empty name, then the command: each ended by a NUL.
     // The locale always (the shell started without it), before the command is read.
-    const locale = Object.entries(base).filter(([n]) => LOCALE.test(n));
+    const locale = Object.entries(env).filter(([n]) => LOCALE.test(n));
     const vars = [...set.filter(([n]) => !LOCALE.test(n)), ...locale].map(([k, v]) => `${k}\0${v}\0`).join("");
     return {
       child: w.child,
