@@ -64,25 +64,21 @@ export function lastPid(): number | null {
   return narrowPidMax() > 0 ? procNumber("/proc/sys/kernel/ns_last_pid") : null;
 }
 
-/** Processes and threads created since boot (/proc/stat "processes"), or null. */
-function created(): number | null {
+/** The number `re` captures in a /proc file, or null (not Linux, not readable, not found). */
+function procMatch(file: string, re: RegExp): number | null {
   try {
-    const m = /^processes (\d+)$/m.exec(readFileSync("/proc/stat", "latin1"));
+    const m = re.exec(readFileSync(file, "latin1"));
     return m ? Number(m[1]) : null;
   } catch {
     return null;
   }
 }
 
+/** Processes and threads created since boot (/proc/stat "processes"), or null. */
+const created = (): number | null => procMatch("/proc/stat", /^processes (\d+)$/m);
+
 /** Tasks (threads) alive now: pids the counter skips without creating anything (/proc/loadavg). */
-function tasks(): number | null {
-  try {
-    const m = /^\S+ \S+ \S+ \d+\/(\d+) /.exec(readFileSync("/proc/loadavg", "latin1"));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-}
+const tasks = (): number | null => procMatch("/proc/loadavg", /^\S+ \S+ \S+ \d+\/(\d+) /);
 
 /** Taken just before a command is spawned: what sweepRange compares against afterwards. */
 export interface SweepStart {
