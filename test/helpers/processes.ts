@@ -4,11 +4,11 @@ import type { TestServer } from "./client.js";
 import { filesCandidate } from "./fixtures.js";
 
 /**
- * The shells started ahead (src/evaluate/warm-shells.ts) that wait in `dir`, found through /proc (no
- * pgrep needed); other tests' servers have their own. A folder removed since still counts: a shell left
- * in it shows it as "<path> (deleted)".
+ * Processes whose working folder is `dir`, found through /proc (no pgrep needed), and whose command line
+ * holds `running` when given; other tests' processes have other folders. A folder removed since still
+ * counts: a process left in it shows it as "<path> (deleted)".
  */
-export function waitingShellsIn(dir: string): number[] {
+export function processesIn(dir: string, running?: string): number[] {
   let real: string;
   try {
     real = realpathSync(dir);
@@ -20,12 +20,17 @@ export function waitingShellsIn(dir: string): number[] {
     const pid = Number(name);
     if (!Number.isInteger(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("__trm_c_") && [real, `${real} (deleted)`].includes(readlinkSync(`/proc/${pid}/cwd`))) pids.push(pid);
+      if ([real, `${real} (deleted)`].includes(readlinkSync(`/proc/${pid}/cwd`)) && (running === undefined || readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(running))) pids.push(pid);
     } catch {
       // Gone meanwhile, or another user's.
     }
   }
   return pids;
+}
+
+/** The shells started ahead (src/evaluate/warm-shells.ts) that wait in `dir`. */
+export function waitingShellsIn(dir: string): number[] {
+  return processesIn(dir, "__trm_c_");
 }
 
 /** Whether `pid` runs: a zombie (dead, not yet reaped: some containers' PID 1 never reaps) does not. */

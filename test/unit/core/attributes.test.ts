@@ -1,11 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { attributesOf, bytesKept, closeAttributes, type Attributes } from "../../../src/git/attributes.js";
 import { writeCandidateTree } from "../../../src/session/candidate-tree.js";
 import type { SessionConfig } from "../../../src/session/config.js";
 import { WorktreePool } from "../../../src/session/worktree-pool.js";
+import { processesIn } from "../../helpers/processes.js";
 import { g, removeTmpDirs, gitTreeOf, repoFromFiles, tmpDir } from "../../helpers/repo.js";
 
 const opened: string[] = [];
@@ -136,13 +137,7 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
 describe("answers kept by the attribute process", () => {
   /** Reads git check-attr has made so far (its stdin questions among them), from /proc. */
   const readsOf = (wt: string) => {
-    const pid = readdirSync("/proc").find((p) => {
-      try {
-        return /^\d+$/.test(p) && readlinkSync(`/proc/${p}/cwd`) === wt && readFileSync(`/proc/${p}/cmdline`, "utf8").includes("check-attr");
-      } catch {
-        return false;
-      }
-    });
+    const pid = processesIn(wt, "check-attr")[0];
     return pid ? Number(/syscr: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))![1]) : null;
   };
 
@@ -165,16 +160,7 @@ describe("an attribute process that does not answer", () => {
   it("is ended, not left behind, once its question times out (a FIFO named .gitattributes blocks git's open)", async () => {
     const { wt, commonDir } = worktreeWith({ "sub/a.txt": "a\n" });
     execFileSync("mkfifo", [path.join(wt, "sub", ".gitattributes")]);
-    const inWt = () =>
-      readdirSync("/proc")
-        .filter((p) => /^\d+$/.test(p))
-        .filter((p) => {
-          try {
-            return readlinkSync(`/proc/${p}/cwd`) === wt;
-          } catch {
-            return false;
-          }
-        });
+    const inWt = () => processesIn(wt);
     expect(await attributesOf(wt, commonDir, ["sub/a.txt"])).toBeNull();
     // Killed at once; reaped as soon as the kernel gets to it (polled, so a loaded machine does not fail this).
     for (let i = 0; i < 100 && inWt().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
