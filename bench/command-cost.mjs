@@ -15,11 +15,10 @@ import { execa } from "execa";
 import { commandEnv, runCommand } from "../dist/evaluate/run.js";
 import { RUN_MARKER } from "../dist/evaluate/sweep.js";
 import { endWarm, warmCount, warmUp } from "../dist/evaluate/warm-shells.js";
+import { median, pause } from "./generated-repo.mjs";
 
 const ROUNDS = Number(process.argv[2] ?? 40);
 const GAP_MS = Number(process.argv[3] ?? 250);
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const dir = mkdtempSync(path.join(os.tmpdir(), "trm-bench-cmd-"));
 const groupFile = path.join(dir, "run", "group");
 

@@ -1,4 +1,4 @@
-// The generated repository the git benchmarks run on, and their shared figures helpers.
+// The generated repository the git benchmarks run on, and their shared helpers (figures, pauses).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -7,6 +7,7 @@ import path from "node:path";
 export const gitEnv = { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" };
 export const git = (cwd, ...args) => execFileSync("git", args, { cwd, env: gitEnv, encoding: "utf8" });
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A committed repository of `files` small JavaScript files spread over `dirs` folders of src/ (each split

@@ -7,12 +7,11 @@
 import { mkdtempSync, openSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { median, pause } from "./generated-repo.mjs";
 
 const ROUNDS = Number(process.argv[2] ?? 30);
 const dir = mkdtempSync(path.join(os.tmpdir(), "trm-idle-"));
 const nul = openSync("/dev/null", "w");
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 // 64 MiB touched once before: the pages exist; what a pause changes is how cold they are.
 const memory = new Uint8Array(64 << 20).fill(1);
 const touch = () => {

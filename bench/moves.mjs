@@ -10,14 +10,13 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { benchRepos, makeRepo, median } from "./generated-repo.mjs";
+import { benchRepos, makeRepo, median, pause } from "./generated-repo.mjs";
 
 const SIZES = (process.argv[2] ?? "500,5000,50000").split(",").map(Number);
 const ROUNDS = Number(process.argv[3] ?? 7);
 const GAP_MS = Number(process.argv[4] ?? 250);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BUILDS = (process.env.TRM_BENCH_DIST ?? `this=${path.join(ROOT, "dist")}`).split(",").map((x) => x.split("="));
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 const f1 = (x) => x.toFixed(1).padStart(8);
 
 const builds = [];

@@ -12,6 +12,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { pause } from "./generated-repo.mjs";
 
 const env = process.env;
 const REPO = env.TRM_BENCH_REPO;
@@ -26,7 +27,6 @@ const COMMENT = env.TRM_BENCH_COMMENT ?? "//";
 const commands = { testCmd: env.TRM_BENCH_TEST, ...(env.TRM_BENCH_BUILD ? { buildCmd: env.TRM_BENCH_BUILD } : {}), ...(env.TRM_BENCH_LINT ? { lintCmd: env.TRM_BENCH_LINT } : {}) };
 const original = execFileSync("git", ["show", `HEAD:${FILE}`], { cwd: REPO, encoding: "utf8" });
 if (!original.includes(FROM)) throw new Error(`${FILE} does not contain ${JSON.stringify(FROM)}`);
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Shells waiting in `worktree` (the waiting script's tag is in their command line). */
 function waitingIn(worktree) {

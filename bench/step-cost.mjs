@@ -24,7 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { benchRepos, git, makeRepo, median } from "./generated-repo.mjs";
+import { benchRepos, git, makeRepo, median, pause } from "./generated-repo.mjs";
 
 const SIZES = (process.argv[2] ?? "500,5000,50000").split(",").map(Number);
 const HISTORIES = (process.argv[3] ?? "10,200").split(",").map(Number);
@@ -34,7 +34,6 @@ const PROFILE = process.env.TRM_BENCH_PROFILE === "1";
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BUILDS = (process.env.TRM_BENCH_DIST ?? `this=${path.join(ROOT, "dist")}`).split(",").map((x) => x.split("="));
 const f1 = (x) => x.toFixed(1).padStart(8);
-const pause = (msec) => new Promise((r) => setTimeout(r, msec));
 
 
 const builds = [];
