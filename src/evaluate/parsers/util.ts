@@ -269,7 +269,7 @@ export function errorOfDump(text: string): string | undefined {
   for (let i = 0; i < lines.length; i++) {
     // A subclass is printed with its constructor beside its name: `Error (DbError) {` (it keeps the name
     // Error), `NamedErr @Error {` (it sets its own).
-    const head = /^(\s*)([A-Z][\w$]*)(?: \([\w$]+\)| @[\w$]+)? \{$/.exec(lines[i]!);
+    const head = /^\s*([A-Z][\w$]*)(?: \([\w$]+\)| @[\w$]+)? \{$/.exec(lines[i]!);
     if (!head || !/Error|Exception/.test(head[0])) continue;
     // To the end of the error's own block, however many keys come before its message (an HTTP client's
     // error carries its whole request configuration); the scan then goes on after the block, so every
@@ -282,7 +282,7 @@ export function errorOfDump(text: string): string | undefined {
         if (depth-- === 0) break;
       } else if (depth === 0 && t.startsWith("message: ")) {
         const m = /^message: '((?:[^'\\]|\\.)*)',?$/.exec(t);
-        return m && m[1] !== "" ? `${head[2]}: ${m[1]!.replace(/\\(['"\\])/g, "$1")}` : undefined;
+        return m && m[1] !== "" ? `${head[1]}: ${m[1]!.replace(/\\(['"\\])/g, "$1")}` : undefined;
       } else if (t.endsWith("{") || t.endsWith("[")) depth++;
     }
     i = j;
