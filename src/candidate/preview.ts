@@ -1,7 +1,7 @@
 import { diffRegions, type Region } from "./line-diff.js";
 import { capLine } from "./report.js";
 import { decodeText } from "./text.js";
-import type { Plan, Preview, PreviewExcerpt, PreviewFile, TreeReader } from "./types.js";
+import { linkTextOf, type Plan, type Preview, type PreviewExcerpt, type PreviewFile, type TreeReader } from "./types.js";
 
 /** Previews go back to the model: a few lines around each change, never whole files. */
 const CONTEXT = 2;
@@ -52,7 +52,7 @@ export async function previewPlan(plan: Plan, tree: TreeReader): Promise<Preview
   const files: PreviewFile[] = [];
   for (const op of plan.ops) {
     // A link being deleted is not read through (it may point at a folder, at nothing, or outside).
-    if (op.op === "delete" && tree.linkText && (await tree.linkText(op.path)) !== null) {
+    if (op.op === "delete" && (await linkTextOf(tree, op.path)) !== null) {
       files.push({ path: op.path, status: "deleted", linesAdded: 0, linesRemoved: 0, excerpts: [{ startLine: 1, before: ["(symbolic link)"], after: [] }] });
       continue;
     }
