@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { git, openRepo } from "../git/cli.js";
-import { SESSION_ID_RE, sessionRefs, worktreePath } from "../git/refs.js";
+import { legacyRoot, SESSION_ID_RE, sessionRefs, workRoot, worktreePath } from "../git/refs.js";
 import { resolveRefFast } from "../git/session-git.js";
 import { registryGet } from "../session/registry.js";
 import { Session, sessionStatus, type SessionStatus } from "../session/session.js";
@@ -81,10 +81,11 @@ export async function footprints(commonDir: string): Promise<Footprint[]> {
     if (ref === `${refs.keepPrefix}ended`) f.ended = true;
     if ((ref === refs.branch || ref === refs.baselineTag) && date) dates.set(ref, Number(date) * 1000);
   }
-  const wtRoot = path.join(commonDir, "trm", "worktrees");
-  for (const name of await readdir(wtRoot).catch(() => [] as string[])) {
-    const id = name.startsWith("trm-") ? name.slice(4) : "";
-    if (SESSION_ID_RE.test(id)) of(id);
+  for (const wtRoot of [path.join(workRoot(commonDir), "worktrees"), path.join(legacyRoot(commonDir), "worktrees")]) {
+    for (const name of await readdir(wtRoot).catch(() => [] as string[])) {
+      const id = name.startsWith("trm-") ? name.slice(4) : "";
+      if (SESSION_ID_RE.test(id)) of(id);
+    }
   }
   for (const f of byId.values()) {
     const r = sessionRefs(f.id);

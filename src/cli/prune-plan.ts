@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { git } from "../git/cli.js";
-import { scratchDir, sessionRefs } from "../git/refs.js";
+import { legacyRoot, scratchDir, sessionRefs, workRoot } from "../git/refs.js";
 import { recordedAlive } from "../evaluate/orphans.js";
 import { ownerAlive, ownerFile, readOwner } from "../session/owner-lock.js";
 import { interruptedStartLeftovers, interruptedStarts } from "../session/recover.js";
@@ -197,9 +197,9 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
 
   // Only code-trm's own registrations: a worktree of the user's whose folder is missing may be on a
   // drive that is not mounted right now, and forgetting it would lose its index and HEAD.
-  const ourRoot = path.join(repo.commonDir, "trm") + path.sep;
+  const ourRoots = [legacyRoot(repo.commonDir), workRoot(repo.commonDir)].map((r) => r + path.sep);
   for (const w of worktrees.slice(1)) {
-    if (existsSync(w.path) || !w.path.startsWith(ourRoot)) continue;
+    if (existsSync(w.path) || !ourRoots.some((r) => w.path.startsWith(r))) continue;
     actions.push({ action: "prune-worktree-entry", sessionId: null, target: w.path, detail: w.prunable ?? "directory is gone" });
   }
 
@@ -215,7 +215,7 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
   }
   // What an interrupted pull request evaluation (trm_review_pr evaluate) leaves: its temporary worktrees
   // and fetched refs. A running one is younger than an hour, so it is never touched.
-  const reviewDir = path.join(repo.commonDir, "trm", "review");
+  for (const reviewDir of [path.join(workRoot(repo.commonDir), "review"), path.join(legacyRoot(repo.commonDir), "review")])
   for (const name of await readdir(reviewDir).catch(() => [] as string[])) {
     const age = await ageMs(path.join(reviewDir, name), opts.now);
     if (age !== null && age > TMP_STALE_MS) actions.push({ action: "remove-worktree", sessionId: null, target: path.join(reviewDir, name), detail: "left by an interrupted pull request evaluation" });

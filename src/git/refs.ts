@@ -1,6 +1,8 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
+import { stateDir } from "../util/state-dir.js";
 
 /**
  * Where a session lives in git. The branch is moved with compare-and-swap `update-ref` while the
@@ -49,17 +51,75 @@ export function sessionRefs(id: string): SessionRefs {
   };
 }
 
-/** The worktree sits inside the common git directory: outside the user's working tree, and git never looks there. */
 /**
- * code-trm's scratch folder of a repository (temporary index files, new files before they are renamed
- * into a worktree, fixers' copies): inside the git directory, on the worktrees' file system.
+ * code-trm's folder for one repository's worktrees (sessions, pool, review), scratch files and sandbox
+ * homes: in the user's state folder, keyed by the repository's git directory. Not inside `.git`: jest's
+ * crawler, ESLint, Prettier and watchers skip every path with a `.git` component, so a worktree there
+ * finds no tests. Not beside the checkout: nothing of ours may appear in the user's folders. A file
+ * `commondir` in it names the repository, for code that holds only a worktree's path.
  */
-export function scratchDir(commonDir: string): string {
-  return path.join(commonDir, "trm", "tmp");
+export function workRoot(commonDir: string): string {
+  const real = realOrSelf(commonDir);
+  const name = path.basename(path.basename(real) === ".git" ? path.dirname(real) : real).replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40) || "repo";
+  return path.join(stateDir(), "repos", `${name}-${createHash("sha256").update(real).digest("hex").slice(0, 12)}`);
 }
 
+/** Where code-trm kept a repository's worktrees before they moved out of `.git` (still read: see worktreePath). */
+export function legacyRoot(commonDir: string): string {
+  return path.join(commonDir, "trm");
+}
+
+/**
+ * code-trm's scratch folder of a repository (temporary index files, new files before they are renamed
+ * into a worktree, fixers' copies): beside the worktrees, on their file system.
+ */
+export function scratchDir(commonDir: string): string {
+  return path.join(workRoot(commonDir), "tmp");
+}
+
+/**
+ * A session's worktree: where git has it registered (a session started before the move keeps its
+ * folder inside `.git/trm/worktrees`), else its place under {@link workRoot}.
+ */
 export function worktreePath(commonDir: string, id: string): string {
-  return path.join(commonDir, "trm", "worktrees", `trm-${id}`);
+  const name = `trm-${id}`;
+  try {
+    const registered = path.dirname(readFileSync(path.join(commonDir, "worktrees", name, "gitdir"), "utf8").trim());
+    if (path.isAbsolute(registered) && path.basename(registered) === name) return registered;
+  } catch {
+    // Not registered: a new session, or its worktree was removed.
+  }
+  const legacy = path.join(legacyRoot(commonDir), "worktrees", name);
+  return existsSync(legacy) ? legacy : path.join(workRoot(commonDir), "worktrees", name);
+}
+
+/** The repository of one of code-trm's worktrees, from its path (`<root>/<kind>/<name>`). */
+export function commonDirOfWorktree(wtPath: string): string {
+  const root = path.resolve(wtPath, "..", "..");
+  try {
+    return readFileSync(path.join(root, "commondir"), "utf8").trim();
+  } catch {
+    // A worktree of the legacy layout, `<commonDir>/trm/<kind>/<name>`.
+    return path.dirname(root);
+  }
+}
+
+/** Makes `root` (by default `workRoot(commonDir)`) with its `commondir` file. */
+export function ensureWorkRoot(commonDir: string, root = workRoot(commonDir)): string {
+  const file = path.join(root, "commondir");
+  if (!existsSync(file)) {
+    mkdirSync(root, { recursive: true });
+    writeFileSync(file, `${realOrSelf(commonDir)}\n`);
+  }
+  return root;
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 export function shortRef(ref: string): string {

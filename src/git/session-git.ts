@@ -11,7 +11,7 @@ import { runRefTransaction } from "./ref-writer.js";
 import { readRefSync } from "./ref-read.js";
 import { indexHasFlaggedEntries } from "./index-file.js";
 import { profileMark } from "../util/profile.js";
-import { scratchDir } from "./refs.js";
+import { commonDirOfWorktree, ensureWorkRoot, scratchDir } from "./refs.js";
 
 /**
  * The user's checkout as a commit of its own: parent = their HEAD, tree = their working tree as it is
@@ -119,11 +119,6 @@ export async function forgetWorktreeEntry(commonDir: string, wtPath: string): Pr
   }
 }
 
-function commonDirOf(wtPath: string): string {
-  // Our worktrees live at <commonDir>/trm/<kind>/<name>.
-  return path.resolve(wtPath, "..", "..", "..");
-}
-
 /**
  * Entries the user flagged assume-unchanged or skip-worktree are invisible to `git add`: their local
  * edits would be missing from "the checkout as it is". The flags are cleared in the temporary index
@@ -150,9 +145,10 @@ async function unflagPresentFiles(top: string, env: Record<string, string>): Pro
 /** A detached, locked worktree (locked so a `git worktree prune` run by the user leaves a live session alone). */
 export async function addWorktree(top: string, wtPath: string, commit: string, id: string): Promise<void> {
   // A folder deleted without `git worktree remove` stays registered and makes `add` fail.
-  if (!existsSync(wtPath)) await forgetWorktreeEntry(commonDirOf(wtPath), wtPath);
+  if (!existsSync(wtPath)) await forgetWorktreeEntry(commonDirOfWorktree(wtPath), wtPath);
   else await rm(wtPath, { recursive: true, force: true });
   await mkdir(path.dirname(wtPath), { recursive: true });
+  await markWorkRoot(top, wtPath);
   for (let attempt = 1; ; attempt++) {
     try {
       await git(top, ["worktree", "add", "--detach", "--lock", "--reason", `code-trm session ${id}`, wtPath, commit]);
@@ -162,11 +158,19 @@ export async function addWorktree(top: string, wtPath: string, commit: string, i
       // that moment has no commondir file yet, and git fails ("failed to read .../commondir: Success",
       // seen with 8 sessions starting at once in one repository). That entry is complete a moment later.
       if (attempt >= 6 || !(err instanceof GitError) || !/failed to read .*commondir/.test(err.stderr)) throw err;
-      await forgetWorktreeEntry(commonDirOf(wtPath), wtPath);
+      await forgetWorktreeEntry(commonDirOfWorktree(wtPath), wtPath);
       await rm(wtPath, { recursive: true, force: true });
       await new Promise((r) => setTimeout(r, 25 * attempt + Math.floor(Math.random() * 50)));
     }
   }
+}
+
+/** Names the repository in a new work root (`<root>/<kind>/<name>`), so that removal finds git's entry. */
+async function markWorkRoot(top: string, wtPath: string): Promise<void> {
+  const root = path.resolve(wtPath, "..", "..");
+  if (path.basename(root) === "trm" || existsSync(path.join(root, "commondir"))) return;
+  const common = path.resolve(top, (await git(top, ["rev-parse", "--git-common-dir"])).trim());
+  ensureWorkRoot(common, root);
 }
 
 export async function removeWorktree(top: string, wtPath: string): Promise<void> {
@@ -176,7 +180,7 @@ export async function removeWorktree(top: string, wtPath: string): Promise<void>
     await gitOrNull(top, ["worktree", "remove", "--force", "--force", wtPath]);
     await rm(wtPath, { recursive: true, force: true });
   }
-  await forgetWorktreeEntry(commonDirOf(wtPath), wtPath);
+  await forgetWorktreeEntry(commonDirOfWorktree(wtPath), wtPath);
 }
 
 export interface RefUpdate {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { evaluate, type Evaluation } from "../evaluate/evaluate.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
+import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
 import { DEFAULT_TIMEOUT_SEC, DEFAULT_WEIGHTS } from "../session/config.js";
 import { UserError } from "../util/errors.js";
@@ -106,7 +107,7 @@ export async function evaluateRange(repoPath: string, baseRev: string, headRev: 
   const baseOid = await resolve(baseRev);
   const mergeBase = (await gitOrNull(repo.top, ["merge-base", baseOid, headOid]))?.trim() || baseOid;
   const run = randomBytes(4).toString("hex");
-  const dir = path.join(repo.commonDir, "trm", "review");
+  const dir = path.join(workRoot(repo.commonDir), "review");
   const sides = { base: mergeBase, head: headOid };
   // Unique basenames: git names a worktree's admin folder after it, and the user may have one called "base".
   const wtPath = (side: string) => path.join(dir, `trm-review-${run}-${side}`);

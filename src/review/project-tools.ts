@@ -7,6 +7,7 @@ import { runCommand } from "../evaluate/run.js";
 import { assertSandboxAvailable, INSTALL_BWRAP, type Sandbox } from "../evaluate/sandbox.js";
 import type { Diagnostic } from "../evaluate/types.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
+import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
 import { isInside } from "../util/paths.js";
 import { shellQuote } from "../util/text.js";
@@ -137,7 +138,7 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     notes.push("The project's ESLint and tsc were not run: neither is installed in the repository (node_modules/.bin); run the package manager's install first.");
     return { comments: [], notes };
   }
-  const wt = path.join(repo.commonDir, "trm", "review", `trm-review-${randomBytes(4).toString("hex")}-tools`);
+  const wt = path.join(workRoot(repo.commonDir), "review", `trm-review-${randomBytes(4).toString("hex")}-tools`);
   const diags: Diagnostic[] = [];
   let plain = new Set<string>();
   try {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { startTime } from "../evaluate/orphans.js";
+import { stateDir } from "../util/state-dir.js";
 
 /**
  * A small index from sessionId to repository, kept in the user's state directory, so that after a
@@ -13,11 +13,6 @@ import { startTime } from "../evaluate/orphans.js";
  * under a lock file (one chain per process, `sessions.json.lock` across processes), written to a
  * temporary file and renamed over the index, so no entry is lost and no reader sees half a file.
  */
-function stateDir(): string {
-  if (process.env.CODE_TRM_STATE_DIR) return process.env.CODE_TRM_STATE_DIR;
-  const base = process.env.XDG_STATE_HOME || path.join(os.homedir(), ".local", "state");
-  return path.join(base, "code-trm");
-}
 
 const file = () => path.join(stateDir(), "sessions.json");
 

@@ -7,7 +7,7 @@
  * downloaded or copied), except links into the checkout's own packages, which point at the worktree's.
  * The folders are untracked and only ever staged by explicit path, so they are never committed.
  */
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, statSync, symlinkSync, unlinkSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, readlink, realpath, symlink, unlink } from "node:fs/promises";
 import path from "node:path";
 import { isInside } from "../util/paths.js";
@@ -73,13 +73,17 @@ export interface LayerResult {
 }
 
 /**
- * Builds the node_modules layers of a workspace repository in the worktree `wt` of checkout `top`.
- * Does nothing for a repository without workspaces or without installed node_modules.
+ * Builds the node_modules layers of the worktree `wt` of checkout `top`: for a workspace repository,
+ * the root's and each package's; otherwise the root's alone (the worktree lives outside the checkout,
+ * so Node's walk up would not find it). Does nothing without installed node_modules.
  */
 export async function layerWorkspaces(top: string, wt: string): Promise<LayerResult> {
   const result: LayerResult = { layers: [], redirected: [] };
   const patterns = workspacePatterns(await readFile(path.join(wt, "package.json"), "utf8").catch(() => undefined), await readFile(path.join(wt, "pnpm-workspace.yaml"), "utf8").catch(() => undefined));
-  if (patterns.length === 0) return result;
+  if (patterns.length === 0) {
+    if (layerPlain(top, wt)) result.layers.push("node_modules");
+    return result;
+  }
   const realTop = await realpath(top);
   const pkgs = await packageDirs(wt, patterns);
   // Package folders of the checkout, real paths, longest first so nested packages win.
@@ -102,8 +106,47 @@ export async function layerWorkspaces(top: string, wt: string): Promise<LayerRes
   return result;
 }
 
+/**
+ * Caches tools keep beside the dependencies (vite's `.vite` and `.vite-temp`, babel's and eslint's
+ * `.cache`): never linked, so a tool writes its own in the worktree's layer, not in the checkout (which
+ * the sandbox makes read-only).
+ */
+const CACHES = new Set([".vite", ".vite-temp", ".cache"]);
+
+/**
+ * The root layer of a repository without workspaces: each entry a link to the checkout's (`.bin` whole:
+ * its links are relative, so they resolve in the checkout). Synchronous calls: a thousand packages are
+ * a thousand links, each asynchronous call a thread-pool round trip.
+ */
+function layerPlain(top: string, wt: string): boolean {
+  const from = path.join(top, "node_modules");
+  const to = path.join(wt, "node_modules");
+  let names: string[];
+  try {
+    if (!statSync(from).isDirectory()) return false;
+    names = readdirSync(from);
+  } catch {
+    return false;
+  }
+  const st = lstatSync(to, { throwIfNoEntry: false });
+  if (st?.isSymbolicLink() && realOr(to) === realOr(from)) unlinkSync(to); // a linkPaths link: a layer instead
+  else if (st) return false; // the worktree has its own (tracked, or setupCmd installed it)
+  mkdirSync(to);
+  for (const name of names) if (!CACHES.has(name)) symlinkSync(path.join(from, name), path.join(to, name));
+  return true;
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
 async function layerFolder(from: string, to: string, realTop: string, wt: string, roots: string[], result: LayerResult, depth: number): Promise<void> {
   for (const name of await readdir(from)) {
+    if (depth === 0 && CACHES.has(name)) continue;
     const src = path.join(from, name);
     const dst = path.join(to, name);
     if (name === ".bin") {

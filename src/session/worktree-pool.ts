@@ -11,6 +11,7 @@ import path from "node:path";
 import { runCommand } from "../evaluate/run.js";
 import { closeAttributes } from "../git/attributes.js";
 import { git } from "../git/cli.js";
+import { legacyRoot, workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { capHeadTail } from "../util/text.js";
@@ -20,18 +21,20 @@ import { linkIgnored } from "./link-paths.js";
 import { commandPolicy } from "./policy.js";
 import { layerWorkspaces } from "./workspaces.js";
 
-/** `<common>/trm/pool/trm-<id>-<k>`: three levels below the git directory, as every worktree of ours. */
+/** `<root>/pool/trm-<id>-<k>`, beside the session worktrees (refs.ts workRoot). */
 export function poolPath(commonDir: string, id: string, k: number): string {
-  return path.join(commonDir, "trm", "pool", `trm-${id}-${k}`);
+  return path.join(workRoot(commonDir), "pool", `trm-${id}-${k}`);
 }
 
 /** The pool worktrees present on disk, by session id. */
 export async function poolDirs(commonDir: string): Promise<{ id: string; path: string }[]> {
-  const root = path.join(commonDir, "trm", "pool");
   const out: { id: string; path: string }[] = [];
-  for (const name of await readdir(root).catch(() => [] as string[])) {
-    const m = /^trm-(.+)-\d+$/.exec(name);
-    if (m) out.push({ id: m[1]!, path: path.join(root, name) });
+  // The legacy layout too: pool folders a server before the move left inside `.git/trm`.
+  for (const root of [path.join(workRoot(commonDir), "pool"), path.join(legacyRoot(commonDir), "pool")]) {
+    for (const name of await readdir(root).catch(() => [] as string[])) {
+      const m = /^trm-(.+)-\d+$/.exec(name);
+      if (m) out.push({ id: m[1]!, path: path.join(root, name) });
+    }
   }
   return out;
 }

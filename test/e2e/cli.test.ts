@@ -295,10 +295,14 @@ describe("prune", () => {
     await submit(active, filesCandidate("a.txt", "a\n"), "an active step");
     // Abandoned: its server is gone (a live server's session is in use and never pruned) and so is its worktree.
     const other = await startServer({ stateDir: srv.stateDir });
-    const abandoned = (await other.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" })).sessionId as string;
+    const abandonedStart = await other.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    const abandoned = abandonedStart.sessionId as string;
+    const abandonedWt = abandonedStart.worktreePath as string;
+    // code-trm's folder of this repository, in the state folder: worktrees/, tmp/.
+    const root = path.resolve(abandonedWt, "..", "..");
     await other.close();
     for (let i = 0; i < 100 && existsSync(path.join(common, "trm", "run", `${abandoned}.owner`)); i++) await new Promise((r) => setTimeout(r, 50));
-    rmSync(path.join(common, "trm", "worktrees", `trm-${abandoned}`), { recursive: true, force: true });
+    rmSync(abandonedWt, { recursive: true, force: true });
     // The user's own worktree whose directory was deleted by hand: a stale .git/worktrees entry.
     const userWt = path.join(tmpDir(), "feature");
     g(repo, "worktree", "add", "-q", "--detach", userWt);
@@ -309,12 +313,12 @@ describe("prune", () => {
     utimesSync(staleLock, old, old);
     const freshLock = path.join(common, "refs", "notes", "trm", `${active}.lock`);
     writeFileSync(freshLock, "");
-    mkdirSync(path.join(common, "trm", "tmp"), { recursive: true });
-    const staleTmp = path.join(common, "trm", "tmp", "index-20200101-000000-abcd");
+    mkdirSync(path.join(root, "tmp"), { recursive: true });
+    const staleTmp = path.join(root, "tmp", "index-20200101-000000-abcd");
     writeFileSync(staleTmp, "");
     const older = new Date(Date.now() - 2 * 3_600_000);
     utimesSync(staleTmp, older, older);
-    const youngTmp = path.join(common, "trm", "tmp", "eslint-running");
+    const youngTmp = path.join(root, "tmp", "eslint-running");
     mkdirSync(youngTmp);
     utimesSync(youngTmp, old, old);
 
@@ -331,11 +335,11 @@ describe("prune", () => {
     expect(dry.out).toMatch(new RegExp(`session ${ended} \\(ended\\):\\n  would delete ref refs/trm/${ended}/undone/`));
     expect(dry.out).toMatch(new RegExp(`session ${abandoned} \\(abandoned[^\\n]*\\n  would mark ended refs/trm/${abandoned}/ended`));
     expect(dry.out).toContain(`session ${active} (active): kept`);
-    expect(dry.out).toContain(`would prune stale worktree entry .git/trm/worktrees/trm-${abandoned}`);
+    expect(dry.out).toContain(`would prune stale worktree entry ${abandonedWt}`);
     // A worktree of the user's whose folder is missing (an unmounted drive?) is theirs to forget.
     expect(dry.out).not.toContain(userWt);
     expect(dry.out).toContain(`would remove stale lock .git/refs/heads/trm/${active}.lock`);
-    expect(dry.out).toContain("would remove temporary file .git/trm/tmp/index-20200101-000000-abcd");
+    expect(dry.out).toContain(`would remove temporary file ${staleTmp}`);
     expect(dry.out).not.toContain("eslint-running");
     expect(dry.out).not.toContain(`notes/trm/${active}.lock`);
     expect(g(repo, "for-each-ref")).toBe(refsBefore);
@@ -397,7 +401,7 @@ describe("prune", () => {
       ["remove-worktree", true],
       ["end-session", true],
     ]);
-    expect(existsSync(path.join(common, "trm", "worktrees", `trm-${active}`))).toBe(false);
+    expect(existsSync(path.join(root, "worktrees", `trm-${active}`))).toBe(false);
     expect(g(repo, "worktree", "list", "--porcelain")).not.toContain(`trm-${active}`);
     expect(g(repo, "for-each-ref", "--format=%(refname)")).toContain(`refs/heads/trm/${active}`);
     expect(checkoutState(repo)).toEqual(userState);

@@ -77,17 +77,18 @@ beforeAll(async () => {
   mkdirSync(path.join(parent, "home", ".ssh"), { recursive: true });
   writeFileSync(path.join(parent, "home", ".ssh", "id_rsa"), SSH_KEY);
   mkdirSync(path.join(parent, "canary", "sub"), { recursive: true });
-  // The worktree is <repo>/.git/trm/worktrees/<id>: three levels up is the user's .git, five the folder around.
+  // The worktree lives outside the repository (in the state folder): links name the user's .git and
+  // the folder around it by absolute path.
   const links: [string, string][] = [
-    ["d", "../../../objects"],
+    ["d", path.join(repo, ".git", "objects")],
     ["x", "d/../config"],
     ["g", "d/.."],
-    ["deeplink", "../../../../../canary/sub"],
+    ["deeplink", path.join(parent, "canary", "sub")],
     ["lexw", "deeplink/../OUT"],
-    ["ssh", "../../../../../home/.ssh/id_rsa"],
+    ["ssh", path.join(parent, "home", ".ssh", "id_rsa")],
     ["sshabs", path.join(parent, "home", ".ssh", "id_rsa")],
     ["hooks", "d/../hooks"],
-    ["nested/dir/h", "../../../../../hooks"],
+    ["nested/dir/h", path.join(repo, ".git", "hooks")],
     ["dang", "d/../new-config"],
     ["inner", "src"],
   ];

@@ -244,7 +244,8 @@ describe("the session index", () => {
     for (const h of [one, ...four]) await h.srv.close();
     const index = JSON.parse(readFileSync(path.join(stateDir, "sessions.json"), "utf8")) as Record<string, string>;
     expect(Object.keys(index).sort()).toEqual([...ids].sort());
-    expect(readdirSync(stateDir).filter((n) => n !== "sessions.json")).toEqual([]);
+    // No temporary or lock file of the index is left (repos/ holds the worktrees).
+    expect(readdirSync(stateDir).filter((n) => n !== "sessions.json" && n !== "repos")).toEqual([]);
     const fresh = await hostileServer({ home: w.home, stateDir });
     for (const id of ids) expect((await fresh.call("trm_get_state", { sessionId: id })).step).toBe(0);
     expect(checkoutState(repo)).toEqual(before);
@@ -289,13 +290,16 @@ describe("prune and interrupted starts", () => {
     rmSync(started);
     const id = readdirSync(path.join(repo, ".git", "trm", "run")).find((n) => n.endsWith(".starting"))!.replace(/\.starting$/, "");
     expect(g(repo, "for-each-ref", "refs/heads/trm/")).toContain(id);
+    const [root] = readdirSync(path.join(stateDir, "repos")).map((n) => path.join(stateDir, "repos", n));
+    expect(readdirSync(path.join(root!, "worktrees"))).toContain(`trm-${id}`);
     const p = cli(repo, stateDir, w.home, "prune");
     expect(p.code).toBe(0);
     expect(p.out).toMatch(new RegExp(`session ${id} \\(left behind by a start that was killed`));
     expect(g(repo, "for-each-ref", "refs/heads/trm/", "refs/tags/trm/", "refs/notes/", "refs/trm/")).toBe("");
     expect(readdirSync(path.join(repo, ".git", "trm", "run"))).toEqual([]);
-    expect(readdirSync(path.join(repo, ".git", "trm", "tmp")).filter((n) => n.startsWith("index-"))).toEqual([]);
-    expect(existsSync(path.join(repo, ".git", "trm", "worktrees", id))).toBe(false);
+    // code-trm's folder of the repository (worktrees, tmp), in the state folder: the worktree is gone.
+    expect(readdirSync(path.join(root!, "tmp")).filter((n) => n.startsWith("index-"))).toEqual([]);
+    expect(readdirSync(path.join(root!, "worktrees"))).not.toContain(`trm-${id}`);
     expect(readdirSync(stateDir).filter((n) => n.endsWith(".tmp") || n.endsWith(".lock"))).toEqual([]);
     expect(checkoutState(repo)).toEqual(before);
   });

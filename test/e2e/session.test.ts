@@ -26,8 +26,10 @@ describe("a whole session on a JS project tested with node --test", () => {
     expect(start.uncommittedIncluded).toBe(true);
     expect(start.preflight.tests).toMatchObject({ passed: 3, failed: 1, total: 4 });
     expect(start.preflight.score).toBeCloseTo(0.75, 6);
-    // The worktree lives outside the working tree and sees the user's uncommitted edit and untracked file.
-    expect(start.worktreePath.startsWith(path.join(repo, ".git"))).toBe(true);
+    // The worktree lives outside the working tree, on no path with a `.git` component (jest, ESLint and
+    // watchers skip those), and sees the user's uncommitted edit and untracked file.
+    expect(start.worktreePath.startsWith(repo + path.sep)).toBe(false);
+    expect(start.worktreePath.split(path.sep)).not.toContain(".git");
     expect(readFileSync(path.join(start.worktreePath, "src/stats.js"), "utf8")).toContain("user's uncommitted edit");
     expect(existsSync(path.join(start.worktreePath, "untracked-notes.md"))).toBe(true);
     expect(existsSync(path.join(start.worktreePath, "staged.txt"))).toBe(true);

@@ -75,11 +75,20 @@ describe("layerWorkspaces", () => {
     expect(real(path.join(wt, "packages/b/node_modules/dep"))).toBe(path.join(top, "packages/b/node_modules/dep"));
   });
 
-  it("leaves a repository without workspaces, or a worktree with its own install, alone", async () => {
+  it("gives a repository without workspaces a root layer of links, without the tools' caches", async () => {
     const { top, wt } = setup({ "package.json": JSON.stringify({ name: "plain" }) });
-    write(top, { "node_modules/x/index.js": "" });
-    expect(await layerWorkspaces(top, wt)).toEqual({ layers: [], redirected: [] });
-    rmSync(tmp, { recursive: true, force: true });
+    write(top, { "node_modules/x/index.js": "", "node_modules/.vite-temp/old.mjs": "", "node_modules/.cache/babel/x": "", "node_modules/.vite/deps/y.js": "" });
+    mkdirSync(path.join(top, "node_modules/.bin"));
+    symlinkSync("../x/index.js", path.join(top, "node_modules/.bin/x"));
+    expect(await layerWorkspaces(top, wt)).toEqual({ layers: ["node_modules"], redirected: [] });
+    expect(lstatSync(path.join(wt, "node_modules")).isDirectory()).toBe(true);
+    expect(real(path.join(wt, "node_modules/x/index.js"))).toBe(path.join(top, "node_modules/x/index.js"));
+    expect(real(path.join(wt, "node_modules/.bin/x"))).toBe(path.join(top, "node_modules/x/index.js"));
+    // A tool's cache is written in the worktree's own layer, never in the checkout's node_modules.
+    for (const c of [".vite-temp", ".cache", ".vite"]) expect(lstatSync(path.join(wt, "node_modules", c), { throwIfNoEntry: false })).toBeUndefined();
+  });
+
+  it("leaves a worktree with its own install alone", async () => {
     const again = setup({ "package.json": JSON.stringify({ workspaces: ["packages/*"] }), "packages/a/package.json": "{}" });
     write(again.top, { "node_modules/x/index.js": "" });
     write(again.wt, { "node_modules/y/index.js": "" });
