@@ -50,8 +50,12 @@ const lexists = (p: string) => {
 };
 
 /** Plain statements about what the commands met: a timeout, a missing path, dependencies not installed. */
-export function environmentNotices(cwd: string, results: Record<string, RunResult>, checkout?: { root: string }): string[] {
+export function environmentNotices(cwd: string, results: Record<string, RunResult>, checkout?: { root: string }, sandboxed = false): string[] {
   const notices: string[] = [];
+  if (sandboxed) {
+    const denied = Object.values(results).map((r) => (succeeded(r) ? null : readOnlyPath(r.output.all))).find((p) => p);
+    if (denied) notices.push(`The sandbox keeps everything outside the worktree read-only, and a command could not write ${denied}. Make the tool write inside the worktree (its cache or output folder, often an environment variable set in the command), or start without sandbox.`);
+  }
   for (const r of Object.values(results)) {
     if (r?.timedOut) notices.push(`"${r.cmd}" timed out and was killed with its child processes; raise timeoutSec if it needs longer.`);
   }
@@ -68,4 +72,13 @@ export function environmentNotices(cwd: string, results: Record<string, RunResul
     notices.push("A command could not find a module or program: dependencies may be missing in the worktree (setupCmd / linkPaths), or the candidate imports something that does not exist.");
   }
   return notices;
+}
+
+/** The path a command was refused for a read-only file system (node, Python, shells, coreutils), or null. */
+export function readOnlyPath(out: string): string | null {
+  const m =
+    /EROFS: read-only file system, \w+ '([^'\n]+)'/.exec(out) ??
+    /\[Errno 30\] Read-only file system: '([^'\n]+)'/.exec(out) ??
+    /([^\s:'"`]+)'?: Read-only file system/.exec(out);
+  return m ? m[1]! : /EROFS|Read-only file system/.test(out) ? "a path outside the worktree" : null;
 }

@@ -321,7 +321,7 @@ async function evaluateIn(opts: EvaluateOptions): Promise<EvaluationRun> {
     ev.diagnostics.push(...found.filter((d) => !(testsRead && d.source === "python")).map((d) => ({ ...d, command: key })));
   }
   ev.diagnostics = dedupe(ev.diagnostics);
-  ev.notices.push(...environmentNotices(opts.cwd, results, opts.checkout));
+  ev.notices.push(...environmentNotices(opts.cwd, results, opts.checkout, !!opts.sandbox));
   if (opts.checkout) {
     // Node prints real paths (macOS /tmp is a link), Python the paths as it was given them: both forms.
     const { root, linked } = opts.checkout;

@@ -1,22 +1,45 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
+import { isInside } from "../util/paths.js";
 
 /** How a session's commands are confined (bubblewrap). */
 export interface Sandbox {
-  /** Directories the command may write: the worktree. Everything else is read-only. */
+  /** Directories the command may write: the worktree. Everything else is read-only or hidden. */
   writable: string[];
-  /** Directories re-exposed read-only over the private /tmp (the user's checkout when it lives in /tmp). */
+  /** Directories re-exposed read-only (the checkout and its git directory: node_modules links, objects). */
   readable: string[];
   network: boolean;
+  /**
+   * The session's private folder: `home/` becomes the command's $HOME (caches persist from step to
+   * step, never in the user's home), and `gitconfig` stands in for the repository's config. Without
+   * it, $HOME is an empty tmpfs.
+   */
+  private?: string;
+  /** The repository's git directory, whose config (remote URLs with tokens, programs) is replaced. */
+  gitDir?: string;
+  /** More paths the user re-exposes read-only (start option `sandboxPaths`). */
+  exposed?: string[];
 }
 
 export const INSTALL_BWRAP = "apt-get update && apt-get install -y bubblewrap (Debian/Ubuntu; dnf install bubblewrap on Fedora)";
 
-/** Credentials in the home directory: hidden in the sandbox (read-only would still let a test read them). */
-const HIDDEN_IN_HOME = [".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".azure", ".config/gcloud", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".cargo/credentials.toml", ".config/git/credentials", ".vault-token", ".pgpass", ".my.cnf", ".config/hub", ".terraform.d/credentials.tfrc.json", ".m2/settings.xml", ".gradle/gradle.properties", ".bash_history", ".zsh_history", ".python_history", ".node_repl_history", ".psql_history", ".mysql_history"];
+/**
+ * What a toolchain needs of the home folder, re-exposed read-only over the hidden home: interpreters
+ * and compilers installed per user, and package caches (no credentials: `.cargo/credentials.toml`,
+ * `.npmrc`, `.pypirc` stay hidden because only these folders are shown). Folders on PATH inside the
+ * home are re-exposed too.
+ */
+export const TOOLCHAIN_PATHS = [
+  ".pyenv", ".rbenv", ".rustup", ".cargo/bin", ".cargo/registry", ".cargo/git", ".nvm", ".volta", ".fnm", ".bun", ".deno",
+  ".asdf", ".local/bin", ".local/lib", ".local/share/mise", ".local/share/pnpm", ".sdkman", ".ghcup", ".elan",
+  "go/pkg/mod", "go/bin", ".m2/repository", ".gradle/caches", ".gradle/wrapper", ".cache/ms-playwright",
+];
+
+/** Credentials that may sit inside a re-exposed folder (a user's sandboxPaths of `~/.config`, say): hidden. */
+const CREDENTIALS = [".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".azure", ".config/gcloud", ".netrc", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".git-credentials", ".cargo/credentials.toml", ".cargo/credentials", ".config/git/credentials", ".config/github-copilot", ".vault-token", ".pgpass", ".my.cnf", ".config/hub", ".terraform.d/credentials.tfrc.json", ".m2/settings.xml", ".gradle/gradle.properties"];
 
 let probed: string | null | undefined;
 
@@ -40,44 +63,168 @@ export function assertSandboxAvailable(): string {
 }
 
 /**
- * The bwrap command line around `shell -c cmd`: the whole filesystem read-only, a private /tmp, the
- * worktree writable, credentials in the home directory hidden, a private pid namespace that dies with
- * the command (nothing it starts survives it), and no network unless asked.
+ * The bwrap command line around `shell -c cmd`: the filesystem read-only, the home folder, /tmp and the
+ * runtime folders replaced (the home by the session's private one), toolchains and the checkout
+ * re-exposed read-only, the worktree writable, every listening unix socket masked, the repository's
+ * config replaced by a copy without remotes or programs, a private pid namespace that dies with the
+ * command, and no network unless asked.
  */
 export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  for (const r of sb.readable) args.push("--ro-bind", r, r);
+  // Unix sockets are reachable through a read-only mount (a user bus, docker, an ssh or gpg agent): the
+  // runtime folders go, and the variables that name them.
+  const hidden = ["/tmp", "/run", "/var/run", process.env.XDG_RUNTIME_DIR].filter((d): d is string => !!d);
+  for (const dir of hidden.slice(1)) if (isRealDir(dir)) args.push("--tmpfs", dir);
   const home = os.homedir();
-  for (const rel of HIDDEN_IN_HOME) {
-    const p = path.join(home, rel);
-    const st = (() => {
-      try {
-        return statSync(p);
-      } catch {
-        return null;
-      }
-    })();
-    if (!st) continue;
-    if (st.isDirectory()) args.push("--tmpfs", p);
-    else args.push("--ro-bind", "/dev/null", p);
+  const shown: string[] = [];
+  if (home && home !== "/" && isRealDir(home)) {
+    hidden.push(home);
+    const priv = sb.private ? ensurePrivate(sb.private) : null;
+    if (priv) args.push("--bind", priv.home, home);
+    else args.push("--tmpfs", home);
+    for (const p of toolchainPaths(home)) shown.push(p);
   }
+  for (const p of sb.exposed ?? []) if (existsSync(p)) shown.push(p);
+  for (const p of shown) args.push("--ro-bind", p, p);
+  for (const r of sb.readable) args.push("--ro-bind", r, r);
   for (const w of sb.writable) {
     args.push("--bind", w, w);
     // The worktree's `.git` file tells the server's own git calls where the repository is: a command that
-    // rewrote it could point them at a config of its own (a filter.*.smudge runs outside the sandbox).
+    // rewrote it could point them at a config of its own.
     const pointer = path.join(w, ".git");
     if (existsSync(pointer)) args.push("--ro-bind", pointer, pointer);
   }
-  // Unix sockets are reachable through a read-only mount (a user bus, docker, an ssh or gpg agent): hide
-  // the runtime folders and the variables that name them.
-  for (const dir of ["/run", "/var/run", process.env.XDG_RUNTIME_DIR]) {
-    if (dir && isRealDir(dir)) args.push("--tmpfs", dir);
+  const visibleRoots = [...shown, ...sb.readable, ...sb.writable];
+  const visible = (p: string) => visibleRoots.some((r) => isInside(r, p)) || !hidden.some((h) => isInside(h, p));
+  // Credentials inside what is shown (a sandboxPaths of ~/.config, a checkout that is the home itself).
+  for (const rel of CREDENTIALS) {
+    const p = path.join(home, rel);
+    const st = statOrNull(p);
+    if (!st || !visible(p)) continue;
+    if (st.isDirectory()) args.push("--tmpfs", p);
+    else args.push("--ro-bind", "/dev/null", p);
   }
+  if (sb.gitDir && sb.private) {
+    // The repository's config may hold a token in a remote URL, credential helpers, programs: the
+    // commands see a copy with only what git needs to read the repository.
+    const config = path.join(sb.gitDir, "config");
+    if (existsSync(config)) args.push("--ro-bind", writeSafeConfig(config, sb.private), config);
+    for (const wc of [path.join(sb.gitDir, "config.worktree"), ...sb.writable.map((w) => worktreeConfigOf(w))]) {
+      if (wc && existsSync(wc)) args.push("--ro-bind", "/dev/null", wc);
+    }
+  }
+  // A socket anywhere that stays visible (a docker socket in ~/.colima shown through sandboxPaths, one
+  // in the checkout, /var/spool, /nix): the kernel lists every bound one; each is covered by an empty file.
+  for (const s of listeningSockets()) if (visible(s)) args.push("--ro-bind", "/dev/null", s);
   for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST"]) args.push("--unsetenv", v);
   args.push("--unshare-pid", "--die-with-parent", "--new-session");
   if (!sb.network) args.push("--unshare-net");
   args.push("--chdir", sb.writable[0] ?? "/", "--", shell, "-c", cmd);
   return [bin, ...args];
+}
+
+/** The toolchain folders of the home that exist, and the PATH entries inside the home. */
+function toolchainPaths(home: string): string[] {
+  const out = new Set<string>();
+  for (const rel of TOOLCHAIN_PATHS) {
+    const p = path.join(home, rel);
+    if (existsSync(p)) out.add(p);
+  }
+  for (const d of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (d && path.isAbsolute(d) && isInside(home, d) && path.resolve(d) !== path.resolve(home) && existsSync(d) && !CREDENTIALS.some((c) => isInside(path.join(home, c), d))) out.add(path.resolve(d));
+  }
+  return [...out];
+}
+
+/** The paths of the unix sockets bound in this network namespace (`/proc/net/unix`, Linux). */
+export function listeningSockets(table = readTable()): string[] {
+  const out = new Set<string>();
+  for (const line of table.split("\n").slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path: the path is the eighth field (abstract ones start with @).
+    const p = line.trim().split(/\s+/).slice(7).join(" ");
+    if (!p.startsWith("/")) continue;
+    try {
+      if (lstatSync(p).isSocket()) out.add(p);
+    } catch {
+      // Gone, or its folder unreadable: nothing to mask.
+    }
+  }
+  return [...out];
+}
+
+function readTable(): string {
+  try {
+    return readFileSync("/proc/net/unix", "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** `home/` of the session's private folder, made on first use. */
+function ensurePrivate(dir: string): { home: string } {
+  const home = path.join(dir, "home");
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  return { home };
+}
+
+const KEPT_CORE = new Set(["repositoryformatversion", "filemode", "bare", "logallrefupdates", "ignorecase", "precomposeunicode", "symlinks"]);
+
+/**
+ * The repository's config reduced to what git needs to read it: `[core]` format keys and
+ * `[extensions]` (object format, worktree config). Remotes (URLs that may carry a token), credential
+ * helpers, includes and every program are left out.
+ */
+export function safeGitConfig(text: string): string {
+  const out: string[] = [];
+  let section = "";
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)\s*(?:"[^"]*")?\s*\]/.exec(line);
+    if (header) {
+      section = /"/.test(line) ? `${header[1]!.toLowerCase()}.sub` : header[1]!.toLowerCase();
+      if (section === "core" || section === "extensions") out.push(`[${section}]`);
+      continue;
+    }
+    const kv = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*([^;#"\\]*?))?\s*$/.exec(line);
+    if (!kv) continue;
+    const key = kv[1]!.toLowerCase();
+    if ((section === "core" && KEPT_CORE.has(key)) || section === "extensions") out.push(`\t${key} = ${kv[2] ?? "true"}`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function writeSafeConfig(config: string, priv: string): string {
+  const file = path.join(priv, "gitconfig");
+  const text = safeGitConfig(readFileSync(config, "utf8"));
+  let old: string | null = null;
+  try {
+    old = readFileSync(file, "utf8");
+  } catch {
+    // First command of the session.
+  }
+  if (old !== text) {
+    mkdirSync(priv, { recursive: true, mode: 0o700 });
+    writeFileSync(file, text);
+  }
+  return file;
+}
+
+/** The per-worktree config of a linked worktree, from its `.git` file, or null. */
+function worktreeConfigOf(wt: string): string | null {
+  try {
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(path.join(wt, ".git"), "utf8"));
+    return m ? path.join(m[1]!.trim(), "config.worktree") : null;
+  } catch {
+    return null;
+  }
+}
+
+function statOrNull(p: string) {
+  try {
+    return statSync(p);
+  } catch {
+    return null;
+  }
 }
 
 /** A directory that is not a link (`/var/run` is often a link to `/run`, which is hidden already). */

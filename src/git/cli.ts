@@ -3,7 +3,7 @@ import { stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { UserError, errorMessage } from "../util/errors.js";
-import { heldCredentials } from "../util/secrets.js";
+import { heldCredentials, holdUrlCredentials } from "../util/secrets.js";
 import { shellQuote } from "../util/text.js";
 
 /**
@@ -25,7 +25,55 @@ const SAFE_CONFIG = [
   "core.quotepath=false",
   "advice.detachedHead=false",
   "init.defaultBranch=main",
+  // A command may replace a submodule's `.git` with a repository of its own, whose config names
+  // programs (filters, fsmonitor, hooks): git must never step into one on our behalf.
+  "submodule.recurse=false",
+  "status.submoduleSummary=false",
+  "diff.submodule=short",
+  "fetch.recurseSubmodules=false",
+  // Programs git could start that no internal call needs.
+  "core.pager=cat",
+  "diff.external=",
+  "core.editor=:",
+  "sequence.editor=:",
+  "core.alternateRefsCommand=",
 ];
+
+/** Programs git may start for a fetch (ssh, credentials): blanked for every other call. */
+const LOCAL_ONLY_CONFIG = ["core.sshCommand=", "credential.helper=", "core.askPass=", "protocol.ext.allow=never"];
+
+/** Config keys that name a program per attribute driver (`filter.<name>.clean`, `diff.<name>.textconv`, ...). */
+const DRIVER_KEY = /^(filter)\.(.+)\.(clean|smudge|process)$|^(merge)\.(.+)\.(driver)$/;
+
+const driversByCwd = new Map<string, Promise<string[]>>();
+
+/**
+ * The `-c` arguments that switch off every attribute driver program the configuration seen from `cwd`
+ * defines: a `.gitattributes` a command wrote (`* filter=lfs`) must not make our own `git add` or
+ * `reset` run a program. Read once per folder with `git config --list` (which runs nothing), which also
+ * registers a token found in a remote URL for redaction. Diff
+ * drivers (textconv, external diff) are off through --no-textconv / --no-ext-diff at each diff.
+ */
+function driverOverrides(cwd: string): Promise<string[]> {
+  let p = driversByCwd.get(cwd);
+  if (!p) {
+    p = execa("git", [...CONFIG_ARGS, ...LOCAL_ARGS, "config", "--list", "-z"], { cwd, env: gitEnv(), extendEnv: false, reject: false, stdin: "ignore" }).then((r) => {
+      const off = new Set<string>();
+      for (const entry of String(r.stdout).split("\0")) {
+        const nl = entry.indexOf("\n");
+        const key = (nl < 0 ? entry : entry.slice(0, nl)).trim();
+        // A token in a remote URL is redacted from every output like the environment's credentials.
+        if (nl >= 0) holdUrlCredentials(entry.slice(nl + 1));
+        const m = DRIVER_KEY.exec(key);
+        if (m?.[1]) for (const k of ["clean=", "smudge=", "process=", "required=false"]) off.add(`filter.${m[2]}.${k}`);
+        else if (m?.[4]) off.add(`merge.${m[5]}.driver=`);
+      }
+      return [...off].flatMap((c) => ["-c", c]);
+    });
+    driversByCwd.set(cwd, p);
+  }
+  return p;
+}
 
 export const TRM_IDENTITY = { name: "code-trm", email: "code-trm@localhost" };
 
@@ -115,14 +163,15 @@ export class GitError extends Error {
 }
 
 const CONFIG_ARGS = SAFE_CONFIG.flatMap((c) => ["-c", c]);
+const LOCAL_ARGS = LOCAL_ONLY_CONFIG.flatMap((c) => ["-c", c]);
 
 /**
  * One git process. execa rather than simple-git: simple-git adds a fixed ~50 ms to every call that
  * prints nothing (update-ref measured 55.8 ms vs 5.0 ms), which alone broke the per-step budget, and
  * has no stdin. Client strings are never options here: callers pass them after `--end-of-options`/`--`.
  */
-async function runGit(cwd: string, args: string[], env: Record<string, string>, input: string | undefined): Promise<string> {
-  const r = await execa("git", [...CONFIG_ARGS, ...args], {
+async function runGit(cwd: string, args: string[], env: Record<string, string>, input: string | undefined, network: boolean): Promise<string> {
+  const r = await execa("git", [...CONFIG_ARGS, ...(network ? [] : [...LOCAL_ARGS, ...(await driverOverrides(cwd))]), ...args], {
     cwd,
     env,
     extendEnv: false,
@@ -152,10 +201,10 @@ export async function git(cwd: string, args: string[], opts: GitOptions = {}): P
   const env = gitEnv(opts.env, opts.network);
   for (let attempt = 0; ; attempt++) {
     try {
-      if (!DEBUG) return await runGit(cwd, args, env, opts.input);
+      if (!DEBUG) return await runGit(cwd, args, env, opts.input, !!opts.network);
       const t = performance.now();
       try {
-        return await runGit(cwd, args, env, opts.input);
+        return await runGit(cwd, args, env, opts.input, !!opts.network);
       } finally {
         process.stderr.write(`git ${args.slice(0, 3).join(" ")}: ${(performance.now() - t).toFixed(1)} ms\n`);
       }
@@ -178,7 +227,7 @@ export async function git(cwd: string, args: string[], opts: GitOptions = {}): P
  */
 export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
   // stripFinalNewline off: a blob's last byte is content (execa would drop a file's final newline).
-  const r = await execa("git", [...CONFIG_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, encoding: "buffer", stdin: "ignore", stripFinalNewline: false, maxBuffer: 256 * 1024 * 1024 });
+  const r = await execa("git", [...CONFIG_ARGS, ...LOCAL_ARGS, ...(await driverOverrides(cwd)), ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, encoding: "buffer", stdin: "ignore", stripFinalNewline: false, maxBuffer: 256 * 1024 * 1024 });
   if (r.exitCode !== 0) throw new GitError(args, r.exitCode, Buffer.from(r.stderr as Uint8Array).toString("utf8"));
   return Buffer.from(r.stdout as Uint8Array);
 }
@@ -189,7 +238,8 @@ export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
  * server alive, and exits on its own when its stdin closes (also when the server dies).
  */
 export function gitProcess(cwd: string, args: string[]) {
-  const child = execa("git", [...CONFIG_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, buffer: false, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  // check-attr, cat-file --batch and update-ref --stdin run no attribute driver.
+  const child = execa("git", [...CONFIG_ARGS, ...LOCAL_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, buffer: false, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
   child.unref();
   for (const s of [child.stdin, child.stdout, child.stderr] as const) (s as unknown as { unref?: () => void } | null)?.unref?.();
   return child;

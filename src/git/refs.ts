@@ -93,6 +93,16 @@ export function worktreePath(commonDir: string, id: string): string {
   return existsSync(legacy) ? legacy : path.join(workRoot(commonDir), "worktrees", name);
 }
 
+/** A session's private folder for its sandboxed commands (their home, the repository's safe config). */
+export function sandboxDir(commonDir: string, id: string): string {
+  return path.join(workRoot(commonDir), "sandbox", `trm-${id}`);
+}
+
+/** The private sandbox folder that goes with a worktree of the new layout (`<root>/worktrees/trm-<id>`). */
+export function sandboxDirOfWorktree(wtPath: string): string | null {
+  return path.basename(path.dirname(wtPath)) === "worktrees" && path.basename(path.resolve(wtPath, "..", "..")) !== "trm" ? path.join(path.resolve(wtPath, "..", ".."), "sandbox", path.basename(wtPath)) : null;
+}
+
 /** The repository of one of code-trm's worktrees, from its path (`<root>/<kind>/<name>`). */
 export function commonDirOfWorktree(wtPath: string): string {
   const root = path.resolve(wtPath, "..", "..");

@@ -11,7 +11,7 @@ import { runRefTransaction } from "./ref-writer.js";
 import { readRefSync } from "./ref-read.js";
 import { indexHasFlaggedEntries } from "./index-file.js";
 import { profileMark } from "../util/profile.js";
-import { commonDirOfWorktree, ensureWorkRoot, scratchDir } from "./refs.js";
+import { commonDirOfWorktree, ensureWorkRoot, sandboxDirOfWorktree, scratchDir } from "./refs.js";
 
 /**
  * The user's checkout as a commit of its own: parent = their HEAD, tree = their working tree as it is
@@ -180,6 +180,8 @@ export async function removeWorktree(top: string, wtPath: string): Promise<void>
     await gitOrNull(top, ["worktree", "remove", "--force", "--force", wtPath]);
     await rm(wtPath, { recursive: true, force: true });
   }
+  const priv = sandboxDirOfWorktree(wtPath);
+  if (priv) await rm(priv, { recursive: true, force: true });
   await forgetWorktreeEntry(commonDirOfWorktree(wtPath), wtPath);
 }
 

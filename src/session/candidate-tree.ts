@@ -57,7 +57,7 @@ export async function writeCandidateTree(
 
 /** After an in-process tree: the index as `git add` would have left it. */
 export async function syncIndex(worktree: string, paths: string[]): Promise<void> {
-  await git(worktree, ["add", "-A", "--", ...paths], { env: { GIT_LITERAL_PATHSPECS: "1" } });
+  await stageCandidate(worktree, paths);
 }
 
 const indexFiles = new Map<string, Promise<string | null>>();
@@ -200,6 +200,15 @@ async function stageCandidate(worktree: string, paths: string[]): Promise<void> 
     await git(worktree, ["add", "-A", "--", ...paths], { env: { GIT_LITERAL_PATHSPECS: "1" } });
   } catch (err) {
     if (!(err instanceof GitError)) throw err;
+    // A folder that is a repository of its own with no commit (a `git init` by a command or a candidate's
+    // files inside one): git can record neither its files nor the folder.
+    const empty = /'([^'\n]+?)\/?' does not have a commit checked out/.exec(err.stderr);
+    if (empty) {
+      throw new UserError(
+        `${empty[1]} in the worktree is a git repository of its own with no commit (a command or a candidate ran \`git init\` there), so git records neither the folder nor the files in it.`,
+        `Delete ${empty[1]}/.git (fix the command that creates it, or send a candidate that deletes the folder). Nothing was changed.`,
+      );
+    }
     const why = err.stderr
       .split("\n")
       .filter((l) => l.trim() && !l.startsWith("hint:"))

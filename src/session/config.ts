@@ -1,3 +1,5 @@
+import os from "node:os";
+import path from "node:path";
 import { z } from "zod";
 import { LIMITS } from "../util/limits.js";
 import { UserError } from "../util/errors.js";
@@ -50,6 +52,7 @@ export const startSessionInput = {
   passEnv: z.string().max(2000).optional(),
   sandbox: z.boolean().optional(),
   network: z.boolean().optional(),
+  sandboxPaths: z.array(z.string().min(1).max(4096)).max(20).optional(),
   protectTests: z.array(z.string().min(1).max(200)).max(20).optional().describe("globs candidates may not change"),
 };
 
@@ -81,7 +84,7 @@ export interface SessionConfig {
   /** Credential-named variables the commands may see (util/secrets.ts); their values stay redacted. */
   passEnv?: string[];
   /** Commands run under bubblewrap (evaluate/sandbox.ts); network only with `network`. */
-  sandbox?: { network: boolean };
+  sandbox?: { network: boolean; paths?: string[] };
   /** Globs of files a candidate may not change (the tests that judge it). */
   protectTests?: string[];
 }
@@ -133,7 +136,7 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
     checks,
     ...(input.testReport ? { testReport: normalizeRelPath(input.testReport) } : {}),
     ...(input.passEnv?.trim() ? { passEnv: parsePassEnv(input.passEnv) } : {}),
-    ...(input.sandbox ? { sandbox: { network: input.network ?? false } } : {}),
+    ...(input.sandbox ? { sandbox: { network: input.network ?? false, ...(input.sandboxPaths?.length ? { paths: input.sandboxPaths.map(sandboxPath) } : {}) } } : {}),
     ...(input.protectTests?.length ? { protectTests: input.protectTests.map((g) => g.trim()).filter(Boolean) } : {}),
   };
 }
@@ -146,4 +149,11 @@ function parsePassEnv(text: string): string[] {
     throw new UserError(`passEnv: ${JSON.stringify(bad.slice(0, 80))} is not an environment variable name.`, 'List variable names separated by commas, e.g. passEnv: "NPM_TOKEN,GH_TOKEN".');
   }
   return names;
+}
+
+/** A `sandboxPaths` entry: absolute, or `~/…` in the home folder; re-exposed read-only in the sandbox. */
+function sandboxPath(p: string): string {
+  const abs = p === "~" || p.startsWith("~/") ? path.join(os.homedir(), p.slice(1)) : p;
+  if (!path.isAbsolute(abs)) throw new UserError(`sandboxPaths: ${JSON.stringify(p.slice(0, 200))} is not an absolute path.`, "Name folders to show read-only in the sandbox as absolute paths or ~/…, e.g. sandboxPaths: [\"~/.cache/ms-playwright\"].");
+  return path.resolve(abs);
 }

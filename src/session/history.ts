@@ -204,7 +204,7 @@ export async function diffPoints(s: Session, from: string, to: string, paths: st
   const spec = paths.map((p) => normalizeRelPath(p));
   const env = { GIT_LITERAL_PATHSPECS: "1" };
   const [patch, numstat] = await Promise.all([
-    git(s.config.commonDir, ["diff", "--no-color", "--no-ext-diff", a.commit, b.commit, "--", ...spec], { env }),
+    git(s.config.commonDir, ["diff", "--no-color", "--no-ext-diff", "--no-textconv", a.commit, b.commit, "--", ...spec], { env }),
     git(s.config.commonDir, ["diff", "--numstat", "--no-renames", a.commit, b.commit, "--", ...spec], { env }),
   ]);
   const files = numstat

@@ -225,7 +225,7 @@ export class Session {
   /** After a step: the worktree checked against `commit`, reset only when the commands changed tracked files. */
   async verifyWorktree(commit: string): Promise<void> {
     this.worktreeAt = null;
-    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
+    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
     if (head !== commit || status.split("\n").some((l) => l && !l.startsWith("#"))) await git(this.worktree, ["reset", "--hard", "-q", commit]);
     this.worktreeAt = commit;
@@ -258,7 +258,7 @@ export class Session {
     if (this.worktreeAt === this.tip) return;
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
     // the same second as the index stay "racily clean" and would be re-hashed on every step otherwise.
-    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
+    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
     const dirty = status.split("\n").some((l) => l && !l.startsWith("#"));
     if (head !== this.tip || dirty) await git(this.worktree, ["reset", "--hard", "-q", this.tip]);

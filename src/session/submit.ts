@@ -4,7 +4,8 @@
  * its note; the branch, HEAD and (when it beats the session's best) the best tag move in one transaction.
  * Any failure before the refs move rolls the worktree back and records nothing.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import { planCandidate } from "../candidate/plan.js";
 import { suggestMode } from "../candidate/mode-suggest.js";
@@ -139,6 +140,7 @@ export interface JudgedTree {
  */
 export async function evaluateApplied(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, inflight?: Map<string, Promise<EvaluationRun>>): Promise<JudgedTree> {
   await assertNoSecretsIn(applied.worktree, applied.paths);
+  assertNoNestedRepository(applied.worktree, applied.paths);
   profileMark("secret-scan");
   const { tree, indexStale, indexSync, written } = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
   profileMark("tree");
@@ -151,6 +153,25 @@ export async function evaluateApplied(s: Session, applied: AppliedCandidate, ste
   } catch (err) {
     await written.catch(() => undefined);
     throw err;
+  }
+}
+
+/**
+ * A candidate's file inside a folder that is a repository of its own (a command's `git init`, with or
+ * without a commit): git records such a folder as a link to its commit, never the files in it, so the
+ * candidate would silently change nothing (or fail in `git add`). Said plainly, with the fix.
+ */
+function assertNoNestedRepository(worktree: string, paths: string[]): void {
+  for (const rel of paths) {
+    const parts = rel.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      const folder = parts.slice(0, i).join("/");
+      if (!existsSync(path.join(worktree, folder, ".git"))) continue;
+      throw new UserError(
+        `${folder} in the worktree is a git repository of its own (a command or a candidate ran \`git init\` there), so git records neither the files in it nor, without a commit, the folder: ${rel} cannot be part of a step.`,
+        `Delete ${folder}/.git (fix the command that creates it, or send a candidate that deletes the folder), or write the file elsewhere. Nothing was changed.`,
+      );
+    }
   }
 }
 

@@ -59,6 +59,30 @@ export function heldCredentials(): Map<string, string> {
   return new Map(held);
 }
 
+/** Credentials found outside the environment (a token in a remote URL of a repository's config). */
+const found = new Set<string>();
+
+/**
+ * The credentials in a URL's user part: `https://user:TOKEN@host` gives TOKEN, `https://TOKEN@host`
+ * gives TOKEN (a token alone stands where a user name would). Each is then redacted like the others.
+ */
+export function holdUrlCredentials(text: string): void {
+  for (const m of text.matchAll(/\b[a-z][a-z0-9+.-]*:\/\/([^/@\s]+)@/gi)) {
+    const info = m[1]!;
+    const i = info.indexOf(":");
+    const value = decodeURIComponentSafe(i >= 0 ? info.slice(i + 1) : info);
+    if (value.length >= MIN_SECRET_CHARS) found.add(value);
+  }
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 /** The server's environment as it started: process.env plus the held credentials. For reading only. */
 export function serverEnv(): Record<string, string | undefined> {
   return held.size === 0 ? process.env : { ...process.env, ...Object.fromEntries(held) };
@@ -67,8 +91,8 @@ export function serverEnv(): Record<string, string | undefined> {
 /** Every credential value of an environment (default: the server's, held ones included), longest first. */
 export function secretValues(env: Record<string, string | undefined> = serverEnv()): string[] {
   const out = new Set<string>();
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined || !isSecretName(k)) continue;
+  const values = Object.entries(env).flatMap(([k, v]) => (v === undefined || !isSecretName(k) ? [] : [v]));
+  for (const v of [...values, ...found]) {
     const t = v.trim();
     if (t.length < MIN_SECRET_CHARS) continue;
     out.add(t);
