@@ -33,11 +33,13 @@ export interface RunOptions {
 
 /**
  * The command's environment: the server's, without what points git elsewhere and without credentials
- * (unless passed). runCommand adds the run's marker (sweep.ts), which finds its processes again when
- * they leave its group.
+ * (unless passed), with `CI=true` as a CI job has it. Nothing else is injected: a colour switch of ours
+ * (NO_COLOR, FORCE_COLOR) would fail a project's colour tests that pass in its own CI, and colours are
+ * stripped from the output anyway. runCommand adds the run's marker (sweep.ts), which finds its
+ * processes again when they leave its group.
  */
 export function commandEnv(extra: Record<string, string> | undefined, passEnv: readonly string[] = []): Record<string, string> {
-  const env = cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0", CI: "true", ...extra });
+  const env = cleanEnv({ CI: "true", ...extra });
   for (const k of Object.keys(env)) if (isSecretName(k) && !passEnv.includes(k)) delete env[k];
   // The server's own credentials are no longer in process.env (secrets.ts holds them): passed ones come from there.
   for (const k of passEnv) {

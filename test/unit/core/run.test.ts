@@ -127,6 +127,27 @@ describe("runCommand", () => {
     }
   });
 
+  it("runs in the environment a CI job gives: CI=true, no terminal, no colour switch of ours; the user's own passes through", async () => {
+    // A project's colour tests (commander's, chalk's) pass in its CI and must pass here too (issue 22).
+    const saved = { NO_COLOR: process.env.NO_COLOR, FORCE_COLOR: process.env.FORCE_COLOR };
+    delete process.env.NO_COLOR;
+    delete process.env.FORCE_COLOR;
+    const probe = `echo "CI=$CI NO_COLOR=\${NO_COLOR-unset} FORCE_COLOR=\${FORCE_COLOR-unset}"; [ -t 0 ] || [ -t 1 ] || [ -t 2 ] && echo tty || echo no-tty`;
+    try {
+      const r = await runCommand(probe, { cwd, timeoutMs: 10_000 });
+      expect(r.output.stdout.trim().split("\n")).toEqual(["CI=true NO_COLOR=unset FORCE_COLOR=unset", "no-tty"]);
+      // The user's choice in the server's environment is theirs, kept as for any variable.
+      process.env.NO_COLOR = "1";
+      const mine = await runCommand(probe, { cwd, timeoutMs: 10_000 });
+      expect(mine.output.stdout.trim().split("\n")[0]).toBe("CI=true NO_COLOR=1 FORCE_COLOR=unset");
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
   it("reports a missing working directory as a spawn error, not a crash", async () => {
     const r = await runCommand("true", { cwd: path.join(cwd, "missing"), timeoutMs: 10_000 });
     expect(r.exitCode).not.toBe(0);

@@ -56,11 +56,13 @@ export function parseMochaSpec(input: TestInput): TestCounts | null {
   const passed = Number(PASSING_RE.exec(lines[passingAt]!)![1]);
   let skipped = 0;
   let failed = 0;
+  // The counts follow "passing" line by line; the first failure may come right after them (no "pending").
   let i = passingAt + 1;
-  for (; i < lines.length && i < passingAt + 4; i++) {
+  for (; i < lines.length && i < passingAt + 3; i++) {
     const p = PENDING_RE.exec(lines[i]!);
-    if (p) skipped = Number(p[1]);
     const f = FAILING_RE.exec(lines[i]!);
+    if (!p && !f) break;
+    if (p) skipped = Number(p[1]);
     if (f) failed = Number(f[1]);
   }
   const failures: TestFailure[] = [];

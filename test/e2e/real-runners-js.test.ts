@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/client.js";
+import { installRunners, JS_BODIES, needs, refineWith, type RunnerCase } from "../helpers/real-runners.js";
+import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
+
+/**
+ * The JavaScript test runners code-trm reads, each installed for real (fixtures/runners) and run by the
+ * real server in a session worktree: a failing baseline, a wrong fix, the right fix scoring 1 and halting
+ * (test/helpers/real-runners.ts). The captured outputs in fixtures/outputs stay the readers' unit tests.
+ */
+
+const esm = (body: string) => `export const add = (a, b) => a + b;\nexport const clamp = (x, lo, hi) => ${body};\n`;
+const cjs = (body: string) => `exports.add = (a, b) => a + b;\nexports.clamp = (x, lo, hi) => ${body};\n`;
+/** Every project has a package.json (jest looks for one to find its root); ESM ones say so. */
+const CJS = { "package.json": '{ "name": "calc", "private": true }\n' };
+const TYPE_MODULE = { "package.json": '{ "name": "calc", "private": true, "type": "module" }\n' };
+
+/** The five tests, written with `test`/`it` and `describe` and an equality assertion of the runner's. */
+function suite(o: { head: string; test: string; describe?: string; eq: (a: string, b: string) => string; end?: string; tail?: string }): string {
+  const one = (name: string, a: string, b: string) => `${o.test}(${JSON.stringify(name)}, ${o.end === undefined ? `() => ${o.eq(a, b)}` : `(t) => { ${o.eq(a, b)}; ${o.end} }`});`;
+  const clamp = [
+    ["inside stays", "clamp(5, 0, 10)", "5"],
+    ["below rises to lo", "clamp(-1, 0, 10)", "0"],
+    ["above falls to hi", "clamp(11, 0, 10)", "10"],
+    ["far above falls to hi", "clamp(100, 0, 10)", "10"],
+  ] as const;
+  const body = o.describe
+    ? `${o.describe}("clamp", () => {\n${clamp.map(([n, a, b]) => `  ${one(n, a, b)}`).join("\n")}\n});`
+    : clamp.map(([n, a, b]) => one(`clamp: ${n}`, a, b)).join("\n");
+  return `${o.head}\n${one("add: two and three", "add(2, 3)", "5")}\n${body}\n${o.tail ?? ""}`;
+}
+const IMPORT_ESM = 'import { add, clamp } from "../lib.js";';
+const IMPORT_CJS = 'const { add, clamp } = require("../lib.js");';
+const expectEq = (a: string, b: string) => `expect(${a}).toBe(${b})`;
+const assertEq = (a: string, b: string) => `assert.equal(${a}, ${b})`;
+
+/** Jest-style summaries: "Tests: 2 failed, 3 passed, 5 total" (no "0 failed" when all pass). */
+const jestSummary = (p: number, f: number) => new RegExp(`Tests:\\s+${f ? `${f} failed, ` : ""}${p} passed, 5 total`);
+
+const CASES: Record<string, RunnerCase> = {
+  jest: {
+    runner: "jest",
+    cmd: "npx jest",
+    node: true,
+    lib: ["lib.js", cjs],
+    bodies: JS_BODIES,
+    files: { ...CJS, "test/clamp.test.js": suite({ head: IMPORT_CJS, test: "test", describe: "describe", eq: expectEq }) },
+    summary: jestSummary,
+    below: /clamp.*below rises to lo/,
+  },
+  vitest: {
+    runner: "vitest",
+    cmd: "npx vitest run",
+    node: true,
+    lib: ["lib.js", esm],
+    bodies: JS_BODIES,
+    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import { describe, expect, test } from "vitest";\n${IMPORT_ESM}`, test: "test", describe: "describe", eq: expectEq }) },
+    summary: (p, f) => new RegExp(`Tests\\s+${f ? `${f} failed \\| ` : ""}${p} passed \\(5\\)`),
+    below: /clamp.*below rises to lo/,
+  },
+  mocha: {
+    runner: "mocha",
+    cmd: "npx mocha",
+    node: true,
+    lib: ["lib.js", esm],
+    bodies: JS_BODIES,
+    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import assert from "node:assert/strict";\n${IMPORT_ESM}`, test: "it", describe: "describe", eq: assertEq }) },
+    summary: (p, f) => new RegExp(`${p} passing[\\s\\S]*${f ? `${f} failing` : ""}`),
+    below: /clamp.*below rises to lo/,
+  },
+  ava: {
+    runner: "ava",
+    cmd: "npx ava",
+    node: true,
+    lib: ["lib.js", esm],
+    bodies: JS_BODIES,
+    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import test from "ava";\n${IMPORT_ESM}`, test: "test", eq: (a, b) => `t.is(${a}, ${b})`, end: "" }) },
+    summary: (p, f) => (f ? new RegExp(`${f} tests? failed`) : new RegExp(`${p} tests passed`)),
+    below: /clamp: below rises to lo/,
+  },
+  "node:test": {
+    runner: "node:test",
+    cmd: "node --test",
+    lib: ["lib.js", esm],
+    bodies: JS_BODIES,
+    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import { describe, test } from "node:test";\nimport assert from "node:assert/strict";\n${IMPORT_ESM}`, test: "test", describe: "describe", eq: assertEq }) },
+    summary: (p, f) => new RegExp(`# pass ${p}\\n# fail ${f}`),
+    below: /clamp.*below rises to lo/,
+  },
+  tape: {
+    runner: "tape",
+    cmd: "npx tape test/*.js",
+    node: true,
+    lib: ["lib.js", cjs],
+    bodies: JS_BODIES,
+    files: { ...CJS, "test/clamp.test.js": suite({ head: `const test = require("tape");\n${IMPORT_CJS}`, test: "test", eq: (a, b) => `t.equal(${a}, ${b})`, end: "t.end();" }) },
+    summary: (p, f) => new RegExp(`# tests 5\\n# pass  ${p}${f ? `\\n# fail  ${f}` : ""}`),
+    below: /clamp: below rises to lo/,
+    // tape counts assertions and prints nothing for a skipped test: code-trm leaves skipped and total unknown.
+    total: null,
+  },
+  tap: {
+    runner: "tap",
+    cmd: "npx tap",
+    node: true,
+    lib: ["lib.js", esm],
+    bodies: JS_BODIES,
+    files: {
+      ...TYPE_MODULE,
+      ".gitignore": "node_modules\n.tap\n",
+      "test/clamp.test.js": suite({ head: `import t from "tap";\n${IMPORT_ESM}`, test: "t.test", eq: (a, b) => `t.equal(${a}, ${b})`, end: "t.end();" }),
+    },
+    summary: (p, f) => new RegExp(`${f ? `# \\{ total: 5, pass: ${p}, fail: ${f}` : `# \\{ total: 5, pass: ${p}`}`),
+    below: /clamp: below rises to lo/,
+  },
+  uvu: {
+    runner: "uvu",
+    cmd: "npx uvu test",
+    node: true,
+    lib: ["lib.js", esm],
+    bodies: JS_BODIES,
+    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import { test } from "uvu";\nimport * as assert from "uvu/assert";\n${IMPORT_ESM}`, test: "test", eq: (a, b) => `assert.is(${a}, ${b})`, tail: "test.run();\n" }) },
+    summary: (p) => new RegExp(`Total:\\s+5\\s+Passed:\\s+${p}\\s`),
+    below: /clamp: below rises to lo/,
+  },
+  jasmine: {
+    runner: "jasmine",
+    cmd: "npx jasmine",
+    node: true,
+    lib: ["lib.js", esm],
+    bodies: JS_BODIES,
+    files: {
+      ...TYPE_MODULE,
+      // What `npx jasmine init` writes: without it jasmine finds no specs.
+      "spec/support/jasmine.json": '{ "spec_dir": "spec", "spec_files": ["**/*[sS]pec.?(m)js"], "helpers": ["helpers/**/*.?(m)js"], "env": { "random": true } }\n',
+      "spec/clamp.spec.js": suite({ head: IMPORT_ESM, test: "it", describe: "describe", eq: expectEq }),
+    },
+    summary: (_p, f) => new RegExp(`5 specs, ${f} failures?`),
+    below: /clamp.*below rises to lo/,
+  },
+};
+
+let srv: TestServer;
+beforeAll(async () => {
+  installRunners();
+  // A temporary folder of this file's own: the runners' caches (jest's, vitest's) go there and are removed.
+  srv = await startServer({ env: { TMPDIR: tmpDir("trm-runners-tmp-") } });
+}, 600_000);
+afterAll(async () => {
+  await srv?.close();
+});
+
+describe.concurrent("JavaScript runners, run for real in a session", () => {
+  for (const c of Object.values(CASES)) {
+    it(`${c.runner}: \`${c.cmd}\` fails at the baseline, scores a wrong fix below 1 and the right fix 1, then halts`, async () => {
+      const ms = await refineWith(srv, c);
+      console.log(`[real-runners] ${c.runner}: ${ms} ms`);
+    }, 180_000);
+  }
+});
+
+const bwrap = needs(["bwrap"]);
+describe.concurrent("JavaScript runners under sandbox: true give the same verdicts", () => {
+  for (const name of ["vitest", "jest", "mocha", "node:test"]) {
+    const c = CASES[name]!;
+    it.skipIf(bwrap.skip)(`${c.runner} in the sandbox${bwrap.why}`, async () => {
+      const ms = await refineWith(srv, c, { sandbox: true });
+      console.log(`[real-runners] ${c.runner} (sandbox): ${ms} ms`);
+    }, 180_000);
+  }
+});
+
+
+/** Colour as CLI libraries decide it (commander, chalk): NO_COLOR / FORCE_COLOR, else left to the terminal. */
+const COLOR_JS = `export function useColor() {
+  if (process.env.NO_COLOR || process.env.FORCE_COLOR === "0" || process.env.FORCE_COLOR === "false") return false;
+  if (process.env.FORCE_COLOR || process.env.CLICOLOR_FORCE !== undefined) return true;
+  return undefined;
+}
+`;
+
+it("a project's colour tests that pass in its CI pass here: the commands get CI=true and no colour switch of ours", async () => {
+  const repo = repoFromFiles({
+    ...TYPE_MODULE,
+    "color.js": COLOR_JS,
+    "test/color.test.js": `import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { useColor } from "../color.js";\ntest("colour is left to the terminal", () => assert.equal(useColor(), undefined));\ntest("runs as in CI", () => assert.equal(process.env.CI, "true"));\n`,
+  });
+  const before = checkoutState(repo);
+  const s = await srv.call<Record<string, any>>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+  expect(s.preflight.tests, JSON.stringify(s.preflight)).toMatchObject({ passed: 2, failed: 0, total: 2 });
+  expect(s.preflight.score).toBe(1);
+  expect(checkoutState(repo)).toEqual(before);
+});
