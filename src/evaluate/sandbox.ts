@@ -117,6 +117,10 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
   // in the checkout, /var/spool, /nix): the kernel lists every bound one; each is covered by an empty file.
   for (const s of listeningSockets()) if (visible(s)) args.push("--ro-bind", "/dev/null", s);
   for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST"]) args.push("--unsetenv", v);
+  // A TMPDIR the sandbox does not show or cannot write (one under /tmp is now the private tmpfs, where
+  // it does not exist): go and cargo fail to make their work folders in it. The private /tmp instead.
+  const tmpdir = process.env.TMPDIR;
+  if (tmpdir && !sb.writable.some((w) => isInside(w, tmpdir))) args.push("--setenv", "TMPDIR", "/tmp");
   args.push("--unshare-pid", "--die-with-parent", "--new-session");
   if (!sb.network) args.push("--unshare-net");
   args.push("--chdir", sb.writable[0] ?? "/", "--", shell, "-c", cmd);

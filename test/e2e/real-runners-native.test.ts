@@ -114,3 +114,12 @@ it.skipIf(sandboxed.skip)(`pytest under sandbox: true gives the same verdicts${s
   const ms = await refineWith(srv, CASES.pytest!, { sandbox: true });
   console.log(`[real-runners] pytest (sandbox): ${ms} ms`);
 }, 180_000);
+
+// Go writes its build cache in the home folder: the sandbox gives the session a private one.
+for (const [key, tools] of [["go test -v", ["bwrap", "go"]], ["cargo test", ["bwrap", "cargo"]]] as const) {
+  const need = needs([...tools]);
+  it.skipIf(need.skip)(`${key} under sandbox: true gives the same verdicts${need.why}`, async () => {
+    const ms = await refineWith(srv, CASES[key]!, { sandbox: true });
+    console.log(`[real-runners] ${key} (sandbox): ${ms} ms`);
+  }, 180_000);
+}
