@@ -10,7 +10,7 @@ const MAX_LIMIT = 200_000;
 
 /**
  * The full output of a command at a point of the session (the feedback only carries a bounded
- * excerpt). Without `command`, the first command that failed there is chosen.
+ * excerpt). Without `command`, the first command that failed there is chosen, else the test log.
  */
 export async function readLog(s: Session, opts: { at?: string; command?: string; offset?: number; limit?: number }) {
   await s.settle();
@@ -25,8 +25,11 @@ export async function readLog(s: Session, opts: { at?: string; command?: string;
   const available = Object.entries(logs).map(([command, text]) => ({ command, chars: text.length }));
   let command = opts.command;
   if (!command) {
-    const failed = entry && Object.entries(entry.evaluation.commands).find(([k, c]) => c && !c.skipped && (c.exitCode !== 0 || c.timedOut) && k in logs);
-    command = failed?.[0] ?? available[0]!.command;
+    // The first command that failed (the baseline's evaluation is the preflight); with none, the test
+    // log, which is what a model asks for, not an empty build output.
+    const evaluation = entry?.evaluation ?? (point.commit === s.baseline.commit ? s.preflight : undefined);
+    const failed = evaluation && Object.entries(evaluation.commands).find(([k, c]) => c && !c.skipped && (c.exitCode !== 0 || c.timedOut) && k in logs);
+    command = failed?.[0] ?? ["test", "quickTest"].find((k) => logs[k]) ?? available.find((a) => a.chars > 0)?.command ?? available[0]!.command;
   }
   const text = logs[command];
   if (text === undefined) {

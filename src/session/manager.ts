@@ -65,7 +65,7 @@ export class SessionManager {
 
   /** Every session of a repository, active or ended, loaded from git. */
   async list(repoPath: string): Promise<Session[]> {
-    if (!path.isAbsolute(repoPath)) throw new UserError(`repoPath must be absolute: ${repoPath}.`);
+    if (!path.isAbsolute(repoPath)) throw new UserError(`repoPath must be absolute: ${repoPath}.`, `Pass the checkout's absolute path${repoPath.startsWith("~") ? "" : `, e.g. ${path.resolve(repoPath)} if it is relative to the server's folder`} (~ is not expanded).`);
     const repo = await openRepo(repoPath);
     for (const id of await cleanInterruptedStarts(repo.top, repo.commonDir)) {
       process.stderr.write(`code-trm: removed what an interrupted start of session ${id} left (refs, worktree, temporary index)\n`);

@@ -41,7 +41,7 @@ export interface SetupResult {
  */
 export async function startSession(input: StartInput, ctx: CallContext) {
   if (!path.isAbsolute(input.repoPath)) {
-    throw new UserError(`repoPath must be absolute: ${input.repoPath}.`, "Pass the absolute path of the checkout, e.g. /home/me/project.");
+    throw new UserError(`repoPath must be absolute: ${input.repoPath}.`, `Pass the checkout's absolute path${input.repoPath.startsWith("~") ? "" : `, e.g. ${path.resolve(input.repoPath)} if it is relative to the server's folder (${process.cwd()})`}; ~ is not expanded.`);
   }
   const partial = resolveConfig(input);
   // Before anything is created: without a working bwrap the start fails, it never runs unconfined.

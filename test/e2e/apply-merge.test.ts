@@ -59,7 +59,7 @@ describe("code-trm apply merges with the user's uncommitted edits", () => {
     expect(checkoutState(repo)).toEqual(before);
   });
 
-  it("prints apply commands that run as printed", async () => {
+  it("prints apply commands that run as printed, from any folder", async () => {
     const repo = makeRepo("js-stats");
     const { id } = await fixedSession(repo);
     const end = await srv.call<Any>("trm_end_session", { sessionId: id });
@@ -67,7 +67,8 @@ describe("code-trm apply merges with the user's uncommitted edits", () => {
     const line = (end.howToApply as string[]).find((l) => l.includes(" apply "))!;
     expect(line.startsWith(`node ${MAIN} apply ${id}`)).toBe(true);
     const cmd = line.split("   #")[0]!;
-    const r = spawnSync("sh", ["-c", cmd], { cwd: repo, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: repo, CODE_TRM_STATE_DIR: srv.stateDir } });
+    // From outside the checkout: the line names it (--repo).
+    const r = spawnSync("sh", ["-c", cmd], { cwd: path.dirname(repo), encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: repo, CODE_TRM_STATE_DIR: srv.stateDir } });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^applied session/);
   });

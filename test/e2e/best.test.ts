@@ -68,7 +68,7 @@ describe("the session's best is never lost", () => {
     const end = await srv.raw("trm_end_session", { sessionId: id });
     const ended = end.structuredContent as Any;
     expect(ended).toMatchObject({ bestCommit: right.commit, bestStep: 1 });
-    expect(ended.howToApply[0]).toMatch(new RegExp(` apply ${id} --best   # the best step is not on the branch.s current history`));
+    expect(ended.howToApply[0]).toMatch(new RegExp(` apply ${id} --best --repo \\S+   # the best step is not on the branch.s current history`));
     expect(textOf(end)).toMatch(/not on the current history/);
 
     const log = cli(repo, "log", id);

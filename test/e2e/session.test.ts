@@ -80,9 +80,9 @@ describe("a whole session on a JS project tested with node --test", () => {
     const end = await srv.call<Any>("trm_end_session", { sessionId: start.sessionId });
     expect(end).toMatchObject({ ok: true, branch, bestCommit: s2.commit, bestStep: 2 });
     // The test PATH has no code-trm: the command is printed in the form that runs as printed.
-    expect(end.howToApply[0]).toBe(`node ${path.join(ROOT, "dist", "cli", "main.js")} apply ${start.sessionId}   # as uncommitted changes in your working tree (add --best for the best step)`);
+    expect(end.howToApply[0]).toBe(`node ${path.join(ROOT, "dist", "cli", "main.js")} apply ${start.sessionId} --repo '${repo}'   # as uncommitted changes in your working tree (add --best for the best step)`);
     // The baseline carried uncommitted work: a merge would commit it too, so the git way is a diff.
-    expect(end.howToApply[1]).toMatch(new RegExp(`^git diff trm/${start.sessionId}/baseline ${branch} \\| git apply `));
+    expect(end.howToApply[1]).toMatch(new RegExp(`^git -C '${repo}' diff trm/${start.sessionId}/baseline ${branch} \\| git -C '${repo}' apply `));
     expect(end.howToApply.join("\n")).not.toMatch(/git merge|--3way/);
     expect(existsSync(start.worktreePath)).toBe(false);
     expect(g(repo, "worktree", "list", "--porcelain")).not.toContain(start.worktreePath);

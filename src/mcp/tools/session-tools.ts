@@ -8,6 +8,7 @@ import type { SessionManager } from "../../session/manager.js";
 import { startSession } from "../../session/start.js";
 import { submitBatch, type CandidateOutcome } from "../../session/batch.js";
 import { UserError } from "../../util/errors.js";
+import { shellQuote } from "../../util/text.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { diagnosticOut, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
@@ -200,7 +201,7 @@ export function sessionTools(sessions: SessionManager) {
       const branch = shortRef(s.refs.branch);
       await s.end(!!args.discard);
       sessions.forget(s.id);
-      const howToApply = args.discard ? [] : applyInstructions(s.id, branch, best?.commit ?? null, s.config.uncommittedIncluded, !!best && !best.onCurrentHistory);
+      const howToApply = args.discard ? [] : applyInstructions(s.id, branch, best?.commit ?? null, s.config.uncommittedIncluded, !!best && !best.onCurrentHistory, s.top);
       const structured = { ok: true, branch, bestCommit: best?.commit ?? null, bestStep: best?.step ?? null, discarded: !!args.discard, howToApply };
       const text = args.discard
         ? `session ${s.id} ended; worktree, branch, tags and notes deleted.`
@@ -233,20 +234,23 @@ export function sessionTools(sessions: SessionManager) {
  * working tree only and refuses to overwrite uncommitted work. When the baseline carried uncommitted
  * work, a merge would also commit that work, so the git way is a diff of the session's own changes.
  */
-export function applyInstructions(id: string, branch: string, bestCommit: string | null, uncommittedIncluded: boolean, bestOffHistory = false): string[] {
+export function applyInstructions(id: string, branch: string, bestCommit: string | null, uncommittedIncluded: boolean, bestOffHistory = false, top?: string): string[] {
   const base = `trm/${id}/baseline`;
-  // Printed as it runs from the user's shell: `code-trm` only when that name is on PATH.
+  // Printed as it runs from the user's shell, from any folder: `code-trm` only when that name is on PATH,
+  // and the checkout named (`--repo`, `git -C`).
   const cli = cliCommand();
-  const out = [`${cli} apply ${id}   # as uncommitted changes in your working tree (add --best for the best step)`];
-  if (bestOffHistory) out.unshift(`${cli} apply ${id} --best   # the best step is not on the branch's current history: this brings it in`);
+  const repo = top ? ` --repo ${shellQuote(top)}` : "";
+  const g = top ? `git -C ${shellQuote(top)}` : "git";
+  const out = [`${cli} apply ${id}${repo}   # as uncommitted changes in your working tree (add --best for the best step)`];
+  if (bestOffHistory) out.unshift(`${cli} apply ${id} --best${repo}   # the best step is not on the branch's current history: this brings it in`);
   if (uncommittedIncluded) {
-    out.push(`git diff ${base} ${branch} | git apply   # the same with git: the session's changes on top of your working tree`);
+    out.push(`${g} diff ${base} ${branch} | ${g} apply   # the same with git: the session's changes on top of your working tree`);
   } else {
-    out.push(`git merge ${branch}   # or: git merge --squash ${branch}`);
-    out.push(`git cherry-pick ${base}..${branch}`);
+    out.push(`${g} merge ${branch}   # or: ${g} merge --squash ${branch}`);
+    out.push(`${g} cherry-pick ${base}..${branch}`);
   }
-  if (bestCommit) out.push(`best step only: git diff ${base} ${bestCommit.slice(0, 12)} | git apply`);
-  out.push(`inspect: git log --notes=trm/${id} ${branch}; git diff ${base} ${branch}`);
+  if (bestCommit) out.push(`best step only: ${g} diff ${base} ${bestCommit.slice(0, 12)} | ${g} apply`);
+  out.push(`inspect: ${g} log --notes=trm/${id} ${branch}; ${g} diff ${base} ${branch}`);
   return out;
 }
 

@@ -21,4 +21,10 @@ describe("how to apply a session's result", () => {
     const dirty = applyInstructions("20260101-000000-abcd", "trm/20260101-000000-abcd", null, true);
     expect(dirty.join("\n")).not.toMatch(/git merge|cherry-pick|--3way/);
   });
+
+  it("names the checkout, so that each line runs from any folder", () => {
+    const lines = applyInstructions("20260101-000000-abcd", "trm/20260101-000000-abcd", "1234567890abcdef", false, false, "/home/me/my project");
+    expect(lines[0]).toMatch(/ apply 20260101-000000-abcd --repo '\/home\/me\/my project' /);
+    for (const l of lines.slice(1)) expect(l).toMatch(/^(best step only: |inspect: )?git -C '\/home\/me\/my project' /);
+  });
 });
