@@ -130,7 +130,7 @@ async function evaluateSource(source: Source, input: ReviewInput, fetched: Fetch
 
 /** The project's own ESLint and tsc on the head: of a local range, or of a pull request in a local clone. */
 async function projectTools(source: Source, input: ReviewInput, prInfo: PrInfo | undefined, files: FileChange[], opts: ReviewOptions) {
-  const toolOpts = { timeoutSec: input.timeoutSec, signal: opts.signal, onProgress: opts.onProgress };
+  const toolOpts = { base: prInfo?.baseSha, trustPr: input.trustPr, timeoutSec: input.timeoutSec, signal: opts.signal, onProgress: opts.onProgress };
   if (source.kind === "local" && prInfo?.headSha) return runProjectTools(source.repoPath, prInfo.headSha, files, toolOpts);
   if (source.kind === "pr" && input.repoPath) return runProjectToolsOnPr(input.repoPath, parsePrUrl(source.prUrl), prInfo?.headSha, files, toolOpts);
   return undefined;

@@ -117,7 +117,7 @@ describe("project tools on changed lines", () => {
     writeFileSync(path.join(repo, "node_modules/.bin/eslint"), `#!/bin/sh\ntouch ${JSON.stringify(mark)}\necho '[]'\n`);
     chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
-    expect(r.notes).toContain("ESLint was not run: this change modifies the ESLint configuration or a local ESLint plugin, which is code the branch would run on this machine.");
+    expect(r.notes?.find((n) => n.startsWith("ESLint was not run"))).toMatch(/^ESLint was not run: this change modifies code ESLint would run on this machine: eslint\.config\.js \(ESLint configuration or plugin\)\. Pass trustPr: true/);
     expect(existsSync(mark)).toBe(false);
   });
 
