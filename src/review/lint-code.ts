@@ -69,7 +69,12 @@ export function relativeSpecifiers(text: string, file: string, mode: "all" | "im
     for (const m of text.matchAll(new RegExp(String.raw`(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire(?:\.resolve)?\s*\(\s*)(["'\x60])(${REL})\1`, "g"))) specs.add(m[2]!);
   } else {
     // Quoted (a glob pattern such as "./src/**" in `files` is not a load: only a glob call's is), or bare in YAML.
-    for (const m of text.matchAll(new RegExp(String.raw`(["'\x60])(${REL})\1`, "g"))) if (!/[*?{[]/.test(m[2]!)) specs.add(m[2]!);
+    for (const m of text.matchAll(new RegExp(String.raw`(["'\x60])(${REL})\1`, "g"))) {
+      // A template's `${...}` is a path computed at run time: the part before it (a folder) is protected whole.
+      const dynamic = m[2]!.indexOf("${");
+      if (dynamic >= 0) specs.add(`${m[2]!.slice(0, m[2]!.lastIndexOf("/", dynamic) + 1)}*`);
+      else if (!/[*?{[]/.test(m[2]!)) specs.add(m[2]!);
+    }
     for (const m of text.matchAll(/(?<![\w$./-])(\.\.?\/[^\s"'`,;)\]}*?{[]*)(?=[\s"'`,;)\]}]|$)/g)) specs.add(m[1]!);
     for (const m of text.matchAll(/\bglob\w*(?:\.sync)?\(\s*\[?\s*(["'`])([^"'`\n]+)\1/gi)) specs.add(/^\.\.?\//.test(m[2]!) ? m[2]! : `./${m[2]}`);
     for (const m of text.matchAll(/\b(?:join|resolve)\(\s*(?:__dirname|import\.meta\.dirname|dirname\([^()]*\)|[\w$]*[dD]ir(?:name)?)\s*((?:,\s*(["'`])[^"'`\n]*\2\s*)+)\)/g)) {

@@ -46,8 +46,9 @@ describe("relativeSpecifiers", () => {
       'files: ["./src/**/*.ts"], ignores: ["dist/**"]',
       'project: "./tsconfig.json", pkg: require("./package.json")',
       'const up = require("../../outside.js");',
+      "const one = await import(`./dyn/${name}.js`);",
     ].join("\n");
-    expect(relativeSpecifiers(text, "config/eslint.config.js").sort()).toEqual(["config/lazy", "config/local", "config/parsers/custom.js", "config/plugins", "config/rules/extra", "config/tools/rules.js", "shared/helpers.cjs"]);
+    expect(relativeSpecifiers(text, "config/eslint.config.js").sort()).toEqual(["config/dyn", "config/lazy", "config/local", "config/parsers/custom.js", "config/plugins", "config/rules/extra", "config/tools/rules.js", "shared/helpers.cjs"]);
   });
 
   it("in imports mode takes only import / require specifiers (a vite alias to ./src is not a load)", () => {
