@@ -35,6 +35,8 @@ export interface ToolsResult {
 export interface ToolsOptions {
   /** The commit the head is compared with (a pull request's base): ESLint runs only what it already had. */
   base?: string;
+  /** Why there is no trustworthy base, when there is none. */
+  baseUnknown?: string;
   /** Run ESLint even when the change modifies code it would run (the caller trusts the change). */
   trustPr?: boolean;
   timeoutSec?: number;
@@ -176,7 +178,7 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     if (!hasEslint) notes.push("ESLint is not installed in the repository (node_modules/.bin/eslint): not run.");
     else if (!config) notes.push("The repository has no ESLint configuration at its root: ESLint not run.");
     else {
-      const code = await lintCodeOfChange(repo.top, opts.base, headSha, lintable);
+      const code = opts.baseUnknown ? { found: [], incomplete: opts.baseUnknown } : await lintCodeOfChange(repo.top, opts.base, headSha, lintable);
       const refusal = eslintRefusal(code, opts.trustPr === true, sandbox !== null);
       if (refusal) notes.push(refusal);
       else {

@@ -31,10 +31,13 @@ let attack: ReturnType<typeof clone>;
 beforeAll(async () => {
   attack = clone((dir, marker) => writeFileSync(path.join(dir, "tools", "rules.js"), evil(marker, true)));
   gh = await startHostileServer((req: IncomingMessage, res: ServerResponse) => {
-    const p = new URL(req.url ?? "/", "http://x").pathname;
-    if (p === "/repos/acme/app/pulls/3") return json(res, 200, prJson("app", 3, FILES.length, { base: attack.base, head: attack.head }));
-    if (p === "/repos/acme/app/pulls/3/files") return json(res, 200, FILES);
-    notFound(res);
+    // /api/v3 when the PR URL names this server itself (GitHub Enterprise layout).
+    const p = new URL(req.url ?? "/", "http://x").pathname.replace(/^\/api\/v3\//, "/");
+    // acme/lie says the head is its own base: nothing changed, so everything would be "the base's".
+    const m = /^\/repos\/acme\/(app|lie)\/pulls\/3(\/files)?$/.exec(p);
+    if (!m) return notFound(res);
+    if (m[2]) return json(res, 200, FILES);
+    json(res, 200, prJson(m[1]!, 3, FILES.length, { base: m[1] === "lie" ? attack.head : attack.base, head: attack.head }));
   });
   srv = await startServer({ env: { GITHUB_API_URL: gh.url } });
 });
@@ -59,6 +62,23 @@ describe("a pull request's own lint code", () => {
     const t = await srv.call<Any>("trm_review_pr", { prUrl: PR, repoPath: attack.dir, trustPr: true });
     expect((t.notes as string[]).some((n) => n.startsWith(ran))).toBe(true);
     expect(t.notes).toContain(failed);
+  });
+
+  it("a base commit from a host the model named is not believed (it could be the head itself)", async () => {
+    const fromUrl = await startServer({ env: {} });
+    try {
+      const r = await fromUrl.call<Any>("trm_review_pr", { prUrl: `${gh.url}/acme/lie/pull/3`, repoPath: attack.dir });
+      expect(r.prInfo.baseSha).toBe(attack.head);
+      expect((r.notes as string[]).find((n) => n.startsWith("ESLint was not run"))).toMatch(
+        new RegExp(`^ESLint was not run: the base commit comes from 127\\.0\\.0\\.1:${gh.port}, which is not a configured GitHub host, so whether this change modifies code ESLint would run is not known\\. Pass trustPr: true`),
+      );
+      expect(r.notes).not.toContain(failed);
+    } finally {
+      await fromUrl.close();
+    }
+    // Control: the configured API is believed, and its lie gets the head's code run.
+    const lied = await srv.call<Any>("trm_review_pr", { prUrl: "https://github.com/acme/lie/pull/3", repoPath: attack.dir });
+    expect(lied.notes).toContain(failed);
   });
 
   it("code-trm review --repo refuses it too, and --trust-pr runs it", async () => {
