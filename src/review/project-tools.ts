@@ -212,8 +212,9 @@ export function eslintRefusal(code: LintCode, trustPr: boolean, sandboxed: boole
 
 /** What the notes say about an ESLint run that may go ahead. Pure. */
 export function eslintRunNotes(code: LintCode, sandboxed: boolean): string[] {
-  const own = code.found.length > 0 || code.incomplete;
-  if (own) return [`ESLint ran this change's own code (${code.found.length > 0 ? listed(code) : code.incomplete}) because trustPr was passed${sandboxed ? ", in the bubblewrap sandbox" : ", unconfined: bubblewrap is not available"}.`];
+  const where = sandboxed ? ", in the bubblewrap sandbox" : ", unconfined: bubblewrap is not available";
+  if (code.found.length > 0) return [`ESLint ran this change's own code (${listed(code)}) because trustPr was passed${where}.`];
+  if (code.incomplete) return [`ESLint ran although ${code.incomplete}, because trustPr was passed${where}.`];
   if (!sandboxed) return [`The project's ESLint ran without a sandbox, on configuration and plugins the base already had; install bubblewrap to confine it too: ${INSTALL_BWRAP}.`];
   return [];
 }
