@@ -7,6 +7,7 @@ import type { PrRef } from "./pr-url.js";
 import type { FileChange, FileStatus, ProjectInfo } from "./types.js";
 import { attachContents, projectInfo } from "./contents.js";
 import { prContentReader } from "./github-contents.js";
+import { boundedPages, MAX_PAGES, originBoundFetch } from "./github-fetch.js";
 
 /**
  * Reads a pull request through the GitHub REST API (Octokit): metadata, the list of changed files
@@ -16,7 +17,9 @@ import { prContentReader } from "./github-contents.js";
  * that leaves this module goes through {@link redact}. It is also only sent to hosts the user chose:
  * github.com, a host named by GITHUB_API_URL / GH_HOST / GITHUB_SERVER_URL, or the caller's baseUrl;
  * a prUrl pointing at some other host (it comes from the model, which may have read it anywhere)
- * gets anonymous requests, so a crafted URL cannot exfiltrate the token.
+ * gets anonymous requests, so a crafted URL cannot exfiltrate the token. Every request, next pages
+ * and redirects included, stays on that API's origin (github-fetch.ts), and lists are read for at most
+ * 30 pages.
  */
 
 export interface GitHubOptions {
@@ -121,6 +124,8 @@ function header(headers: Record<string, unknown> | undefined, name: string): str
 /** Turns an Octokit / network error into a UserError that says what to do. */
 export function githubError(err: unknown, ctx: ErrorContext): Error {
   const e = err as { status?: unknown; response?: { headers?: Record<string, unknown>; data?: unknown }; cause?: unknown; name?: string };
+  // Refused by the origin-bound fetch (another origin, a huge answer): that message says it all.
+  if (e.cause instanceof UserError) return new UserError(redact(e.cause.message, ctx.token), e.cause.hint && redact(e.cause.hint, ctx.token), { api: ctx.baseUrl });
   const status = typeof e.status === "number" ? e.status : undefined;
   const pr = `${ctx.ref.owner}/${ctx.ref.repo}#${ctx.ref.number}`;
   const make = (message: string, hint: string): UserError => new UserError(redact(message, ctx.token), redact(hint, ctx.token), { status, api: ctx.baseUrl });
@@ -196,7 +201,7 @@ export function octokitFor(ref: PrRef, opts: GitHubOptions = {}): { octokit: Oct
     userAgent: "code-trm",
     // Octokit logs deprecations to the console; a stdio MCP server must not write to stdout.
     log: SILENT,
-    request: { signal, ...(opts.fetch ? { fetch: opts.fetch } : {}) },
+    request: { signal, fetch: originBoundFetch(target.baseUrl, opts.fetch ?? globalThis.fetch) },
   });
   const ctx: ErrorContext = { ref, baseUrl: target.baseUrl, token, sentToken: sendToken, timeoutMs, timedOut: () => timeout.aborted, cancelled: () => opts.signal?.aborted === true };
   return { octokit, ctx, token, sendToken };
@@ -216,15 +221,21 @@ export async function fetchPullRequest(ref: PrRef, opts: GitHubOptions = {}): Pr
   try {
     pr = (await octokit.rest.pulls.get(params)).data;
     opts.onProgress?.(`Read pull request ${ref.owner}/${ref.repo}#${ref.number}; listing ${pr.changed_files} changed files`);
-    let seen = 0;
-    listed = await octokit.paginate(octokit.rest.pulls.listFiles, { ...params, per_page: 100 }, (response) => {
-      seen += response.data.length;
-      opts.onProgress?.(`Listed ${seen} of ${pr.changed_files} files`);
-      return response.data;
+    const pages = await boundedPages(octokit.paginate.iterator(octokit.rest.pulls.listFiles, { ...params, per_page: 100 }), {
+      maxItems: GITHUB_FILE_LIMIT,
+      onPage: (seen) => opts.onProgress?.(`Listed ${seen} of ${pr.changed_files} files`),
     });
+    listed = pages.items;
+    if (pages.truncated && pages.items.length < GITHUB_FILE_LIMIT) {
+      notes.push(`GitHub's file list went on past ${MAX_PAGES} pages (GitHub itself serves at most ${MAX_PAGES}): stopped there, ${listed.length} files listed; the rest were not reviewed.`);
+    }
   } catch (err) {
     throw githubError(err, ctx);
   }
+  // A misbehaving server may list a file twice (a next page that repeats itself): each is reviewed once.
+  const before = listed.length;
+  listed = [...new Map(listed.map((f) => [f.filename, f])).values()];
+  if (listed.length < before) notes.push(`GitHub listed ${before - listed.length} file(s) more than once; each is reviewed once.`);
 
   // Older GitHub Enterprise versions may omit changed_files; the listing length is then all we know.
   const changed = typeof pr.changed_files === "number" ? pr.changed_files : listed.length;

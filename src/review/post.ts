@@ -1,5 +1,6 @@
 import type { Octokit } from "@octokit/rest";
 import { githubError, octokitFor, redact, type GitHubOptions } from "./github.js";
+import { boundedPages } from "./github-fetch.js";
 import type { PrRef } from "./pr-url.js";
 import type { ReviewResult } from "./schema.js";
 import type { ReviewComment } from "./types.js";
@@ -68,7 +69,7 @@ export function planReview(r: ReviewResult, max = MAX_POSTED): { body: string; c
 }
 
 async function findOwnReview(octokit: Octokit, ref: PrRef): Promise<{ id: number } | undefined> {
-  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, { owner: ref.owner, repo: ref.repo, pull_number: ref.number, per_page: 100 });
+  const { items: reviews } = await boundedPages(octokit.paginate.iterator(octokit.rest.pulls.listReviews, { owner: ref.owner, repo: ref.repo, pull_number: ref.number, per_page: 100 }));
   const own = reviews.filter((rv) => (rv.body ?? "").includes(REVIEW_MARKER));
   return own.length ? { id: own[own.length - 1]!.id } : undefined;
 }
@@ -88,7 +89,7 @@ export async function postReview(ref: PrRef, r: ReviewResult, headSha: string, d
       const { data } = await octokit.rest.pulls.createReview({ ...p, commit_id: headSha, body: plan.body, event: "COMMENT", comments: plan.comments });
       return { dryRun, action: "create", reviewId: data.id, url: data.html_url, ...base };
     }
-    const old = await octokit.paginate(octokit.rest.pulls.listCommentsForReview, { ...p, review_id: earlier.id, per_page: 100 });
+    const { items: old } = await boundedPages(octokit.paginate.iterator(octokit.rest.pulls.listCommentsForReview, { ...p, review_id: earlier.id, per_page: 100 }));
     const had = new Set(old.map((oc) => /<!-- code-trm:[^>]*-->/.exec(oc.body ?? "")?.[0]));
     const fresh = plan.inline.filter((c) => !had.has(keyOf(c)));
     const body = fresh.length

@@ -13,6 +13,7 @@ import { isInside } from "../util/paths.js";
 import { shellQuote } from "../util/text.js";
 import { findRemote } from "./evaluate-pr.js";
 import { fileKind } from "./lang.js";
+import { lintCodeOfChange, type LintCode } from "./lint-code.js";
 import type { PrRef } from "./pr-url.js";
 import type { FileChange, ReviewComment } from "./types.js";
 
@@ -23,7 +24,8 @@ import type { FileChange, ReviewComment } from "./types.js";
  * tool's rule id. The tools come from the repository's node_modules (linked into the worktree, which
  * lacks ignored files); when they are not installed, a note says so and nothing runs. For a pull
  * request the head commit must already be in the local clone: it is never fetched behind the
- * user's back, the note says what to run instead.
+ * user's back, the note says what to run instead. ESLint runs only code the base already had (its
+ * configuration, what that imports, node_modules: lint-code.ts) unless the caller passes trustPr.
  */
 
 export interface ToolsResult {
@@ -32,6 +34,12 @@ export interface ToolsResult {
 }
 
 export interface ToolsOptions {
+  /** The commit the head is compared with (a pull request's base): ESLint runs only what it already had. */
+  base?: string;
+  /** Why there is no trustworthy base, when there is none. */
+  baseUnknown?: string;
+  /** Run ESLint even when the change modifies code it would run (the caller trusts the change). */
+  trustPr?: boolean;
   timeoutSec?: number;
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
@@ -150,11 +158,11 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     if (lintable.length === 0) return { comments: [], notes };
     // Node and the tools resolve node_modules by walking up: link the checkout's into the worktree.
     if (!existsSync(path.join(wt, "node_modules"))) await symlink(path.join(repo.top, "node_modules"), path.join(wt, "node_modules"), "dir");
-    // The head's ESLint configuration (and any plugin it loads) is the pull request author's code: it runs
-    // confined when bubblewrap works here (only the temporary worktree writable, credentials in the home
-    // directory hidden, no network), else it runs as before and the notes say so.
+    // ESLint runs its configuration, what that imports and its plugins: only when the change left all of
+    // them as the base had them (lint-code.ts), or the caller trusts the change. Confined when bubblewrap
+    // works here (only the temporary worktree writable, credentials in the home directory hidden, no
+    // network); tsc only reads JSON and type-checks.
     const sandbox = confinement(repo.top, wt);
-    if (!sandbox) notes.push(`The project's tools ran unconfined: the head's ESLint configuration is the pull request author's code. Install bubblewrap to confine them: ${INSTALL_BWRAP}.`);
     const run = async (name: string, cmd: string): Promise<void> => {
       opts.onProgress?.(`running the project's ${name}`);
       const r = await runCommand(cmd, { cwd: wt, timeoutMs: (opts.timeoutSec ?? 300) * 1000, ...(opts.signal ? { signal: opts.signal } : {}), ...(sandbox ? { sandbox } : {}) });
@@ -167,14 +175,18 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
       const broken = name === "ESLint" ? r.exitCode !== 0 && r.exitCode !== 1 : r.exitCode !== 0 && !found.some((d) => d.file);
       if (broken && !r.timedOut && !r.spawnError) notes.push(`The project's ${name} failed to run (exit ${r.exitCode ?? "by signal"}): ${why(`${r.output.stderr}\n${r.output.stdout}`)} Its diagnostics are missing.`);
     };
-    // An ESLint configuration is code: one the reviewed change wrote (or a local plugin it touched)
-    // would run the branch's code on this machine. tsc only reads JSON and type-checks.
     const config = ESLINT_CONFIGS.find((c) => existsSync(path.join(wt, c)));
-    const touchesLintCode = files.some((f) => /(^|\/)(\.?eslint[^/]*|eslint[-_]?(rules|plugins?)\/.*)$/i.test(f.path) || /(^|\/)\.?eslintrc/i.test(f.oldPath ?? ""));
     if (!hasEslint) notes.push("ESLint is not installed in the repository (node_modules/.bin/eslint): not run.");
-    else if (touchesLintCode) notes.push("ESLint was not run: this change modifies the ESLint configuration or a local ESLint plugin, which is code the branch would run on this machine.");
     else if (!config) notes.push("The repository has no ESLint configuration at its root: ESLint not run.");
-    else await run("ESLint", eslintCommand(bin("eslint"), config, lintable));
+    else {
+      const code = opts.baseUnknown ? { found: [], incomplete: opts.baseUnknown } : await lintCodeOfChange(repo.top, opts.base, headSha, lintable);
+      const refusal = eslintRefusal(code, opts.trustPr === true, sandbox !== null);
+      if (refusal) notes.push(refusal);
+      else {
+        notes.push(...eslintRunNotes(code, sandbox !== null));
+        await run("ESLint", eslintCommand(bin("eslint"), config, lintable));
+      }
+    }
     if (!hasTsc) notes.push("TypeScript is not installed in the repository (node_modules/.bin/tsc): tsc not run.");
     else if (!existsSync(path.join(wt, "tsconfig.json"))) notes.push("The repository has no tsconfig.json at its root: tsc not run.");
     else await run("tsc", `${shellQuote(bin("tsc"))} --noEmit --pretty false -p tsconfig.json`);
@@ -182,6 +194,30 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     await removeWorktree(repo.top, wt).catch(() => undefined);
   }
   return { comments: toolComments(diags, files.filter((f) => plain.has(f.path))), notes };
+}
+
+/** The first paths of `code`, grouped by reason: "a, b (why), c (why)". Pure. */
+function listed(code: LintCode): string {
+  const shown = code.found.slice(0, 3);
+  const groups = new Map<string, string[]>();
+  for (const f of shown) groups.set(f.why, [...(groups.get(f.why) ?? []), f.path]);
+  return `${[...groups].map(([why, paths]) => `${paths.join(", ")} (${why})`).join(", ")}${code.found.length > shown.length ? ", …" : ""}`;
+}
+
+/** Why ESLint must not run on this change, as a note, or null when it may. Pure. */
+export function eslintRefusal(code: LintCode, trustPr: boolean, sandboxed: boolean): string | null {
+  if (trustPr || (code.found.length === 0 && !code.incomplete)) return null;
+  const what = code.found.length > 0 ? `this change modifies code ESLint would run on this machine: ${listed(code)}` : `${code.incomplete}, so whether this change modifies code ESLint would run is not known`;
+  return `ESLint was not run: ${what}. Pass trustPr: true (code-trm review --trust-pr) to run it anyway${sandboxed ? ", in the bubblewrap sandbox" : `, unconfined: bubblewrap is not available (${INSTALL_BWRAP})`}.`;
+}
+
+/** What the notes say about an ESLint run that may go ahead. Pure. */
+export function eslintRunNotes(code: LintCode, sandboxed: boolean): string[] {
+  const where = sandboxed ? ", in the bubblewrap sandbox" : ", unconfined: bubblewrap is not available";
+  if (code.found.length > 0) return [`ESLint ran this change's own code (${listed(code)}) because trustPr was passed${where}.`];
+  if (code.incomplete) return [`ESLint ran although ${code.incomplete}, because trustPr was passed${where}.`];
+  if (!sandboxed) return [`The project's ESLint ran without a sandbox, on configuration and plugins the base already had; install bubblewrap to confine it too: ${INSTALL_BWRAP}.`];
+  return [];
 }
 
 /** The sandbox for the project's tools on a head, or null when bubblewrap cannot make one here. */

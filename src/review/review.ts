@@ -4,7 +4,7 @@ import { serverEnv } from "../util/secrets.js";
 import { sortComments, summarize } from "./assess.js";
 import { buildContext } from "./context.js";
 import { fileChangeFromContents, parseUnifiedDiff } from "./diff.js";
-import { fetchPullRequest, githubToken, redact, type GitHubOptions, type PrInfo } from "./github.js";
+import { apiTarget, fetchPullRequest, githubToken, redact, type GitHubOptions, type PrInfo } from "./github.js";
 import { reviewLocalRange } from "./local.js";
 import { parsePrUrl } from "./pr-url.js";
 import { RULES } from "./rules/catalog.js";
@@ -129,11 +129,18 @@ async function evaluateSource(source: Source, input: ReviewInput, fetched: Fetch
 }
 
 /** The project's own ESLint and tsc on the head: of a local range, or of a pull request in a local clone. */
-async function projectTools(source: Source, input: ReviewInput, prInfo: PrInfo | undefined, files: FileChange[], opts: ReviewOptions) {
-  const toolOpts = { timeoutSec: input.timeoutSec, signal: opts.signal, onProgress: opts.onProgress };
-  if (source.kind === "local" && prInfo?.headSha) return runProjectTools(source.repoPath, prInfo.headSha, files, toolOpts);
-  if (source.kind === "pr" && input.repoPath) return runProjectToolsOnPr(input.repoPath, parsePrUrl(source.prUrl), prInfo?.headSha, files, toolOpts);
-  return undefined;
+async function projectTools(source: Source, input: ReviewInput, prInfo: PrInfo | undefined, files: FileChange[], fetched: FetchedHead | undefined, opts: ReviewOptions) {
+  const toolOpts = { trustPr: input.trustPr, timeoutSec: input.timeoutSec, signal: opts.signal, onProgress: opts.onProgress };
+  if (source.kind === "local" && prInfo?.headSha) return runProjectTools(source.repoPath, prInfo.headSha, files, { ...toolOpts, base: prInfo.baseSha });
+  if (source.kind !== "pr" || !input.repoPath) return undefined;
+  // ESLint may run what the base had: the base branch fetched from the user's remote (evaluate), or the
+  // base commit the API names, if that API is a configured one (a host the model named could call the
+  // head its own base).
+  const ref = parsePrUrl(source.prUrl);
+  const trusted = apiTarget(ref, opts).sendToken;
+  const base = fetched?.base ?? (trusted ? prInfo?.baseSha : undefined);
+  const baseUnknown = base ? undefined : `the base commit comes from ${ref.host}, which is not a configured GitHub host`;
+  return runProjectToolsOnPr(input.repoPath, ref, prInfo?.headSha, files, { ...toolOpts, ...(base ? { base } : {}), ...(baseUnknown ? { baseUnknown } : {}) });
 }
 
 export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Promise<ReviewResult> {
@@ -188,7 +195,7 @@ async function reviewFiles(source: Source, input: ReviewInput, files: FileChange
   // space to fork: bench/fork-cost.mjs), three commands and a git call per step, and 0.5 s at start.
   const { runRules } = await import("./rules/index.js");
   let comments = dedupe(runRules(contexts, categories));
-  const tools = onlyLongLines ? undefined : await projectTools(source, input, prInfo, files, opts);
+  const tools = onlyLongLines ? undefined : await projectTools(source, input, prInfo, files, fetched, opts);
   if (tools) {
     comments.push(...tools.comments.filter((c) => categories.has(c.category)));
     notes.push(...tools.notes);

@@ -30,6 +30,7 @@ export const reviewInputShape = {
   lintCmd: z.string().optional(),
   timeoutSec: z.number().int().min(1).max(LIMITS.maxTimeoutSec).optional(),
   post: z.enum(["dry", "submit"]).optional().describe("one GitHub review"),
+  trustPr: z.boolean().optional().describe("run PR's own lint code"),
 };
 export const reviewInputSchema = z.object(reviewInputShape);
 export type ReviewInput = z.infer<typeof reviewInputSchema>;

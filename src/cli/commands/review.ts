@@ -32,7 +32,7 @@ function paintText(r: ReviewResult, io: Io, renderReviewText: (r: ReviewResult) 
 export const reviewCommand: Command = {
   name: "review",
   summary: "review a pull request or a local range (text, JSON or SARIF)",
-  usage: "code-trm review <prUrl | base..head> [--repo <path>] [--json] [--sarif <file>]",
+  usage: "code-trm review <prUrl | base..head> [--repo <path>] [--json] [--sarif <file>] [--trust-pr]",
   description: [
     "Reviews a GitHub pull request (URL or OWNER/REPO#N; GITHUB_TOKEN for private repositories) or the",
     "local range base..head of a repository (default: the current one), as trm_review_pr does: comments",
@@ -40,11 +40,14 @@ export const reviewCommand: Command = {
     "request given --repo (a clone that already has the PR's head commit; nothing is fetched). Exit code",
     "1 when the assessment is needs-changes (a critical finding), 0 otherwise, 2 for a usage error.",
     "--sarif writes a SARIF 2.1.0 log for code scanning (see README: a GitHub Actions job that uploads it).",
+    "ESLint runs only configuration and plugins the base already had; --trust-pr runs it on a change that",
+    "modifies them (its code then runs on this machine, in the bubblewrap sandbox when available).",
   ].join("\n"),
   options: {
     repo: { type: "string", value: "<path>", help: "repository of a local range (default: the current directory), or a clone of the PR's repository" },
     json: { type: "boolean", help: "the whole result as JSON (stable keys)" },
     sarif: { type: "string", value: "<file>", help: "also write a SARIF 2.1.0 log to this file" },
+    "trust-pr": { type: "boolean", help: "run ESLint even when the change modifies the code it runs" },
   },
   async run(args, io) {
     const [target] = expectPositionals(args, 1, 1, "review", "<prUrl | base..head>");
@@ -56,6 +59,7 @@ export const reviewCommand: Command = {
     if (range) input = { repoPath: path.resolve(io.cwd, repo ?? "."), base: range.base, head: range.head };
     else input = { prUrl: target!, ...(repo !== undefined ? { repoPath: path.resolve(io.cwd, repo) } : {}) };
     if (sarifPath) input.format = "sarif";
+    if (flagBool(args, "trust-pr")) input.trustPr = true;
     const { reviewPr, renderReviewText } = await import("../../review/index.js");
     const r = await reviewPr(input);
     if (sarifPath) {

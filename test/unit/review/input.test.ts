@@ -87,7 +87,7 @@ describe("schemas", () => {
     // Every tool's schema is sent on every turn: keep this one small.
     expect(json.length).toBeLessThan(1600);
     expect(Object.keys(reviewInputShape).sort()).toEqual(
-      ["base", "buildCmd", "diff", "evaluate", "files", "focus", "format", "head", "lintCmd", "post", "prUrl", "repoPath", "testCmd", "timeoutSec"].sort(),
+      ["base", "buildCmd", "diff", "evaluate", "files", "focus", "format", "head", "lintCmd", "post", "prUrl", "repoPath", "testCmd", "timeoutSec", "trustPr"].sort(),
     );
     expect(reviewInputSchema.safeParse({ focus: ["security", "formatting"], format: "sarif" }).success).toBe(true);
     expect(reviewInputSchema.safeParse({ focus: ["style"] }).success).toBe(false);

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, wri
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { eslintCommand, why } from "../../../src/review/project-tools.js";
+import { eslintCommand, eslintRefusal, eslintRunNotes, why } from "../../../src/review/project-tools.js";
 import { reviewPr } from "../../../src/review/review.js";
 
 /**
@@ -117,7 +117,7 @@ describe("project tools on changed lines", () => {
     writeFileSync(path.join(repo, "node_modules/.bin/eslint"), `#!/bin/sh\ntouch ${JSON.stringify(mark)}\necho '[]'\n`);
     chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
-    expect(r.notes).toContain("ESLint was not run: this change modifies the ESLint configuration or a local ESLint plugin, which is code the branch would run on this machine.");
+    expect(r.notes?.find((n) => n.startsWith("ESLint was not run"))).toMatch(/^ESLint was not run: this change modifies code ESLint would run on this machine: eslint\.config\.js \(ESLint configuration or plugin\)\. Pass trustPr: true/);
     expect(existsSync(mark)).toBe(false);
   });
 
@@ -130,6 +130,19 @@ describe("project tools on changed lines", () => {
   it("names the head's ESLint configuration: a flat one with -c, an .eslintrc in eslintrc mode", () => {
     expect(eslintCommand("/r/node_modules/.bin/eslint", "eslint.config.mjs", ["src/a b.ts"])).toBe("'/r/node_modules/.bin/eslint' -c 'eslint.config.mjs' --format json -- 'src/a b.ts'");
     expect(eslintCommand("/r/node_modules/.bin/eslint", ".eslintrc", ["src/a.ts"])).toBe("ESLINT_USE_FLAT_CONFIG=false '/r/node_modules/.bin/eslint' --format json -- 'src/a.ts'");
+  });
+
+  it("says why ESLint is refused or what it ran, from what the change touches", () => {
+    const open = { found: [], incomplete: "the base commit 0123456789ab is not in /r (fetch the base branch)" };
+    expect(eslintRefusal(open, false, true)).toBe(
+      "ESLint was not run: the base commit 0123456789ab is not in /r (fetch the base branch), so whether this change modifies code ESLint would run is not known. Pass trustPr: true (code-trm review --trust-pr) to run it anyway, in the bubblewrap sandbox.",
+    );
+    expect(eslintRefusal(open, true, true)).toBeNull();
+    expect(eslintRunNotes(open, false)).toEqual(["ESLint ran although the base commit 0123456789ab is not in /r (fetch the base branch), because trustPr was passed, unconfined: bubblewrap is not available."]);
+    const four = { found: ["a.js", "b.js", "c.js", "d.js"].map((p, i) => ({ path: p, why: i < 2 ? "one" : "two" })) };
+    expect(eslintRefusal(four, false, true)).toMatch(/^ESLint was not run: this change modifies code ESLint would run on this machine: a\.js, b\.js \(one\), c\.js \(two\), …\. /);
+    expect(eslintRefusal({ found: [] }, false, false)).toBeNull();
+    expect(eslintRunNotes({ found: [] }, true)).toEqual([]);
   });
 
   it("quotes the line of a failure that says what went wrong", () => {
