@@ -4,7 +4,7 @@ import { defineTool } from "../register.js";
 export function reviewTools() {
   const review = defineTool({
     name: "trm_review_pr",
-    description: "Review a change: GitHub PR URL, unified diff, files, or local base..head. Comments on added lines with severity, category, CWE. evaluate runs commands on base and head.",
+    description: "Review a change: GitHub PR URL, unified diff, files, or local base..head. Comments on added lines with severity, category, CWE.",
     input: reviewInputShape,
     output: reviewOutputShape,
     // Not read-only with evaluate (it runs the repository's commands in temporary worktrees); it
