@@ -3,6 +3,7 @@ import type { HaltDecision, Progress } from "./score.js";
 import { fmt } from "./score.js";
 import type { Diagnostic, TestFailure } from "./types.js";
 import { capHeadTail, truncate } from "../util/text.js";
+import { withoutPytestHeader } from "./parsers/tests/pytest.js";
 import { LIMITS } from "../util/limits.js";
 import { KNOWN_TEST_FORMATS } from "./parsers/index.js";
 
@@ -169,7 +170,7 @@ export function renderFeedback(args: {
   for (const [key, rec] of Object.entries(ev.commands)) {
     if (!rec || rec.skipped || (rec.exitCode === 0 && !rec.timedOut)) continue;
     if (own(key) > 0 && key !== "bench" && !key.startsWith("check:")) continue;
-    sections.push({ title: `${key} output (exit ${rec.exitCode ?? "killed"})`, lines: [capHeadTail(rec.output.trim(), LIMITS.maxFeedbackOutputChars).text] });
+    sections.push({ title: `${key} output (exit ${rec.exitCode ?? "killed"})`, lines: [capHeadTail(withoutPytestHeader(rec.output).trim(), LIMITS.maxFeedbackOutputChars).text] });
   }
 
   let budget = FEEDBACK_BUDGET_CHARS - [...head, tail].join("\n").length;

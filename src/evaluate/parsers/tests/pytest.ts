@@ -275,3 +275,14 @@ function sectionDetails(lines: string[], cwd?: string): { message?: string; loc?
   }
   return { message: boundMessage(eLines.join("\n")), loc: loc ?? anyLoc };
 }
+
+/**
+ * pytest's session header (platform, cache, root, plugins, benchmark settings, collection): noise in
+ * an excerpt whose room belongs to the failure summary at the end.
+ */
+export function withoutPytestHeader(out: string): string {
+  return out
+    .split("\n")
+    .filter((l) => !/^(platform \S+ -- Python|cachedir: |rootdir: |configfile: |testpaths: |plugins: |benchmark: |hypothesis profile |Using --randomly-seed|collecting \.\.\.|collected \d+ items?|=+ test session starts =+$)/.test(l.trim()))
+    .join("\n");
+}
