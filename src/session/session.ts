@@ -100,7 +100,30 @@ export class Session {
     s.preflight = note.preflight;
     s.ended = (await resolveRefFast(commonDir, `${refs.keepPrefix}ended`)) !== null;
     await s.reload();
+    await s.cacheKeptSteps();
     return s;
+  }
+
+  /**
+   * The evaluations of steps off the current history (undone, superseded, candidates of a batch not
+   * chosen) into the cache, so that after a restart a resubmission of one is not run again: the
+   * records are in git, keyed by the step's tree (the session's commands never change).
+   */
+  private async cacheKeptSteps(): Promise<void> {
+    const kept = (await gitOrNull(this.config.commonDir, ["for-each-ref", "--format=%(objectname)", this.refs.keepPrefix, this.refs.tagPrefix])) ?? "";
+    const tips = [...new Set(kept.split("\n").filter((l) => /^[0-9a-f]{40,64}$/.test(l)))];
+    if (tips.length === 0) return;
+    const out = (await gitOrNull(this.config.commonDir, ["log", "--max-count=500", `--notes=${this.refs.notes}`, "--format=%x1e%H%x1f%T%x1f%N", ...tips, `^${this.baseline.commit}`, "--"])) ?? "";
+    for (const rec of out.split("\x1e")) {
+      const [commit, tree, note] = rec.split("\x1f");
+      if (!commit || !tree || !note?.trim() || this.cache.has(tree.trim())) continue;
+      try {
+        const parsed = JSON.parse(note) as StepNote;
+        if (parsed.kind === "step" && !parsed.cachedFrom) this.cache.set(tree.trim(), { commit: commit.trim(), evaluation: parsed.evaluation });
+      } catch {
+        // A record no longer read as JSON: that step runs again if resubmitted.
+      }
+    }
   }
 
   preflight?: Evaluation;

@@ -32,6 +32,23 @@ describe("sessions survive a server restart", () => {
     expect(checkoutState(repo)).toEqual(before);
   });
 
+  it("keeps the evaluations of undone steps: an identical resubmission after a restart runs nothing", async () => {
+    const repo = makeRepo("js-stats");
+    const stateDir = tmpDir("trm-state-");
+    const a = await startServer({ stateDir });
+    const { sessionId } = await a.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    const wrong = filesCandidate("src/stats.js", statsWith(repo, MEDIAN_WRONG));
+    const s1 = await a.call<Any>("trm_submit_candidate", { sessionId, candidate: wrong });
+    expect(s1.cached).toBeFalsy();
+    await a.call<Any>("trm_undo", { sessionId });
+    process.kill(a.pid!, "SIGKILL");
+    await a.close().catch(() => undefined);
+    const b = await startServer({ stateDir });
+    const again = await b.call<Any>("trm_submit_candidate", { sessionId, candidate: wrong });
+    expect(again).toMatchObject({ step: 1, score: s1.score, cached: true, commandsMs: 0 });
+    await b.close();
+  });
+
   it("finds a session by repository when the server has no record of it", async () => {
     const repo = makeRepo("js-stats");
     const a = await startServer();
