@@ -68,7 +68,7 @@ async function demoIn(dir: string): Promise<void> {
     const { tools } = await client.listTools();
     out(`\nconnected to code-trm over stdio: ${tools.length} tools`);
 
-    out(`\n> trm_start_session { testCmd: "node --test", preflight: true }`);
+    out(`\n> trm_start_session { testCmd: "node --test", preflight: true, halt: { maxSteps: 6, patienceNoImprove: 2 } }`);
     const start = await call("trm_start_session", { repoPath: dir, testCmd: "node --test", preflight: true, halt: { maxSteps: 6, patienceNoImprove: 2 } });
     out(indent(start.text));
     const sessionId = start.s.sessionId as string;

@@ -128,6 +128,15 @@ export async function findSession(id: string, repoArg: string | undefined, cwd: 
   );
 }
 
+/** The id of the newest session of a repository (`--repo`, else the current one): ids sort by start time. */
+export async function latestSessionId(repoArg: string | undefined, cwd: string): Promise<string> {
+  const repo = await openCheckout(repoArg, cwd);
+  const ids = (await footprints(repo.commonDir)).filter((f) => f.baseline).map((f) => f.id);
+  const latest = ids.sort().pop();
+  if (!latest) throw new UserError(`No session in ${repo.top}.`, "Start one with trm_start_session, or pass --repo <path> of the repository that has it.");
+  return latest;
+}
+
 /** The sessions of a repository with a readable configuration, oldest first, with their footprints. */
 export async function loadSessions(repo: Repo): Promise<{ session: Session | null; footprint: Footprint }[]> {
   const out: { session: Session | null; footprint: Footprint }[] = [];

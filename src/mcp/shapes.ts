@@ -62,7 +62,7 @@ export const sessionSummaryOut = z.object({
   bestScore: z.number().nullable(),
   tests: z.string().nullable(),
   createdAt: z.string(),
-  worktreePath: z.string(),
+  worktreePath: z.string().nullable(),
 });
 
 /** The running figures of a session (figuresView). */

@@ -101,6 +101,7 @@ export function summaryLine(s: Session) {
     bestScore: s.best?.score ?? p?.bestScore ?? null,
     tests: last ? testsTrailer(last.evaluation) : null,
     createdAt: s.config.createdAt,
-    worktreePath: s.worktree,
+    // An ended (or abandoned) session's worktree is gone: no path to a folder that does not exist.
+    worktreePath: s.status === "active" ? s.worktree : null,
   };
 }

@@ -77,7 +77,7 @@ describe("help, version and usage errors", () => {
       // The test PATH has no code-trm: hints name the CLI in the form that runs as printed.
       [["frobnicate"], /unknown command "frobnicate"[\s\S]*see node \S+\/dist\/cli\/main\.js --help/],
       [["--frob"], /unknown option --frob/],
-      [["log"], /missing <id>[\s\S]*main\.js log --help/],
+      [["log", "a", "b"], /unexpected argument "b"[\s\S]*main\.js log --help/],
       [["log", "not-an-id"], /malformed session id/],
       [["sessions", "--bogus"], /unknown option --bogus[\s\S]*main\.js sessions --help/],
       [["sessions", "a", "b"], /unexpected argument "b"/],
@@ -288,8 +288,12 @@ describe("prune", () => {
     const common = path.join(repo, ".git");
     const { id: ended } = await sessionWithHistory(repo);
     await srv.call("trm_end_session", { sessionId: ended });
-    // An ended session still reads: log and diff work from git alone.
+    // An ended session still reads: log and diff work from git alone. Without an id, log shows the
+    // newest session; the listing gives an ended session no worktree path (its folder is gone).
     expect(cli(repo, "log", ended).out).toContain(`session ${ended} (ended)`);
+    expect(cli(repo, "log").out).toContain(`session ${ended} (ended)`);
+    const listed = await srv.call<Any>("trm_list_sessions", { repoPath: repo });
+    expect(listed.sessions.find((x: Any) => x.sessionId === ended).worktreePath).toBeNull();
     expect(cli(repo, "diff", ended, "--stat").out).toContain("src/stats.js");
     const active = await start(repo, false);
     await submit(active, filesCandidate("a.txt", "a\n"), "an active step");

@@ -11,7 +11,7 @@ import { cliCommand } from "../../util/cli-name.js";
 import { truncate } from "../../util/text.js";
 import { expectPositionals, flagBool, flagString } from "../args.js";
 import { printJson, type Command, type Io } from "../command.js";
-import { checkId, findSession } from "../find.js";
+import { checkId, findSession, latestSessionId } from "../find.js";
 import { figuresView } from "../../mcp/views.js";
 import { colorScore, fmtScore, printable, table, type Align } from "../format.js";
 
@@ -198,7 +198,7 @@ function renderLog(v: LogView, io: Io): string {
 export const logCommand: Command = {
   name: "log",
   summary: "a session's steps with scores, tests and rationale",
-  usage: "code-trm log <id> [--repo <path>] [--json]",
+  usage: "code-trm log [id] [--repo <path>] [--json]",
   description: [
     "Shows the steps of a session's current history, newest first, like `git log --oneline` with the",
     "evaluation: score, EMA, test counts, build and lint results, bench value and the rationale. The best",
@@ -206,6 +206,7 @@ export const logCommand: Command = {
     "Checkpoints, and work left behind by undo or restore (kept under",
     "refs/trm/<id>/undone/ and refs/trm/<id>/superseded/), are listed at the end.",
     "",
+    "Without an id, the newest session of the repository (--repo, else the current one) is shown.",
     "The session is looked up in --repo, else in the repository of the current directory, else in the",
     "session index of your state directory.",
   ].join("\n"),
@@ -214,7 +215,9 @@ export const logCommand: Command = {
     json: { type: "boolean", help: "machine-readable output (stable keys)" },
   },
   async run(args, io) {
-    const [id] = expectPositionals(args, 1, 1, "log", "<id>");
+    const [given] = expectPositionals(args, 0, 1, "log", "[id]");
+    // Without an id: the newest session of the repository.
+    const id = given ?? (await latestSessionId(flagString(args, "repo"), io.cwd));
     const s = await findSession(checkId(id, "log"), flagString(args, "repo"), io.cwd);
     const v = await logView(s);
     if (flagBool(args, "json")) printJson(io, v);
