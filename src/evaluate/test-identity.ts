@@ -353,8 +353,8 @@ export function identityNotice(id: TestIdentity | null | undefined): string | un
   const parts: string[] = [];
   if (id.lost.length > 0) {
     const shown = id.lost.slice(0, 8).map((l) => `${l.name} (${lostWords(l)})`);
-    const partly = id.lost.every((l) => l.partly) ? " in part" : "";
-    parts.push(`${id.lost.length} test${id.lost.length === 1 ? "" : "s"} that ran at an earlier step ${id.lost.length === 1 ? "is" : "are"} now skipped${partly ? " in part" : " or missing"} and count${id.lost.length === 1 ? "s" : ""} as failing: ${shown.join(", ")}${id.lost.length > 8 ? ", …" : ""}`);
+    const how = id.lost.every((l) => l.partly) ? "skipped in part" : "skipped or missing";
+    parts.push(`${id.lost.length} test${id.lost.length === 1 ? "" : "s"} that ran at an earlier step ${id.lost.length === 1 ? "is" : "are"} now ${how} and count${id.lost.length === 1 ? "s" : ""} as failing: ${shown.join(", ")}${id.lost.length > 8 ? ", …" : ""}`);
   }
   if (id.extraSkipped > 0) parts.push(`${id.extraSkipped} more test${id.extraSkipped === 1 ? "" : "s"} skipped than at earlier steps, counted as failing (the output names only the failing tests)`);
   if (id.added) parts.push(addedWords(id.added, id.reference ?? 0));

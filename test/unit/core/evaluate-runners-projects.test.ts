@@ -107,6 +107,8 @@ describe("hukkin/tomli, pytest 9 with unittest subTest (24 failed subtests)", ()
     expect(step1.tests).toMatchObject({ passed: 15, failed: 25 });
     expect(step1.components.test).toBeLessThan(step0.components.test!);
     expect(step1.notices.join("\n")).toMatch(/test_valid \(went missing at step 1; the 25 assertions or subtests it ran count as failing\)/);
+    // Judged again (an evaluation reused from the cache), it is the same.
+    expect(judgeEvaluation(step1, 1, [{ step: 0, evaluation: step0 }], W, [])).toEqual(step1);
   });
 });
 
