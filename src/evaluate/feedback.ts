@@ -1,7 +1,7 @@
 import type { Evaluation } from "./evaluate.js";
 import type { HaltDecision, Progress } from "./score.js";
 import { fmt } from "./score.js";
-import type { Diagnostic, TestFailure } from "./types.js";
+import type { Diagnostic, TestCounts, TestFailure } from "./types.js";
 import { capHeadTail, truncate } from "../util/text.js";
 import { withoutPytestHeader } from "./parsers/tests/pytest.js";
 import { LIMITS } from "../util/limits.js";
@@ -56,9 +56,11 @@ interface Group {
 }
 
 /** `tests 3/5 passed, 2 failed`; a count the output did not show is `?`. */
-export function testsLine(t: { passed: number | null; failed: number | null; skipped: number | null; total: number | null }): string {
+export function testsLine(t: Pick<TestCounts, "passed" | "failed" | "skipped" | "total" | "units" | "testsRan">): string {
   const q = (n: number | null) => (n === null ? "?" : String(n));
-  return `tests ${q(t.passed)}/${q(t.total)} passed${t.failed ? `, ${t.failed} failed` : t.failed === null ? ", ? failed" : ""}${t.skipped ? `, ${t.skipped} skipped` : ""}`;
+  // Counts in the runner's units say so, beside how many tests they are of.
+  const unit = t.units === "assertions" ? ` (assertions, as the runner counts them, in ${q(t.testsRan ?? null)} tests)` : t.units === "subtests" ? ` (failed subtests counted beside their tests, as the runner counts them; ${q(t.testsRan ?? null)} tests ran)` : "";
+  return `tests ${q(t.passed)}/${q(t.total)} passed${t.failed ? `, ${t.failed} failed` : t.failed === null ? ", ? failed" : ""}${t.skipped ? `, ${t.skipped} skipped` : ""}${unit}`;
 }
 
 const loc = (d: Diagnostic) => (d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ""}` : ""}` : "");
@@ -147,9 +149,12 @@ export function renderFeedback(args: {
   // Fixed only when this output shows it passing: a test that stopped failing because it no longer ran
   // (a crash, a part of a chain skipped by &&, a deleted test, a reporter that names no passes) is not.
   const gone = ev.commands.test && !ev.commands.test.skipped && ev.tests ? (args.previousFailures ?? []).filter((f) => !nowFailing.has(f.name) && !f.name.startsWith("(")) : [];
-  const passing = new Set((ev.tests?.cases ?? []).filter((c) => c.status === "passed").map((c) => c.name));
-  const fixed = gone.filter((f) => passing.has(f.name));
-  const unseen = gone.filter((f) => !passing.has(f.name));
+  const cases = ev.tests?.cases ?? [];
+  const passing = new Set(cases.filter((c) => c.status === "passed" && !c.units?.failed).map((c) => c.name));
+  // A failed part of a test (a subtest) is seen passing when its test is, with no failed part.
+  const seen = (f: TestFailure) => passing.has(f.name) || (f.test !== undefined && passing.has(f.test));
+  const fixed = gone.filter(seen);
+  const unseen = gone.filter((f) => !seen(f));
   const isBuild = (d: Correlated<Diagnostic>) => d.item.command === "build" || d.item.command === undefined;
   const errors = args.diagnostics.filter((d) => d.item.severity === "error");
   const sections: { title: string; lines: string[] }[] = [

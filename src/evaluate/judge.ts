@@ -6,7 +6,7 @@
 import { checkWeights, type CheckSpec, type Evaluation } from "./evaluate.js";
 import { testScore, testsPassed, testsScore, weightedScore, type Weights } from "./score.js";
 import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, ranTests, rawCounts, type KnownCounts, type TestHistoryPoint } from "./test-identity.js";
-import { FOLLOWS_EXIT, STOPPED_FORMAT, type TestCounts } from "./types.js";
+import { FOLLOWS_EXIT, STOPPED_FORMAT, unitsOf, type TestCounts } from "./types.js";
 import { unconfirmedNotice, unconfirmedTests } from "./unconfirmed.js";
 
 /** An earlier evaluated point of the history; `note.testFiles` says which test files its step changed. */
@@ -28,7 +28,7 @@ export interface JudgeOptions {
  */
 function namedCounts(t: TestCounts | null | undefined): KnownCounts | null {
   if (!t || knownCounts(t) || t.passed === null || t.failed === null || !t.cases?.length) return null;
-  const skipped = t.skipped ?? t.cases.filter((c) => c.status === "skipped").length;
+  const skipped = t.skipped ?? t.cases.reduce((n, c) => n + unitsOf(c).skipped, 0);
   return { ...t, skipped, total: t.passed + t.failed + skipped } as KnownCounts;
 }
 

@@ -52,6 +52,8 @@ export function readChainTests(segs: ChainSegment[], root: string, junitXml?: st
   let failed: number | null = 0;
   let skipped: number | null = 0;
   let total: number | null = 0;
+  let testsRan: number | null = 0;
+  let units: TestCounts["units"];
   const failures: TestFailure[] = [];
   const formats: string[] = [];
   const notes: string[] = [];
@@ -61,6 +63,7 @@ export function readChainTests(segs: ChainSegment[], root: string, junitXml?: st
       if (seg.exitCode === 0) continue;
       failed = add(failed, 1);
       total = add(total, 1);
+      testsRan = add(testsRan, 1);
       failures.push({ name: `(${prog} exited ${seg.exitCode ?? "killed"})`, message: `"${seg.part}" failed before or outside the tests; its output is in trm_read_log (command "test").` });
       continue;
     }
@@ -68,11 +71,15 @@ export function readChainTests(segs: ChainSegment[], root: string, junitXml?: st
     failed = add(failed, t.failed);
     skipped = add(skipped, t.skipped);
     total = add(total, t.total);
+    testsRan = add(testsRan, t.units ? t.testsRan ?? null : add(t.passed, t.failed));
+    units ??= t.units;
     formats.push(t.format);
     if (t.note) notes.push(`${prog}: ${t.note}`);
-    failures.push(...(prefixed ? t.failures.map((f) => ({ ...f, name: `${prog}: ${f.name}` })) : t.failures));
+    failures.push(...(prefixed ? t.failures.map((f) => ({ ...f, name: `${prog}: ${f.name}`, ...(f.test !== undefined ? { test: `${prog}: ${f.test}` } : {}) })) : t.failures));
   }
   const out: TestCounts = { passed, failed, skipped, total, failures, format: formats.join("+") };
+  // A part counted in assertions or subtests: the chain's tests are counted apart from its units.
+  if (units && testsRan !== null) Object.assign(out, { units, testsRan });
   if (notes.length) out.note = notes.join(" ");
   // Tests are tracked by name only when every runner of the chain named its tests, named as their failures are.
   if (runners.every((r) => r.t!.cases)) {

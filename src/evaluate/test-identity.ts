@@ -16,9 +16,16 @@
  * When the output names only the failing tests (counts only: `pytest -q`), nothing is invented: skips beyond the fewest earlier
  * skips count as failing, passes beyond the reference's number of tests are not counted, and each test
  * fewer than the reference ran counts as failing (missing).
+ *
+ * Where the runner counts finer units than tests (TestCounts.units: tape's assertions, pytest's failed
+ * subtests), the counts stay the runner's and tests are still what is compared: a lost test counts as
+ * failing by the units it ran at the reference, a reference test's assertions newly skipped count as
+ * failing, passing units a reference test ran beyond its units at the reference are not counted (padding
+ * a test with passing assertions), and without names the tests that ran are compared (`testsRan`), so
+ * that fixed subtests, which pytest no longer reports, are not missing tests.
  */
 import { programOf } from "./chain.js";
-import { STOPPED_FORMAT, type TestCase, type TestCounts, type TestFailure } from "./types.js";
+import { STOPPED_FORMAT, unitsOf, type TestCase, type TestCounts, type TestFailure } from "./types.js";
 import type { UnconfirmedTest } from "./unconfirmed.js";
 
 export interface LostTest {
@@ -28,6 +35,12 @@ export interface LostTest {
   since: number;
   /** The part of the `&&` chain that runs it and did not run at this step. */
   notRun?: string;
+  /** The runner's units counted as failing for it when not one (TestCounts.units: what it ran at the reference). */
+  units?: number;
+  /** The units taken out of the skipped count for it, when not one (skipped) or none (missing). */
+  skippedUnits?: number;
+  /** It still runs, and this many of its assertions are skipped beyond those skipped at the reference. */
+  partly?: boolean;
 }
 
 /** A test that did not run at the reference, ran at a later step, and is now skipped or absent (named, not scored). */
@@ -69,6 +82,10 @@ export interface TestIdentity {
   added?: AddedTests;
   /** Counts-only output: passes beyond the reference's number of tests, left out of the counts. */
   capped?: number;
+  /** Named output counted in units: passing units of reference tests beyond what each ran at the reference, left out. */
+  padded?: number;
+  /** Counts-only output counted in units: how many fewer tests ran than at the reference (`missing` is in units). */
+  missingTests?: number;
   /** How many tests ran at the reference (counts-only output). */
   referenceRan?: number;
 }
@@ -117,8 +134,8 @@ export function judgeTests(current: TestCounts | null | undefined, step: number,
   const extraSkipped = Math.max(0, current.skipped - minSkipped);
   const id: TestIdentity = { lost: [], extraSkipped };
   if (!ref) return id;
-  const refRan = ref.tests.passed + ref.tests.failed;
-  const ranOf = (t: KnownCounts) => t.passed + t.failed + Math.max(0, t.skipped - minSkipped);
+  const refRan = testsRanOf(ref.tests);
+  const ranOf = (t: KnownCounts) => testsRanOf(t) + Math.max(0, t.skipped - minSkipped);
   const ranNow = ranOf(current);
   // Fewer tests than the reference: the missing ones (deleted, or in a part of the chain that never ran)
   // count as failing, since the step that began running fewer.
@@ -130,7 +147,11 @@ export function judgeTests(current: TestCounts | null | undefined, step: number,
       if (e.step <= ref.step || refRan - ranOf(e.tests) <= 0) break;
       since = e.step;
     }
-    Object.assign(id, { missing, missingSince: since, referenceRan: refRan }, notRun);
+    // Counted in units (failed subtests), a missing test may have taken any of the reference's failing
+    // units with it: every unit fewer than the reference ran counts as failing.
+    const unitsFewer = ref.tests.units || current.units ? ref.tests.passed + ref.tests.failed - (current.passed + current.failed + extraSkipped) : 0;
+    const units = Math.max(missing, unitsFewer);
+    Object.assign(id, { missing: units, missingSince: since, referenceRan: refRan }, units !== missing ? { missingTests: missing } : {}, notRun);
   }
   // Unnamed tests beyond the reference's count may be new: assume they are the passing ones.
   const capped = Math.min(current.passed, Math.max(0, ranNow - refRan));
@@ -145,28 +166,56 @@ function notRunPart(name: string, notRun: string[] | undefined): string | undefi
   return notRun?.find((p) => name.startsWith(`${programOf(p)}: `));
 }
 
+/** Tests that ran (passed or failed): where the counts are units, as the output says; else the counts. */
+function testsRanOf(t: KnownCounts): number {
+  return t.units && t.testsRan !== undefined ? t.testsRan : t.passed + t.failed;
+}
+
 function byName(current: KnownCounts, cases: TestCase[], ref: { step: number; tests: KnownCounts }, step: number, earlier: { step: number; tests: TestCounts }[]): Omit<TestIdentity, "reference"> {
   const refCases = ref.tests.cases!;
+  const nowCases = new Map(cases.map((c) => [c.name, c]));
   const now = new Map(cases.map((c) => [c.name, c.status]));
-  const ran = new Set<string>();
-  for (const c of refCases) if (c.status !== "skipped") ran.add(c.name);
+  const ranAt = new Map<string, TestCase>();
+  for (const c of refCases) if (c.status !== "skipped") ranAt.set(c.name, c);
+  const ran = new Set(ranAt.keys());
+  const inUnits = !!current.units || !!ref.tests.units;
   const lost: LostTest[] = [];
+  let padded = 0;
   let maps: (Map<string, TestCase["status"]> | undefined)[] | undefined;
-  for (const name of ran) {
-    const status = now.get(name);
-    if (status === "passed" || status === "failed") continue;
+  for (const [name, was] of ranAt) {
+    const c = nowCases.get(name);
+    const status = c?.status;
+    if (c && (status === "passed" || status === "failed")) {
+      if (!inUnits) continue;
+      const u = unitsOf(c);
+      const w = unitsOf(was);
+      // Assertions of a test that still runs, newly skipped: as a skipped test, they count as failing.
+      const skippedMore = u.skipped - w.skipped;
+      if (skippedMore > 0) lost.push({ name, how: "skipped", since: step, units: skippedMore, skippedUnits: skippedMore, partly: true });
+      // Passing units beyond what the test ran at the reference are padding, not progress (a failing
+      // one added is no pass to take back).
+      padded += Math.max(0, Math.min(u.passed - w.passed, u.passed + u.failed - (w.passed + w.failed)));
+      continue;
+    }
     const how = status === "skipped" ? "skipped" : "missing";
-    maps ??= earlier.map((e) => (e.tests.cases ? new Map(e.tests.cases.map((c) => [c.name, c.status])) : undefined));
+    maps ??= earlier.map((e) => (e.tests.cases ? new Map(e.tests.cases.map((x) => [x.name, x.status])) : undefined));
     const part = how === "missing" ? notRunPart(name, current.notRun) : undefined;
-    lost.push({ name, how, since: lostSince(name, how, step, earlier, maps), ...(part ? { notRun: part } : {}) });
+    const w = unitsOf(was);
+    const units = Math.max(1, w.passed + w.failed);
+    const skippedUnits = c ? unitsOf(c).skipped : 0;
+    const weights = { ...(units !== 1 ? { units } : {}), ...(skippedUnits !== (how === "skipped" ? 1 : 0) ? { skippedUnits } : {}) };
+    lost.push({ name, how, since: lostSince(name, how, step, earlier, maps), ...(part ? { notRun: part } : {}), ...weights });
   }
   lost.sort((a, b) => a.since - b.since || a.name.localeCompare(b.name));
   const added: AddedTests = { passed: 0, failed: 0, skipped: 0, names: [] };
   const known = new Set(refCases.map((c) => c.name));
-  for (const [name, status] of now) {
+  for (const [name, c] of nowCases) {
     // Skipped at the reference and still skipped is no news.
-    if (ran.has(name) || (status === "skipped" && known.has(name))) continue;
-    added[status]++;
+    if (ran.has(name) || (c.status === "skipped" && known.has(name))) continue;
+    const u = unitsOf(c);
+    added.passed += u.passed;
+    added.failed += u.failed;
+    added.skipped += u.skipped;
     if (added.names.length < MAX_ADDED_NAMED) added.names.push(name);
   }
   // Bounded by the counts, so that rawCounts undoes exactly what adjustCounts did even when a reporter's
@@ -175,6 +224,8 @@ function byName(current: KnownCounts, cases: TestCase[], ref: { step: number; te
   added.skipped = Math.min(added.skipped, current.skipped);
   const out: Omit<TestIdentity, "reference"> = { lost, extraSkipped: 0 };
   if (added.passed + added.failed + added.skipped > 0) out.added = added;
+  padded = Math.min(padded, current.passed - added.passed);
+  if (padded > 0) out.padded = padded;
   const dropped = droppedSinceReference(now, known, ref.step, step, earlier);
   if (dropped.length) out.dropped = dropped;
   return out;
@@ -220,15 +271,28 @@ function lostSince(name: string, how: LostTest["how"], step: number, earlier: { 
 
 /** Whether the judgement changes the counts or has something to say. */
 export function identityMatters(id: TestIdentity | null | undefined): id is TestIdentity {
-  return !!id && (id.lost.length > 0 || id.extraSkipped > 0 || (id.missing ?? 0) > 0 || (id.fewer ?? 0) > 0 || !!id.added || (id.capped ?? 0) > 0 || !!id.dropped?.length);
+  return !!id && (id.lost.length > 0 || id.extraSkipped > 0 || (id.missing ?? 0) > 0 || (id.fewer ?? 0) > 0 || !!id.added || (id.capped ?? 0) > 0 || (id.padded ?? 0) > 0 || !!id.dropped?.length);
 }
 
-/** How the judgement moves the raw counts (rawCounts applies the same numbers backwards). */
-function shifts(id: TestIdentity): { lostSkipped: number; missing: number; droppedPassed: number; droppedSkipped: number } {
+/**
+ * How the judgement moves the raw counts (rawCounts applies the same numbers backwards): lost tests and
+ * extra skips become failures (`toFailed`), taking what they had in the skipped count with them
+ * (`fromSkipped`); passes and skips outside the reference are left out.
+ */
+function shifts(id: TestIdentity): { toFailed: number; fromSkipped: number; missing: number; droppedPassed: number; droppedSkipped: number } {
+  let toFailed = id.extraSkipped;
+  let fromSkipped = id.extraSkipped;
+  let missing = id.missing ?? 0;
+  for (const l of id.lost) {
+    if (l.how === "missing") missing += l.units ?? 1;
+    else toFailed += l.units ?? 1;
+    fromSkipped += l.skippedUnits ?? (l.how === "skipped" ? 1 : 0);
+  }
   return {
-    lostSkipped: id.lost.filter((l) => l.how === "skipped").length + id.extraSkipped,
-    missing: id.lost.filter((l) => l.how === "missing").length + (id.missing ?? 0),
-    droppedPassed: (id.added?.passed ?? 0) + (id.capped ?? 0),
+    toFailed,
+    fromSkipped,
+    missing,
+    droppedPassed: (id.added?.passed ?? 0) + (id.capped ?? 0) + (id.padded ?? 0),
     droppedSkipped: id.added?.skipped ?? 0,
   };
 }
@@ -246,9 +310,9 @@ export function adjustCounts(tests: KnownCounts, id: TestIdentity | null): Known
   return {
     ...tests,
     passed: tests.passed - d.droppedPassed,
-    failed: tests.failed + d.lostSkipped + d.missing,
-    skipped: Math.max(0, tests.skipped - d.lostSkipped - d.droppedSkipped),
-    total: tests.total + d.missing - d.droppedPassed - d.droppedSkipped,
+    failed: tests.failed + d.toFailed + d.missing,
+    skipped: Math.max(0, tests.skipped - d.fromSkipped - d.droppedSkipped),
+    total: tests.total + d.missing + d.toFailed - d.fromSkipped - d.droppedPassed - d.droppedSkipped,
     failures: [...tests.failures, ...added],
   };
 }
@@ -260,23 +324,27 @@ export function rawCounts(tests: KnownCounts, id: TestIdentity | null | undefine
   return {
     ...tests,
     passed: tests.passed + d.droppedPassed,
-    failed: tests.failed - d.lostSkipped - d.missing,
-    skipped: tests.skipped + d.lostSkipped + d.droppedSkipped,
-    total: tests.total - d.missing + d.droppedPassed + d.droppedSkipped,
+    failed: tests.failed - d.toFailed - d.missing,
+    skipped: tests.skipped + d.fromSkipped + d.droppedSkipped,
+    total: tests.total - d.missing - d.toFailed + d.fromSkipped + d.droppedPassed + d.droppedSkipped,
     failures: tests.failures.filter((f) => !f.message?.startsWith(LOST_MARK)),
   };
 }
 
-export function lostWords(l: Pick<LostTest, "how" | "since" | "notRun">): string {
+export function lostWords(l: Pick<LostTest, "how" | "since" | "notRun" | "partly" | "units">): string {
   if (l.notRun) return `not run since step ${l.since}: \`${l.notRun}\` did not start after an earlier part failed`;
-  return l.how === "missing" ? `went missing at step ${l.since}` : `skipped at step ${l.since}`;
+  if (l.partly) return `${l.units ?? 1} more of its assertions skipped than at the reference, at step ${l.since}`;
+  const weight = (l.units ?? 1) > 1 ? `; the ${l.units} assertions or subtests it ran count as failing` : "";
+  return `${l.how === "missing" ? `went missing at step ${l.since}` : `skipped at step ${l.since}`}${weight}`;
 }
 
 /** Why a counts-only step is short of tests, and since when. */
 function missingWords(id: TestIdentity): string {
   const n = id.missing ?? 0;
   const why = id.notRun?.length ? ` (the test command stopped before ${id.notRun.map((p) => `\`${p}\``).join(", ")}: an earlier part failed)` : "";
-  return `${n} fewer test${n === 1 ? "" : "s"} ran than the ${id.referenceRan ?? "?"} at step ${id.reference ?? 0}, since step ${id.missingSince ?? "?"}${why}`;
+  const tests = id.missingTests ?? n;
+  const units = id.missingTests !== undefined ? ` (counted as the ${n} failed subtests and tests fewer than then, as a missing test may have taken any of them with it)` : "";
+  return `${tests} fewer test${tests === 1 ? "" : "s"} ran than the ${id.referenceRan ?? "?"} at step ${id.reference ?? 0}, since step ${id.missingSince ?? "?"}${why}${units}`;
 }
 
 /** One line for the feedback, or none. */
@@ -285,7 +353,8 @@ export function identityNotice(id: TestIdentity | null | undefined): string | un
   const parts: string[] = [];
   if (id.lost.length > 0) {
     const shown = id.lost.slice(0, 8).map((l) => `${l.name} (${lostWords(l)})`);
-    parts.push(`${id.lost.length} test${id.lost.length === 1 ? "" : "s"} that ran at an earlier step ${id.lost.length === 1 ? "is" : "are"} now skipped or missing and count${id.lost.length === 1 ? "s" : ""} as failing: ${shown.join(", ")}${id.lost.length > 8 ? ", …" : ""}`);
+    const how = id.lost.every((l) => l.partly) ? "skipped in part" : "skipped or missing";
+    parts.push(`${id.lost.length} test${id.lost.length === 1 ? "" : "s"} that ran at an earlier step ${id.lost.length === 1 ? "is" : "are"} now ${how} and count${id.lost.length === 1 ? "s" : ""} as failing: ${shown.join(", ")}${id.lost.length > 8 ? ", …" : ""}`);
   }
   if (id.extraSkipped > 0) parts.push(`${id.extraSkipped} more test${id.extraSkipped === 1 ? "" : "s"} skipped than at earlier steps, counted as failing (the output names only the failing tests)`);
   if (id.added) parts.push(addedWords(id.added, id.reference ?? 0));
@@ -293,7 +362,8 @@ export function identityNotice(id: TestIdentity | null | undefined): string | un
     const ref = id.reference ?? 0;
     parts.push(`${id.capped} pass${id.capped === 1 ? "" : "es"} beyond the ${id.referenceRan} tests that ran at step ${ref} ${id.capped === 1 ? "is" : "are"} not counted: the output names only the failing tests, so passing tests added since cannot be told apart and may not raise the score (a verbose or JSON reporter lets code-trm track tests by name)`);
   }
-  if ((id.missing ?? 0) > 0) parts.push(`${missingWords(id)}: ${id.missing === 1 ? "it counts" : "they count"} as failing (the output names only the failing tests, so the missing ones cannot be named; a verbose or JSON reporter lets code-trm name them)`);
+  if ((id.padded ?? 0) > 0) parts.push(`${id.padded} passing assertion${id.padded === 1 ? "" : "s"} beyond what ${id.padded === 1 ? "its test" : "their tests"} ran at step ${id.reference ?? 0} ${id.padded === 1 ? "is" : "are"} not counted: assertions added to a test may not raise the score`);
+  if ((id.missing ?? 0) > 0) parts.push(`${missingWords(id)}: ${(id.missingTests ?? id.missing) === 1 ? "it counts" : "they count"} as failing (the output names only the failing tests, so the missing ones cannot be named; a verbose or JSON reporter lets code-trm name them)`);
   if ((id.fewer ?? 0) > 0) parts.push(`${id.fewer} fewer test${id.fewer === 1 ? "" : "s"} ran than at step ${id.fewerThanStep} (the output names only the failing tests, so this is not scored; a verbose or JSON reporter lets code-trm track them)`);
   if (id.dropped?.length) {
     const n = id.dropped.length;

@@ -5,6 +5,8 @@ export interface TestFailure {
   message?: string;
   file?: string;
   line?: number;
+  /** The test it is a failed part of (a subtest), when it is not a test itself. */
+  test?: string;
 }
 
 /**
@@ -27,6 +29,15 @@ export interface TestCounts {
    */
   cases?: TestCase[];
   /**
+   * What the counts count when a test is not one of them, as the runner's own summary counts: tape counts
+   * assertions, pytest 9 counts each failed subtest as failed beside its test. Tests stay what is tracked
+   * across steps (`cases`, each with its units; `testsRan` where they are not named), so that a test
+   * whose failing subtests are fixed, and no longer reported, is not taken for a missing test.
+   */
+  units?: "assertions" | "subtests";
+  /** With `units`: how many tests ran (passed or failed). */
+  testsRan?: number;
+  /**
    * Parts of an `&&` chain that never ran because an earlier part failed (as typed). Their tests are
    * not in the counts; judged against earlier steps they count as failing (test-identity.ts).
    */
@@ -48,6 +59,19 @@ export const STOPPED_FORMAT = "stopped";
 export interface TestCase {
   name: string;
   status: "passed" | "failed" | "skipped";
+  /** The runner's units this test stands for in the counts (TestCounts.units), when not just its status. */
+  units?: UnitTally;
+}
+
+export interface UnitTally {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+/** What a test adds to the counts: its units, or one of its status. */
+export function unitsOf(c: TestCase): UnitTally {
+  return c.units ?? { passed: c.status === "passed" ? 1 : 0, failed: c.status === "failed" ? 1 : 0, skipped: c.status === "skipped" ? 1 : 0 };
 }
 
 export interface Diagnostic {

@@ -100,8 +100,10 @@ describe("chained test commands", () => {
   it("resolves paths printed after `cd tests` against tests/, not the worktree root", async () => {
     const cwd = worktree({ pytest: { file: "pytest/pytest9-cd-tests.txt", exit: 1 } });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "cd tests && ../bin/pytest" }));
-    expect(ev.tests).toMatchObject({ passed: 4, failed: 2, skipped: 1 });
+    // pytest's own count: "3 failed, 4 passed, 1 skipped" (a failed subtest beside its test).
+    expect(ev.tests).toMatchObject({ passed: 4, failed: 3, skipped: 1, units: "subtests", testsRan: 6 });
     expect(ev.tests!.failures.map((f) => `${f.name} ${f.file}:${f.line}`)).toEqual([
+      "test_sub.py::test_doubles [double] (i=3) tests/test_sub.py:15",
       "test_sub.py::test_doubles tests/test_sub.py:15",
       "test_sub.py::test_raises tests/test_sub.py:25",
     ]);
@@ -130,9 +132,10 @@ describe("counts the output does not show", () => {
   it("tape: a test.skip prints nothing, so only the skipped count is unknown and the counts still score", async () => {
     const cwd = worktree({ tape: { file: "tape/finished-failing.txt", exit: 1 }, passing: { file: "tape/skip-passing.txt", exit: 0 } });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/tape" }));
-    expect(ev.tests).toMatchObject({ passed: 3, failed: 4, skipped: null, total: null });
-    expect(ev.components.test).toBeCloseTo(3 / 7);
-    expect(ev.notices.join("\n")).toMatch(/partly unknown \(tape prints nothing for test\.skip, so the skipped count is unknown\); the test score uses the 3 passed and 4 failed\./);
+    // tape's own count, assertions: "# pass  4", "# fail  4" (3 of its 7 tests pass).
+    expect(ev.tests).toMatchObject({ passed: 4, failed: 4, skipped: null, total: null, units: "assertions", testsRan: 7 });
+    expect(ev.components.test).toBeCloseTo(4 / 8);
+    expect(ev.notices.join("\n")).toMatch(/partly unknown \(tape prints nothing for test\.skip, so the skipped count is unknown\); the test score uses the 4 passed and 4 failed\./);
     expect(ev.notices.join("\n")).not.toMatch(/follows the exit code/);
     const { evaluation: passing } = await evaluate(base(cwd, { test: "bin/passing" }));
     expect(passing).toMatchObject({ testsPass: true, components: { test: 1 } });

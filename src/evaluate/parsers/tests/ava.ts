@@ -4,13 +4,18 @@
  * then a block per failure (title, the assertion's `file:line`, the code, the difference or the error
  * with its stack) and a summary that names no passed count when a test failed (`3 tests failed`,
  * `1 test skipped`; `2 tests passed` only when all passed).
+ *
+ * A known failure (`test.failing`) that fails as expected is `✔ [expected fail] name` and counted apart
+ * (`1 known failure`), neither passed nor failed: it is counted as skipped, as pytest's xfail is, so that
+ * fixing it (AVA then fails it, `✘ [unexpected pass]: name`, until it is marked `test`) is not a
+ * test gone missing. Todo tests (`- [todo] name`, `1 test todo`) are skipped too.
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, errorOfDump, firstProjectFrame, normalizePath } from "../util.js";
 import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
 
 // What AVA appends to a failing test's line when the failure block cannot be found for its name.
-const REASON_RE = / (?:Error thrown in test|Rejected promise returned by test|Test timeout exceeded|Test finished without running any assertions|Assertion failed)$/;
+const REASON_RE = / (?:Error thrown in test|Rejected promise returned by test|Test timeout exceeded|Test finished without running any assertions|Assertion failed|Test was expected to fail, but succeeded, you should stop marking the test as failing)$/;
 // AVA 4 marks a crash or a run-level error with the ✖ of a failing test: these lines name no test.
 const NOT_A_TEST_RE = /^(?:Timed out while running tests|Exiting due to|Internal error|No tests found in|Error in shared worker|Couldn’t find any|Based on your configuration|Line numbers for|\d+ tests? remaining in|\S+ exited (?:due to|with a non-zero))/;
 // The rule AVA prints before the failure blocks and before the summary.
@@ -21,9 +26,9 @@ export function parseAva(input: TestInput): TestCounts | null {
   const summary: Record<string, number> = {};
   let hasSummary = false;
   for (let i = Math.max(0, lines.length - TAIL_LINES); i < lines.length; i++) {
-    const m = /^\s{2}(\d+) tests? (passed|failed|skipped|todo)\s*$/.exec(lines[i]!);
+    const m = /^\s{2}(\d+) (?:tests? (passed|failed|skipped|todo)|(known failures?))\s*$/.exec(lines[i]!);
     if (m) {
-      summary[m[2]!] = Number(m[1]);
+      summary[m[2] ?? "known"] = Number(m[1]);
       hasSummary = true;
     }
   }
@@ -36,9 +41,11 @@ export function parseAva(input: TestInput): TestCounts | null {
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i]!.trim();
     // A slow test's line ends with its duration: `✔ name (1.2s)`.
-    if (t.startsWith("✔ ")) passedNames.push(t.slice(2).replace(/ \(\d+(?:\.\d+)?m?s\)$/, ""));
-    else if (t.startsWith("- [skip] ")) skippedNames.push(t.slice("- [skip] ".length));
+    if (t.startsWith("✔ [expected fail] ")) skippedNames.push(t.slice("✔ [expected fail] ".length));
+    else if (t.startsWith("✔ ")) passedNames.push(t.slice(2).replace(/ \(\d+(?:\.\d+)?m?s\)$/, ""));
+    else if (t.startsWith("- [skip] ") || t.startsWith("- [todo] ")) skippedNames.push(t.slice("- [skip] ".length));
     else if (t.startsWith("✘ [fail]: ")) failedLines.push(t.slice("✘ [fail]: ".length));
+    else if (t.startsWith("✘ [unexpected pass]: ")) failedLines.push(t.slice("✘ [unexpected pass]: ".length));
     else if (t === RULE) {
       if (sep < 0) sep = i;
     } else if (sep < 0 && /^ {2}[✖-] /.test(lines[i]!)) {
@@ -67,7 +74,8 @@ export function parseAva(input: TestInput): TestCounts | null {
   for (const f of failed) if (!titles.includes(f)) failures.push(failure(f));
   const nFailed = summary.failed ?? failed.length;
   const passed = summary.passed ?? ticks;
-  const skipped = summary.skipped ?? skips;
+  // Known failures and todo tests are counted apart by AVA, each a line of its own.
+  const skipped = summary.skipped === undefined && summary.todo === undefined && summary.known === undefined ? skips : (summary.skipped ?? 0) + (summary.todo ?? 0) + (summary.known ?? 0);
   // Every test has its line: the tests are named (and tracked by name) when the lines match the counts.
   const named = ticks === passed && failed.length === nFailed && skips === skipped;
   const cases: TestCase[] | undefined = named
@@ -115,7 +123,7 @@ function blockFailure(name: string, body: string[], cwd?: string): TestFailure {
   else if (err) {
     const why = body.find((l) => /^\s*(Error thrown in test|Rejected promise returned by test|Test timeout)/.test(l))?.trim();
     message = boundMessage(why ? `${why.replace(/[.:]?\s*(Reason:)?$/, "")}: ${err.trim()}` : err.trim());
-  } else message = boundMessage(body.filter((l) => !/^\s*\d+:/.test(l) && !isFrame(l) && l.trim() !== first).join("\n"));
+  } else message = boundMessage(body.filter((l) => !/^\s*\d+:/.test(l) && !isFrame(l) && !(at && l.trim() === first)).join("\n"));
   // A thrown error is placed where it was thrown (its stack's first frame in the project), as AVA 6 does.
   const frame = firstProjectFrame(text, cwd);
   if (err && frame) loc = frame;

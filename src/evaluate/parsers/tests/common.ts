@@ -30,7 +30,7 @@ export const MAX_CASES = 10_000;
 
 export function counts(
   format: string,
-  c: { passed: number | null; failed: number | null; skipped: number | null; total?: number | null },
+  c: { passed: number | null; failed: number | null; skipped: number | null; total?: number | null; units?: TestCounts["units"]; testsRan?: number },
   failures: TestFailure[],
   note?: string,
   cases?: TestCase[],
@@ -38,6 +38,7 @@ export function counts(
   const list = dedupeFailures(failures).slice(0, MAX_FAILURES);
   const total = c.total !== undefined ? c.total : c.passed === null || c.failed === null || c.skipped === null ? null : c.passed + c.failed + c.skipped;
   const out: TestCounts = { passed: c.passed, failed: c.failed, skipped: c.skipped, total, failures: list, format };
+  if (c.units) Object.assign(out, { units: c.units }, c.testsRan !== undefined ? { testsRan: c.testsRan } : {});
   if (note) out.note = note;
   if (cases && cases.length > 0 && cases.length <= MAX_CASES) out.cases = cases;
   return out;

@@ -6,7 +6,8 @@
  * Counts come from the `<testcase>` elements, not from the suites' `tests`/`failures` attributes,
  * because producers disagree on those (mocha's xunit counts a failed hook as an error but not as a
  * test; pytest counts xfail as skipped). A testcase with `<failure>` or `<error>` failed; with
- * `<skipped>` it did not run.
+ * `<skipped>` it did not run. A testcase with several failures (pytest writes one per failed subtest) is
+ * one failed test counting each of them, as the report's `failures` does.
  */
 import { XMLParser } from "fast-xml-parser";
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
@@ -44,6 +45,7 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
+  let testsFailed = 0;
   const failures: TestFailure[] = [];
   const cases: TestCase[] = [];
   const visitSuite = (suite: Record<string, unknown>, suiteFile: string | undefined): void => {
@@ -55,10 +57,18 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
       // cancelledByParent <failure>; it never ran, as node's own TAP totals say.
       const cancelledSkip = asArray(tc.skipped).length > 0 && problems.every((p) => isRecord(p) && p["@type"] === "cancelledByParent");
       if (problems.length > 0 && !cancelledSkip) {
-        failed++;
         const f = caseFailure(tc, problems[0], file, cwd);
-        failures.push(f);
-        cases.push({ name: f.name, status: "failed" });
+        testsFailed++;
+        if (problems.length === 1) {
+          failed++;
+          failures.push(f);
+          cases.push({ name: f.name, status: "failed" });
+        } else {
+          // pytest writes a failure per failed subtest into its test's case, and counts each (failures="24").
+          failed += problems.length;
+          failures.push({ ...f, message: `${f.message ? `${f.message}\n` : ""}(${problems.length} failures in this test case, as its subtests'; the first is shown)` });
+          cases.push({ name: f.name, status: "failed", units: { passed: 0, failed: problems.length, skipped: 0 } });
+        }
       } else if (asArray(tc.skipped).length > 0) {
         skipped++;
         cases.push({ name: caseName(tc), status: "skipped" });
@@ -70,7 +80,8 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
     for (const child of asArray(suite.testsuite)) if (isRecord(child)) visitSuite(child, file);
   };
   for (const root of roots) if (isRecord(root)) visitSuite(root, undefined);
-  return counts("junit", { passed, failed, skipped }, failures, undefined, cases);
+  const units = failed > testsFailed ? { units: "subtests" as const, testsRan: passed + testsFailed } : {};
+  return counts("junit", { passed, failed, skipped, ...units }, failures, undefined, cases);
 }
 
 function asArray(v: unknown): unknown[] {

@@ -1,6 +1,6 @@
 /**
- * Mocha: the JSON reporter (`--reporter json`), the spec reporter (the default: `2 passing (5ms)`,
- * `2 pending`, `3 failing`, then numbered failures) and the "Exception during run" that mocha prints
+ * Mocha: the JSON reporter (`--reporter json`), the spec and dot reporters (`2 passing (5ms)`,
+ * `2 pending`, `3 failing`, then numbered failures; spec names every test in its tree) and the "Exception during run" that mocha prints
  * instead of any result when a test file cannot be loaded.
  *
  * A failing `before all` hook is reported by mocha as a failure but not as a test; it is counted as a
@@ -56,9 +56,10 @@ export function parseMochaSpec(input: TestInput): TestCounts | null {
   const passed = Number(PASSING_RE.exec(lines[passingAt]!)![1]);
   let skipped = 0;
   let failed = 0;
-  // The counts follow "passing" line by line; the first failure may come right after them (no "pending").
   let i = passingAt + 1;
-  for (; i < lines.length && i < passingAt + 3; i++) {
+  // `N pending` and `N failing` follow (each only when not 0); the first failure's head can come right
+  // after them, within the lines looked at here, and is read below.
+  for (; i < lines.length && i < passingAt + 4 && !/^\s+\d+\) /.test(lines[i]!); i++) {
     const p = PENDING_RE.exec(lines[i]!);
     const f = FAILING_RE.exec(lines[i]!);
     if (!p && !f) break;

@@ -5,7 +5,9 @@
  * short test summary (`FAILED tests/test_a.py::test_x - assert 7 == 6`) that gives the node ids.
  *
  * Errors (a fixture that raised, a module that failed to import during collection) count as failed
- * tests; xfailed counts as skipped and xpassed as passed, as pytest's exit status treats them.
+ * tests; xfailed counts as skipped and xpassed as passed, as pytest's exit status treats them. A failed
+ * subtest (pytest 9) is counted as pytest counts it, in "failed", and named by its test and what pytest
+ * shows of it; the counts then say they are in units (TestCounts.units) and how many tests ran.
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
@@ -52,33 +54,28 @@ export function parsePytest(input: TestInput): TestCounts | null {
   }
   if (summaryAt < 0) return null;
   const passed = (tallies.passed ?? 0) + (tallies.xpassed ?? 0);
-  // pytest 9's subtests: a failed subtest (`SUBFAILED[...] id - msg`) is counted in "failed" next to
-  // its test, which fails too. Tests are counted as tests whatever the reporter: subtests are parts.
-  let subfailed = 0;
-  for (let i = 0; i < summaryAt; i++) if (lines[i]!.startsWith("SUBFAILED")) subfailed++;
-  const failed = Math.max(0, (tallies.failed ?? 0) - (tallies["subtests failed"] === undefined ? subfailed : 0)) + (tallies.error ?? 0);
+  // pytest 9's subtests (its `subtests` fixture, unittest's subTest): each failed subtest is a
+  // `SUBFAILED[msg] (i=3) node::id - message` line of its own and counted in "failed", beside its test
+  // (which fails with "contains 1 failed subtest", or, for unittest's subTest, passes). The counts are
+  // pytest's; the tests are the failed ones less the subtests (identity tracks tests: a fixed subtest is
+  // no longer reported at all).
+  const nodeIds = readShortSummary(lines, summaryAt);
+  const subfailed = nodeIds.filter((n) => n.kind === "subfailure").length;
+  const failed = (tallies.failed ?? 0) + (tallies.error ?? 0);
   const skipped = (tallies.skipped ?? 0) + (tallies.xfailed ?? 0);
+  // The pytest-subtests plugin (before pytest 9) counts them apart: "1 failed, 2 subtests failed".
+  const units = subfailed > 0 && tallies["subtests failed"] === undefined && subfailed <= failed;
 
   const sections = readSections(lines, summaryAt);
-  const nodeIds = readShortSummary(lines, summaryAt);
   const index = indexNodeIds(nodeIds);
   const failures: TestFailure[] = [];
   const usedIds = new Set<NodeId>();
   // --tb=line sections have no title: they follow the order of the summary, per kind.
-  const inOrder = { failure: nodeIds.filter((n) => n.kind === "failure"), error: nodeIds.filter((n) => n.kind === "error") };
-  const nextInOrder = { failure: 0, error: 0 };
-  // A subtest's section (`test_x [msg] (i=3)`) explains its test's failure ("contains 1 failed subtest").
-  const subDetail = new Map<string, { message?: string; loc?: { file: string; line: number } }>();
+  const inOrder = { failure: nodeIds.filter((n) => n.kind === "failure"), error: nodeIds.filter((n) => n.kind === "error"), subfailure: nodeIds.filter((n) => n.kind === "subfailure") };
+  const nextInOrder = { failure: 0, error: 0, subfailure: 0 };
+  // A test's "contains 1 failed subtest" section is placed where its first failed subtest failed.
+  const subLoc = new Map<string, { file: string; line: number }>();
   for (const s of sections) {
-    const sp = s.title.indexOf(" ");
-    if (sp <= 0 || !/^[[(]/.test(s.title.slice(sp + 1))) continue;
-    const base = s.title.slice(0, sp);
-    if (subDetail.has(base)) continue;
-    const d = sectionDetails(s.lines, cwd);
-    subDetail.set(base, { message: d.message ? `${s.title.slice(sp + 1)}: ${d.message}` : undefined, loc: d.loc });
-  }
-  for (const s of sections) {
-    if (/^\S+ [[(]/.test(s.title)) continue;
     const { name, kind } = sectionName(s);
     let id: NodeId | undefined;
     if (s.title === "") {
@@ -90,16 +87,20 @@ export function parsePytest(input: TestInput): TestCounts | null {
       id = takeNodeId(index, name, kind, usedIds);
     }
     if (id) usedIds.add(id);
-    const sd = subDetail.get(name);
-    const { message, loc } = sd?.message ? sd : sectionDetails(s.lines, cwd);
-    failures.push(failure(id?.id ?? name, message ?? id?.message, loc ?? fileOfNodeId(id?.id, cwd)));
+    const d = sectionDetails(s.lines, cwd);
+    if (kind === "subfailure" && d.loc) {
+      const base = (id?.id ?? name).replace(/ [[(].*$/, "");
+      if (!subLoc.has(base)) subLoc.set(base, d.loc);
+    }
+    failures.push(ofTest(failure(id?.id ?? name, d.message ?? id?.message, d.loc ?? (id ? subLoc.get(id.id) : undefined) ?? fileOfNodeId(id?.id, cwd)), id));
   }
   // Failures listed only in the short summary (`--tb=no`, or sections cut by a capped output).
   for (const n of nodeIds) {
     if (usedIds.has(n)) continue;
-    failures.push(failure(n.id, n.message, fileOfNodeId(n.id, cwd)));
+    failures.push(ofTest(failure(n.id, n.message, fileOfNodeId(n.id, cwd)), n));
   }
-  const r = counts("pytest", { passed, failed, skipped }, failures, undefined, verboseCases(lines, summaryAt, passed, skipped, failed));
+  const tally = units ? { passed, failed, skipped, units: "subtests" as const, testsRan: passed + failed - subfailed } : { passed, failed, skipped };
+  const r = counts("pytest", tally, failures, undefined, verboseCases(lines, summaryAt, passed, skipped, failed, units ? nodeIds : []));
   if (summaries > 1) r.note = `the output holds ${summaries} summary lines (something besides pytest printed one); the one with the most failures counts`;
   return r;
 }
@@ -129,7 +130,7 @@ function verboseOutcome(line: string): { id: string; word: (typeof VERBOSE_WORDS
  * tests, `-s`, or xdist's `[gw0]` prefixes would otherwise make tests look missing; a test that passed
  * and then errored in teardown is in both tallies, so such a run is tracked by counts).
  */
-function verboseCases(lines: string[], end: number, passed: number, skipped: number, failed: number): TestCase[] | undefined {
+function verboseCases(lines: string[], end: number, passed: number, skipped: number, failed: number, subfailures: NodeId[]): TestCase[] | undefined {
   const status = new Map<string, TestCase["status"]>();
   for (let i = 0; i < end; i++) {
     const line = lines[i]!;
@@ -142,9 +143,26 @@ function verboseCases(lines: string[], end: number, passed: number, skipped: num
     // Past MAX_CASES the suite is tracked by counts (common.ts): stop gathering names.
     if (status.size > MAX_CASES) return undefined;
   }
-  const cases = [...status].map(([name, st]) => ({ name, status: st }));
+  // Each failed subtest is a failed unit of its test (pytest counts it in "failed"; a unittest test whose
+  // subtests failed is itself PASSED).
+  const subs = new Map<string, number>();
+  for (const n of subfailures) {
+    if (n.kind !== "subfailure") continue;
+    const node = n.id.slice(0, n.id.indexOf(" "));
+    subs.set(node, (subs.get(node) ?? 0) + 1);
+  }
+  const cases: TestCase[] = [...status].map(([name, st]) => {
+    const k = subs.get(name);
+    return k === undefined ? { name, status: st } : { name, status: st, units: { passed: st === "passed" ? 1 : 0, failed: k + (st === "failed" ? 1 : 0), skipped: 0 } };
+  });
   const n = (st: TestCase["status"]) => cases.filter((c) => c.status === st).length;
-  return n("passed") === passed && n("skipped") === skipped && n("failed") <= failed ? cases : undefined;
+  const failedUnits = cases.reduce((sum, c) => sum + (c.units?.failed ?? (c.status === "failed" ? 1 : 0)), 0);
+  return n("passed") === passed && n("skipped") === skipped && failedUnits <= failed ? cases : undefined;
+}
+
+/** A subtest's failure names its test (its node id). */
+function ofTest(f: TestFailure, id: NodeId | undefined): TestFailure {
+  return id?.kind === "subfailure" ? { ...f, test: id.id.slice(0, id.id.indexOf(" ")) } : f;
 }
 
 function fileOfNodeId(id: string | undefined, cwd?: string): { file: string } | undefined {
@@ -186,7 +204,9 @@ function readSections(lines: string[], end: number): Section[] {
   return out;
 }
 
-function sectionName(s: Section): { name: string; kind: "failure" | "error" } {
+function sectionName(s: Section): { name: string; kind: NodeId["kind"] } {
+  // A subtest's section: `TestData.test_valid [boolean]`, `test_doubles [double] (i=3)`, `test_one (i=2)`.
+  if (s.kind === "failure" && /^\S+ [[(]/.test(s.title)) return { name: s.title, kind: "subfailure" };
   const setup = /^ERROR at (?:setup|teardown) of (.+)$/.exec(s.title);
   if (setup) return { name: setup[1]!, kind: "error" };
   const collecting = /^ERROR collecting (.+)$/.exec(s.title);
@@ -195,8 +215,9 @@ function sectionName(s: Section): { name: string; kind: "failure" | "error" } {
 }
 
 interface NodeId {
+  /** A subtest's is its test's node id, a space and what pytest shows of it: `x.py::test_a [msg] (i=3)`. */
   id: string;
-  kind: "failure" | "error";
+  kind: "failure" | "error" | "subfailure";
   message?: string;
 }
 
@@ -204,6 +225,11 @@ function readShortSummary(lines: string[], end: number): NodeId[] {
   const out: NodeId[] = [];
   for (let i = 0; i < end; i++) {
     const line = lines[i]!;
+    if (line.startsWith("SUBFAILED")) {
+      const sub = subfailedLine(line);
+      if (sub) out.push(sub);
+      continue;
+    }
     if (!(line.startsWith("FAILED ") || line.startsWith("ERROR "))) continue;
     const kind = line.startsWith("FAILED ") ? "failure" : "error";
     const rest = line.slice(kind === "failure" ? 7 : 6);
@@ -215,6 +241,20 @@ function readShortSummary(lines: string[], end: number): NodeId[] {
     out.push(message ? { id, kind, message } : { id, kind });
   }
   return out;
+}
+
+/** `SUBFAILED[msg] (i=3) tests/x.py::test_a - message`: what shows the subtest comes before the node id. */
+function subfailedLine(line: string): NodeId | undefined {
+  const dash = line.indexOf(" - ");
+  const head = dash >= 0 ? line.slice("SUBFAILED".length, dash) : line.slice("SUBFAILED".length);
+  // The node id is the path with `.py::` (a parametrized id may hold spaces, a path does not).
+  const py = head.indexOf(".py::");
+  const space = py < 0 ? -1 : head.lastIndexOf(" ", py);
+  const node = head.slice(space + 1).trim();
+  const what = head.slice(0, Math.max(0, space)).trim();
+  if (space < 0 || what === "" || !/^[^\s:]+\.py::\S/.test(node)) return undefined;
+  const message = dash >= 0 ? line.slice(dash + 3).trim() : "";
+  return { id: `${node} ${what}`, kind: "subfailure", ...(message ? { message } : {}) };
 }
 
 /**

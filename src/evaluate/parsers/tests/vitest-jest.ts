@@ -4,11 +4,13 @@
  *
  * A test file that fails before any test runs (an import that does not resolve, a syntax error) has no
  * test results of its own; it is counted as one failed test named after the file, so that a broken
- * suite lowers the score instead of silently disappearing from the totals.
+ * suite lowers the score instead of silently disappearing from the totals; it is placed at the line its
+ * error gives. A test is named by its suites and title (`suite > title`), without its file, whichever
+ * reporter printed it: vitest's verbose lines and failure headers print the file first.
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
-import { boundMessage, findJson, firstProjectFrame, indentOf, isRecord, normalizePath, num, str } from "../util.js";
-import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
+import { boundMessage, cleanText, findJson, firstProjectFrame, indentOf, isRecord, normalizePath, num, str } from "../util.js";
+import { counts, failure, MAX_CASES, TAIL_LINES, type TestInput } from "./common.js";
 
 function isJestJson(v: unknown): v is Record<string, unknown> {
   return isRecord(v) && typeof v.numTotalTests === "number" && Array.isArray(v.testResults);
@@ -52,7 +54,7 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
       suiteFailed++;
       cases.push({ name, status: "failed" });
       const messages = Array.isArray(a.failureMessages) ? a.failureMessages.filter((m): m is string => typeof m === "string") : [];
-      const text = messages.join("\n");
+      const text = cleanText(messages.join("\n"));
       const frame = firstProjectFrame(text, cwd);
       const loc = frame ?? locationField(a.location, file);
       failures.push(failure(name, boundMessage(text), loc ?? (file ? { file } : undefined)));
@@ -62,11 +64,25 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
     if (status === "failed" && suiteFailed === 0) {
       // The file itself failed: import error, syntax error, a throwing hook outside any test.
       failed++;
-      const text = suiteMessage ?? "";
-      failures.push(failure(file || "(test file)", boundMessage(stripJestSuiteHeader(text)), firstProjectFrame(text, cwd) ?? (file ? { file } : undefined)));
+      const text = cleanText(suiteMessage ?? "");
+      failures.push(failure(file || "(test file)", boundMessage(stripJestSuiteHeader(text)), fileErrorPlace(text, file, cwd) ?? firstProjectFrame(text, cwd) ?? (file ? { file } : undefined)));
     }
   }
   return counts(format, { passed, failed, skipped }, failures, undefined, cases);
+}
+
+/**
+ * Where a test file that could not be loaded has its error, when the error says: a parse error's
+ * `╭─[ test/a.test.ts:4:23 ]` (oxc), `File: /abs/test/a.test.js:1:0` (vite's import analysis) or
+ * `test/a.test.ts:4:23: ERROR: ...` (esbuild). Only a place in that file is taken.
+ */
+function fileErrorPlace(text: string, file: string, cwd?: string): { file: string; line: number } | undefined {
+  if (!file) return undefined;
+  for (const line of text.split("\n", 400)) {
+    const m = /(?:╭─\[ ?|^\s*File: |^\s*)(\S+?):(\d+):\d+(?: ?\]|: ERROR:|\s*$)/.exec(line);
+    if (m && normalizePath(m[1]!, cwd) === file) return { file, line: Number(m[2]) };
+  }
+  return undefined;
 }
 
 function locationField(v: unknown, file: string): { file?: string; line?: number } | undefined {
@@ -158,11 +174,9 @@ export function parseVitestText(input: TestInput): TestCounts | null {
       if (section === "suites" || suiteForm) {
         suiteErrors++;
         const file = normalizePath(suiteForm ? suiteForm[1]! : h, cwd);
-        failures.push(failure(file, message, loc ?? { file }));
+        failures.push(failure(file, message, loc ?? fileErrorPlace(body.join("\n"), file, cwd) ?? { file }));
       } else {
-        const parts = h.split(" > ");
-        const file = normalizePath(parts[0]!, cwd);
-        const name = parts.length > 1 ? parts.slice(1).join(" > ") : parts[0]!;
+        const { file, name } = splitTitle(h, cwd);
         failures.push(failure(name, message, loc ?? { file }));
       }
     }
@@ -182,7 +196,38 @@ export function parseVitestText(input: TestInput): TestCounts | null {
     "vitest",
     { passed: summary.passed, failed: summary.failed + suiteErrors + unhandled, skipped: summary.skipped },
     failures,
+    undefined,
+    verboseCases(lines, cwd, summary),
   );
+}
+
+/** `test/a.test.ts > suite > title`: the file, and the test's name as vitest's JSON and JUnit reporters name it. */
+function splitTitle(h: string, cwd?: string): { file: string; name: string } {
+  const parts = h.split(" > ");
+  return { file: normalizePath(parts[0]!, cwd), name: parts.length > 1 ? parts.slice(1).join(" > ") : parts[0]! };
+}
+
+// The verbose reporter's line per test: `✓ test/a.test.ts > suite > title 5ms`, `×` failed, `↓` skipped,
+// `□` todo. The default reporter lists the tests of a failing file by title alone (no suites): not names.
+const VERBOSE_RE = /^ {1,2}([✓×↓□]) (\S[^>]*? > .+?)(?: \d+(?:\.\d+)?m?s)?$/;
+
+/**
+ * The verbose reporter names every test with its file, as its failures are headed (`FAIL test/a.test.ts >
+ * suite > title`); a test is named as its failure is, without the file, so that its passing and failing
+ * forms are one test. Used only when the lines account for the summary's counts.
+ */
+function verboseCases(lines: string[], cwd: string | undefined, c: { passed: number; failed: number; skipped: number }): TestCase[] | undefined {
+  const cases: TestCase[] = [];
+  for (const line of lines) {
+    if (!line.startsWith(" ")) continue;
+    const m = VERBOSE_RE.exec(line);
+    if (!m) continue;
+    const status: TestCase["status"] = m[1] === "✓" ? "passed" : m[1] === "×" ? "failed" : "skipped";
+    cases.push({ name: splitTitle(m[2]!, cwd).name, status });
+    if (cases.length > MAX_CASES) return undefined;
+  }
+  const n = (st: TestCase["status"]) => cases.filter((x) => x.status === st).length;
+  return cases.length > 0 && n("passed") === c.passed && n("skipped") === c.skipped && n("failed") === c.failed ? cases : undefined;
 }
 
 export function parseJestText(input: TestInput): TestCounts | null {
