@@ -155,6 +155,8 @@ export function renderFeedback(args: {
   const seen = (f: TestFailure) => passing.has(f.name) || (f.test !== undefined && passing.has(f.test));
   const fixed = gone.filter(seen);
   const unseen = gone.filter((f) => !seen(f));
+  const t = ev.commands.test;
+  const allPass = !!t && !t.skipped && t.exitCode === 0 && !t.timedOut && !!ev.tests && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0;
   const isBuild = (d: Correlated<Diagnostic>) => d.item.command === "build" || d.item.command === undefined;
   const errors = args.diagnostics.filter((d) => d.item.severity === "error");
   const sections: { title: string; lines: string[] }[] = [
@@ -162,7 +164,11 @@ export function renderFeedback(args: {
     { title: step === 0 ? "failing at baseline" : "new test failures", lines: args.failures.filter((f) => f.introducedAtStep === step).map(showFail) },
     { title: "still failing", lines: args.failures.filter((f) => f.introducedAtStep !== step).map(showFail) },
     { title: "newly fixed", lines: fixed.map((f) => truncate(f.name, 120)) },
-    { title: "no longer reported, not seen passing", lines: unseen.map((f) => truncate(f.name, 120)) },
+    // With the whole suite passing, tests that stopped failing are not a warning: the runner just names
+    // no passing test (vitest's default reporter, pytest subtests without -v). One line, not a list.
+    allPass && unseen.length > 0
+      ? { title: "no longer failing, not named by the runner", lines: [`${unseen.length} earlier failure${unseen.length === 1 ? "" : "s"} (${unseen.slice(0, 3).map((f) => truncate(f.name, 60)).join(", ")}${unseen.length > 3 ? ", …" : ""}); the suite passes`] }
+      : { title: "no longer reported, not seen passing", lines: unseen.map((f) => truncate(f.name, 120)) },
     { title: "errors from lint, tests and checks", lines: groupDiagnostics(errors.filter((d) => !isBuild(d))).map(showGroup) },
     { title: "warnings", lines: groupDiagnostics(args.diagnostics.filter((d) => d.item.severity !== "error")).map(showGroup) },
   ];
