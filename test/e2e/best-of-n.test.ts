@@ -139,7 +139,8 @@ describe("best of N", () => {
     await fresh.close();
 
     // The session's end removes its pool worktrees; nothing of the user's changed; git is sound.
-    const poolRoot = path.join(repo, ".git", "trm", "pool");
+    // Beside the session worktree, in code-trm's folder of the repository (outside .git).
+    const poolRoot = path.resolve(s.worktreePath, "..", "..", "pool");
     expect(readdirSync(poolRoot).filter((n) => n.includes(id))).toHaveLength(3);
     await srv.call("trm_end_session", { sessionId: id });
     expect(existsSync(poolRoot) ? readdirSync(poolRoot).filter((n) => n.includes(id)) : []).toEqual([]);
@@ -258,7 +259,8 @@ describe("best of N", () => {
     await next.close();
 
     // Abandoned (its worktree deleted by hand, no server): prune removes its pool worktrees too.
-    const poolRoot = path.join(repo, ".git", "trm", "pool");
+    // Beside the session worktree, in code-trm's folder of the repository (outside .git).
+    const poolRoot = path.resolve(s.worktreePath, "..", "..", "pool");
     expect(readdirSync(poolRoot).filter((n) => n.includes(id))).toHaveLength(2);
     spawnSync("rm", ["-rf", s.worktreePath]);
     const pruned = cli(repo, "prune");

@@ -5,6 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, MEDIAN_WRONG, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeMessy, makeRepo, ROOT, tmpDir } from "../helpers/repo.js";
+import { workRoot } from "../../src/git/refs.js";
+
+/** `f` as the server with that state folder computes it. */
+function withStateDir<T>(dir: string, f: () => T): T {
+  const was = process.env.CODE_TRM_STATE_DIR;
+  process.env.CODE_TRM_STATE_DIR = dir;
+  try {
+    return f();
+  } finally {
+    if (was === undefined) delete process.env.CODE_TRM_STATE_DIR;
+    else process.env.CODE_TRM_STATE_DIR = was;
+  }
+}
 
 type Any = Record<string, any>;
 const BIN = path.join(ROOT, "dist", "cli", "main.js");
@@ -410,14 +423,17 @@ describe("prune", () => {
     expect(g(repo, "for-each-ref", "--format=%(refname)")).toContain(`refs/heads/trm/${active}`);
     expect(checkoutState(repo)).toEqual(userState);
     g(repo, "fsck", "--no-progress");
-  });
+  }, 180_000);
 });
 
 describe("prune after an interrupted pull request evaluation", () => {
   it("removes the temporary worktrees and fetched refs it left once they are an hour old, and only then", async () => {
     const repo = makeRepo("js-stats");
     const common = path.join(repo, ".git");
-    const wt = path.join(common, "trm", "review", "trm-review-0badcafe-head");
+    // Where an evaluation puts them: code-trm's folder of the repository, in the state folder.
+    const reviewRoot = path.join(withStateDir(srv.stateDir, () => workRoot(common)), "review");
+    mkdirSync(reviewRoot, { recursive: true });
+    const wt = path.join(reviewRoot, "trm-review-0badcafe-head");
     g(repo, "worktree", "add", "-q", "--detach", "--lock", "--reason", "code-trm session review-head", wt, "HEAD");
     g(repo, "update-ref", "refs/trm/review/pr-7-abc123/head", "HEAD");
     const fresh = cli(repo, "prune", "--dry-run");

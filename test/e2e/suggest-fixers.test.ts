@@ -42,21 +42,22 @@ afterAll(async () => {
   await srv.close();
 });
 
-const scratchLeft = (repo: string) => {
-  const tmp = path.join(repo, ".git", "trm", "tmp");
-  return existsSync(tmp) ? readdirSync(tmp) : [];
+/** What the fixers left in code-trm's scratch folder of the repository (beside the session's worktree). */
+const scratchLeft = (worktree: string) => {
+  const tmp = path.resolve(worktree, "..", "..", "tmp");
+  return existsSync(tmp) ? readdirSync(tmp).filter((n) => !n.startsWith("index-")) : [];
 };
 
 /** Starts a session, asks for fixes, submits the one from `fixer`, and checks the checkout stayed as it was. */
 async function fixRoundTrip(fixture: string, start: Any, fixer: string, prepare?: (sessionId: string) => Promise<void>) {
   const repo = makeRepo(fixture);
   const before = checkoutState(repo);
-  const { sessionId, preflight } = await srv.call<Any>("trm_start_session", { repoPath: repo, preflight: true, ...start });
+  const { sessionId, preflight, worktreePath } = await srv.call<Any>("trm_start_session", { repoPath: repo, preflight: true, ...start });
   if (prepare) await prepare(sessionId);
   const fix = await srv.call<Any>("trm_suggest_fix", { sessionId });
   const s = fix.suggestions.find((x: Any) => x.fixer === fixer);
   expect(s, JSON.stringify(fix)).toBeDefined();
-  expect(scratchLeft(repo)).toEqual([]);
+  expect(scratchLeft(worktreePath)).toEqual([]);
   const step = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: s.candidateToFix, rationale: s.rationale });
   expect(checkoutState(repo)).toEqual(before);
   return { fix, s, step, preflight };

@@ -1,3 +1,4 @@
+import { scratchDir } from "../../../src/git/refs.js";
 import { cpSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -23,7 +24,7 @@ function installReal(repo: string): void {
 }
 const lintCmd = (repo: string) => `node ${path.join(repo, "node_modules", "eslint", "bin", "eslint.js")} src`;
 const scratchLeft = (commonDir: string) => {
-  const tmp = path.join(commonDir, "trm", "tmp");
+  const tmp = scratchDir(commonDir);
   return existsSync(tmp) ? readdirSync(tmp).filter((n) => n.startsWith("eslint-")) : [];
 };
 
