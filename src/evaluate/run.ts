@@ -7,7 +7,7 @@ import { heldCredential, isSecretName, redact, secretValues, StreamRedactor } fr
 import { stripAnsi } from "../util/text.js";
 import { forgetGroup, recordGroup, recordMarker } from "./orphans.js";
 import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
-import { killMarked, RUN_MARKER, sweepStart } from "./sweep.js";
+import { killMarked, RUN_MARKER } from "./sweep.js";
 import type { CommandOutput } from "./types.js";
 
 export interface RunOptions {
@@ -198,8 +198,6 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     }
   }
   const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd) : [shell, "-c", cmd];
-  // Before the spawn: the sweep's bounds count from no later than the command's start (sweep.ts).
-  const spawnedAt = sweepStart();
   // node's own spawn, not execa: nothing of execa's is used here (output is streamed, the group and the
   // timeout are handled below), and it cost ~1 ms more per command (bench/command-cost.mjs).
   // spawn throws for most start failures (ENOTDIR, E2BIG, ...): only a few come as an 'error' event.
@@ -274,8 +272,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     if (ticker) clearInterval(ticker);
     opts.signal?.removeEventListener("abort", onAbort);
     // Whatever left the group (setsid, daemons) goes too: nothing a command starts outlives it.
-    const since = pid === undefined ? undefined : { pid, ...spawnedAt };
-    killMarked(RUN_MARKER, marker, since);
+    killMarked(RUN_MARKER, marker);
     liveMarkers.delete(marker);
     if (pid !== undefined) {
       killGroup(pid, "SIGKILL");
