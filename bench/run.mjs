@@ -14,7 +14,7 @@ const benches = [
   ["best of N: 1, 2 and 4 candidates whose test sleeps 2 s, maxParallel 4 (issue 13)", "best-of-n.mjs"],
   // 50,000 files take minutes: run `node bench/step-cost.mjs` alone for them.
   ["a step's own cost and session start at 500 / 5,000 files, 10 / 200 steps (issue 12)", "step-cost.mjs", "500,5000"],
-  ["three commands: bare spawn, execa, runCommand fresh and in shells started ahead (issue 12)", "command-cost.mjs"],
+  ["three commands: bare spawn, execa, runCommand (issue 12)", "command-cost.mjs"],
   ["what a larger server costs each spawn (issue 12)", "fork-cost.mjs"],
   ["what this machine charges for file calls and memory right after a pause (issue 12)", "idle-cost.mjs"],
 ];

@@ -8,8 +8,7 @@ import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
 import { environmentNotices, readGoModule, realOr } from "./environment.js";
-import { runCommand, warmAfter, type RunResult } from "./run.js";
-import { evaluating } from "./warm-shells.js";
+import { runCommand, type RunResult } from "./run.js";
 import type { Sandbox } from "./sandbox.js";
 import { perfScore, testsPassed, testsScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
 import { markersSeen, splitAndChain, splitChainOutput, stripMarkers, wrapChain, type WrappedChain } from "./chain.js";
@@ -88,8 +87,6 @@ export interface EvaluateOptions {
   sandbox?: Sandbox;
   /** The user's checkout and the folders linked from it: output naming other files of it is reported. */
   checkout?: { root: string; linked: string[] };
-  /** The commands run in shells started ahead, and shells are started for the next evaluation (warm-shells.ts). */
-  warm?: boolean;
 }
 
 export class EvaluationCancelled extends Error {
@@ -117,16 +114,6 @@ export interface EvaluationRun {
  * cancellation throws.
  */
 export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
-  // No shell is started for the next evaluation while this one runs (warm-shells.ts).
-  const idle = evaluating(opts.cwd);
-  try {
-    return await evaluateIn(opts);
-  } finally {
-    idle();
-  }
-}
-
-async function evaluateIn(opts: EvaluateOptions): Promise<EvaluationRun> {
   const commands: Evaluation["commands"] = {};
   const results: Record<string, RunResult> = {};
   const logs: Record<string, string> = {};
@@ -161,7 +148,6 @@ async function evaluateIn(opts: EvaluateOptions): Promise<EvaluationRun> {
         groupFile,
         passEnv: opts.passEnv,
         sandbox: opts.sandbox,
-        warm: opts.warm,
       });
     let res = await exec(chain ? chain.cmd : cmd);
     // A success that printed fewer markers than parts means the wrapping changed what the command does
@@ -243,8 +229,6 @@ async function evaluateIn(opts: EvaluateOptions): Promise<EvaluationRun> {
   }
   const commandsMs = Math.round(performance.now() - wallStart);
   profileMark("commands");
-  // As many shells as commands ran wait for the next evaluation here, started after this one's reply.
-  if (opts.warm) warmAfter(opts.cwd, opts, Object.values(commands).filter((c) => c && !c.skipped).length);
   // Concurrent commands finish in any order; the record lists them in the order they are configured.
   const order = ["build", "quickTest", "test", "lint", ...(opts.checks ?? []).map((c) => `check:${c.name}`), "bench"];
   for (const k of order) {

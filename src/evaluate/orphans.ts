@@ -22,7 +22,7 @@ export function startTime(pid: number): string | null {
  * The fields of /proc/<pid>/stat after the command name, which is parenthesised and may itself contain
  * spaces: the first is the state (field 3). Throws when the process is gone (or not Linux).
  */
-export function statFields(pid: number | "self"): string[] {
+function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }

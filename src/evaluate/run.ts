@@ -7,8 +7,7 @@ import { heldCredential, isSecretName, redact, secretValues, StreamRedactor } fr
 import { stripAnsi } from "../util/text.js";
 import { forgetGroup, recordGroup, recordMarker } from "./orphans.js";
 import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
-import { endOf, endWarm, takeWarm, warmable, warmUp, WARM_SHELL } from "./warm-shells.js";
-import { killMarked, lastPid, RUN_MARKER, sweepStart } from "./sweep.js";
+import { killMarked, RUN_MARKER } from "./sweep.js";
 import type { CommandOutput } from "./types.js";
 
 export interface RunOptions {
@@ -27,8 +26,6 @@ export interface RunOptions {
   passEnv?: string[];
   /** Run under bubblewrap (sandbox.ts). */
   sandbox?: Sandbox;
-  /** Run in a shell started ahead when one waits for this folder and environment (warm-shells.ts). */
-  warm?: boolean;
 }
 
 /**
@@ -101,6 +98,16 @@ class CappedText {
 
 const SHELL = existsSync("/bin/bash") ? "/bin/bash" : true;
 
+/** How a child ended: its exit once its output is closed, or why it could not start. */
+type ChildEnd = { code: number | null; signal: NodeJS.Signals | null } | { error: NodeJS.ErrnoException };
+
+/** Settles when `child` is gone and its output closed, or could not start. */
+function endOf(child: ChildProcess): Promise<ChildEnd> {
+  return new Promise((resolve) => {
+    child.once("error", (error) => resolve({ error }));
+    child.once("close", (code, signal) => resolve({ code, signal }));
+  });
+}
 
 /** Why a command could not start, with what the bare error code leaves unsaid. */
 function startFailure(err: NodeJS.ErrnoException, cwd: string): string {
@@ -128,7 +135,6 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
 }
 
 export function killAllRunning(): void {
-  endWarm();
   for (const pid of liveGroups) killGroup(pid, "SIGKILL");
   liveGroups.clear();
   for (const m of liveMarkers) killMarked(RUN_MARKER, m);
@@ -181,13 +187,10 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   }
 
   const shell = SHELL === true ? "/bin/sh" : SHELL;
-  const base = commandEnv(opts.env, opts.passEnv);
-  const warm = opts.warm && !opts.sandbox && shell === WARM_SHELL && warmable(cmd) ? takeWarm(opts.cwd, base) : null;
-  const marker = warm?.marker ?? randomBytes(8).toString("hex");
-  const env = { ...base, [RUN_MARKER]: marker };
-  // The marker is on disk before the command exists (orphans.ts recordMarker). A warm shell's command
-  // does not exist before it is handed over, after its whole record (pid, start, marker) is written.
-  if (opts.groupFile && !warm) {
+  const marker = randomBytes(8).toString("hex");
+  const env = { ...commandEnv(opts.env, opts.passEnv), [RUN_MARKER]: marker };
+  // The marker is on disk before the command exists (orphans.ts recordMarker).
+  if (opts.groupFile) {
     try {
       recordMarker(opts.groupFile, marker);
     } catch {
@@ -195,21 +198,17 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     }
   }
   const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd) : [shell, "-c", cmd];
-  // Before the spawn: the sweep's bounds count from no later than the command's start (sweep.ts). A
-  // warm shell's own pid is older than the command: what the command starts comes after the last pid now.
-  const floor = warm ? lastPid() : undefined;
-  const spawnedAt = sweepStart();
   // node's own spawn, not execa: nothing of execa's is used here (output is streamed, the group and the
   // timeout are handled below), and it cost ~1 ms more per command (bench/command-cost.mjs).
   // spawn throws for most start failures (ENOTDIR, E2BIG, ...): only a few come as an 'error' event.
   let child: ChildProcess;
   try {
-    child = warm ? warm.child : spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   } catch (err) {
     if (opts.groupFile) await forgetGroup(opts.groupFile).catch(() => undefined);
     return finish(null, null, startFailure(err as NodeJS.ErrnoException, opts.cwd));
   }
-  const ended = warm?.ended ?? endOf(child);
+  const ended = endOf(child);
   const pid = child.pid;
   if (pid !== undefined) liveGroups.add(pid);
   liveMarkers.add(marker);
@@ -259,15 +258,6 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
       child.stderr?.destroy();
     }, DRAIN_MS);
   });
-  // A warm shell gets its command once its group is on record (a fresh spawn is recorded while it starts),
-  // and only after the abort listener is attached: a cancellation during the wait would be lost. One
-  // that came meanwhile (or a timeout) already ended the shell: the command is not sent.
-  if (warm) {
-    await recorded;
-    if (!cancelled && !timedOut) warm.run(cmd);
-    else child.stdio[3]?.destroy();
-  }
-
   try {
     const res = await ended;
     if ("error" in res) {
@@ -282,8 +272,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     if (ticker) clearInterval(ticker);
     opts.signal?.removeEventListener("abort", onAbort);
     // Whatever left the group (setsid, daemons) goes too: nothing a command starts outlives it.
-    const since = pid === undefined || floor === null ? undefined : { pid: floor ?? pid, ...spawnedAt };
-    killMarked(RUN_MARKER, marker, since);
+    killMarked(RUN_MARKER, marker);
     liveMarkers.delete(marker);
     if (pid !== undefined) {
       killGroup(pid, "SIGKILL");
@@ -295,17 +284,4 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
       await forgetGroup(opts.groupFile).catch(() => undefined);
     }
   }
-}
-
-/** How long after a run its shells are started for the next: its step's reply goes first (~5 ms). */
-const WARM_DELAY_MS = 25;
-
-/**
- * After a run of `count` commands in `cwd`: shells wait there for the next run's (warm-shells.ts),
- * started once the server is idle. Not under the sandbox, whose commands are spawned as always.
- */
-export function warmAfter(cwd: string, opts: Pick<RunOptions, "env" | "passEnv" | "sandbox">, count: number): void {
-  if (opts.sandbox || SHELL !== WARM_SHELL || count <= 0) return;
-  const base = commandEnv(opts.env, opts.passEnv);
-  setTimeout(() => warmUp(cwd, base, RUN_MARKER, count), WARM_DELAY_MS).unref();
 }

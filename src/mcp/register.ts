@@ -5,7 +5,6 @@ import type { CallContext } from "../session/context.js";
 import { callContext, type SdkExtra } from "./context.js";
 import { fail, ok } from "./respond.js";
 import { profileMark } from "../util/profile.js";
-import { beginRequest } from "../util/activity.js";
 
 /** The four hints are always explicit: the SDK's defaults would call every tool destructive and open-world. */
 export type Hints = Required<Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">>;
@@ -32,15 +31,12 @@ export function registerTool<I extends ZodRawShape, O extends ZodRawShape>(serve
     // The SDK's callback generics do not follow a generic shape parameter; the input was validated against def.input.
     (async (args: unknown, extra: SdkExtra) => {
       profileMark("sdk-in");
-      const answered = beginRequest();
       try {
         const r = await def.run(args as z.infer<z.ZodObject<I>>, callContext(extra));
         profileMark("tool");
         return ok(r.structured as Record<string, unknown>, r.text);
       } catch (err) {
         return fail(err);
-      } finally {
-        answered();
       }
     }) as never,
   );

@@ -21,7 +21,6 @@ import { pythonIsolation, type PythonIsolation } from "./python-env.js";
 import { removePool } from "./worktree-pool.js";
 import { reapRecordedAll } from "../evaluate/orphans.js";
 import { killMarked } from "../evaluate/sweep.js";
-import { endWarm } from "../evaluate/warm-shells.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
 import type { BaselineNote, StepEntry, StepNote } from "./record.js";
@@ -357,8 +356,6 @@ export class Session {
       checkout: { root: this.top, linked: this.config.linkPaths },
       tickMs: progressIntervalMs(),
       groupFile: worktree === this.worktree ? this.groupFile : `${this.groupFile}.${path.basename(worktree)}`,
-      // Not in a best-of-N pool worktree: its next use is another candidate's, maybe never.
-      warm: worktree === this.worktree,
       ...commandPolicy(this.config, worktree),
     });
   }
@@ -386,7 +383,6 @@ export class Session {
       if (discard) await this.assertBranchFree();
       // Daemons a command left behind (already killed when their command ended, unless they hid).
       killMarked("TRM_SESSION_ID", this.id);
-      endWarm(this.worktree);
       closeRefWriter(this.worktree);
       closeAttributes(this.worktree);
       await removeWorktree(this.top, this.worktree);

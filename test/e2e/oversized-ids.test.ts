@@ -1,6 +1,6 @@
 /**
- * A message past LIMITS.maxRequestBytes (121 MiB) is answered from its first and last bytes only, as a
- * raw client sends it: whatever those bytes hold, the server stays up and answers the next request.
+ * A message past LIMITS.maxRequestBytes (121 MiB) is skipped unread, as a raw client sends it, and
+ * answered with an error for id null: whatever it holds, the server stays up and answers the next request.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import path from "node:path";
@@ -62,12 +62,12 @@ describe("an oversized message", () => {
     expect(srv.child.exitCode).toBeNull();
   });
 
-  it("is answered with its own id (last, as the SDK's client writes it), not one nested in its params", async () => {
+  it("is answered once with an error for id null (its id is not read), never for an id nested in its params", async () => {
     const srv = await readyServer();
     const args = { sessionId: "x", content: pad, related: [{ id: 1, note: "last edit" }] };
     await srv.write(line({ method: "tools/call", params: { name: "trm_get_state", arguments: args }, jsonrpc: "2.0", id: 2 }));
     await srv.write(line({ jsonrpc: "2.0", id: 3, method: "ping" }));
     expect(await srv.answerTo(3)).toMatchObject({ result: {} });
-    expect(srv.answers().filter((a) => a.id !== "init" && a.id !== 3)).toEqual([{ jsonrpc: "2.0", id: 2, error: expect.objectContaining({ code: -32600 }) }]);
+    expect(srv.answers().filter((a) => a.id !== "init" && a.id !== 3)).toEqual([{ jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32600 }) }]);
   });
 });

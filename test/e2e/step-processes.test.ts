@@ -3,7 +3,6 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
-import { shellsAfterFirstStep, until, waitingShellsIn } from "../helpers/processes.js";
 import { filesCandidate } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo } from "../helpers/repo.js";
 
@@ -181,33 +180,5 @@ describe("what the server loads", () => {
       console.log(JSON.stringify({ before, after: loaded() }));`;
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", probe], { encoding: "utf8" });
     expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual({ before: false, after: true });
-  });
-});
-
-describe("shells started ahead for the next step", () => {
-  it("wait in the worktree after a step, run the next step's commands, and are gone when the session ends", async () => {
-    const repo = makeRepo("js-stats");
-    const before = checkoutState(repo);
-    const srv = await startServer();
-    const { sessionId, worktreePath } = await srv.call<Any>("trm_start_session", { repoPath: repo, buildCmd: "echo build=$$", testCmd: "echo test=$$ step=$TRM_STEP", lintCmd: "echo lint=$$" });
-    const waiting = await shellsAfterFirstStep(srv, sessionId, worktreePath);
-    expect(waiting).toHaveLength(3);
-
-    await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
-    const ran: number[] = [];
-    for (const command of ["build", "test", "lint"]) {
-      const log = (await srv.call<Any>("trm_read_log", { sessionId, command })).content as string;
-      ran.push(Number(new RegExp(`${command}=(\\d+)`).exec(log)![1]));
-      // The step's own number, set in the shell that started during step 1.
-      if (command === "test") expect(log).toContain("step=2");
-    }
-    expect(ran.sort()).toEqual([...waiting].sort());
-
-    await until(() => waitingShellsIn(worktreePath).length === 3);
-    await srv.call("trm_end_session", { sessionId, discard: true });
-    await until(() => waitingShellsIn(worktreePath).length === 0);
-    expect(waitingShellsIn(worktreePath)).toEqual([]);
-    expect(checkoutState(repo)).toEqual(before);
-    await srv.close();
   });
 });
