@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
@@ -77,22 +77,30 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
   for (const dir of hidden.slice(1)) if (isRealDir(dir)) args.push("--tmpfs", dir);
   const home = os.homedir();
   const shown: string[] = [];
+  let priv: { home: string } | null = null;
   if (home && home !== "/" && isRealDir(home)) {
     hidden.push(home);
-    const priv = sb.private ? ensurePrivate(sb.private) : null;
+    priv = sb.private ? ensurePrivate(sb.private) : null;
     if (priv) args.push("--bind", priv.home, home);
     else args.push("--tmpfs", home);
     for (const p of toolchainPaths(home)) shown.push(p);
   }
+  // What goes over the home, and the masks: after the private home's fresh folders (below).
+  const over: string[] = [];
+  const masked: string[] = [];
+  const mask = (kind: "--tmpfs" | "--ro-bind", p: string, source = "/dev/null") => {
+    over.push(...(kind === "--tmpfs" ? [kind, p] : [kind, source, p]));
+    masked.push(p);
+  };
   for (const p of sb.exposed ?? []) if (existsSync(p)) shown.push(p);
-  for (const p of shown) args.push("--ro-bind", p, p);
-  for (const r of sb.readable) args.push("--ro-bind", r, r);
+  for (const p of shown) over.push("--ro-bind", p, p);
+  for (const r of sb.readable) over.push("--ro-bind", r, r);
   for (const w of sb.writable) {
-    args.push("--bind", w, w);
+    over.push("--bind", w, w);
     // The worktree's `.git` file tells the server's own git calls where the repository is: a command that
     // rewrote it could point them at a config of its own.
     const pointer = path.join(w, ".git");
-    if (existsSync(pointer)) args.push("--ro-bind", pointer, pointer);
+    if (existsSync(pointer)) mask("--ro-bind", pointer, pointer);
   }
   const visibleRoots = [...shown, ...sb.readable, ...sb.writable];
   const visible = (p: string) => visibleRoots.some((r) => isInside(r, p)) || !hidden.some((h) => isInside(h, p));
@@ -101,21 +109,34 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
     const p = path.join(home, rel);
     const st = statOrNull(p);
     if (!st || !visible(p)) continue;
-    if (st.isDirectory()) args.push("--tmpfs", p);
-    else args.push("--ro-bind", "/dev/null", p);
+    mask(st.isDirectory() ? "--tmpfs" : "--ro-bind", p);
   }
   if (sb.gitDir && sb.private) {
     // The repository's config may hold a token in a remote URL, credential helpers, programs: the
     // commands see a copy with only what git needs to read the repository.
     const config = path.join(sb.gitDir, "config");
-    if (existsSync(config)) args.push("--ro-bind", writeSafeConfig(config, sb.private), config);
+    if (existsSync(config)) mask("--ro-bind", config, writeSafeConfig(config, sb.private));
     for (const wc of [path.join(sb.gitDir, "config.worktree"), ...sb.writable.map((w) => worktreeConfigOf(w))]) {
-      if (wc && existsSync(wc)) args.push("--ro-bind", "/dev/null", wc);
+      if (wc && existsSync(wc)) mask("--ro-bind", wc);
     }
   }
   // A socket anywhere that stays visible (a docker socket in ~/.colima shown through sandboxPaths, one
   // in the checkout, /var/spool, /nix): the kernel lists every bound one; each is covered by an empty file.
-  for (const s of listeningSockets()) if (visible(s)) args.push("--ro-bind", "/dev/null", s);
+  for (const s of listeningSockets()) if (visible(s)) mask("--ro-bind", s);
+  // bwrap finds each mount point by its path, through the private home, which the commands write: a link
+  // one left there (`~/src -> …` through the worktree's mount point) would lead a mask elsewhere than
+  // the mount it covers. The first folder under the home of every mount that holds a mask is therefore
+  // a fresh tmpfs (what the command writes there does not persist); a mount point in every running
+  // sandbox, no command can swap it for a link while this one is being set up.
+  if (priv) {
+    const fresh = new Set<string>();
+    for (const m of masked) for (const r of visibleRoots) if (isInside(r, m) && isInside(home, r) && r !== home) fresh.add(path.relative(home, r).split(path.sep)[0]!);
+    for (const name of fresh) {
+      unlinkIfNotDir(path.join(priv.home, name));
+      args.push("--tmpfs", path.join(home, name));
+    }
+  }
+  args.push(...over);
   for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST"]) args.push("--unsetenv", v);
   // A TMPDIR the sandbox does not show or cannot write (one under /tmp is now the private tmpfs, where
   // it does not exist): go and cargo fail to make their work folders in it. The private /tmp instead.
@@ -221,6 +242,12 @@ function worktreeConfigOf(wt: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** A link or a file the command left where a folder of the private home must be: removed. */
+function unlinkIfNotDir(p: string): void {
+  const st = lstatSync(p, { throwIfNoEntry: false });
+  if (st && !st.isDirectory()) rmSync(p, { force: true });
 }
 
 function statOrNull(p: string) {

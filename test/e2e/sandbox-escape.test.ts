@@ -5,7 +5,7 @@
  * and every git object.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -170,6 +170,64 @@ sandboxTests("the sandbox is a boundary (bubblewrap)", () => {
     expectNoCanary(repo, h.seen);
     expect(checkoutState(repo)).toEqual(before);
     expect(w.snap()).toBe(outsideBefore);
+    await h.srv.close();
+  });
+
+  it("a link left in the private home cannot move a mask away from what it masks (the repository's config, a socket)", async () => {
+    const w = outsideWorld();
+    // The usual layout: the state folder and the checkout in the home, the checkout below a folder of its own.
+    const repo = path.join(w.home, "src", "proj");
+    mkdirSync(path.dirname(repo));
+    renameSync(repoOf(), repo);
+    const token = "ghp_linkMoveCanary7Qx2LmN0pRsTuVwXyZ01";
+    g(repo, "remote", "add", "origin", `https://x-access-token:${token}@git.example.invalid/o/r.git`);
+    const before = checkoutState(repo);
+    await socketAt(path.join(repo, "dev.sock"));
+    // The build leaves links in its home: ~/src leads through the worktree's mount point, where the
+    // worktree's own `link` sends later paths elsewhere, so that the next command's masks land in `decoy`
+    // while the checkout is mounted, unmasked, in `seen`.
+    const plant = [
+      'W=$PWD; R=$(dirname "$W"); ID=$(basename "$W"); REL=${R#$HOME/}',
+      "ln -sfn ../decoy link",
+      'mv "$HOME/.local" "$HOME/.local.old"',
+      'mkdir -p "$HOME/$REL/$ID" "$HOME/$REL/seen" "$HOME/$REL/decoy/proj/.git"',
+      'ln -s ../seen "$HOME/$REL/$ID/link"',
+      'mv "$HOME/src" "$HOME/src.old"',
+      'ln -s "$REL/$ID/link" "$HOME/src"',
+    ].join(" ; ");
+    const read = [
+      `grep -q x-access-token "$(dirname "$PWD")/seen/proj/.git/config" && echo leaked-config`,
+      // Relative: the full path is longer than a socket address may be.
+      `(cd "$(dirname "$PWD")/seen/proj" && ${probe("dev.sock", "moved")})`,
+      "node --test test/stats.test.js",
+    ].join(" ; ");
+    const h = await hostileServer({ home: w.home, stateDir: path.join(w.home, ".local", "state", "code-trm") });
+    const s = await h.call("trm_start_session", { repoPath: repo, buildCmd: plant, testCmd: read, sandbox: true, preflight: true });
+    const logs = [(await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string];
+    // The same links, as a command that won a race with a concurrent one's setup would leave them.
+    const wt = s.worktreePath as string;
+    const rel = path.relative(w.home, path.dirname(wt));
+    const privateHome = path.join(path.dirname(wt), "..", "sandbox", path.basename(wt), "home");
+    rmSync(path.join(privateHome, ".local"), { recursive: true, force: true });
+    mkdirSync(path.join(privateHome, rel, path.basename(wt)), { recursive: true });
+    for (const d of ["seen", "decoy/proj/.git"]) mkdirSync(path.join(privateHome, rel, d), { recursive: true });
+    symlinkSync("../seen", path.join(privateHome, rel, path.basename(wt), "link"));
+    rmSync(path.join(privateHome, "src"), { recursive: true, force: true });
+    symlinkSync(path.join(rel, path.basename(wt), "link"), path.join(privateHome, "src"));
+    await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("notes.txt", "a step\n") });
+    logs.push((await h.call("trm_read_log", { sessionId: s.sessionId, at: "1", command: "test" })).content as string);
+    // A file where the fresh folder goes would fail every command (bwrap cannot mount a folder on it).
+    rmSync(path.join(privateHome, "src"), { recursive: true, force: true });
+    writeFileSync(path.join(privateHome, "src"), "in the way\n");
+    await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("notes.txt", "another step\n") });
+    logs.push((await h.call("trm_read_log", { sessionId: s.sessionId, at: "2", command: "test" })).content as string);
+    for (const log of logs) {
+      expect(log).toContain("tests 4");
+      expect(log).not.toContain("leaked-config");
+      expect(log).not.toContain("reached-moved");
+    }
+    for (const srv of servers.splice(0)) await new Promise((r) => srv.close(r));
+    expect(checkoutState(repo)).toEqual(before);
     await h.srv.close();
   });
 

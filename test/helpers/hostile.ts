@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, expect } from "vitest";
-import { startServer } from "./client.js";
+import { startServer, textOf } from "./client.js";
 import { g, makeRepo, ROOT, tmpDir } from "./repo.js";
 
 export type Any = Record<string, any>;
