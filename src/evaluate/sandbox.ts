@@ -50,7 +50,7 @@ export function assertSandboxAvailable(): string {
     if (!bin) probed = null;
     else {
       try {
-        execFileSync(bin, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
+        execFileSync(bin, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
         probed = bin;
       } catch (err) {
         const why = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim().split("\n")[0];
@@ -66,8 +66,8 @@ export function assertSandboxAvailable(): string {
  * The bwrap command line around `shell -c cmd`: the filesystem read-only, the home folder, /tmp and the
  * runtime folders replaced (the home by the session's private one), toolchains and the checkout
  * re-exposed read-only, the worktree writable, every listening unix socket masked, the repository's
- * config replaced by a copy without remotes or programs, a private pid namespace that dies with the
- * command, and no network unless asked.
+ * config replaced by a copy without remotes or programs, private pid and IPC namespaces that die with
+ * the command, and no network unless asked.
  */
 export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
@@ -142,7 +142,9 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
   // it does not exist): go and cargo fail to make their work folders in it. The private /tmp instead.
   const tmpdir = process.env.TMPDIR;
   if (tmpdir && !sb.writable.some((w) => isInside(w, tmpdir))) args.push("--setenv", "TMPDIR", "/tmp");
-  args.push("--unshare-pid", "--die-with-parent", "--new-session");
+  // IPC of its own: System V shared memory, semaphores and message queues of the machine (a browser's, an
+  // X server's, a database's) are reachable by key from any process of the user otherwise.
+  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session");
   if (!sb.network) args.push("--unshare-net");
   args.push("--chdir", sb.writable[0] ?? "/", "--", shell, "-c", cmd);
   return [bin, ...args];

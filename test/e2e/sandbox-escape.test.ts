@@ -231,6 +231,32 @@ sandboxTests("the sandbox is a boundary (bubblewrap)", () => {
     await h.srv.close();
   });
 
+  it("no System V shared memory segment of the machine is readable (an IPC namespace of its own)", async () => {
+    const w = outsideWorld();
+    const repo = repoOf();
+    const key = 0x7e000000 + Math.floor(Math.random() * 0xffff);
+    // Python's ctypes reaches shmget/shmat, which node has no call for. Run on the host: a segment of
+    // this user's, as a browser, an X server or a database keeps one.
+    const shm = (op: "put" | "get" | "drop") =>
+      `python3 -c 'import ctypes,sys;l=ctypes.CDLL(None);l.shmat.restype=ctypes.c_void_p;op=sys.argv[1];i=l.shmget(${key},4096 if op=="put" else 0,0o1600 if op=="put" else 0)
+if i<0: print("no-segment")
+elif op=="put": ctypes.memmove(l.shmat(i,None,0),b"shm-"+b"canary\\0",11)
+elif op=="drop": l.shmctl(i,0,None)
+else: print("read-"+ctypes.string_at(l.shmat(i,None,0o10000)).decode())' ${op}`;
+    execFileSync("sh", ["-c", shm("put")]);
+    try {
+      expect(execFileSync("sh", ["-c", shm("get")]).toString()).toContain("read-shm-canary");
+      const h = await hostileServer({ home: w.home });
+      const s = await h.call("trm_start_session", { repoPath: repo, testCmd: `${shm("get")} ; node --test`, sandbox: true, preflight: true });
+      const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
+      expect(log).toContain("no-segment");
+      expect(log).not.toContain("shm-canary");
+      await h.srv.close();
+    } finally {
+      execFileSync("sh", ["-c", shm("drop")]);
+    }
+  });
+
   it("tools write their caches beside the dependencies in the worktree's own layer; other writes are named as the sandbox's doing", async () => {
     const w = outsideWorld();
     const repo = repoOf();
