@@ -11,7 +11,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Any, expectNoCanary, hostileServer, outsideWorld, repoOf, tmp } from "../helpers/hostile.js";
 import { filesCandidate } from "../helpers/fixtures.js";
-import { checkoutState, g } from "../helpers/repo.js";
+import { checkoutState, g, makeRepo, ROOT } from "../helpers/repo.js";
+import { shellQuote } from "../../src/util/text.js";
 
 const hasBwrap = spawnSync("sh", ["-c", "command -v bwrap"]).status === 0;
 // In CI the sandbox tests must run: .ci/run installs bubblewrap, and a missing one is a failure there.
@@ -255,6 +256,30 @@ else: print("read-"+ctypes.string_at(l.shmat(i,None,0o10000)).decode())' ${op}`;
     } finally {
       execFileSync("sh", ["-c", shm("drop")]);
     }
+  });
+
+  it("the server never loads code a sandboxed command can write: the worktree's typescript for trm_suggest_fix", async () => {
+    const w = outsideWorld();
+    const repo = makeRepo("ts-fixable");
+    const marker = path.join(w.outside, "PWNED");
+    const realTs = path.join(ROOT, "node_modules", "typescript");
+    // A typescript of the command's own in the worktree: it passes for the real one, and writes where
+    // only a process outside the sandbox can.
+    const fake = `require("fs").writeFileSync(${JSON.stringify(marker)}, "loaded by the server"); module.exports = require(${JSON.stringify(realTs)});`;
+    const plant = `mkdir -p node_modules/typescript && echo '{"name":"typescript","version":"9.9.9","main":"index.js"}' > node_modules/typescript/package.json && echo ${shellQuote(fake)} > node_modules/typescript/index.js`;
+    const tsc = `node ${path.join(realTs, "bin", "tsc")} -p .`;
+    const before = checkoutState(repo);
+    const h = await hostileServer({ home: w.home });
+    const s = await h.call("trm_start_session", { repoPath: repo, buildCmd: `${plant} && ${tsc}`, sandbox: true });
+    const step = await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("NOTES.md", "notes\n") });
+    expect(step.okBuild).toBe(false);
+    expect(existsSync(path.join(s.worktreePath as string, "node_modules", "typescript", "index.js"))).toBe(true);
+    const fix = await h.call("trm_suggest_fix", { sessionId: s.sessionId });
+    expect(fix.suggestions.length).toBeGreaterThanOrEqual(1);
+    expect(existsSync(marker)).toBe(false);
+    expect(checkoutState(repo)).toEqual(before);
+    await h.srv.close();
+    rmSync(path.dirname(repo), { recursive: true, force: true });
   });
 
   it("tools write their caches beside the dependencies in the worktree's own layer; other writes are named as the sandbox's doing", async () => {
