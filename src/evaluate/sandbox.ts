@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
@@ -116,7 +117,11 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
     // commands see a copy with only what git needs to read the repository.
     const config = path.join(sb.gitDir, "config");
     if (existsSync(config)) mask("--ro-bind", config, writeSafeConfig(config, sb.private));
-    for (const wc of [path.join(sb.gitDir, "config.worktree"), ...sb.writable.map((w) => worktreeConfigOf(w))]) {
+    // The repositories of submodules (the checkout's in modules/, each worktree's in worktrees/<name>/modules/)
+    // have configs of their own, with the remote URL `git submodule` copied, a token in it too.
+    const gitDirs = [sb.gitDir, ...subfolders(path.join(sb.gitDir, "worktrees"))];
+    for (const sub of gitDirs.flatMap((d) => submoduleConfigs(path.join(d, "modules")))) mask("--ro-bind", sub, writeSafeConfig(sub, sb.private, true));
+    for (const wc of [...gitDirs.map((d) => path.join(d, "config.worktree")), ...sb.writable.map((w) => worktreeConfigOf(w))]) {
       if (wc && existsSync(wc)) mask("--ro-bind", wc);
     }
   }
@@ -220,9 +225,10 @@ export function safeGitConfig(text: string): string {
   return `${out.join("\n")}\n`;
 }
 
-function writeSafeConfig(config: string, priv: string): string {
-  const file = path.join(priv, "gitconfig");
+/** The safe copy of `config` in `priv`: the repository's as `gitconfig`, a submodule's named by its content. */
+function writeSafeConfig(config: string, priv: string, submodule = false): string {
   const text = safeGitConfig(readFileSync(config, "utf8"));
+  const file = path.join(priv, submodule ? `gitconfig-${createHash("sha256").update(text).digest("hex").slice(0, 12)}` : "gitconfig");
   let old: string | null = null;
   try {
     old = readFileSync(file, "utf8");
@@ -234,6 +240,32 @@ function writeSafeConfig(config: string, priv: string): string {
     writeFileSync(file, text);
   }
   return file;
+}
+
+/** The folders in `dir` (none when it is missing). */
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? [path.join(dir, e.name)] : []));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The configs of the submodule repositories under a `modules` folder: a name may have slashes
+ * (`modules/libs/a`), a submodule its own submodules. Bounded: a few levels, 200 configs.
+ */
+function submoduleConfigs(modules: string, depth = 0, out: string[] = []): string[] {
+  if (depth > 6) return out;
+  for (const dir of subfolders(modules)) {
+    if (out.length >= 200) break;
+    if (!existsSync(path.join(dir, "HEAD"))) submoduleConfigs(dir, depth + 1, out);
+    else {
+      if (existsSync(path.join(dir, "config"))) out.push(path.join(dir, "config"));
+      submoduleConfigs(path.join(dir, "modules"), depth + 1, out);
+    }
+  }
+  return out;
 }
 
 /** The per-worktree config of a linked worktree, from its `.git` file, or null. */

@@ -174,6 +174,46 @@ sandboxTests("the sandbox is a boundary (bubblewrap)", () => {
     await h.srv.close();
   });
 
+  it("no submodule's config is readable either: the checkout's (.git/modules) and the worktree's own clones", async () => {
+    const w = outsideWorld();
+    const repo = repoOf();
+    const subSrc = path.join(tmp("trm-subsrc-"), "lib");
+    mkdirSync(subSrc);
+    g(subSrc, "init", "-q", "-b", "main");
+    writeFileSync(path.join(subSrc, "lib.txt"), "library\n");
+    g(subSrc, "add", "-A");
+    g(subSrc, "commit", "-q", "-m", "lib");
+    g(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", subSrc, "sub");
+    g(repo, "commit", "-q", "-m", "submodule");
+    // The session clones it into its worktree from this local path (the user's global config allows it).
+    writeFileSync(path.join(w.home, ".gitconfig"), '[protocol "file"]\n\tallow = always\n');
+    // A token in the submodule's remote URL, in its repository's config (where `git submodule` copies it).
+    const token = "ghp_submoduleCanary7Qx2LmN0pRsTuVwXyZ012";
+    g(path.join(repo, "sub"), "config", "remote.origin.url", `https://x-access-token:${token}@git.example.invalid/o/lib.git`);
+    const before = checkoutState(repo);
+    const cmd = [
+      `grep -rq x-access-token ${path.join(repo, ".git", "modules")} && echo leaked-checkout-submodule`,
+      `grep -rq x-access-token ${path.join(repo, ".git", "worktrees")} && echo leaked-worktree-submodule`,
+      "cat sub/lib.txt && git -C sub rev-parse --verify -q HEAD >/dev/null && echo submodule-usable",
+      "node --test",
+    ].join(" ; ");
+    const h = await hostileServer({ home: w.home });
+    const s = await h.call("trm_start_session", { repoPath: repo, testCmd: cmd, sandbox: true, preflight: true });
+    const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
+    // The worktree's clone copied its URL from the user's `submodule.sub.url`, which may hold one as well.
+    g(path.join(s.worktreePath as string, "sub"), "config", "remote.origin.url", `https://x-access-token:${token}@git.example.invalid/o/lib.git`);
+    await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("notes.txt", "a step\n") });
+    const again = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "1", command: "test" })).content as string;
+    for (const l of [log, again]) {
+      expect(l).toContain("library");
+      expect(l).toContain("submodule-usable");
+      expect(l).not.toContain("leaked-");
+    }
+    expect(h.seen.join("\n")).not.toContain(token);
+    expect(checkoutState(repo)).toEqual(before);
+    await h.srv.close();
+  });
+
   it("a link left in the private home cannot move a mask away from what it masks (the repository's config, a socket)", async () => {
     const w = outsideWorld();
     // The usual layout: the state folder and the checkout in the home, the checkout below a folder of its own.
