@@ -117,6 +117,8 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
     // commands see a copy with only what git needs to read the repository.
     const config = path.join(sb.gitDir, "config");
     if (existsSync(config)) mask("--ro-bind", config, writeSafeConfig(config, sb.private));
+    // What it includes (`[include] path = creds.cfg` in .git, a CI's credentials file) is config too.
+    for (const inc of includedFiles(config, home)) if (visible(inc)) mask("--ro-bind", inc);
     // The repositories of submodules (the checkout's in modules/, each worktree's in worktrees/<name>/modules/)
     // have configs of their own, with the remote URL `git submodule` copied, a token in it too.
     const gitDirs = [sb.gitDir, ...subfolders(path.join(sb.gitDir, "worktrees"))];
@@ -240,6 +242,38 @@ function writeSafeConfig(config: string, priv: string, submodule = false): strin
     writeFileSync(file, text);
   }
   return file;
+}
+
+/** The `path` values of `[include]` and `[includeIf "…"]` sections of a config's text. Pure. */
+export function includePaths(text: string): string[] {
+  const out: string[] = [];
+  let inInclude = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)/.exec(line);
+    if (header) inInclude = /^include(if)?$/i.test(header[1]!);
+    const kv = /^(?:\[[^\]]*\]\s*)?path\s*=\s*(.*?)\s*$/i.exec(line);
+    if (inInclude && kv?.[1]) out.push(kv[1].replace(/^"(.*)"$/, "$1"));
+  }
+  return out;
+}
+
+/** The existing files `config` includes, resolved as git does (`~/`, relative to its folder), and theirs. */
+function includedFiles(config: string, home: string, depth = 0, out = new Set<string>()): string[] {
+  if (depth > 4 || out.size >= 50) return [...out];
+  let text = "";
+  try {
+    text = readFileSync(config, "utf8");
+  } catch {
+    return [...out];
+  }
+  for (const p of includePaths(text)) {
+    const file = p.startsWith("~/") ? path.join(home, p.slice(2)) : path.resolve(path.dirname(config), p);
+    if (out.has(file) || !statOrNull(file)?.isFile()) continue;
+    out.add(file);
+    includedFiles(file, home, depth + 1, out);
+  }
+  return [...out];
 }
 
 /** The folders in `dir` (none when it is missing). */
