@@ -16,7 +16,7 @@ import { checkoutState, g, makeMessy, makeRepo, ROOT, tmpDir } from "../helpers/
  * with the user's checkout byte-identical, nothing changed outside the repository and the worktree,
  * the canary credentials absent from every tool output and every git object, and the server answering.
  */
-import { type Any, BIN, expectNoCanary, hostileServer, outsideWorld, repoOf, tmp, until } from "../helpers/hostile.js";
+import { type Any, BIN, expectNoCanary, hostileServer, outsideWorld, repoOf, SECRETS, tmp, until } from "../helpers/hostile.js";
 
 function alive(pid: number): boolean {
   try {
