@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
@@ -50,7 +51,7 @@ export function assertSandboxAvailable(): string {
     if (!bin) probed = null;
     else {
       try {
-        execFileSync(bin, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
+        execFileSync(bin, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
         probed = bin;
       } catch (err) {
         const why = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim().split("\n")[0];
@@ -66,8 +67,8 @@ export function assertSandboxAvailable(): string {
  * The bwrap command line around `shell -c cmd`: the filesystem read-only, the home folder, /tmp and the
  * runtime folders replaced (the home by the session's private one), toolchains and the checkout
  * re-exposed read-only, the worktree writable, every listening unix socket masked, the repository's
- * config replaced by a copy without remotes or programs, a private pid namespace that dies with the
- * command, and no network unless asked.
+ * config replaced by a copy without remotes or programs, private pid and IPC namespaces that die with
+ * the command, and no network unless asked.
  */
 export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
@@ -77,22 +78,30 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
   for (const dir of hidden.slice(1)) if (isRealDir(dir)) args.push("--tmpfs", dir);
   const home = os.homedir();
   const shown: string[] = [];
+  let priv: { home: string } | null = null;
   if (home && home !== "/" && isRealDir(home)) {
     hidden.push(home);
-    const priv = sb.private ? ensurePrivate(sb.private) : null;
+    priv = sb.private ? ensurePrivate(sb.private) : null;
     if (priv) args.push("--bind", priv.home, home);
     else args.push("--tmpfs", home);
     for (const p of toolchainPaths(home)) shown.push(p);
   }
+  // What goes over the home, and the masks: after the private home's fresh folders (below).
+  const over: string[] = [];
+  const masked: string[] = [];
+  const mask = (kind: "--tmpfs" | "--ro-bind", p: string, source = "/dev/null") => {
+    over.push(...(kind === "--tmpfs" ? [kind, p] : [kind, source, p]));
+    masked.push(p);
+  };
   for (const p of sb.exposed ?? []) if (existsSync(p)) shown.push(p);
-  for (const p of shown) args.push("--ro-bind", p, p);
-  for (const r of sb.readable) args.push("--ro-bind", r, r);
+  for (const p of shown) over.push("--ro-bind", p, p);
+  for (const r of sb.readable) over.push("--ro-bind", r, r);
   for (const w of sb.writable) {
-    args.push("--bind", w, w);
+    over.push("--bind", w, w);
     // The worktree's `.git` file tells the server's own git calls where the repository is: a command that
     // rewrote it could point them at a config of its own.
     const pointer = path.join(w, ".git");
-    if (existsSync(pointer)) args.push("--ro-bind", pointer, pointer);
+    if (existsSync(pointer)) mask("--ro-bind", pointer, pointer);
   }
   const visibleRoots = [...shown, ...sb.readable, ...sb.writable];
   const visible = (p: string) => visibleRoots.some((r) => isInside(r, p)) || !hidden.some((h) => isInside(h, p));
@@ -101,27 +110,48 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
     const p = path.join(home, rel);
     const st = statOrNull(p);
     if (!st || !visible(p)) continue;
-    if (st.isDirectory()) args.push("--tmpfs", p);
-    else args.push("--ro-bind", "/dev/null", p);
+    mask(st.isDirectory() ? "--tmpfs" : "--ro-bind", p);
   }
   if (sb.gitDir && sb.private) {
     // The repository's config may hold a token in a remote URL, credential helpers, programs: the
     // commands see a copy with only what git needs to read the repository.
     const config = path.join(sb.gitDir, "config");
-    if (existsSync(config)) args.push("--ro-bind", writeSafeConfig(config, sb.private), config);
-    for (const wc of [path.join(sb.gitDir, "config.worktree"), ...sb.writable.map((w) => worktreeConfigOf(w))]) {
-      if (wc && existsSync(wc)) args.push("--ro-bind", "/dev/null", wc);
+    if (existsSync(config)) mask("--ro-bind", config, writeSafeConfig(config, sb.private));
+    // What it includes (`[include] path = creds.cfg` in .git, a CI's credentials file) is config too.
+    for (const inc of includedFiles(config, home)) if (visible(inc)) mask("--ro-bind", inc);
+    // The repositories of submodules (the checkout's in modules/, each worktree's in worktrees/<name>/modules/)
+    // have configs of their own, with the remote URL `git submodule` copied, a token in it too.
+    const gitDirs = [sb.gitDir, ...subfolders(path.join(sb.gitDir, "worktrees"))];
+    for (const sub of gitDirs.flatMap((d) => submoduleConfigs(path.join(d, "modules")))) mask("--ro-bind", sub, writeSafeConfig(sub, sb.private, true));
+    for (const wc of [...gitDirs.map((d) => path.join(d, "config.worktree")), ...sb.writable.map((w) => worktreeConfigOf(w))]) {
+      if (wc && existsSync(wc)) mask("--ro-bind", wc);
     }
   }
   // A socket anywhere that stays visible (a docker socket in ~/.colima shown through sandboxPaths, one
   // in the checkout, /var/spool, /nix): the kernel lists every bound one; each is covered by an empty file.
-  for (const s of listeningSockets()) if (visible(s)) args.push("--ro-bind", "/dev/null", s);
+  for (const s of listeningSockets()) if (visible(s)) mask("--ro-bind", s);
+  // bwrap finds each mount point by its path, through the private home, which the commands write: a link
+  // one left there (`~/src -> …` through the worktree's mount point) would lead a mask elsewhere than
+  // the mount it covers. The first folder under the home of every mount that holds a mask is therefore
+  // a fresh tmpfs (what the command writes there does not persist); a mount point in every running
+  // sandbox, no command can swap it for a link while this one is being set up.
+  if (priv) {
+    const fresh = new Set<string>();
+    for (const m of masked) for (const r of visibleRoots) if (isInside(r, m) && isInside(home, r) && r !== home) fresh.add(path.relative(home, r).split(path.sep)[0]!);
+    for (const name of fresh) {
+      unlinkIfNotDir(path.join(priv.home, name));
+      args.push("--tmpfs", path.join(home, name));
+    }
+  }
+  args.push(...over);
   for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST"]) args.push("--unsetenv", v);
   // A TMPDIR the sandbox does not show or cannot write (one under /tmp is now the private tmpfs, where
   // it does not exist): go and cargo fail to make their work folders in it. The private /tmp instead.
   const tmpdir = process.env.TMPDIR;
   if (tmpdir && !sb.writable.some((w) => isInside(w, tmpdir))) args.push("--setenv", "TMPDIR", "/tmp");
-  args.push("--unshare-pid", "--die-with-parent", "--new-session");
+  // IPC of its own: System V shared memory, semaphores and message queues of the machine (a browser's, an
+  // X server's, a database's) are reachable by key from any process of the user otherwise.
+  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session");
   if (!sb.network) args.push("--unshare-net");
   args.push("--chdir", sb.writable[0] ?? "/", "--", shell, "-c", cmd);
   return [bin, ...args];
@@ -197,9 +227,10 @@ export function safeGitConfig(text: string): string {
   return `${out.join("\n")}\n`;
 }
 
-function writeSafeConfig(config: string, priv: string): string {
-  const file = path.join(priv, "gitconfig");
+/** The safe copy of `config` in `priv`: the repository's as `gitconfig`, a submodule's named by its content. */
+function writeSafeConfig(config: string, priv: string, submodule = false): string {
   const text = safeGitConfig(readFileSync(config, "utf8"));
+  const file = path.join(priv, submodule ? `gitconfig-${createHash("sha256").update(text).digest("hex").slice(0, 12)}` : "gitconfig");
   let old: string | null = null;
   try {
     old = readFileSync(file, "utf8");
@@ -213,6 +244,64 @@ function writeSafeConfig(config: string, priv: string): string {
   return file;
 }
 
+/** The `path` values of `[include]` and `[includeIf "…"]` sections of a config's text. Pure. */
+export function includePaths(text: string): string[] {
+  const out: string[] = [];
+  let inInclude = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)/.exec(line);
+    if (header) inInclude = /^include(if)?$/i.test(header[1]!);
+    const kv = /^(?:\[[^\]]*\]\s*)?path\s*=\s*(.*?)\s*$/i.exec(line);
+    if (inInclude && kv?.[1]) out.push(kv[1].replace(/^"(.*)"$/, "$1"));
+  }
+  return out;
+}
+
+/** The existing files `config` includes, resolved as git does (`~/`, relative to its folder), and theirs. */
+function includedFiles(config: string, home: string, depth = 0, out = new Set<string>()): string[] {
+  if (depth > 4 || out.size >= 50) return [...out];
+  let text = "";
+  try {
+    text = readFileSync(config, "utf8");
+  } catch {
+    return [...out];
+  }
+  for (const p of includePaths(text)) {
+    const file = p.startsWith("~/") ? path.join(home, p.slice(2)) : path.resolve(path.dirname(config), p);
+    if (out.has(file) || !statOrNull(file)?.isFile()) continue;
+    out.add(file);
+    includedFiles(file, home, depth + 1, out);
+  }
+  return [...out];
+}
+
+/** The folders in `dir` (none when it is missing). */
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? [path.join(dir, e.name)] : []));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The configs of the submodule repositories under a `modules` folder: a name may have slashes
+ * (`modules/libs/a`), a submodule its own submodules. Bounded: a few levels, 200 configs.
+ */
+function submoduleConfigs(modules: string, depth = 0, out: string[] = []): string[] {
+  if (depth > 6) return out;
+  for (const dir of subfolders(modules)) {
+    if (out.length >= 200) break;
+    if (!existsSync(path.join(dir, "HEAD"))) submoduleConfigs(dir, depth + 1, out);
+    else {
+      if (existsSync(path.join(dir, "config"))) out.push(path.join(dir, "config"));
+      submoduleConfigs(path.join(dir, "modules"), depth + 1, out);
+    }
+  }
+  return out;
+}
+
 /** The per-worktree config of a linked worktree, from its `.git` file, or null. */
 function worktreeConfigOf(wt: string): string | null {
   try {
@@ -221,6 +310,12 @@ function worktreeConfigOf(wt: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** A link or a file the command left where a folder of the private home must be: removed. */
+function unlinkIfNotDir(p: string): void {
+  const st = lstatSync(p, { throwIfNoEntry: false });
+  if (st && !st.isDirectory()) rmSync(p, { force: true });
 }
 
 function statOrNull(p: string) {

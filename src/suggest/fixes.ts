@@ -208,7 +208,7 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
     if (tsTargets.length > 0) {
       ctx.progress?.(`TypeScript language service: looking for fixes of ${tsTargets.length} error(s)`);
       try {
-        const ts = await typescriptFixesOffThread({ worktree: session.worktree, diagnostics, buildCmd: session.config.commands.build, budgetMs: opts.typescriptBudgetMs }, ctx.signal);
+        const ts = await typescriptFixesOffThread({ worktree: session.worktree, diagnostics, buildCmd: session.config.commands.build, budgetMs: opts.typescriptBudgetMs, ...(session.config.sandbox ? { ownTypeScript: true } : {}) }, ctx.signal);
         timings.typescriptMs = ts.ms;
         notes.push(...ts.notes);
         dropped += ts.rejected;

@@ -59,6 +59,11 @@ export interface TsFixOptions {
   budgetMs?: number;
   /** Projects with more files than this load only the files with errors (and what they import). */
   maxRootFiles?: number;
+  /**
+   * code-trm's own typescript, never the worktree's: in a sandboxed session the commands (and the
+   * candidates) write the worktree's node_modules, and the language service runs in the server.
+   */
+  ownTypeScript?: boolean;
 }
 
 /** At most this many errors are looked at: the first errors are the ones worth fixing first. */
@@ -173,7 +178,7 @@ export async function typescriptFixes(opts: TsFixOptions): Promise<TsFixResult> 
 
   let ts: TsModule;
   try {
-    const loaded = loadTypeScript(opts.worktree);
+    const loaded = loadTypeScript(opts.worktree, !opts.ownTypeScript);
     ts = loaded.ts;
     result.typescript = { version: loaded.version, origin: loaded.origin };
   } catch (err) {

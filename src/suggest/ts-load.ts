@@ -20,16 +20,19 @@ function usable(mod: unknown): mod is TsModule {
 /**
  * The repository's own typescript when the worktree resolves one (Node walks up from the worktree,
  * which also finds the checkout's node_modules), so fixes agree with the compiler the build runs;
- * else code-trm's. A typescript without the JS language service API (e.g. a native port) is skipped.
+ * else code-trm's (always, with `repository` false). A typescript without the JS language service API
+ * (e.g. a native port) is skipped.
  * Loaded lazily: it is several megabytes of JavaScript the other tools never need.
  */
-export function loadTypeScript(worktree: string): LoadedTypeScript {
-  try {
-    const req = createRequire(path.join(worktree, "package.json"));
-    const mod: unknown = req(req.resolve("typescript"));
-    if (usable(mod)) return { ts: mod, version: mod.version, origin: "repository" };
-  } catch {
-    // Not installed in the repository: use ours.
+export function loadTypeScript(worktree: string, repository = true): LoadedTypeScript {
+  if (repository) {
+    try {
+      const req = createRequire(path.join(worktree, "package.json"));
+      const mod: unknown = req(req.resolve("typescript"));
+      if (usable(mod)) return { ts: mod, version: mod.version, origin: "repository" };
+    } catch {
+      // Not installed in the repository: use ours.
+    }
   }
   const own: unknown = createRequire(import.meta.url)("typescript");
   if (!usable(own)) throw new Error("code-trm's own typescript package has no language service API");

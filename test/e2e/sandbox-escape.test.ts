@@ -5,13 +5,14 @@
  * and every git object.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Any, expectNoCanary, hostileServer, outsideWorld, repoOf, tmp } from "../helpers/hostile.js";
 import { filesCandidate } from "../helpers/fixtures.js";
-import { checkoutState, g } from "../helpers/repo.js";
+import { checkoutState, g, makeRepo, ROOT } from "../helpers/repo.js";
+import { shellQuote } from "../../src/util/text.js";
 
 const hasBwrap = spawnSync("sh", ["-c", "command -v bwrap"]).status === 0;
 // In CI the sandbox tests must run: .ci/run installs bubblewrap, and a missing one is a failure there.
@@ -171,6 +172,154 @@ sandboxTests("the sandbox is a boundary (bubblewrap)", () => {
     expect(checkoutState(repo)).toEqual(before);
     expect(w.snap()).toBe(outsideBefore);
     await h.srv.close();
+  });
+
+  it("no submodule's config is readable either: the checkout's (.git/modules) and the worktree's own clones", async () => {
+    const w = outsideWorld();
+    const repo = repoOf();
+    const subSrc = path.join(tmp("trm-subsrc-"), "lib");
+    mkdirSync(subSrc);
+    g(subSrc, "init", "-q", "-b", "main");
+    writeFileSync(path.join(subSrc, "lib.txt"), "library\n");
+    g(subSrc, "add", "-A");
+    g(subSrc, "commit", "-q", "-m", "lib");
+    g(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", subSrc, "sub");
+    g(repo, "commit", "-q", "-m", "submodule");
+    // The session clones it into its worktree from this local path (the user's global config allows it).
+    writeFileSync(path.join(w.home, ".gitconfig"), '[protocol "file"]\n\tallow = always\n');
+    // A token in the submodule's remote URL, in its repository's config (where `git submodule` copies it).
+    const token = "ghp_submoduleCanary7Qx2LmN0pRsTuVwXyZ012";
+    g(path.join(repo, "sub"), "config", "remote.origin.url", `https://x-access-token:${token}@git.example.invalid/o/lib.git`);
+    const before = checkoutState(repo);
+    const cmd = [
+      `grep -rq x-access-token ${path.join(repo, ".git", "modules")} && echo leaked-checkout-submodule`,
+      `grep -rq x-access-token ${path.join(repo, ".git", "worktrees")} && echo leaked-worktree-submodule`,
+      "cat sub/lib.txt && git -C sub rev-parse --verify -q HEAD >/dev/null && echo submodule-usable",
+      "node --test",
+    ].join(" ; ");
+    const h = await hostileServer({ home: w.home });
+    const s = await h.call("trm_start_session", { repoPath: repo, testCmd: cmd, sandbox: true, preflight: true });
+    const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
+    // The worktree's clone copied its URL from the user's `submodule.sub.url`, which may hold one as well.
+    g(path.join(s.worktreePath as string, "sub"), "config", "remote.origin.url", `https://x-access-token:${token}@git.example.invalid/o/lib.git`);
+    await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("notes.txt", "a step\n") });
+    const again = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "1", command: "test" })).content as string;
+    for (const l of [log, again]) {
+      expect(l).toContain("library");
+      expect(l).toContain("submodule-usable");
+      expect(l).not.toContain("leaked-");
+    }
+    expect(h.seen.join("\n")).not.toContain(token);
+    expect(checkoutState(repo)).toEqual(before);
+    await h.srv.close();
+  });
+
+  it("a link left in the private home cannot move a mask away from what it masks (the repository's config, a socket)", async () => {
+    const w = outsideWorld();
+    // The usual layout: the state folder and the checkout in the home, the checkout below a folder of its own.
+    const repo = path.join(w.home, "src", "proj");
+    mkdirSync(path.dirname(repo));
+    renameSync(repoOf(), repo);
+    const token = "ghp_linkMoveCanary7Qx2LmN0pRsTuVwXyZ01";
+    g(repo, "remote", "add", "origin", `https://x-access-token:${token}@git.example.invalid/o/r.git`);
+    const before = checkoutState(repo);
+    await socketAt(path.join(repo, "dev.sock"));
+    // The build leaves links in its home: ~/src leads through the worktree's mount point, where the
+    // worktree's own `link` sends later paths elsewhere, so that the next command's masks land in `decoy`
+    // while the checkout is mounted, unmasked, in `seen`.
+    const plant = [
+      'W=$PWD; R=$(dirname "$W"); ID=$(basename "$W"); REL=${R#$HOME/}',
+      "ln -sfn ../decoy link",
+      'mv "$HOME/.local" "$HOME/.local.old"',
+      'mkdir -p "$HOME/$REL/$ID" "$HOME/$REL/seen" "$HOME/$REL/decoy/proj/.git"',
+      'ln -s ../seen "$HOME/$REL/$ID/link"',
+      'mv "$HOME/src" "$HOME/src.old"',
+      'ln -s "$REL/$ID/link" "$HOME/src"',
+    ].join(" ; ");
+    const read = [
+      `grep -q x-access-token "$(dirname "$PWD")/seen/proj/.git/config" && echo leaked-config`,
+      // Relative: the full path is longer than a socket address may be.
+      `(cd "$(dirname "$PWD")/seen/proj" && ${probe("dev.sock", "moved")})`,
+      "node --test test/stats.test.js",
+    ].join(" ; ");
+    const h = await hostileServer({ home: w.home, stateDir: path.join(w.home, ".local", "state", "code-trm") });
+    const s = await h.call("trm_start_session", { repoPath: repo, buildCmd: plant, testCmd: read, sandbox: true, preflight: true });
+    const logs = [(await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string];
+    // The same links, as a command that won a race with a concurrent one's setup would leave them.
+    const wt = s.worktreePath as string;
+    const rel = path.relative(w.home, path.dirname(wt));
+    const privateHome = path.join(path.dirname(wt), "..", "sandbox", path.basename(wt), "home");
+    rmSync(path.join(privateHome, ".local"), { recursive: true, force: true });
+    mkdirSync(path.join(privateHome, rel, path.basename(wt)), { recursive: true });
+    for (const d of ["seen", "decoy/proj/.git"]) mkdirSync(path.join(privateHome, rel, d), { recursive: true });
+    symlinkSync("../seen", path.join(privateHome, rel, path.basename(wt), "link"));
+    rmSync(path.join(privateHome, "src"), { recursive: true, force: true });
+    symlinkSync(path.join(rel, path.basename(wt), "link"), path.join(privateHome, "src"));
+    await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("notes.txt", "a step\n") });
+    logs.push((await h.call("trm_read_log", { sessionId: s.sessionId, at: "1", command: "test" })).content as string);
+    // A file where the fresh folder goes would fail every command (bwrap cannot mount a folder on it).
+    rmSync(path.join(privateHome, "src"), { recursive: true, force: true });
+    writeFileSync(path.join(privateHome, "src"), "in the way\n");
+    await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("notes.txt", "another step\n") });
+    logs.push((await h.call("trm_read_log", { sessionId: s.sessionId, at: "2", command: "test" })).content as string);
+    for (const log of logs) {
+      expect(log).toContain("tests 4");
+      expect(log).not.toContain("leaked-config");
+      expect(log).not.toContain("reached-moved");
+    }
+    for (const srv of servers.splice(0)) await new Promise((r) => srv.close(r));
+    expect(checkoutState(repo)).toEqual(before);
+    await h.srv.close();
+  });
+
+  it("no System V shared memory segment of the machine is readable (an IPC namespace of its own)", async () => {
+    const w = outsideWorld();
+    const repo = repoOf();
+    const key = 0x7e000000 + Math.floor(Math.random() * 0xffff);
+    // Python's ctypes reaches shmget/shmat, which node has no call for. Run on the host: a segment of
+    // this user's, as a browser, an X server or a database keeps one.
+    const shm = (op: "put" | "get" | "drop") =>
+      `python3 -c 'import ctypes,sys;l=ctypes.CDLL(None);l.shmat.restype=ctypes.c_void_p;op=sys.argv[1];i=l.shmget(${key},4096 if op=="put" else 0,0o1600 if op=="put" else 0)
+if i<0: print("no-segment")
+elif op=="put": ctypes.memmove(l.shmat(i,None,0),b"shm-"+b"canary\\0",11)
+elif op=="drop": l.shmctl(i,0,None)
+else: print("read-"+ctypes.string_at(l.shmat(i,None,0o10000)).decode())' ${op}`;
+    execFileSync("sh", ["-c", shm("put")]);
+    try {
+      expect(execFileSync("sh", ["-c", shm("get")]).toString()).toContain("read-shm-canary");
+      const h = await hostileServer({ home: w.home });
+      const s = await h.call("trm_start_session", { repoPath: repo, testCmd: `${shm("get")} ; node --test`, sandbox: true, preflight: true });
+      const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
+      expect(log).toContain("no-segment");
+      expect(log).not.toContain("shm-canary");
+      await h.srv.close();
+    } finally {
+      execFileSync("sh", ["-c", shm("drop")]);
+    }
+  });
+
+  it("the server never loads code a sandboxed command can write: the worktree's typescript for trm_suggest_fix", async () => {
+    const w = outsideWorld();
+    const repo = makeRepo("ts-fixable");
+    const marker = path.join(w.outside, "PWNED");
+    const realTs = path.join(ROOT, "node_modules", "typescript");
+    // A typescript of the command's own in the worktree: it passes for the real one, and writes where
+    // only a process outside the sandbox can.
+    const fake = `require("fs").writeFileSync(${JSON.stringify(marker)}, "loaded by the server"); module.exports = require(${JSON.stringify(realTs)});`;
+    const plant = `mkdir -p node_modules/typescript && echo '{"name":"typescript","version":"9.9.9","main":"index.js"}' > node_modules/typescript/package.json && echo ${shellQuote(fake)} > node_modules/typescript/index.js`;
+    const tsc = `node ${path.join(realTs, "bin", "tsc")} -p .`;
+    const before = checkoutState(repo);
+    const h = await hostileServer({ home: w.home });
+    const s = await h.call("trm_start_session", { repoPath: repo, buildCmd: `${plant} && ${tsc}`, sandbox: true });
+    const step = await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("NOTES.md", "notes\n") });
+    expect(step.okBuild).toBe(false);
+    expect(existsSync(path.join(s.worktreePath as string, "node_modules", "typescript", "index.js"))).toBe(true);
+    const fix = await h.call("trm_suggest_fix", { sessionId: s.sessionId });
+    expect(fix.suggestions.length).toBeGreaterThanOrEqual(1);
+    expect(existsSync(marker)).toBe(false);
+    expect(checkoutState(repo)).toEqual(before);
+    await h.srv.close();
+    rmSync(path.dirname(repo), { recursive: true, force: true });
   });
 
   it("tools write their caches beside the dependencies in the worktree's own layer; other writes are named as the sandbox's doing", async () => {
