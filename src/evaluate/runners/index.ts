@@ -1,0 +1,43 @@
+/**
+ * The test runners code-trm reads, one descriptor each (types.ts says what a descriptor holds). The
+ * order is the order their text parsers are tried (most specific summary line first; each parser
+ * returns null unless its own summary is present, so it matters only for an output holding two
+ * runners' output) and the order their commands are recognised in.
+ */
+import { ava } from "./ava.js";
+import { cargo } from "./cargo.js";
+import { go } from "./go.js";
+import { jasmine } from "./jasmine.js";
+import { jest } from "./jest.js";
+import { mocha } from "./mocha.js";
+import { node } from "./node.js";
+import { pytest } from "./pytest.js";
+import { tap } from "./tap.js";
+import { tape } from "./tape.js";
+import type { RunnerDescriptor, TestParser } from "./types.js";
+import { unittest } from "./unittest.js";
+import { uvu } from "./uvu.js";
+import { vitest } from "./vitest.js";
+
+export type { RunnerDescriptor, TestParser } from "./types.js";
+
+export const RUNNERS: readonly RunnerDescriptor[] = [pytest, unittest, go, cargo, jest, vitest, node, mocha, tap, tape, ava, uvu, jasmine];
+
+const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
+
+/** The parsers of every runner, in the order parseTests tries them. */
+export const STRUCTURED_PARSERS: TestParser[] = unique(RUNNERS.flatMap((r) => r.parse.structured ?? []));
+export const TEXT_PARSERS: TestParser[] = unique([...RUNNERS.flatMap((r) => r.parse.text ?? []), ...RUNNERS.flatMap((r) => r.parse.last ?? [])]);
+
+/** The runner a command (or the script it runs) names, first in list order. */
+export const runnerOfCommand = (text: string): RunnerDescriptor | undefined => RUNNERS.find((r) => r.recognise.command.test(text));
+
+/**
+ * Files that choose which tests run and how, whatever the runner: package.json's scripts, a task
+ * runner's file, coverage tools wrapping the runner, and the config of runners code-trm does not read
+ * but a suite may use beside one it reads (karma, playwright, cypress, wdio).
+ */
+const GENERIC_TEST_CONFIG = ["package\\.json", "Makefile", "justfile", "noxfile\\.py", "\\.c8rc(?:\\.json)?", "\\.nycrc(?:\\.json)?", "(?:karma\\.conf|playwright|cypress|wdio\\.conf)(?:\\.config)?\\.[cm]?[jt]s(?:on)?"];
+
+/** A file's base name that chooses tests: the generic ones and every runner's. */
+export const TEST_CONFIG_RE = new RegExp(`^(?:${unique([...GENERIC_TEST_CONFIG, ...RUNNERS.flatMap((r) => r.testConfigFiles)]).join("|")})$`);
