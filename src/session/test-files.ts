@@ -6,7 +6,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
-import { TEST_CONFIG_RE } from "../evaluate/runners/index.js";
+import { isTestConfigFile } from "../evaluate/runners/index.js";
 import { UserError } from "../util/errors.js";
 import { matchesAnyGlob } from "../util/glob.js";
 import { resolveEntryInside, resolveInside } from "../util/paths.js";
@@ -36,7 +36,7 @@ export function isTestPath(p: string, protect: string[] = []): boolean {
 const changeOf = (o: FileOp): TestFileChange => ({ path: o.path, change: o.op === "delete" ? "deleted" : o.create ? "added" : "modified" });
 
 export function testConfigChanges(ops: FileOp[]): TestFileChange[] {
-  return ops.filter((o) => TEST_CONFIG_RE.test(o.path.split("/").pop() ?? "")).map(changeOf);
+  return ops.filter((o) => isTestConfigFile(o.path)).map(changeOf);
 }
 
 export function testFileChanges(ops: FileOp[], protect: string[] = []): TestFileChange[] {

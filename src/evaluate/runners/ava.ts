@@ -11,7 +11,7 @@ export const ava: RunnerDescriptor = {
   namesTests: "--tap",
   tap: "ava --tap",
   readableReport: "AVA: add --tap (ava --tap)",
-  testConfigFiles: ["ava\\.config\\.[cm]?[jt]s(?:on)?"],
+  testConfigFiles: ["ava.config.*"],
   // --match takes a title (the file's name before " › " is not part of it) where `*` is a wildcard and a
   // leading `!` negates, with no escape: a literal `*` stays a wildcard (a superset), a leading `!` is matched by `*!`.
   selectByName: (names) => names.flatMap((n) => ["--match", n.split(" › ").pop()!.replace(/^!/, "*!")]),

@@ -10,7 +10,7 @@ export const cargo: RunnerDescriptor = {
   formats: "cargo test",
   namesTests: "its default output",
   readableReport: "cargo test: keep libtest's default output (no --quiet)",
-  testConfigFiles: ["Cargo\\.toml"],
+  testConfigFiles: ["Cargo.toml"],
   // libtest takes several filters after `--`; --exact matches each as a whole path (`tests::adds`).
   selectByName: (names) => ["--", "--exact", ...new Set(names)],
 };

@@ -16,7 +16,7 @@ export const go: RunnerDescriptor = {
   formats: "go test (text, -v and -json)",
   namesTests: "-v, -json",
   readableReport: "go test: add -v (or -json)",
-  testConfigFiles: ["go\\.mod"],
+  testConfigFiles: ["go.mod"],
   // -run is a regex per level of `/`; a subtest runs with its top-level test (a superset).
   selectByName: (names) => {
     const parsed = names.map(split);

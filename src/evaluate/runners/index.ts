@@ -15,6 +15,7 @@ import { pytest } from "./pytest.js";
 import { tap } from "./tap.js";
 import { tape } from "./tape.js";
 import type { RunnerDescriptor, TestParser } from "./types.js";
+import { matchesAnyGlob } from "../../util/glob.js";
 import { unittest } from "./unittest.js";
 import { uvu } from "./uvu.js";
 import { vitest } from "./vitest.js";
@@ -37,7 +38,10 @@ export const runnerOfCommand = (text: string): RunnerDescriptor | undefined => R
  * runner's file, coverage tools wrapping the runner, and the config of runners code-trm does not read
  * but a suite may use beside one it reads (karma, playwright, cypress, wdio).
  */
-const GENERIC_TEST_CONFIG = ["package\\.json", "Makefile", "justfile", "noxfile\\.py", "\\.c8rc(?:\\.json)?", "\\.nycrc(?:\\.json)?", "(?:karma\\.conf|playwright|cypress|wdio\\.conf)(?:\\.config)?\\.[cm]?[jt]s(?:on)?"];
+export const GENERIC_TEST_CONFIG = ["package.json", "Makefile", "justfile", "noxfile.py", ".c8rc", ".c8rc.json", ".nycrc", ".nycrc.*", "karma.conf.*", "playwright.config.*", "cypress.config.*", "cypress.json", "wdio.conf.*"];
 
-/** A file's base name that chooses tests: the generic ones and every runner's. */
-export const TEST_CONFIG_RE = new RegExp(`^(?:${unique([...GENERIC_TEST_CONFIG, ...RUNNERS.flatMap((r) => r.testConfigFiles)]).join("|")})$`);
+/** Every name that chooses tests: the generic ones and every runner's. */
+export const TEST_CONFIG_FILES: string[] = unique([...GENERIC_TEST_CONFIG, ...RUNNERS.flatMap((r) => r.testConfigFiles)]);
+
+/** Whether a file (by its base name) chooses which tests run. */
+export const isTestConfigFile = (file: string): boolean => matchesAnyGlob(file.split("/").pop() ?? "", TEST_CONFIG_FILES) !== undefined;

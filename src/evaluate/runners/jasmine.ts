@@ -10,7 +10,7 @@ export const jasmine: RunnerDescriptor = {
   formats: "Jasmine default reporter",
   readableReport: "Jasmine: its default reporter is read; check that the command runs jasmine itself",
   // spec/support/jasmine.json (or .mjs/.js) lists the spec files and helpers.
-  testConfigFiles: ["jasmine\\.(?:json|[cm]?js)"],
+  testConfigFiles: ["jasmine.json", "jasmine.*js"],
   // --filter is a regex over the full name, suite descriptions and the spec's joined by spaces.
   selectByName: (names) => [`--filter=${anyOf(names)}`],
 };

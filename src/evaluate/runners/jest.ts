@@ -11,7 +11,7 @@ export const jest: RunnerDescriptor = {
   namesTests: "--json, --verbose",
   junit: "jest-junit",
   readableReport: "Jest: add --json",
-  testConfigFiles: ["jest\\.config\\.[cm]?[jt]s(?:on)?"],
+  testConfigFiles: ["jest.config.*"],
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   related: (files) => ["--findRelatedTests", ...files],

@@ -8,12 +8,12 @@ export const mocha: RunnerDescriptor = {
   recognise: { command: /\bmocha\b/, packages: ["mocha"] },
   // A crash before any test ran looks like any runner's: its reader goes after every other parser.
   parse: { structured: [parseMochaJson], text: [parseMochaSpec], last: [parseMochaException] },
-  formats: "Mocha (spec and JSON reporters)",
+  formats: "Mocha (spec, dot and JSON reporters)",
   namesTests: "spec (default), --reporter=json, --reporter=tap",
   tap: "mocha --reporter tap",
   junit: "mocha --reporter xunit",
   readableReport: "Mocha: add --reporter=json (or --reporter=tap)",
-  testConfigFiles: ["\\.mocharc(?:\\.\\w+)?"],
+  testConfigFiles: [".mocharc", ".mocharc.*"],
   // --grep is a regex over the full title, suite titles and the test's joined by spaces.
   selectByName: (names) => ["--grep", anyOf(names.map((n) => n.split(" > ").join(" ")))],
 };

@@ -10,9 +10,9 @@ export const tap: RunnerDescriptor = {
   // The TAP protocol itself: node --test, tape, ava --tap, mocha and vitest's TAP reporters are read by it too.
   parse: { text: [parseTap] },
   namesTests: "--reporter=tap",
-  tap: "node-tap (tap --reporter=tap)",
+  tap: "tap --reporter=tap",
   readableReport: "node-tap: add --reporter=tap",
-  testConfigFiles: ["\\.taprc"],
+  testConfigFiles: [".taprc"],
   // Names are `file > title > subtest`: the files are given as arguments, each --grep is a regex for one level.
   selectByName: (names) => {
     const parts = names.map((n) => n.split(" > "));

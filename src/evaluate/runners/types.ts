@@ -42,8 +42,8 @@ export interface RunnerDescriptor {
   /** The change that makes its output countable, as the could-not-read notice words it. */
   readableReport: string;
   /**
-   * File names (regex sources matched against a file's base name) that choose which of its tests run:
-   * a first step editing one is judged against the baseline's tests too. Required, so that a new runner
+   * The names (globs: `*`, `?`, `{a,b}`) of files that choose which of its tests run, at any depth: a
+   * first step editing one is judged against the baseline's tests too. Required, so that a new runner
    * says it has none rather than forgets them (a scoring hole no test would flag).
    */
   testConfigFiles: string[];

@@ -12,7 +12,7 @@ export const vitest: RunnerDescriptor = {
   tap: "vitest --reporter=tap or tap-flat",
   junit: "vitest --reporter=junit",
   readableReport: "Vitest: add --reporter=json (or --reporter=junit with testReport)",
-  testConfigFiles: ["(?:vitest|vite|vitest\\.workspace)(?:\\.config)?\\.[cm]?[jt]s(?:on)?"],
+  testConfigFiles: ["vitest.config.*", "vite.config.*", "vitest.workspace.*", "vitest.projects.*"],
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   related: (files) => ["related", "--run", ...files],

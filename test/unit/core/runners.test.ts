@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RUNNERS, TEST_CONFIG_RE, runnerOfCommand } from "../../../src/evaluate/runners/index.js";
+import { RUNNERS, TEST_CONFIG_FILES, isTestConfigFile, runnerOfCommand } from "../../../src/evaluate/runners/index.js";
 import { countsHint } from "../../../src/evaluate/runner-hint.js";
 import { testConfigChanges } from "../../../src/session/test-files.js";
 import { tmpDir } from "../../helpers/repo.js";
@@ -28,12 +28,12 @@ describe("runner descriptors", () => {
   });
 
   it("the files that choose each runner's tests are test config, a runner's and the generic ones", () => {
-    const files = ["jest.config.ts", "vitest.config.mts", "vite.config.js", ".mocharc.yml", ".taprc", "ava.config.js", "pytest.ini", "pyproject.toml", "go.mod", "Cargo.toml", "package.json", "Makefile", ".c8rc.json", "playwright.config.ts", "spec/support/jasmine.json"];
+    const files = ["jest.config.ts", "vitest.config.mts", "vite.config.js", ".mocharc.yml", ".taprc", "ava.config.js", "pytest.ini", "pyproject.toml", "go.mod", "Cargo.toml", "package.json", "Makefile", ".c8rc.json", "playwright.config.ts", "spec/support/jasmine.json", "vitest.workspace.ts", "karma.conf.js", ".nycrc", "tox.ini", "setup.cfg", "justfile", "noxfile.py", ".mocharc", "cypress.json", "wdio.conf.ts"];
     const ops = files.map((p) => ({ op: "write" as const, path: p, content: "" }));
     expect(testConfigChanges(ops as never).map((c) => c.path)).toEqual(files);
-    for (const name of ["src/jest.ts", "README.md", "jest.ts", "package-lock.json", "xpytest.ini", "go.sum"]) expect(TEST_CONFIG_RE.test(path.basename(name)), name).toBe(false);
+    for (const name of ["src/jest.ts", "README.md", "jest.ts", "package-lock.json", "xpytest.ini", "go.sum", "src/config.ts"]) expect(isTestConfigFile(name), name).toBe(false);
     // Every runner's own files are in the union (it is built from the descriptors).
-    for (const r of RUNNERS) for (const re of r.testConfigFiles) expect(TEST_CONFIG_RE.source).toContain(re);
+    for (const r of RUNNERS) for (const g of r.testConfigFiles) expect(TEST_CONFIG_FILES).toContain(g);
   });
 
   it("selects tests by name in each runner's own syntax, a name's regex characters matched literally", () => {

@@ -25,8 +25,8 @@ describe("parseTests: nothing to read", () => {
     const joined = KNOWN_TEST_FORMATS.join("; ");
     const captured = [
       ...["vitest --reporter=junit", "node --test --test-reporter=junit", "pytest --junitxml", "mocha --reporter xunit"],
-      ...["node --test --test-reporter=tap", "node-tap", "tape", "ava --tap", "mocha --reporter tap", "vitest --reporter=tap or tap-flat"],
-      ...["node --test spec", "Vitest (default, verbose and JSON", "Jest (default, verbose and --json", "Mocha (spec and JSON"],
+      ...["node --test --test-reporter=tap", "tap --reporter=tap", "tape", "ava --tap", "mocha --reporter tap", "vitest --reporter=tap or tap-flat"],
+      ...["node --test spec", "Vitest (default, verbose and JSON", "Jest (default, verbose and --json", "Mocha (spec, dot and JSON"],
       ...["AVA default reporter", "uvu default reporter", "Jasmine default reporter", "pytest (default, -q, -v, -rA)", "unittest (default and -v)", "go test (text, -v and -json)", "cargo test"],
     ];
     for (const name of captured) expect(joined).toContain(name);
