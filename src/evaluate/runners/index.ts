@@ -5,6 +5,7 @@
  * runners' output) and the order their commands are recognised in.
  */
 import { ava } from "./ava.js";
+import { bun } from "./bun.js";
 import { cargo } from "./cargo.js";
 import { go } from "./go.js";
 import { jasmine } from "./jasmine.js";
@@ -22,7 +23,7 @@ import { vitest } from "./vitest.js";
 
 export type { RunnerDescriptor, TestParser } from "./types.js";
 
-export const RUNNERS: readonly RunnerDescriptor[] = [pytest, unittest, go, cargo, jest, vitest, node, mocha, tap, tape, ava, uvu, jasmine];
+export const RUNNERS: readonly RunnerDescriptor[] = [pytest, unittest, go, cargo, jest, vitest, node, mocha, tap, tape, ava, uvu, jasmine, bun];
 
 const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
 

@@ -68,6 +68,9 @@ describe("runner descriptors", () => {
     const goArgs = select("go", ["example.com/calc.TestMul", "example.com/calc.TestDiv/by_zero", "example.com/x.TestX"]);
     expect(goArgs.slice(0, 2)).toEqual(["example.com/calc", "example.com/x"]);
     expect(goArgs.slice(2)).toEqual(["-run", "^(?:TestMul|TestDiv|TestX)$"]);
+    const [bflag, bpat] = select("bun", ["lib > mul multiplies", NASTY]);
+    expect(bflag).toBe("-t");
+    expect(new RegExp(bpat!).test("lib mul multiplies") && new RegExp(bpat!).test(NASTY)).toBe(true);
     expect(select("cargo", ["tests::adds", "tests::subs"])).toEqual(["--", "--exact", "tests::adds", "tests::subs"]);
     // Related tests, where the runner knows them.
     expect(byId("jest").related!(["src/a.ts"])).toEqual(["--findRelatedTests", "src/a.ts"]);
@@ -82,5 +85,9 @@ describe("runner descriptors", () => {
     writeFileSync(path.join(dir, "go.mod"), "module x\n");
     expect(countsHint("make test", dir)).toBe(byId("go").readableReport);
     expect(countsHint("npx jest", dir)).toBe(byId("jest").readableReport);
+    // `bun test` is bun's runner, not the package.json script `bun run test` would run.
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ scripts: { test: "jest" } }));
+    expect(countsHint("bun test", dir)).toBe(byId("bun").readableReport);
+    expect(countsHint("bun run test", dir)).toBe(byId("jest").readableReport);
   });
 });
