@@ -40,13 +40,6 @@ export interface ParseTestsOptions {
   goModule?: string;
 }
 
-/**
- * Machine-readable reporters first: they are exact and their output cannot be mistaken for another
- * format. Then the text formats in the runners' order (runners/index.ts).
- */
-const STRUCTURED = STRUCTURED_PARSERS;
-const TEXT = TEXT_PARSERS;
-
 export function parseTests(out: CommandOutput, opts: ParseTestsOptions = {}): TestCounts | null {
   const cwd = opts.cwd;
   if (opts.junitXml !== undefined && opts.junitXml.trim() !== "") {
@@ -60,7 +53,9 @@ export function parseTests(out: CommandOutput, opts: ParseTestsOptions = {}): Te
   if (text.trim() === "" && stdout.trim() === "") return null;
   const input: TestInput = { text, lines: splitLines(text), stdout: stdout.trim() !== "" ? stdout : text, ...(cwd !== undefined ? { cwd } : {}), ...(opts.goModule !== undefined ? { goModule: opts.goModule } : {}) };
 
-  for (const p of STRUCTURED) {
+  // Machine-readable reporters first: they are exact and cannot be mistaken for another format. Then
+  // the text formats, in the runners' order (runners/index.ts).
+  for (const p of STRUCTURED_PARSERS) {
     const r = p(input);
     if (r) return r;
   }
@@ -70,7 +65,7 @@ export function parseTests(out: CommandOutput, opts: ParseTestsOptions = {}): Te
     const r = parseJUnitXml(input.stdout.slice(xmlAt), cwd);
     if (r) return r;
   }
-  for (const p of TEXT) {
+  for (const p of TEXT_PARSERS) {
     const r = p(input);
     if (r) return r;
   }

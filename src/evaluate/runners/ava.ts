@@ -7,7 +7,7 @@ export const ava: RunnerDescriptor = {
   command: "npx ava --tap",
   recognise: { command: /\bava\b/, packages: ["ava"] },
   parse: { text: [parseAva] },
-  formats: "AVA default reporter (4 to 7)",
+  formats: "AVA default (4 to 7)",
   namesTests: "--tap",
   tap: "ava --tap",
   readableReport: "AVA: add --tap (ava --tap)",

@@ -7,9 +7,9 @@ export const bun: RunnerDescriptor = {
   command: "bun test",
   recognise: { command: /\bbun\s+test\b/, files: [{ file: "bunfig.toml", contains: /\[test\]/ }] },
   parse: { text: [parseBun] },
-  formats: "bun test default reporter",
+  formats: "bun test default",
   namesTests: "its default output, --reporter=junit",
-  junit: "bun test --reporter=junit --reporter-outfile=<file>",
+  junit: "bun test --reporter=junit",
   readableReport: 'bun test: keep its default output, or add --reporter=junit --reporter-outfile=report.xml with testReport: "report.xml"',
   // bunfig.toml's [test] section sets the root, preloads and coverage thresholds.
   testConfigFiles: ["bunfig.toml"],

@@ -7,7 +7,7 @@ export const jasmine: RunnerDescriptor = {
   command: "npx jasmine",
   recognise: { command: /\bjasmine\b/, packages: ["jasmine"] },
   parse: { text: [parseJasmine] },
-  formats: "Jasmine default reporter",
+  formats: "Jasmine default",
   readableReport: "Jasmine: its default reporter is read; check that the command runs jasmine itself",
   // spec/support/jasmine.json (or .mjs/.js) lists the spec files and helpers.
   testConfigFiles: ["jasmine.json", "jasmine.*js"],

@@ -8,7 +8,7 @@ export const mocha: RunnerDescriptor = {
   recognise: { command: /\bmocha\b/, packages: ["mocha"] },
   // A crash before any test ran looks like any runner's: its reader goes after every other parser.
   parse: { structured: [parseMochaJson], text: [parseMochaSpec], last: [parseMochaException] },
-  formats: "Mocha (spec, dot and JSON reporters)",
+  formats: "Mocha (spec, dot, JSON)",
   namesTests: "spec (default), --reporter=json, --reporter=tap",
   tap: "mocha --reporter tap",
   junit: "mocha --reporter xunit",

@@ -7,7 +7,7 @@ export const node: RunnerDescriptor = {
   command: "node --test --test-reporter=tap",
   recognise: { command: /\bnode\s+--test\b/ },
   parse: { text: [parseNodeSpec] },
-  formats: "node --test spec reporter",
+  formats: "node --test spec",
   namesTests: "spec, --test-reporter=tap, --test-reporter=junit",
   tap: "node --test --test-reporter=tap",
   junit: "node --test --test-reporter=junit",

@@ -7,7 +7,7 @@ export const uvu: RunnerDescriptor = {
   command: "npx uvu test",
   recognise: { command: /\buvu\b/, packages: ["uvu"] },
   parse: { text: [parseUvu] },
-  formats: "uvu default reporter",
+  formats: "uvu default",
   readableReport: "uvu: its default reporter is read; check that the command runs uvu itself",
   // Chosen by the command's arguments (a folder and a file pattern) and package.json (generic).
   testConfigFiles: [],

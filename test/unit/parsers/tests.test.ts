@@ -26,8 +26,8 @@ describe("parseTests: nothing to read", () => {
     const captured = [
       ...["vitest --reporter=junit", "node --test --test-reporter=junit", "pytest --junitxml", "mocha --reporter xunit"],
       ...["node --test --test-reporter=tap", "tap --reporter=tap", "tape", "ava --tap", "mocha --reporter tap", "vitest --reporter=tap or tap-flat"],
-      ...["node --test spec", "Vitest (default, verbose and JSON", "Jest (default, verbose and --json", "Mocha (spec, dot and JSON"],
-      ...["AVA default reporter", "uvu default reporter", "Jasmine default reporter", "pytest (default, -q, -v, -rA)", "unittest (default and -v)", "go test (text, -v and -json)", "cargo test"],
+      ...["node --test spec", "Vitest (default, verbose and JSON", "Jest (default, verbose and --json", "Mocha (spec, dot, JSON)"],
+      ...["AVA default", "uvu default", "Jasmine default", "bun test default", "pytest (default, -q, -v, -rA)", "unittest (default and -v)", "go test (text, -v and -json)", "cargo test"],
     ];
     for (const name of captured) expect(joined).toContain(name);
   });
