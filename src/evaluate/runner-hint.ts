@@ -1,28 +1,14 @@
 /**
  * When a test command's output cannot be counted, the exact change that makes it countable, for the
  * runner the project uses. The runner is found in the command itself, else in what it runs
- * (`npm test` → package.json's scripts), else in the project files (pyproject.toml, go.mod, Cargo.toml).
+ * (`npm test` → package.json's scripts), else in the project files (pyproject.toml, go.mod, Cargo.toml),
+ * else in package.json's dependencies: what each runner's descriptor (runners/) says recognises it.
  */
 import { readPrefix } from "../util/read-prefix.js";
 import path from "node:path";
 import { programOf, splitAndChain } from "./chain.js";
+import { RUNNERS, runnerOfCommand } from "./runners/index.js";
 import { FOLLOWS_EXIT, type TestCounts } from "./types.js";
-
-const FIXES: [RegExp, string][] = [
-  [/\bava\b/, "AVA: add --tap (ava --tap)"],
-  [/\bvitest\b/, "Vitest: add --reporter=json (or --reporter=junit with testReport)"],
-  [/\bjest\b/, "Jest: add --json"],
-  [/\bmocha\b/, "Mocha: add --reporter=json (or --reporter=tap)"],
-  [/\bjasmine\b/, "Jasmine: its default reporter is read; check that the command runs jasmine itself"],
-  [/\btape\b/, "tape: it prints TAP; do not pipe it through a pretty-printer (tap-spec, faucet)"],
-  [/\btap\b/, "node-tap: add --reporter=tap"],
-  [/\buvu\b/, "uvu: its default reporter is read; check that the command runs uvu itself"],
-  [/node\s+--test\b/, "node --test: add --test-reporter=tap"],
-  [/\bpytest\b|py\.test/, "pytest: add -rA (or --junitxml=report.xml with testReport: \"report.xml\")"],
-  [/\bunittest\b/, "unittest: add -v"],
-  [/\bgo\s+test\b/, "go test: add -v (or -json)"],
-  [/\bcargo\s+test\b/, "cargo test: keep libtest's default output (no --quiet)"],
-];
 
 function read(file: string): string {
   // The repository's own files, read at every start (chainAdvice): a committed link to /dev/zero must not hang it.
@@ -35,12 +21,13 @@ export function hintFromCommand(cmd: string): string | undefined {
 }
 
 function match(text: string): string | undefined {
-  return FIXES.find(([re]) => re.test(text))?.[1];
+  return runnerOfCommand(text)?.readableReport;
 }
 
 /** What the test command runs, expanded through package.json scripts one level deep. */
 function expand(cmd: string, cwd: string): string {
-  const m = /\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:-s\s+)?([\w:.-]+)/.exec(cmd);
+  // `bun test` is bun's own runner; `bun run test` runs the script.
+  const m = /\b(?:(?:npm|pnpm|yarn)\s+(?:run\s+)?|bun\s+run\s+)(?:-s\s+)?([\w:.-]+)/.exec(cmd);
   if (!m) return cmd;
   try {
     const scripts = (JSON.parse(read(path.join(cwd, "package.json"))) as { scripts?: Record<string, unknown> }).scripts ?? {};
@@ -52,12 +39,28 @@ function expand(cmd: string, cwd: string): string {
   }
 }
 
+/** The package names package.json depends on (dependencies and devDependencies). */
+function dependencies(cwd: string): Set<string> {
+  try {
+    const pkg = JSON.parse(read(path.join(cwd, "package.json"))) as { dependencies?: unknown; devDependencies?: unknown };
+    const names = (o: unknown) => (o && typeof o === "object" ? Object.keys(o) : []);
+    return new Set([...names(pkg.dependencies), ...names(pkg.devDependencies)]);
+  } catch {
+    return new Set();
+  }
+}
+
 export function countsHint(cmd: string, cwd: string): string {
   const byCmd = match(expand(cmd, cwd));
   if (byCmd) return byCmd;
-  if (/\[tool\.pytest|pytest/.test(read(path.join(cwd, "pyproject.toml")))) return match("pytest")!;
-  if (read(path.join(cwd, "go.mod")) !== "") return match("go test")!;
-  if (read(path.join(cwd, "Cargo.toml")) !== "") return match("cargo test")!;
+  const byFiles = RUNNERS.find((r) => r.recognise.files?.some((f) => {
+    const text = read(path.join(cwd, f.file));
+    return text !== "" && (f.contains?.test(text) ?? true);
+  }));
+  if (byFiles) return byFiles.readableReport;
+  const deps = dependencies(cwd);
+  const byPackage = RUNNERS.find((r) => r.recognise.packages?.some((p) => deps.has(p)));
+  if (byPackage) return byPackage.readableReport;
   return 'make the runner print TAP, JUnit XML (testReport: "<file>") or its JSON report';
 }
 

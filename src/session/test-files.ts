@@ -6,6 +6,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
+import { isTestConfigFile } from "../evaluate/runners/index.js";
 import { UserError } from "../util/errors.js";
 import { matchesAnyGlob } from "../util/glob.js";
 import { resolveEntryInside, resolveInside } from "../util/paths.js";
@@ -29,14 +30,13 @@ export function isTestPath(p: string, protect: string[] = []): boolean {
  * Files that choose which tests run and how (a package.json test script, pytest's addopts, a runner's
  * config): a first step that edits them is judged against the baseline's tests too (preflight.ts). A
  * `--test-name-pattern` in package.json, or `addopts = -k 'not mul'` in pytest.ini, left the failing test
- * out and scored 1.000 without touching a test file.
+ * out and scored 1.000 without touching a test file. Which files those are is each runner's descriptor's
+ * (evaluate/runners) and a generic list's.
  */
-const TEST_CONFIG_RE = /^(?:package\.json|pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini|noxfile\.py|Makefile|justfile|Cargo\.toml|go\.mod|\.taprc|(?:jest|vitest|vite|vitest\.workspace|ava|karma\.conf|playwright|cypress|wdio\.conf)(?:\.config)?\.[cm]?[jt]s(?:on)?|\.mocharc(?:\.\w+)?|\.c8rc(?:\.json)?|\.nycrc(?:\.json)?)$/;
-
 const changeOf = (o: FileOp): TestFileChange => ({ path: o.path, change: o.op === "delete" ? "deleted" : o.create ? "added" : "modified" });
 
 export function testConfigChanges(ops: FileOp[]): TestFileChange[] {
-  return ops.filter((o) => TEST_CONFIG_RE.test(o.path.split("/").pop() ?? "")).map(changeOf);
+  return ops.filter((o) => isTestConfigFile(o.path)).map(changeOf);
 }
 
 export function testFileChanges(ops: FileOp[], protect: string[] = []): TestFileChange[] {

@@ -138,6 +138,17 @@ const CASES: Record<string, RunnerCase> = {
     summary: (_p, f) => new RegExp(`5 specs, ${f} failures?`),
     below: /clamp.*below rises to lo/,
   },
+  // Added through the runner recipe (src/evaluate/runners/bun.ts): bun from npm (fixtures/runners), its default reporter.
+  bun: {
+    runner: "bun",
+    cmd: "npx bun test",
+    node: true,
+    lib: ["lib.js", esm],
+    bodies: JS_BODIES,
+    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import { describe, expect, test } from "bun:test";\n${IMPORT_ESM}`, test: "test", describe: "describe", eq: expectEq }) },
+    summary: (p, f) => new RegExp(`^ ${p} pass\\n ${f} fail\\n`, "m"),
+    below: /clamp > below rises to lo/,
+  },
 };
 
 let srv: TestServer;

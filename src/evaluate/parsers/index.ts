@@ -10,19 +10,9 @@ import { parseRustc } from "./diagnostics/rustc.js";
 import { parseTsc } from "./diagnostics/tsc.js";
 import { parseXo } from "./diagnostics/xo.js";
 import type { DiagInput } from "./diagnostics/common.js";
-import { parseAva } from "./tests/ava.js";
-import { parseCargo } from "./tests/cargo.js";
-import { parseJasmine } from "./tests/jasmine.js";
-import { parseUvu } from "./tests/uvu.js";
 import type { TestInput } from "./tests/common.js";
-import { parseGoJson, parseGoText } from "./tests/go.js";
 import { parseJUnitXml } from "./tests/junit.js";
-import { parseMochaException, parseMochaJson, parseMochaSpec } from "./tests/mocha.js";
-import { parseNodeSpec } from "./tests/node-spec.js";
-import { parsePytest } from "./tests/pytest.js";
-import { parseTap } from "./tests/tap.js";
-import { parseUnittest } from "./tests/unittest.js";
-import { parseJestText, parseVitestJestJson, parseVitestText } from "./tests/vitest-jest.js";
+import { RUNNERS, STRUCTURED_PARSERS, TEXT_PARSERS } from "../runners/index.js";
 import { cleanText, splitLines } from "./util.js";
 
 export { parseBenchValue } from "./bench.js";
@@ -30,20 +20,12 @@ export { parseBenchValue } from "./bench.js";
 /**
  * The test output formats parseTests reads, named as a user would ask their runner for them: the
  * feedback lists them when a test command's output could not be read (feedback.ts). Every entry is
- * backed by real captures in fixtures/outputs.
+ * backed by real captures in fixtures/outputs. The shared formats first, then each runner's own.
  */
 export const KNOWN_TEST_FORMATS: string[] = [
-  "JUnit XML, as a report file (testReport) or printed: vitest --reporter=junit, node --test --test-reporter=junit, pytest --junitxml, mocha --reporter xunit, jest-junit, Maven Surefire",
-  "TAP: node --test --test-reporter=tap, node-tap, tape, ava --tap, mocha --reporter tap, vitest --reporter=tap or tap-flat",
-  "node --test spec reporter",
-  "Vitest (default, verbose and JSON reporters)",
-  "Jest (default, verbose and --json)",
-  "Mocha (spec and JSON reporters)",
-  "AVA, uvu and Jasmine default reporters",
-  "pytest (default, -q, -v, -rA)",
-  "unittest (default and -v)",
-  "go test (text, -v and -json)",
-  "cargo test",
+  `JUnit XML, as a report file (testReport) or printed: ${RUNNERS.flatMap((r) => (r.junit ? [r.junit] : [])).join(", ")}, Maven Surefire`,
+  `TAP: ${RUNNERS.flatMap((r) => (r.tap ? [r.tap] : [])).join(", ")}`,
+  ...RUNNERS.flatMap((r) => (r.formats ? [r.formats] : [])),
 ];
 
 export interface ParseTestsOptions {
@@ -58,30 +40,6 @@ export interface ParseTestsOptions {
   goModule?: string;
 }
 
-type TestParser = (input: TestInput) => TestCounts | null;
-
-/**
- * Machine-readable reporters first: they are exact and their output cannot be mistaken for another
- * format. Then the text formats, most specific summary line first; each returns null unless its own
- * summary is present, so the order only matters for outputs that contain two runners' output.
- */
-const STRUCTURED: TestParser[] = [parseVitestJestJson, parseMochaJson, parseGoJson];
-const TEXT: TestParser[] = [
-  parseCargo,
-  parseGoText,
-  parsePytest,
-  parseUnittest,
-  parseJestText,
-  parseVitestText,
-  parseNodeSpec,
-  parseMochaSpec,
-  parseTap,
-  parseAva,
-  parseUvu,
-  parseJasmine,
-  parseMochaException,
-];
-
 export function parseTests(out: CommandOutput, opts: ParseTestsOptions = {}): TestCounts | null {
   const cwd = opts.cwd;
   if (opts.junitXml !== undefined && opts.junitXml.trim() !== "") {
@@ -95,7 +53,9 @@ export function parseTests(out: CommandOutput, opts: ParseTestsOptions = {}): Te
   if (text.trim() === "" && stdout.trim() === "") return null;
   const input: TestInput = { text, lines: splitLines(text), stdout: stdout.trim() !== "" ? stdout : text, ...(cwd !== undefined ? { cwd } : {}), ...(opts.goModule !== undefined ? { goModule: opts.goModule } : {}) };
 
-  for (const p of STRUCTURED) {
+  // Machine-readable reporters first: they are exact and cannot be mistaken for another format. Then
+  // the text formats, in the runners' order (runners/index.ts).
+  for (const p of STRUCTURED_PARSERS) {
     const r = p(input);
     if (r) return r;
   }
@@ -105,7 +65,7 @@ export function parseTests(out: CommandOutput, opts: ParseTestsOptions = {}): Te
     const r = parseJUnitXml(input.stdout.slice(xmlAt), cwd);
     if (r) return r;
   }
-  for (const p of TEXT) {
+  for (const p of TEXT_PARSERS) {
     const r = p(input);
     if (r) return r;
   }

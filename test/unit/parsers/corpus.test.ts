@@ -64,7 +64,7 @@ describe("corpus of real outputs", () => {
       for (const f of r.failures) if (n("failed") === r.failed) expect(ofCase(f), `${id}: ${f.name}`).toBe(true);
     }
     for (const t of ["node-test/node20-tap-failing", "vitest/json-failing", "jest/json-failing", "vitest/junit-failing", "tape/finished-failing", "tape/skip-forms-passing", "tape/qs-bug", "pytest/tomli-bug-junit"]) expect(named, t).toContain(t);
-    const runners = ["ava/default-failing", "ava/ava4-default-failing", "ava/ava5-default-failing", "ava/many-2-failing", "ava/query-string-known-failures", "ava/query-string-unexpected-pass", "ava/known-failing", "pytest/pytest9-v-failing", "pytest/pytest9-subtests-v", "pytest/tomli-bug-v", "go-test/verbose-failing", "go-test/json-failing", "go-test/errorf-verbose", "go-test/errorf-json", "cargo/test-failing", "cargo/test-failing-color", "mocha/spec-failing", "mocha/spec-passing-color", "mocha/picomatch-bug-spec", "vitest/defu-bug-verbose", "vitest/defu-wrong-verbose", "vitest/defu-fixed-verbose", "vitest/traps-verbose-failing", "vitest/verbose-failing"];
+    const runners = ["ava/default-failing", "ava/ava4-default-failing", "ava/ava5-default-failing", "ava/many-2-failing", "ava/query-string-known-failures", "ava/query-string-unexpected-pass", "ava/known-failing", "pytest/pytest9-v-failing", "pytest/pytest9-subtests-v", "pytest/tomli-bug-v", "go-test/verbose-failing", "go-test/json-failing", "go-test/errorf-verbose", "go-test/errorf-json", "cargo/test-failing", "cargo/test-failing-color", "mocha/spec-failing", "mocha/spec-passing-color", "mocha/picomatch-bug-spec", "vitest/defu-bug-verbose", "vitest/defu-wrong-verbose", "vitest/defu-fixed-verbose", "vitest/traps-verbose-failing", "vitest/verbose-failing", "bun/default-failing", "bun/traps-failing"];
     for (const t of runners) expect(named, t).toContain(t);
   });
 
@@ -139,6 +139,7 @@ const SAME_RUN: Record<string, string[]> = {
   "pytest collection error": ["pytest/pytest7-collection-error", "pytest/pytest9-collection-error"],
   unittest: ["unittest/default-failing", "unittest/verbose-failing", "unittest/py3117-verbose-failing"],
   "more-iter (field trial)": ["pytest/more-iter-q-failing", "unittest/more-iter-default-failing"],
+  bun: ["bun/default-failing", "bun/junit-failing"],
 };
 
 /** Diagnostics printed by one tool in several styles: all must give the same list. */

@@ -25,9 +25,9 @@ describe("parseTests: nothing to read", () => {
     const joined = KNOWN_TEST_FORMATS.join("; ");
     const captured = [
       ...["vitest --reporter=junit", "node --test --test-reporter=junit", "pytest --junitxml", "mocha --reporter xunit"],
-      ...["node --test --test-reporter=tap", "node-tap", "tape", "ava --tap", "mocha --reporter tap", "vitest --reporter=tap or tap-flat"],
-      ...["node --test spec", "Vitest (default, verbose and JSON", "Jest (default, verbose and --json", "Mocha (spec and JSON"],
-      ...["AVA, uvu and Jasmine", "pytest (default, -q, -v, -rA)", "unittest (default and -v)", "go test (text, -v and -json)", "cargo test"],
+      ...["node --test --test-reporter=tap", "tap --reporter=tap", "tape", "ava --tap", "mocha --reporter tap", "vitest --reporter=tap or tap-flat"],
+      ...["node --test spec", "Vitest (default, verbose and JSON", "Jest (default, verbose and --json", "Mocha (spec, dot, JSON)"],
+      ...["AVA default", "uvu default", "Jasmine default", "bun test default", "pytest (default, -q, -v, -rA)", "unittest (default and -v)", "go test (text, -v and -json)", "cargo test"],
     ];
     for (const name of captured) expect(joined).toContain(name);
   });

@@ -1,0 +1,19 @@
+import { parseJestText, parseVitestJestJson } from "../parsers/tests/vitest-jest.js";
+import { anyOf, type RunnerDescriptor } from "./types.js";
+
+export const jest: RunnerDescriptor = {
+  id: "jest",
+  name: "Jest",
+  command: "npx jest --json",
+  recognise: { command: /\bjest\b/, packages: ["jest"] },
+  parse: { structured: [parseVitestJestJson], text: [parseJestText] },
+  formats: "Jest (default, verbose and --json)",
+  namesTests: "--json, --verbose",
+  junit: "jest-junit",
+  readableReport: "Jest: add --json",
+  testConfigFiles: ["jest.config.*"],
+  // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
+  selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
+  related: (files) => ["--findRelatedTests", ...files],
+  coverage: { args: ["--coverage"], prints: "a text table of % statements, branches, functions and lines per file (--coverageReporters=json-summary: coverage/coverage-summary.json)" },
+};

@@ -1,0 +1,19 @@
+import { parsePytest } from "../parsers/tests/pytest.js";
+import type { RunnerDescriptor } from "./types.js";
+
+export const pytest: RunnerDescriptor = {
+  id: "pytest",
+  name: "pytest",
+  command: "python -m pytest -rA",
+  recognise: { command: /\bpytest\b|py\.test/, files: [{ file: "pyproject.toml", contains: /\[tool\.pytest|pytest/ }, { file: "pytest.ini" }] },
+  parse: { text: [parsePytest] },
+  formats: "pytest (default, -q, -v, -rA)",
+  namesTests: "-v, --junitxml",
+  junit: "pytest --junitxml",
+  readableReport: 'pytest: add -rA (or --junitxml=report.xml with testReport: "report.xml")',
+  testConfigFiles: ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"],
+  // Names are node ids (`tests/test_x.py::Class::test[param]`), given as arguments; a failed subtest's
+  // message after the id (`node::test [msg] (i=3)`) is dropped: the subtest runs with its test.
+  selectByName: (names) => [...new Set(names.map((n) => n.replace(/\s+(?:\[.*|\(.*\))$/, "")))],
+  coverage: { args: ["--cov", "--cov-report=term"], prints: "a text table of statements, misses and % per file with a TOTAL line (pytest-cov)" },
+};

@@ -1,0 +1,65 @@
+/**
+ * What code-trm knows about one test runner, in one place: how it is recognised, which parsers read its
+ * output, how to make it print a readable report, which files choose its tests, how to run some of its
+ * tests, and how it prints coverage. Every consumer (the output parsers' order, the could-not-read hint,
+ * the test-config check, the README's runner table) reads these descriptors; adding a runner is one
+ * descriptor in this folder, listed in index.ts, plus its fixtures.
+ */
+import type { TestInput } from "../parsers/tests/common.js";
+import type { TestCounts } from "../types.js";
+
+export type TestParser = (input: TestInput) => TestCounts | null;
+
+export interface RunnerDescriptor {
+  /** Short id, the descriptor's file name. */
+  id: string;
+  /** As the README and notices name it. */
+  name: string;
+  /** A command that runs it with a readable report, as the README shows it (recognised as this runner). */
+  command: string;
+  recognise: {
+    /** The runner named in a test command (or in the package.json script it runs). Must not match another runner's command. */
+    command: RegExp;
+    /** Project files that show the runner when the command does not name it (`contains` tests the file's text). */
+    files?: { file: string; contains?: RegExp }[];
+    /** npm package names whose presence in package.json's dependencies or devDependencies shows the runner. */
+    packages?: string[];
+  };
+  /**
+   * The parsers of its own output formats. `structured` (machine-readable reporters) run before any text
+   * parser; `text` run in the order of the runner list (index.ts); `last` after every other parser (a
+   * parser that reads a crash, which any runner's output may look like). Shared formats (JUnit XML) are
+   * read by parseTests itself.
+   */
+  parse: { structured?: TestParser[]; text?: TestParser[]; last?: TestParser[] };
+  /** Its own outputs code-trm reads, beyond TAP and JUnit XML (below), for the could-not-read notice and the README. */
+  formats?: string;
+  /** Which of those outputs name every test (so tests are tracked by name); undefined when none does. */
+  namesTests?: string;
+  /** The command that makes it print TAP, and the one that makes it write or print JUnit XML, when it has them. */
+  tap?: string;
+  junit?: string;
+  /** The change that makes its output countable, as the could-not-read notice words it. */
+  readableReport: string;
+  /**
+   * The names (globs: `*`, `?`, `{a,b}`) of files that choose which of its tests run, at any depth: a
+   * first step editing one is judged against the baseline's tests too. Required, so that a new runner
+   * says it has none rather than forgets them (a scoring hole no test would flag).
+   */
+  testConfigFiles: string[];
+  /**
+   * Arguments that run only the tests named (names as code-trm reports them for this runner), added to
+   * the runner's command. Where a name cannot be given exactly the selection is a superset, never less.
+   */
+  selectByName?: (names: string[]) => string[];
+  /** Arguments that run the tests related to the changed files, where the runner knows it. */
+  related?: (files: string[]) => string[];
+  /** How it prints coverage: the arguments to add and what it prints. */
+  coverage?: { args: string[]; prints: string };
+}
+
+/** A string matched literally inside a JavaScript, Python or Go regular expression. */
+export const escapeRegExp = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+
+/** A regex that matches exactly one of the strings. */
+export const anyOf = (names: string[]): string => `^(?:${names.map(escapeRegExp).join("|")})$`;

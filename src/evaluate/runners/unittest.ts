@@ -1,0 +1,17 @@
+import { parseUnittest } from "../parsers/tests/unittest.js";
+import type { RunnerDescriptor } from "./types.js";
+
+export const unittest: RunnerDescriptor = {
+  id: "unittest",
+  name: "unittest",
+  command: "python -m unittest -v",
+  recognise: { command: /\bunittest\b/ },
+  parse: { text: [parseUnittest] },
+  formats: "unittest (default and -v)",
+  namesTests: "-v",
+  readableReport: "unittest: add -v",
+  // Chosen by the command's arguments (generic setup.cfg / tox.ini / Makefile are in the generic list).
+  testConfigFiles: [],
+  // Names are dotted paths (`tests.test_calc.CalcTest.test_mul`), which `python -m unittest` takes as arguments.
+  selectByName: (names) => [...new Set(names)],
+};

@@ -1,0 +1,20 @@
+import { parseVitestJestJson, parseVitestText } from "../parsers/tests/vitest-jest.js";
+import { anyOf, type RunnerDescriptor } from "./types.js";
+
+export const vitest: RunnerDescriptor = {
+  id: "vitest",
+  name: "Vitest",
+  command: "npx vitest run --reporter=json",
+  recognise: { command: /\bvitest\b/, packages: ["vitest"] },
+  parse: { structured: [parseVitestJestJson], text: [parseVitestText] },
+  formats: "Vitest (default, verbose and JSON reporters)",
+  namesTests: "--reporter=verbose, --reporter=json",
+  tap: "vitest --reporter=tap or tap-flat",
+  junit: "vitest --reporter=junit",
+  readableReport: "Vitest: add --reporter=json (or --reporter=junit with testReport)",
+  testConfigFiles: ["vitest.config.*", "vite.config.*", "vitest.workspace.*", "vitest.projects.*"],
+  // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
+  selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
+  related: (files) => ["related", "--run", ...files],
+  coverage: { args: ["--coverage"], prints: "a text table of % statements, branches, functions and lines per file (needs @vitest/coverage-v8 or -istanbul)" },
+};
