@@ -54,7 +54,12 @@ export function environmentNotices(cwd: string, results: Record<string, RunResul
   const notices: string[] = [];
   if (sandboxed) {
     const denied = Object.values(results).map((r) => (succeeded(r) ? null : readOnlyPath(r.output.all))).find((p) => p);
-    if (denied) notices.push(`The sandbox keeps everything outside the worktree read-only, and a command could not write ${denied}. Make the tool write inside the worktree (its cache or output folder, often an environment variable set in the command), or start without sandbox.`);
+    // A tool that writes into its own package folder (vitest --typecheck keeps its build info there) writes
+    // into the checkout's node_modules, which the worktree's links lead to: no setting moves that.
+    const fix = /(^|\/)node_modules\//.test(denied ?? "")
+      ? `That is in the node_modules the worktree links from your checkout: give the worktree a node_modules of its own (setupCmd "rm -rf node_modules && npm ci", or your package manager's install, with network: true), or start without sandbox.`
+      : "Make the tool write inside the worktree (its cache or output folder, often an environment variable set in the command), or start without sandbox.";
+    if (denied) notices.push(`The sandbox keeps everything outside the worktree read-only, and a command could not write ${denied}. ${fix}`);
   }
   for (const r of Object.values(results)) {
     if (r?.timedOut) notices.push(`"${r.cmd}" timed out and was killed with its child processes; raise timeoutSec if it needs longer.`);

@@ -7,7 +7,8 @@ import { truncate } from "./text.js";
  * tag named `trm` in the way of code-trm's refs. Anything else stays unexpected.
  */
 export function explainSystemError(err: unknown): UserError | null {
-  if (!(err instanceof Error)) return null;
+  // A UserError says what happened already, and may quote a command's output ("npm error EROFS"): kept.
+  if (!(err instanceof Error) || err instanceof UserError) return null;
   const e = err as NodeJS.ErrnoException & { stderr?: string };
   const text = `${e.message}\n${typeof e.stderr === "string" ? e.stderr : ""}`;
   const where = e.path ? ` ${truncate(e.path, 200)}` : "";

@@ -344,6 +344,8 @@ else: print("read-"+ctypes.string_at(l.shmat(i,None,0o10000)).decode())' ${op}`;
     // A write into the checkout is refused by the sandbox, and the feedback says so.
     const t = await h.call("trm_start_session", { repoPath: repo, testCmd: `echo x > ${path.join(repo, "node_modules", "dep", "cache.json")}`, sandbox: true, preflight: true });
     expect(t.feedback).toMatch(/sandbox keeps everything outside the worktree read-only[^\n]*node_modules\/dep\/cache\.json/);
+    // There, no cache setting helps: the worktree needs a node_modules of its own.
+    expect(t.feedback).toMatch(/node_modules the worktree links from your checkout: give the worktree a node_modules of its own \(setupCmd "rm -rf node_modules && npm ci"/);
     expect(checkoutState(repo)).toEqual(before);
     rmSync(path.join(repo, "node_modules"), { recursive: true, force: true });
     await h.srv.close();

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GitError } from "../../../src/git/cli.js";
+import { fail } from "../../../src/mcp/respond.js";
+import { UserError } from "../../../src/util/errors.js";
 import { explainSystemError } from "../../../src/util/sys-errors.js";
 
 const errno = (code: string, p: string) => Object.assign(new Error(`${code}: failed, open '${p}'`), { code, path: p });
@@ -19,6 +21,16 @@ describe("system errors with a known cause", () => {
     const t = explainSystemError(new GitError(["update-ref"], 128, "fatal: cannot lock ref 'refs/tags/trm/1/baseline': 'refs/tags/trm' exists; cannot create 'refs/tags/trm/1/baseline'"))!;
     expect(t.message).toContain("Your tag `trm`");
     expect(t.hint).toContain("git tag <new-name> trm && git tag -d trm");
+  });
+
+  it("keeps an error that says its cause already, even when it quotes a command's EROFS or EACCES", () => {
+    // A setupCmd (npm install) failing in the sandbox: its output said EROFS, and the reply blamed the repository.
+    const setup = new UserError("setupCmd failed (exit 1), so the session was not started and nothing of it was kept: npm install\n  npm error EROFS: read-only file system, open '/r/node_modules/.package-lock.json'\n  Permission denied", "Fix the command.");
+    expect(explainSystemError(setup)).toBeNull();
+    const text = (fail(setup).content[0] as { text: string }).text;
+    expect(text).toMatch(/^setupCmd failed \(exit 1\)/);
+    expect(text).toContain("npm error EROFS");
+    expect(text).not.toContain("code-trm cannot write");
   });
 
   it("leaves other errors unexpected", () => {

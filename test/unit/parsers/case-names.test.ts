@@ -67,11 +67,12 @@ describe("pytest -v", () => {
 });
 
 describe("go test -v and -json", () => {
-  it("names leaf tests by package, in text and JSON alike; a package that did not build has no test of its own", () => {
+  it("names every test by package, a test with subtests too (go reports it), in text and JSON alike; a package that did not build has no test of its own", () => {
     const calc: [string, TestCase["status"]][] = [
       ["example.com/sample/calc.TestAdd", "passed"],
       ["example.com/sample/calc.TestMul", "failed"],
       ["example.com/sample/calc.TestSkipped", "skipped"],
+      ["example.com/sample/calc.TestTable", "failed"],
       ["example.com/sample/calc.TestTable/ones", "passed"],
       ["example.com/sample/calc.TestTable/zero", "failed"],
       ["example.com/sample/ok.TestOne", "passed"],

@@ -10,7 +10,7 @@ import { CWD, loadCase } from "./corpus.js";
 
 function read(id: string): { text: string; r: TestCounts; xml?: string } {
   const c = loadCase(id);
-  const r = parseTests(c.output, { cwd: CWD, ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}) });
+  const r = parseTests(c.output, { cwd: CWD, ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}), ...(c.goModule !== undefined ? { goModule: c.goModule } : {}) });
   expect(r, id).not.toBeNull();
   return { text: c.output.all, r: r!, ...(c.junitXml !== undefined ? { xml: c.junitXml } : {}) };
 }
@@ -108,5 +108,29 @@ describe("tape 5 (ljharb/qs)", () => {
     expect(r.total).toBe(said(text, /^# tests\s+(\d+)$/m));
     // A failing test is named by its comment, with its first failing assertion's message and place.
     for (const f of r.failures) expect(f, f.name).toMatchObject({ message: expect.stringMatching(/^(should be strictly equal|without: as expected)\nexpected: /), file: "test/stringify.js" });
+  });
+});
+
+describe("go test 1.19 (spf13/pflag)", () => {
+  const pkg = "github.com/spf13/pflag";
+  // go prints no total: its own count is one result per test, a test with subtests included
+  // (`--- PASS: TestBoolFuncUsage` above its two subtests' lines; one -json pass/fail/skip event each).
+  it.each(["pflag-bug-verbose", "pflag-wrong2-verbose"])("%s: one test per result line", (name) => {
+    const { text, r } = read(`go-test/${name}`);
+    const results = (word: string) => [...text.matchAll(new RegExp(`^\\s*--- ${word}: (\\S+) \\(`, "gm"))].map((m) => `${pkg}.${m[1]}`);
+    expect(r).toMatchObject({ passed: results("PASS").length, failed: results("FAIL").length, skipped: results("SKIP").length, total: 185 });
+    expect(r.failures.map((f) => f.name).sort()).toEqual(results("FAIL").sort());
+  });
+
+  it("pflag-wrong2-json: one test per -json result, a failing subtest's parent named with the subtest", () => {
+    const { text, r } = read("go-test/pflag-wrong2-json");
+    const events = text.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { Action: string; Test?: string });
+    const results = (action: string) => events.filter((e) => e.Test !== undefined && e.Action === action).map((e) => `${pkg}.${e.Test}`);
+    expect(r).toMatchObject({ passed: results("pass").length, failed: results("fail").length, skipped: results("skip").length, total: 7 });
+    expect(r.failures.map((f) => f.name).sort()).toEqual(results("fail").sort());
+    // The parent prints nothing of its own: it says which subtest failed, at that subtest's place.
+    const parent = r.failures.find((f) => f.name === `${pkg}.TestBoolFuncUsage`);
+    expect(parent).toMatchObject({ message: "1 subtest failed: TestBoolFuncUsage/func_flag_with_placeholder_name", file: "bool_func_test.go", line: 73 });
+    expect(r.failures.find((f) => f.name.endsWith("/func_flag_with_placeholder_name"))).toMatchObject({ file: "bool_func_test.go", line: 73 });
   });
 });

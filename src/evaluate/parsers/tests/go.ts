@@ -2,8 +2,10 @@
  * `go test`: the text output (`--- FAIL: TestX (0.00s)`, `ok  \tpkg\t0.01s`, `FAIL\tpkg [build failed]`,
  * with `-v` also `=== RUN` and `--- PASS` lines) and `go test -json` (one event per line).
  *
- * Subtests are named `TestParent/case`; a parent that has subtests is a group, so only leaves are
- * counted (a parent that fails without a failing subtest, e.g. after a panic, is counted as a failure).
+ * Subtests are named `TestParent/case`. A parent is a test of its own, counted as go reports it (one
+ * `--- PASS`/`--- FAIL` line and one -json result each, as gotestsum counts them): spf13/pflag's
+ * `go test -json` has 185 results where its leaves are 181. A parent that failed because a subtest did is
+ * named too, its message saying which subtests failed, at the first one's place.
  * A package that does not compile is one failure named after the package, with the first compiler
  * error as its message. Test names are qualified by their package so that two packages' `TestParse`
  * stay distinct when failures are compared across steps. With -v or -json every counted test is also
@@ -47,34 +49,26 @@ function summarize(format: string, packages: Map<string, PackageState>, buildErr
       failures.push(buildFailure(pkg, errs, cwd));
       continue;
     }
-    // Parents (tests with subtests) and parents with a failing subtest, from each name's prefixes,
-    // in one pass: comparing every pair of names would be quadratic in the number of tests.
-    const parents = new Set<string>();
-    const parentsOfFailures = new Set<string>();
+    // The failing leaves under each parent, from each name's prefixes in one pass: comparing every
+    // pair of names would be quadratic in the number of tests.
+    const failingUnder = new Map<string, TestState[]>();
     for (const t of state.tests.values()) {
+      if (t.outcome !== "fail") continue;
       for (let k = t.name.indexOf("/"); k >= 0; k = t.name.indexOf("/", k + 1)) {
         const prefix = t.name.slice(0, k);
-        parents.add(prefix);
-        if (t.outcome === "fail") parentsOfFailures.add(prefix);
+        const list = failingUnder.get(prefix) ?? [];
+        list.push(t);
+        failingUnder.set(prefix, list);
       }
     }
     let failedHere = 0;
     for (const t of state.tests.values()) {
-      if (parents.has(t.name)) {
-        if (t.outcome === "fail" && !parentsOfFailures.has(t.name)) {
-          failed++;
-          failedHere++;
-          failures.push(testFailure(pkg, t, cwd, goModule));
-          cases.push({ name: `${pkg}.${t.name}`, status: "failed" });
-        }
-        continue;
-      }
       if (t.outcome === "pass") passed++;
       else if (t.outcome === "skip") skipped++;
       else if (t.outcome === "fail") {
         failed++;
         failedHere++;
-        failures.push(testFailure(pkg, t, cwd, goModule));
+        failures.push(testFailure(pkg, t, cwd, goModule, failingUnder.get(t.name)));
       }
       if (t.outcome) cases.push({ name: `${pkg}.${t.name}`, status: t.outcome === "pass" ? "passed" : t.outcome === "skip" ? "skipped" : "failed" });
     }
@@ -95,7 +89,9 @@ function summarize(format: string, packages: Map<string, PackageState>, buildErr
   return counts(format, { passed, failed, skipped }, failures, undefined, cases);
 }
 
-function testFailure(pkg: string, t: TestState, cwd?: string, goModule?: string): TestFailure {
+const SUBTESTS_LISTED = 3;
+
+function testFailure(pkg: string, t: TestState, cwd?: string, goModule?: string, failingSubtests: TestState[] = []): TestFailure {
   const lines = t.output.filter((l, k) => {
     const s = l.trim();
     if (s === "" || /^(=== (RUN|PAUSE|CONT|NAME)|--- (FAIL|PASS|SKIP):)/.test(s) || s === "FAIL" || s === "PASS") return false;
@@ -105,8 +101,15 @@ function testFailure(pkg: string, t: TestState, cwd?: string, goModule?: string)
   });
   // A panic's goroutine dump is long and only its project frame matters.
   const cut = lines.findIndex((l) => /^goroutine \d+ \[/.test(l.trim()));
-  const message = boundMessage((cut >= 0 ? lines.slice(0, cut) : lines).join("\n"));
-  return failure(`${pkg}.${t.name}`, message, panicLocation(t.output, cwd) ?? logLocation(pkg, t.output, goModule));
+  const own = cut >= 0 ? lines.slice(0, cut) : lines;
+  // A parent usually prints nothing of its own: which subtests failed, and where the first did, is what it has to say.
+  const n = failingSubtests.length;
+  const subs = n > 0 ? `${n} subtest${n === 1 ? "" : "s"} failed: ${failingSubtests.slice(0, SUBTESTS_LISTED).map((x) => x.name).join(", ")}${n > SUBTESTS_LISTED ? ", …" : ""}` : "";
+  const message = boundMessage([...own, subs].filter((l) => l !== "").join("\n"));
+  const placeOf = (x: TestState) => panicLocation(x.output, cwd) ?? logLocation(pkg, x.output, goModule);
+  let place = placeOf(t);
+  for (const x of failingSubtests) place ??= placeOf(x);
+  return failure(`${pkg}.${t.name}`, message, place);
 }
 
 /**
