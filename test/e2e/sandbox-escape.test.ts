@@ -23,6 +23,18 @@ afterAll(() => {
   for (const s of servers) s.close();
 });
 
+/** A one-commit repository added to `repo` as submodule `sub`, committed. */
+function addSubmodule(repo: string): void {
+  const subSrc = path.join(tmp("trm-subsrc-"), "lib");
+  mkdirSync(subSrc);
+  g(subSrc, "init", "-q", "-b", "main");
+  writeFileSync(path.join(subSrc, "lib.txt"), "library\n");
+  g(subSrc, "add", "-A");
+  g(subSrc, "commit", "-q", "-m", "lib");
+  g(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", subSrc, "sub");
+  g(repo, "commit", "-q", "-m", "submodule");
+}
+
 /** A program that, if it ever runs, leaves its name in `marker` (outside the sandbox's reach). */
 const trap = (marker: string, name: string) => `sh -c 'echo ${name} >> ${marker}; cat'`;
 
@@ -65,14 +77,7 @@ sandboxTests("the sandbox is a boundary (bubblewrap)", () => {
     const marker = path.join(w.outside, "PWNED");
     const repo = repoOf();
     // A submodule, initialised in the worktree at start.
-    const subSrc = path.join(tmp("trm-subsrc-"), "lib");
-    mkdirSync(subSrc);
-    g(subSrc, "init", "-q", "-b", "main");
-    writeFileSync(path.join(subSrc, "lib.txt"), "library\n");
-    g(subSrc, "add", "-A");
-    g(subSrc, "commit", "-q", "-m", "lib");
-    g(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", subSrc, "sub");
-    g(repo, "commit", "-q", "-m", "submodule");
+    addSubmodule(repo);
     // The repository's own config (through an include) defines drivers the user trusts: a command's
     // .gitattributes must not make the server run them on the command's files.
     writeFileSync(path.join(repo, ".git", "drivers.cfg"), `[filter "trap"]\n\tclean = "${trap(marker, "repo-filter")}"\n\tsmudge = "${trap(marker, "repo-smudge")}"\n[merge "trap"]\n\tdriver = "${trap(marker, "repo-merge")}"\n`);
@@ -177,14 +182,7 @@ sandboxTests("the sandbox is a boundary (bubblewrap)", () => {
   it("no submodule's config is readable either: the checkout's (.git/modules) and the worktree's own clones", async () => {
     const w = outsideWorld();
     const repo = repoOf();
-    const subSrc = path.join(tmp("trm-subsrc-"), "lib");
-    mkdirSync(subSrc);
-    g(subSrc, "init", "-q", "-b", "main");
-    writeFileSync(path.join(subSrc, "lib.txt"), "library\n");
-    g(subSrc, "add", "-A");
-    g(subSrc, "commit", "-q", "-m", "lib");
-    g(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", subSrc, "sub");
-    g(repo, "commit", "-q", "-m", "submodule");
+    addSubmodule(repo);
     // The session clones it into its worktree from this local path (the user's global config allows it).
     writeFileSync(path.join(w.home, ".gitconfig"), '[protocol "file"]\n\tallow = always\n');
     // A token in the submodule's remote URL, in its repository's config (where `git submodule` copies it).
