@@ -42,7 +42,7 @@ const SAFE_CONFIG = [
 /** Programs git may start for a fetch (ssh, credentials): blanked for every other call. */
 const LOCAL_ONLY_CONFIG = ["core.sshCommand=", "credential.helper=", "core.askPass=", "protocol.ext.allow=never"];
 
-/** Config keys that name a program per attribute driver (`filter.<name>.clean`, `diff.<name>.textconv`, ...). */
+/** Config keys that name a program per attribute driver: `filter.<name>.clean|smudge|process`, `merge.<name>.driver`. */
 const DRIVER_KEY = /^(filter)\.(.+)\.(clean|smudge|process)$|^(merge)\.(.+)\.(driver)$/;
 
 const driversByCwd = new Map<string, Promise<string[]>>();
@@ -51,8 +51,8 @@ const driversByCwd = new Map<string, Promise<string[]>>();
  * The `-c` arguments that switch off every attribute driver program the configuration seen from `cwd`
  * defines: a `.gitattributes` a command wrote (`* filter=lfs`) must not make our own `git add` or
  * `reset` run a program. Read once per folder with `git config --list` (which runs nothing), which also
- * registers a token found in a remote URL for redaction. Diff
- * drivers (textconv, external diff) are off through --no-textconv / --no-ext-diff at each diff.
+ * registers a token found in a remote URL for redaction. Diff drivers (textconv, external diff) are off
+ * through --no-textconv / --no-ext-diff at each diff.
  */
 function driverOverrides(cwd: string): Promise<string[]> {
   let p = driversByCwd.get(cwd);
