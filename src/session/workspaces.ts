@@ -7,9 +7,10 @@
  * downloaded or copied), except links into the checkout's own packages, which point at the worktree's.
  * The folders are untracked and only ever staged by explicit path, so they are never committed.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, statSync, symlinkSync, unlinkSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, statSync, symlinkSync, unlinkSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, readlink, realpath, symlink, unlink } from "node:fs/promises";
 import path from "node:path";
+import { realOr } from "../evaluate/environment.js";
 import { isInside } from "../util/paths.js";
 import { matchesGlobExactly } from "../util/glob.js";
 
@@ -134,14 +135,6 @@ function layerPlain(top: string, wt: string): boolean {
   mkdirSync(to);
   for (const name of names) if (!CACHES.has(name)) symlinkSync(path.join(from, name), path.join(to, name));
   return true;
-}
-
-function realOr(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
 }
 
 async function layerFolder(from: string, to: string, realTop: string, wt: string, roots: string[], result: LayerResult, depth: number): Promise<void> {
