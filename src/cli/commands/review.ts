@@ -39,7 +39,7 @@ export const reviewCommand: Command = {
     "on added lines, and the project's own ESLint and tsc on the head of a local range, or of a pull",
     "request given --repo (a clone that already has the PR's head commit; nothing is fetched). Exit code",
     "1 when the assessment is needs-changes (a critical finding), 0 otherwise, 2 for a usage error.",
-    "--sarif writes a SARIF 2.1.0 log for code scanning (see README: a GitHub Actions job that uploads it).",
+    "--sarif writes a SARIF 2.1.0 log for code scanning (see docs/review.md: a GitHub Actions job that uploads it).",
     "ESLint runs only configuration and plugins the base already had; --trust-pr runs it on a change that",
     "modifies them (its code then runs on this machine, in the bubblewrap sandbox when available).",
   ].join("\n"),

@@ -1,4 +1,4 @@
-/** The README's table of test runners, generated from the descriptors (scripts/readme-runners.mjs writes it; a test keeps it in step). */
+/** The table of test runners in docs/scoring.md, generated from the descriptors (scripts/readme-runners.mjs writes it; a test keeps it in step). */
 import { GENERIC_TEST_CONFIG, RUNNERS } from "./index.js";
 
 export const TABLE_START = "<!-- runners:start (generated from src/evaluate/runners by `npm run docs`; do not edit) -->";
@@ -23,10 +23,10 @@ export function runnersTable(): string {
   ].join("\n");
 }
 
-/** The README with its runner table replaced by the generated one (the markers must be there, once). */
-export function withRunnersTable(readme: string): string {
-  const a = readme.indexOf(TABLE_START);
-  const b = readme.indexOf(TABLE_END);
-  if (a < 0 || b < a || readme.indexOf(TABLE_START, a + 1) >= 0) throw new Error("README.md: the runners table markers are missing or repeated");
-  return readme.slice(0, a) + runnersTable() + readme.slice(b + TABLE_END.length);
+/** A document (docs/scoring.md) with its runner table replaced by the generated one (the markers must be there, once). */
+export function withRunnersTable(doc: string): string {
+  const a = doc.indexOf(TABLE_START);
+  const b = doc.indexOf(TABLE_END);
+  if (a < 0 || b < a || doc.indexOf(TABLE_START, a + 1) >= 0) throw new Error("docs/scoring.md: the runners table markers are missing or repeated");
+  return doc.slice(0, a) + runnersTable() + doc.slice(b + TABLE_END.length);
 }

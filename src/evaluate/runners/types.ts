@@ -2,7 +2,7 @@
  * What code-trm knows about one test runner, in one place: how it is recognised, which parsers read its
  * output, how to make it print a readable report, which files choose its tests, how to run some of its
  * tests, and how it prints coverage. Every consumer (the output parsers' order, the could-not-read hint,
- * the test-config check, the README's runner table) reads these descriptors; adding a runner is one
+ * the test-config check, the runner table in docs/scoring.md) reads these descriptors; adding a runner is one
  * descriptor in this folder, listed in index.ts, plus its fixtures.
  */
 import type { TestInput } from "../parsers/tests/common.js";
@@ -13,9 +13,9 @@ export type TestParser = (input: TestInput) => TestCounts | null;
 export interface RunnerDescriptor {
   /** Short id, the descriptor's file name. */
   id: string;
-  /** As the README and notices name it. */
+  /** As docs/scoring.md and notices name it. */
   name: string;
-  /** A command that runs it with a readable report, as the README shows it (recognised as this runner). */
+  /** A command that runs it with a readable report, as docs/scoring.md shows it (recognised as this runner). */
   command: string;
   recognise: {
     /** The runner named in a test command (or in the package.json script it runs). Must not match another runner's command. */
@@ -32,7 +32,7 @@ export interface RunnerDescriptor {
    * read by parseTests itself.
    */
   parse: { structured?: TestParser[]; text?: TestParser[]; last?: TestParser[] };
-  /** Its own outputs code-trm reads, beyond TAP and JUnit XML (below), for the could-not-read notice and the README. */
+  /** Its own outputs code-trm reads, beyond TAP and JUnit XML (below), for the could-not-read notice and docs/scoring.md. */
   formats?: string;
   /** Which of those outputs name every test (so tests are tracked by name); undefined when none does. */
   namesTests?: string;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "../../helpers/repo.js";
 
 /**
- * The layering README promises (Development; cli → mcp → suggest → review → session → evaluate → candidate / git →
+ * The layering docs/architecture.md promises (cli → mcp → suggest → review → session → evaluate → candidate / git →
  * util): a module imports only from its own layer or one below, and value imports form no cycle (a
  * type-only import is erased, so `session.ts ⇄ submit.ts` through `import type` is allowed).
  */
