@@ -73,7 +73,8 @@ export function expandScript(text: string, scripts: Record<string, string>, dept
   if (depth >= 3) return text;
   return text.replace(/\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+|run-script\s+)?(?:-s\s+|--silent\s+)?([\w:.-]+)/g, (whole, name: string) => {
     const s = scripts[name === "t" ? "test" : name];
-    return s !== undefined && name !== "exec" ? `${whole} ${expandScript(s, scripts, depth + 1)}` : whole;
+    // Kept beside its text: the reference still says which package manager the script calls.
+    return s !== undefined && name !== "exec" ? `${whole} && ${expandScript(s, scripts, depth + 1)}` : whole;
   });
 }
 
