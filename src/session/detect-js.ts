@@ -120,13 +120,13 @@ export function detectJs(repo: RepoView): Detected | undefined {
   /** A script run as the project runs it; without its package manager, by npm when the script does not call it, else its tool directly. */
   const viaScript = (name: string, matches: (part: string) => boolean): { cmd: string; how: string } | undefined => {
     const text = script(name)!;
-    if (pmReady) return { cmd: runScript(pm.name, name), how: `${pm.name} (${pm.from})` };
+    if (pmReady) return { cmd: runScript(pm.name, name), how: `run by ${pm.name} (${pm.from})` };
     // Plug'n'Play (yarn 2+ without node_modules) resolves nothing without yarn itself.
     if (pm.berry && !repo.has("node_modules")) return undefined;
     const expanded = expandScript(text, pkg.scripts);
-    if (!new RegExp(`\\b${missingPm}\\b`).test(expanded) && !pm.berry) return { cmd: runScript("npm", name), how: `npm, as ${pm.name} (${pm.from}) is not installed` };
+    if (!new RegExp(`\\b${missingPm}\\b`).test(expanded) && !pm.berry) return { cmd: runScript("npm", name), how: `run by npm, as ${pm.name} (${pm.from}) is not installed` };
     const direct = directPart(expanded, matches);
-    return direct ? { cmd: direct, how: `directly, as ${pm.name} (${pm.from}) is not installed` } : undefined;
+    return direct ? { cmd: direct, how: `its runner run directly, as ${pm.name} (${pm.from}) is not installed` } : undefined;
   };
 
   // Tests.
@@ -137,7 +137,7 @@ export function detectJs(repo: RepoView): Detected | undefined {
     const r = viaScript("test", (p) => (found ? found.runner.recognise.command.test(p) : false));
     if (r) {
       out.args.testCmd = r.cmd;
-      out.why.testCmd = `package.json scripts.test (${JSON.stringify(clip(testText))}) run by ${r.how}`;
+      out.why.testCmd = `package.json scripts.test (${JSON.stringify(clip(testText))}) ${r.how}`;
     }
   } else if (found) {
     out.args.testCmd = found.runner.command;
@@ -151,7 +151,7 @@ export function detectJs(repo: RepoView): Detected | undefined {
   const typecheckRun = typecheck ? viaScript(typecheck, (p) => /\b(?:tsc|vue-tsc|tsd)\b/.test(p)) : undefined;
   if (typecheckRun) {
     out.args.buildCmd = typecheckRun.cmd;
-    out.why.buildCmd = `package.json scripts.${typecheck} (${JSON.stringify(clip(script(typecheck!)!))}) run by ${typecheckRun.how}`;
+    out.why.buildCmd = `package.json scripts.${typecheck} (${JSON.stringify(clip(script(typecheck!)!))}) ${typecheckRun.how}`;
   } else if (tsc) {
     out.args.buildCmd = "npx tsc --noEmit";
     out.why.buildCmd = "typescript in devDependencies and a tsconfig.json: the type check";
@@ -159,7 +159,7 @@ export function detectJs(repo: RepoView): Detected | undefined {
     const r = viaScript("build", () => true);
     if (r) {
       out.args.buildCmd = r.cmd;
-      out.why.buildCmd = `package.json scripts.build (${JSON.stringify(clip(script("build")!))}) run by ${r.how}`;
+      out.why.buildCmd = `package.json scripts.build (${JSON.stringify(clip(script("build")!))}) ${r.how}`;
     }
   }
 
@@ -168,7 +168,7 @@ export function detectJs(repo: RepoView): Detected | undefined {
   const lintRun = lintText && !WRITES.test(lintText) ? viaScript("lint", (p) => LINTERS.some((l) => new RegExp(`\\b${l.cmd.split(" ")[1]}\\b`).test(p))) : undefined;
   if (lintRun) {
     out.args.lintCmd = lintRun.cmd;
-    out.why.lintCmd = `package.json scripts.lint (${JSON.stringify(clip(lintText!))}) run by ${lintRun.how}`;
+    out.why.lintCmd = `package.json scripts.lint (${JSON.stringify(clip(lintText!))}) ${lintRun.how}`;
   } else {
     const files = repo.list("");
     const linter = LINTERS.find((l) => pkg.deps.has(l.pkg) && (!l.config || files.some((f) => l.config!.test(f)) || (l.pkg === "eslint" && pkg.eslintConfig)));

@@ -12,7 +12,7 @@ export const pytest: RunnerDescriptor = {
       { file: "pytest.ini" },
       { file: "pyproject.toml", contains: /\[tool\.pytest|pytest/ },
       { file: "setup.cfg", contains: /\[tool:pytest\]|\bpytest\b/ },
-      { file: "tox.ini", contains: /\[pytest\]|\bpytest\b/ },
+      { file: "tox.ini", contains: /\[pytest\]|\bpytest\b|\bpy\.test\b/ },
       { file: "conftest.py" },
       { file: "tests/conftest.py" },
     ],
