@@ -8,6 +8,7 @@ import { existsSync, lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { readPrefix } from "../util/read-prefix.js";
 import { missingPathNotice } from "./missing-paths.js";
+import { notFoundProgram, notInstalledNotice } from "./missing-program.js";
 import type { RunResult } from "./run.js";
 
 /** The real path of `p` (e.g. macOS /tmp is a link), or `p` itself when it cannot be resolved. */
@@ -70,7 +71,17 @@ export function environmentNotices(cwd: string, results: Record<string, RunResul
       if (n && !notices.includes(n)) notices.push(n);
     }
   }
-  const missing = Object.values(results).some((r) => r && !succeeded(r) && MISSING_DEP_RE.test(r.output.all));
+  // A program the shell could not find (`sh: 1: pnpm: not found`, exit 127) is named as not installed,
+  // not blamed on dependencies (issue 24: pnpm missing read as "dependencies may be missing").
+  const named = new Set<RunResult>();
+  for (const r of Object.values(results)) {
+    const prog = r && !r.timedOut ? notFoundProgram(r.output.all, r.exitCode) : undefined;
+    if (!prog) continue;
+    named.add(r);
+    const n = notInstalledNotice(prog, r.cmd, existsSync(path.join(cwd, "package.json")));
+    if (!notices.includes(n)) notices.push(n);
+  }
+  const missing = Object.values(results).some((r) => r && !named.has(r) && !succeeded(r) && MISSING_DEP_RE.test(r.output.all));
   if (missing && existsSync(path.join(cwd, "package.json")) && !nodeModulesReachable(cwd)) {
     notices.push("Dependencies not installed: the worktree has no node_modules. Start the session with setupCmd (e.g. \"npm ci\") or linkPaths: [\"node_modules\"].");
   } else if (missing) {

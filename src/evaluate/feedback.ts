@@ -102,7 +102,7 @@ export function renderFeedback(args: {
   const best = args.best ?? { score: p.bestScore, step: p.bestStep, note: "" };
   const head: string[] = [];
   head.push(
-    `step ${step}: score ${fmt(p.score)} (best ${fmt(best.score)} at step ${best.step}${best.note}, ema ${fmt(p.ema)}) ${p.improved ? "improved" : `not improved, streak ${p.noImproveStreak}`}${args.cachedFrom ? `; evaluation reused from ${args.cachedFrom.slice(0, 12)} (same tree and commands)` : ""}`,
+    `step ${step}: score ${fmt(p.score)} (best ${fmt(best.score)} at step ${best.step}${best.note}, ema ${fmt(p.ema)}) ${step === 0 ? "baseline" : p.improved ? "improved" : `not improved, streak ${p.noImproveStreak}`}${args.cachedFrom ? `; evaluation reused from ${args.cachedFrom.slice(0, 12)} (same tree and commands)` : ""}`,
   );
   const sig: string[] = [];
   for (const [key, c] of Object.entries(ev.commands)) {

@@ -128,7 +128,9 @@ export function foldProgress(steps: ScoredStep[], alpha: number): Progress | und
   let p: Progress | undefined;
   for (const s of steps) {
     if (!p) {
-      p = { step: s.step, score: s.score, ema: s.score, bestScore: s.score, bestStep: s.step, noImproveStreak: 0, improved: true };
+      // The baseline (step 0) is the reference, not an improvement on anything: a baseline whose commands
+      // could not run scored 0.000 "improved" (issue 24). A first step without one improves if it scores.
+      p = { step: s.step, score: s.score, ema: s.score, bestScore: s.score, bestStep: s.step, noImproveStreak: 0, improved: s.step > 0 && s.score > 0 };
       continue;
     }
     const improved = s.score > p.bestScore + IMPROVEMENT_EPSILON;

@@ -103,7 +103,7 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
   if (!commands.build && !commands.test && !commands.lint && !commands.bench && !input.checks?.length) {
     throw new UserError(
       "No evaluation command given, so nothing could be scored.",
-      'Pass at least one of buildCmd, testCmd, lintCmd, benchCmd (e.g. testCmd: "npm test").',
+      'Pass at least one of buildCmd, testCmd, lintCmd, benchCmd (the command you run the tests with as testCmd), or none at all to have them detected from the repository.',
     );
   }
   const weights: Weights = { ...DEFAULT_WEIGHTS, ...input.weights };

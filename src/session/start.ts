@@ -24,6 +24,9 @@ import { linkIgnored } from "./link-paths.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { chainAdvice } from "../evaluate/runner-hint.js";
 import { recordPreflight } from "./preflight.js";
+import { detectCommands, type Detected } from "./detect-commands.js";
+import { folderView } from "./detect-io.js";
+import { missingToolNotes } from "./missing-tools.js";
 import { profileMark } from "../util/profile.js";
 
 
@@ -43,11 +46,23 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   if (!path.isAbsolute(input.repoPath)) {
     throw new UserError(`repoPath must be absolute: ${input.repoPath}.`, `Pass the checkout's absolute path${input.repoPath.startsWith("~") ? "" : `, e.g. ${path.resolve(input.repoPath)} if it is relative to the server's folder (${process.cwd()})`}; ~ is not expanded.`);
   }
+  // No command given: the repository's own, read from its files (nothing of it runs), as if given.
+  let opened: Awaited<ReturnType<typeof openRepo>> | undefined;
+  let detected: Detected | undefined;
+  if (!hasCommand(input)) {
+    opened = await openRepo(input.repoPath);
+    detected = detectCommands(folderView(opened.top));
+    if (!detected) throw nothingDetected(opened.top);
+    input = { ...input, ...detected.args };
+  }
   const partial = resolveConfig(input);
   // Before anything is created: without a working bwrap the start fails, it never runs unconfined.
   if (partial.sandbox) assertSandboxAvailable();
   const linkPaths = partial.linkPaths.map((p) => normalizeRelPath(p));
-  const repo = await openRepo(input.repoPath);
+  const repo = opened ?? (await openRepo(input.repoPath));
+  // Commands that cannot run (a package manager or tool not installed) are said now, not by a baseline of 0.
+  const c = partial.commands;
+  const cannotRun = missingToolNotes({ buildCmd: c.build, testCmd: c.test, quickTestCmd: c.quickTest, lintCmd: c.lint, benchCmd: c.bench, ...Object.fromEntries(partial.checks.map((k) => [`checks.${k.name}`, k.cmd])) }, folderView(repo.top), !!c.setup);
   // Everything code-trm makes lives in the git directory: an unwritable one is said as such, up front.
   await access(repo.commonDir, constants.W_OK).catch((err: NodeJS.ErrnoException) => {
     throw explainSystemError(Object.assign(err, { path: repo.commonDir })) ?? err;
@@ -65,7 +80,8 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   // Snapshot and checkout of a very large repository can take longer than a client waits in silence.
   const ticker = ctx.progress ? setInterval(() => ctx.progress!(`starting the session (${Math.round((performance.now() - started) / 1000)}s)`), progressIntervalMs()) : undefined;
   try {
-    return await createSession(input, ctx, partial, linkPaths, repo, started);
+    const made = await createSession(input, ctx, partial, linkPaths, repo, started);
+    return { ...made, ...(detected ? { detected } : {}), notes: [...(detected?.notes ?? []), ...cannotRun, ...made.notes] };
   } finally {
     if (ticker) clearInterval(ticker);
   }
@@ -226,6 +242,16 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     await session.verifyWorktree(snap.commit);
   });
   return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch), notes, preflightFeedback };
+}
+
+/** Whether the caller gave any evaluation command (then nothing is detected: the caller's commands win). */
+const hasCommand = (input: StartInput): boolean => [input.buildCmd, input.testCmd, input.lintCmd, input.benchCmd].some((c) => !!c?.trim()) || !!input.checks?.length;
+
+function nothingDetected(top: string): UserError {
+  return new UserError(
+    `No evaluation command given, and none could be detected in ${top}: no package.json test script or test runner, no Python tests or pytest configuration, no go.mod, Cargo.toml or Makefile test target.`,
+    "Pass the command you run the tests with as testCmd (and buildCmd, lintCmd where the project has them).",
+  );
 }
 
 /** HEAD's commit (read in-process) and its tree, in-process too when the commit is loose; null when it cannot be read. */

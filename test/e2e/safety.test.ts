@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, textOf, type TestServer } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
-import { checkoutState, g, makeMessy, makeRepo, tmpDir } from "../helpers/repo.js";
+import { checkoutState, g, makeMessy, makeRepo, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 let srv: TestServer;
@@ -41,7 +41,8 @@ describe("bad input gets an actionable error and changes nothing", () => {
     const bare = path.join(tmpDir(), "bare.git");
     g(path.dirname(bare), "init", "-q", "--bare", bare);
     await expectError("trm_start_session", { repoPath: bare, testCmd: "true" }, /bare repository[\s\S]*What to do/);
-    await expectError("trm_start_session", { repoPath: repo }, /No evaluation command[\s\S]*testCmd/);
+    // No command given and none the repository declares (js-stats' test script would be detected: docs/start.md).
+    await expectError("trm_start_session", { repoPath: repoFromFiles({ "README.md": "x\n" }) }, /No evaluation command[\s\S]*testCmd/);
     await expectError("trm_start_session", { repoPath: repo, testCmd: "true", weights: { test: 0 } }, /weight 0/);
     await expectError("trm_start_session", { repoPath: repo, testCmd: "true", timeoutSec: -1 }, /timeoutSec/);
   });

@@ -5,7 +5,18 @@ export const pytest: RunnerDescriptor = {
   id: "pytest",
   name: "pytest",
   command: "python -m pytest -rA",
-  recognise: { command: /\bpytest\b|py\.test/, files: [{ file: "pyproject.toml", contains: /\[tool\.pytest|pytest/ }, { file: "pytest.ini" }] },
+  recognise: {
+    command: /\bpytest\b|py\.test/,
+    // Its config sections, or a dependency on it; conftest.py is pytest's own.
+    files: [
+      { file: "pytest.ini" },
+      { file: "pyproject.toml", contains: /\[tool\.pytest|pytest/ },
+      { file: "setup.cfg", contains: /\[tool:pytest\]|\bpytest\b/ },
+      { file: "tox.ini", contains: /\[pytest\]|\bpytest\b|\bpy\.test\b/ },
+      { file: "conftest.py" },
+      { file: "tests/conftest.py" },
+    ],
+  },
   parse: { text: [parsePytest] },
   formats: "pytest (default, -q, -v, -rA)",
   namesTests: "-v, --junitxml",

@@ -6,6 +6,7 @@ import { shortRef } from "../../git/refs.js";
 import { startSessionInput } from "../../session/config.js";
 import type { SessionManager } from "../../session/manager.js";
 import { startSession } from "../../session/start.js";
+import { detectedLines } from "../../session/detect-commands.js";
 import { submitBatch, type CandidateOutcome } from "../../session/batch.js";
 import { UserError } from "../../util/errors.js";
 import { shellQuote } from "../../util/text.js";
@@ -34,6 +35,8 @@ export function sessionTools(sessions: SessionManager) {
       /** Files of the checkout that could not be read and are missing from the baseline. */
       unreadable: z.array(z.string()).optional(),
       preflight: evaluationOut.optional(),
+      /** The commands detected when none was given: as a client would pass them, and why each. */
+      detected: z.object({ commands: z.record(z.string(), z.string()), why: z.record(z.string(), z.string()) }).optional(),
       notes: z.array(z.string()).optional(),
       feedback: z.string().optional(),
     },
@@ -54,6 +57,7 @@ export function sessionTools(sessions: SessionManager) {
         ...(r.submodules ? { submodules: r.submodules } : {}),
         ...(r.snap.skipped.length ? { unreadable: r.snap.skipped } : {}),
         ...(pre ? { preflight: evaluationView(pre) } : {}),
+        ...(r.detected ? { detected: { commands: r.detected.args, why: r.detected.why } } : {}),
         ...(r.notes.length ? { notes: r.notes } : {}),
         ...(r.preflightFeedback ? { feedback: r.preflightFeedback } : {}),
       };
@@ -64,6 +68,7 @@ export function sessionTools(sessions: SessionManager) {
         ...(r.submodules ? [`${r.submodules.ok ? "" : "note: "}${r.submodules.message}`] : []),
         ...(r.snap.skipped.length ? [`note: ${r.snap.skipped.length} file(s) of the checkout could not be read and are not in the baseline: ${r.snap.skipped.slice(0, 10).join(", ")}`] : []),
         ...(r.setup ? [`setup ${r.setup.ok ? "ok" : `FAILED (exit ${r.setup.exitCode})`}: ${r.setup.cmd}${r.setup.ok ? "" : `\n${r.setup.output}`}`] : []),
+        ...(r.detected ? detectedLines(r.detected) : []),
         ...r.notes.map((n) => `note: ${n}`),
         ...(r.preflightFeedback ? [`preflight (step 0): ${r.preflightFeedback}`] : []),
       ].join("\n");
