@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, statSync, symlinkSync } from "node:fs";
+import { existsSync, lstatSync, statSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
@@ -21,12 +21,14 @@ export const RUNNERS = path.join(ROOT, "fixtures", "runners");
 
 /**
  * Installs fixtures/runners when its node_modules is missing or older than its lock file (.ci/run has
- * installed it already in CI). flock: test files starting together install once, one after the other.
+ * installed it already in CI; a linked node_modules is left alone). flock: test files starting together install once, one after the other.
  */
 export function installRunners(): void {
   const stamp = path.join(RUNNERS, "node_modules", ".package-lock.json");
   const fresh = () => existsSync(stamp) && statSync(stamp).mtimeMs >= statSync(path.join(RUNNERS, "package-lock.json")).mtimeMs;
-  if (fresh()) return;
+  // A linked node_modules is another checkout's install (a second worktree of this repository): npm ci
+  // through the link would empty that copy, and its lock file's age here says nothing about it.
+  if (fresh() || lstatSync(path.join(RUNNERS, "node_modules"), { throwIfNoEntry: false })?.isSymbolicLink()) return;
   execFileSync("flock", ["package.json", "sh", "-c", "[ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund"], { cwd: RUNNERS, stdio: ["ignore", "ignore", "inherit"], timeout: 600_000 });
   if (!fresh()) throw new Error(`npm ci in ${RUNNERS} did not install the runners`);
 }
