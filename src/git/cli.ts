@@ -5,6 +5,7 @@ import { execa } from "execa";
 import { UserError, errorMessage } from "../util/errors.js";
 import { heldCredentials, holdUrlCredentials } from "../util/secrets.js";
 import { shellQuote } from "../util/text.js";
+import { cleanEnv } from "../exec/env.js";
 
 /**
  * The one way code-trm runs the git CLI. Every call:
@@ -76,31 +77,6 @@ function driverOverrides(cwd: string): Promise<string[]> {
 }
 
 export const TRM_IDENTITY = { name: "code-trm", email: "code-trm@localhost" };
-
-const REDIRECTING_VARS = [
-  "GIT_DIR",
-  "GIT_WORK_TREE",
-  "GIT_INDEX_FILE",
-  "GIT_OBJECT_DIRECTORY",
-  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-  "GIT_COMMON_DIR",
-  "GIT_NAMESPACE",
-  "GIT_PREFIX",
-  "GIT_CONFIG_PARAMETERS",
-  "GIT_CONFIG_COUNT",
-  "GIT_EDITOR",
-  "GIT_SEQUENCE_EDITOR",
-];
-
-/** The environment for git and for the session's own commands: no variable that points git elsewhere. */
-export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || REDIRECTING_VARS.includes(k) || /^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, ...extra };
-}
 
 /**
  * Programs git could start on its own (editors, pagers, ssh, askpass, external diff). Internal git

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { killAllRunning } from "../evaluate/run.js";
+import { killAllRunning } from "../exec/run.js";
 import { holdAndScrubCredentials } from "../util/initial-env.js";
 import { SessionManager } from "../session/manager.js";
 import { leanJsonSchema } from "./lean-schema.js";

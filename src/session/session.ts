@@ -19,8 +19,8 @@ import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
 import { pythonIsolation, type PythonIsolation } from "./python-env.js";
 import { removePool } from "./worktree-pool.js";
-import { reapRecordedAll } from "../evaluate/orphans.js";
-import { killMarked } from "../evaluate/sweep.js";
+import { reapRecordedAll } from "../exec/orphans.js";
+import { killMarked } from "../exec/sweep.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
 import type { BaselineNote, StepEntry, StepNote } from "./record.js";
@@ -66,7 +66,7 @@ export class Session {
   get id(): string {
     return this.config.id;
   }
-  /** Where the running command's process group is recorded (orphans.ts). */
+  /** Where the running command's process group is recorded (exec/orphans.ts). */
   get groupFile(): string {
     return path.join(this.config.commonDir, "trm", "run", `${this.config.id}.pgid`);
   }

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { runCommand } from "../evaluate/run.js";
+import { runCommand } from "../exec/run.js";
 import { closeAttributes } from "../git/attributes.js";
 import { git } from "../git/cli.js";
 import { legacyRoot, workRoot } from "../git/refs.js";
