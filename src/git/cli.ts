@@ -211,7 +211,8 @@ export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
 /**
  * A long-lived git process fed through stdin (e.g. `update-ref --stdin`, whose transactions then cost
  * no spawn): same configuration and environment as {@link git}. It is unref'd, so it never keeps the
- * server alive, and exits on its own when its stdin closes (also when the server dies).
+ * server alive, and exits on its own when its stdin closes (also when the server dies). Started by
+ * long-lived.ts alone, which owns their lifecycle.
  */
 export function gitProcess(cwd: string, args: string[]) {
   // check-attr, cat-file --batch and update-ref --stdin run no attribute driver.
