@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { runCommand } from "../dist/evaluate/run.js";
+import { runCommand } from "../dist/exec/run.js";
 import { median, pause } from "./generated-repo.mjs";
 
 const ROUNDS = Number(process.argv[2] ?? 40);

@@ -3,7 +3,7 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { git } from "../git/cli.js";
 import { legacyRoot, scratchDir, sessionRefs, workRoot } from "../git/refs.js";
-import { recordedAlive } from "../evaluate/orphans.js";
+import { recordedAlive } from "../exec/orphans.js";
 import { ownerAlive, ownerFile, readOwner } from "../session/owner-lock.js";
 import { interruptedStartLeftovers, interruptedStarts } from "../session/recover.js";
 import { poolDirs } from "../session/worktree-pool.js";

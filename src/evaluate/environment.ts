@@ -9,7 +9,7 @@ import path from "node:path";
 import { readPrefix } from "../util/read-prefix.js";
 import { missingPathNotice } from "./missing-paths.js";
 import { notFoundProgram, notInstalledNotice } from "./missing-program.js";
-import type { RunResult } from "./run.js";
+import type { RunResult } from "../exec/run.js";
 
 /** The real path of `p` (e.g. macOS /tmp is a link), or `p` itself when it cannot be resolved. */
 export function realOr(p: string): string {

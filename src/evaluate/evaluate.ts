@@ -8,8 +8,8 @@ import { resolveInside } from "../util/paths.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
 import { environmentNotices, readGoModule, realOr } from "./environment.js";
-import { runCommand, type RunResult } from "./run.js";
-import type { Sandbox } from "./sandbox.js";
+import { runCommand, type RunResult } from "../exec/run.js";
+import type { Sandbox } from "../exec/sandbox.js";
 import { perfScore, testsPassed, testsScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
 import { markersSeen, splitAndChain, splitChainOutput, stripMarkers, wrapChain, type WrappedChain } from "./chain.js";
 import { readChainDiagnostics, readChainTests } from "./read-tests.js";
@@ -82,7 +82,7 @@ export interface EvaluateOptions {
   tickMs?: number;
   /** Where a running command's process group is recorded, for recovery after a crash. */
   groupFile?: string;
-  /** Credential-named variables the commands may see, and the sandbox (run.ts). */
+  /** Credential-named variables the commands may see, and the sandbox (exec/run.ts). */
   passEnv?: string[];
   sandbox?: Sandbox;
   /** The user's checkout and the folders linked from it: output naming other files of it is reported. */
@@ -218,7 +218,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   if (opts.parallel === false || jobs.length < 2) {
     for (const j of jobs) await j.start(opts.groupFile);
   } else {
-    // Each concurrent command records its own process group (orphans.ts reaps the numbered files too).
+    // Each concurrent command records its own process group (exec/orphans.ts reaps the numbered files too).
     const settled = await Promise.allSettled(jobs.map((j, i) => j.start(opts.groupFile && i > 0 ? `${opts.groupFile}.${i}` : opts.groupFile)));
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failure) throw failure.reason;

@@ -87,10 +87,5 @@ export interface Diagnostic {
   command?: string;
 }
 
-/** What a command printed, split as the parsers need it (JSON reporters write only to stdout). */
-export interface CommandOutput {
-  stdout: string;
-  stderr: string;
-  /** stdout and stderr interleaved as they arrived. */
-  all: string;
-}
+/** What a command printed (exec/run.ts), as the parsers read it. */
+export type { CommandOutput } from "../exec/run.js";

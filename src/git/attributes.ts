@@ -11,19 +11,17 @@
 import os from "node:os";
 import path from "node:path";
 import { fileStamp } from "../util/file-stamp.js";
-import { gitProcess } from "./cli.js";
+import { closeGitProcesses, inTurn, LongGit, longGit } from "./long-lived.js";
 
 const NAMES = ["text", "eol", "crlf", "ident", "filter", "working-tree-encoding"] as const;
 /** Each as check-attr says it: "unspecified", "set", "unset" or the value. */
 export type Attributes = Record<(typeof NAMES)[number], string>;
 const TIMEOUT_MS = 5000;
 
-class CheckAttr {
-  private readonly child: ReturnType<typeof gitProcess>;
+class CheckAttr extends LongGit {
   private rest = "";
   private fields: string[] = [];
   private waiting: { want: number; done: (fields: string[] | null) => void } | null = null;
-  dead = false;
   /** The worktree's .gitattributes files as they were when this process was first asked about their folders. */
   readonly seen = new Map<string, string>();
   /**
@@ -38,19 +36,18 @@ class CheckAttr {
     cwd: string,
     readonly stamp: string,
   ) {
-    this.child = gitProcess(cwd, ["check-attr", "--stdin", "-z", ...NAMES]);
-    this.child.stdout!.on("data", (d: Buffer) => {
-      const parts = (this.rest + d.toString("utf8")).split("\0");
-      this.rest = parts.pop()!;
-      this.fields.push(...parts);
-      if (this.waiting && this.fields.length >= this.waiting.want) this.finish(this.fields.splice(0));
-    });
-    const fail = () => {
-      this.dead = true;
-      this.finish(null);
-    };
-    this.child.stdin!.on("error", () => undefined);
-    void this.child.then(fail, fail);
+    super(cwd, ["check-attr", "--stdin", "-z", ...NAMES]);
+  }
+
+  protected received(d: Buffer): void {
+    const parts = (this.rest + d.toString("utf8")).split("\0");
+    this.rest = parts.pop()!;
+    this.fields.push(...parts);
+    if (this.waiting && this.fields.length >= this.waiting.want) this.finish(this.fields.splice(0));
+  }
+
+  protected ended(): void {
+    this.finish(null);
   }
 
   private finish(fields: string[] | null): void {
@@ -60,20 +57,11 @@ class CheckAttr {
     w?.done(fields);
   }
 
-  /** Held while a question is under way, as ref-writer.ts holds a transaction; idle, it never keeps the server alive. */
-  private hold(on: boolean): void {
-    for (const h of [this.child.stdout, this.child] as unknown as ({ ref?: () => void; unref?: () => void } | null)[]) {
-      if (on) h?.ref?.();
-      else h?.unref?.();
-    }
-  }
-
   ask(paths: string[]): Promise<string[] | null> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         // A git that does not answer may never end on its own (e.g. blocked opening a FIFO named .gitattributes).
-        this.close();
-        this.child.kill("SIGKILL");
+        this.close("SIGKILL");
         this.finish(null);
       }, TIMEOUT_MS);
       this.waiting = {
@@ -83,19 +71,10 @@ class CheckAttr {
           resolve(f);
         },
       };
-      this.hold(true);
-      this.child.stdin!.write(paths.map((p) => `${p}\0`).join(""));
+      this.send(paths.map((p) => `${p}\0`).join(""));
     });
   }
-
-  close(): void {
-    this.dead = true;
-    this.child.stdin!.end();
-  }
 }
-
-const readers = new Map<string, CheckAttr>();
-const queues = new Map<string, Promise<unknown>>();
 
 /** A link is stamped as itself: git reads no .gitattributes through one. */
 const stampOf = (file: string | null): string => (file ? fileStamp(file, false) : null) ?? "-";
@@ -126,20 +105,15 @@ function folderFiles(worktree: string, paths: string[]): string[] {
  */
 export function attributesOf(worktree: string, commonDir: string, paths: string[], attributesFile: string | null = null): Promise<Map<string, Attributes> | null> {
   if (paths.length === 0) return Promise.resolve(new Map());
-  const prev = queues.get(worktree) ?? Promise.resolve();
-  const next = prev.then(async () => {
+  const next = inTurn("check-attr", worktree, async () => {
     const stamp = outsideStamp(commonDir, attributesFile);
     const folders = folderFiles(worktree, paths).map((f) => [f, stampOf(f)] as const);
-    let r = readers.get(worktree);
-    const stale = !r || r.dead || r.stamp !== stamp || folders.some(([f, st]) => r!.seen.has(f) && r!.seen.get(f) !== st);
-    if (stale) {
-      r?.close();
-      readers.set(worktree, (r = new CheckAttr(worktree, stamp)));
-    }
-    for (const [f, st] of folders) if (!r!.seen.has(f)) r!.seen.set(f, st);
-    const ask = [...new Set(paths.filter((p) => !r!.answers.has(p)))];
+    const fresh = (c: CheckAttr) => c.stamp === stamp && !folders.some(([f, st]) => c.seen.has(f) && c.seen.get(f) !== st);
+    const r = longGit("check-attr", worktree, () => new CheckAttr(worktree, stamp), fresh);
+    for (const [f, st] of folders) if (!r.seen.has(f)) r.seen.set(f, st);
+    const ask = [...new Set(paths.filter((p) => !r.answers.has(p)))];
     if (ask.length > 0) {
-      const fields = await r!.ask(ask);
+      const fields = await r.ask(ask);
       if (!fields) return null;
       const got = new Map<string, Attributes>();
       for (let i = 0; i + 2 < fields.length; i += 3) {
@@ -148,19 +122,17 @@ export function attributesOf(worktree: string, commonDir: string, paths: string[
         got.set(p, { ...(got.get(p) ?? ({} as Attributes)), [name]: value });
       }
       if (!ask.every((p) => got.has(p))) return null;
-      if (r!.answers.size > 4096) r!.answers.clear();
-      for (const [p, a] of got) r!.answers.set(p, a);
+      if (r.answers.size > 4096) r.answers.clear();
+      for (const [p, a] of got) r.answers.set(p, a);
     }
-    return new Map(paths.map((p) => [p, r!.answers.get(p)!]));
+    return new Map(paths.map((p) => [p, r.answers.get(p)!]));
   });
-  queues.set(worktree, next.catch(() => undefined));
   return next.catch(() => null);
 }
 
 /** Ends the worktree's process: the next question starts one that reads the attribute files afresh. */
 export function closeAttributes(worktree: string): void {
-  readers.get(worktree)?.close();
-  readers.delete(worktree);
+  closeGitProcesses(worktree, "check-attr");
 }
 
 const on = (v: string) => v !== "unspecified" && v !== "unset";

@@ -5,6 +5,7 @@ import { execa } from "execa";
 import { UserError, errorMessage } from "../util/errors.js";
 import { heldCredentials, holdUrlCredentials } from "../util/secrets.js";
 import { shellQuote } from "../util/text.js";
+import { cleanEnv } from "../exec/env.js";
 
 /**
  * The one way code-trm runs the git CLI. Every call:
@@ -76,31 +77,6 @@ function driverOverrides(cwd: string): Promise<string[]> {
 }
 
 export const TRM_IDENTITY = { name: "code-trm", email: "code-trm@localhost" };
-
-const REDIRECTING_VARS = [
-  "GIT_DIR",
-  "GIT_WORK_TREE",
-  "GIT_INDEX_FILE",
-  "GIT_OBJECT_DIRECTORY",
-  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-  "GIT_COMMON_DIR",
-  "GIT_NAMESPACE",
-  "GIT_PREFIX",
-  "GIT_CONFIG_PARAMETERS",
-  "GIT_CONFIG_COUNT",
-  "GIT_EDITOR",
-  "GIT_SEQUENCE_EDITOR",
-];
-
-/** The environment for git and for the session's own commands: no variable that points git elsewhere. */
-export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || REDIRECTING_VARS.includes(k) || /^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, ...extra };
-}
 
 /**
  * Programs git could start on its own (editors, pagers, ssh, askpass, external diff). Internal git
@@ -235,7 +211,8 @@ export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
 /**
  * A long-lived git process fed through stdin (e.g. `update-ref --stdin`, whose transactions then cost
  * no spawn): same configuration and environment as {@link git}. It is unref'd, so it never keeps the
- * server alive, and exits on its own when its stdin closes (also when the server dies).
+ * server alive, and exits on its own when its stdin closes (also when the server dies). Started by
+ * long-lived.ts alone, which owns their lifecycle.
  */
 export function gitProcess(cwd: string, args: string[]) {
   // check-attr, cat-file --batch and update-ref --stdin run no attribute driver.

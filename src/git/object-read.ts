@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { inflateSync } from "node:zlib";
-import { gitProcess } from "./cli.js";
+import { LongGit, longGit } from "./long-lived.js";
 
 export interface RawObject {
   type: string;
@@ -22,33 +22,29 @@ const TIMEOUT_MS = 30_000;
  */
 const MAX_OBJECT_BYTES = 256 * 1024 * 1024;
 
-class CatFile {
-  private readonly child: ReturnType<typeof gitProcess>;
+class CatFile extends LongGit {
   /** What git wrote and no answer took yet, as it came (a large object is joined once, when complete). */
   private chunks: Buffer[] = [];
   private have = 0;
   /** The header of the answer being read: its type and size. */
   private head: { type: string; size: number } | null = null;
   private readonly waiting: { oid: string; done: (o: RawObject | null) => void }[] = [];
-  dead = false;
   /** A question went unanswered for TIMEOUT_MS, or its object is over MAX_OBJECT_BYTES: asking again would not help. */
   timedOut = false;
   tooLarge = false;
 
   constructor(commonDir: string) {
-    this.child = gitProcess(commonDir, ["cat-file", "--batch"]);
-    this.child.stdout!.on("data", (d: Buffer) => {
-      this.chunks.push(d);
-      this.have += d.length;
-      this.drain();
-    });
-    const fail = () => {
-      this.dead = true;
-      for (const w of this.waiting.splice(0)) w.done(null);
-      this.hold(false);
-    };
-    this.child.stdin!.on("error", () => undefined);
-    void this.child.then(fail, fail);
+    super(commonDir, ["cat-file", "--batch"]);
+  }
+
+  protected received(d: Buffer): void {
+    this.chunks.push(d);
+    this.have += d.length;
+    this.drain();
+  }
+
+  protected ended(): void {
+    for (const w of this.waiting.splice(0)) w.done(null);
   }
 
   /** The first `n` bytes received (n <= have), removed. */
@@ -97,12 +93,12 @@ class CatFile {
         }
         if (head.length !== 3 || head[0] !== w.oid || !/^\d+$/.test(head[2]!)) {
           // Not the answer to this question: the stream can no longer be read in step.
-          this.close(true);
+          this.kill();
           return;
         }
         if (Number(head[2]) > MAX_OBJECT_BYTES) {
           this.tooLarge = true;
-          this.close(true);
+          this.kill();
           return;
         }
         this.head = { type: head[1]!, size: Number(head[2]) };
@@ -117,19 +113,11 @@ class CatFile {
     if (this.waiting.length === 0) this.hold(false);
   }
 
-  /** Held while an answer is awaited, as ref-writer.ts holds a transaction; idle, it never keeps the server alive. */
-  private hold(on: boolean): void {
-    for (const h of [this.child.stdout, this.child] as unknown as ({ ref?: () => void; unref?: () => void } | null)[]) {
-      if (on) h?.ref?.();
-      else h?.unref?.();
-    }
-  }
-
   read(oid: string): Promise<RawObject | null> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.timedOut = true;
-        this.close(true);
+        this.kill();
         resolve(null);
       }, TIMEOUT_MS);
       this.waiting.push({
@@ -139,26 +127,19 @@ class CatFile {
           resolve(o);
         },
       });
-      this.hold(true);
-      this.child.stdin!.write(`${oid}\n`);
+      this.send(`${oid}\n`);
     });
   }
 
-  /** `kill`: also ends git itself and answers every question left with null (a stuck or out-of-step process). */
-  close(kill = false): void {
-    this.dead = true;
-    this.child.stdin!.end();
-    if (kill) {
-      this.child.kill();
-      for (const w of this.waiting.splice(0)) w.done(null);
-      this.chunks = [];
-      this.have = 0;
-      this.hold(false);
-    }
+  /** Ends git itself and answers every question left with null (a stuck or out-of-step process). */
+  private kill(): void {
+    this.close("SIGTERM");
+    for (const w of this.waiting.splice(0)) w.done(null);
+    this.chunks = [];
+    this.have = 0;
+    this.hold(false);
   }
 }
-
-const readers = new Map<string, CatFile>();
 
 /** A loose object of `commonDir`'s own store, or null (absent, packed, unreadable). */
 function readLoose(commonDir: string, oid: string): RawObject | null {
@@ -183,8 +164,7 @@ export async function readObjectRaw(commonDir: string, oid: string): Promise<Raw
   // A process that ended (killed between questions, before its exit was seen) is asked once more anew:
   // only git's own answer ("missing") or a timeout says there is no such object.
   for (let attempt = 0; ; attempt++) {
-    let r = readers.get(commonDir);
-    if (!r || r.dead) readers.set(commonDir, (r = new CatFile(commonDir)));
+    const r = longGit("cat-file", commonDir, () => new CatFile(commonDir));
     const o = await r.read(oid);
     if (o) return o;
     if (r.tooLarge) throw new Error(`object ${oid} is larger than ${MAX_OBJECT_BYTES} bytes`);

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { killAllRunning } from "../evaluate/run.js";
+import { killAllRunning } from "../exec/run.js";
+import { closeAllGitProcesses } from "../git/long-lived.js";
 import { holdAndScrubCredentials } from "../util/initial-env.js";
 import { SessionManager } from "../session/manager.js";
 import { leanJsonSchema } from "./lean-schema.js";
@@ -63,7 +64,10 @@ export async function serveStdio(): Promise<void> {
     killAllRunning();
     // Writes a step left for after its reply (its full logs) finish first, briefly: exiting half-way
     // through one leaves an unreachable object behind.
-    void sessions.settleAll(3000).finally(() => process.exit(0));
+    void sessions.settleAll(3000).finally(() => {
+      closeAllGitProcesses();
+      process.exit(0);
+    });
   };
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);

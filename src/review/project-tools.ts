@@ -3,8 +3,8 @@ import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from "no
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
-import { runCommand } from "../evaluate/run.js";
-import { assertSandboxAvailable, INSTALL_BWRAP, type Sandbox } from "../evaluate/sandbox.js";
+import { runCommand } from "../exec/run.js";
+import { assertSandboxAvailable, INSTALL_BWRAP, type Sandbox } from "../exec/sandbox.js";
 import type { Diagnostic } from "../evaluate/types.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";

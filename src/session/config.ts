@@ -83,7 +83,7 @@ export interface SessionConfig {
   testReport?: string;
   /** Credential-named variables the commands may see (util/secrets.ts); their values stay redacted. */
   passEnv?: string[];
-  /** Commands run under bubblewrap (evaluate/sandbox.ts); network only with `network`. */
+  /** Commands run under bubblewrap (exec/sandbox.ts); network only with `network`. */
   sandbox?: { network: boolean; paths?: string[] };
   /** Globs of files a candidate may not change (the tests that judge it). */
   protectTests?: string[];

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { mkdir, readFile, rm, rmdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { processAlive, startTime } from "../evaluate/orphans.js";
+import { processAlive, startTime } from "../exec/proc.js";
 import { UserError } from "../util/errors.js";
 
 /**

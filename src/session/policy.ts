@@ -1,4 +1,4 @@
-import type { Sandbox } from "../evaluate/sandbox.js";
+import type { Sandbox } from "../exec/sandbox.js";
 import { sandboxDir } from "../git/refs.js";
 import type { SessionConfig } from "./config.js";
 

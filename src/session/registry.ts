@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { startTime } from "../evaluate/orphans.js";
+import { startTime } from "../exec/proc.js";
 import { stateDir } from "../util/state-dir.js";
 
 /**

@@ -4,12 +4,11 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { healWrites } from "./write-journal.js";
 import { forgetInProcess } from "./git-rules.js";
-import { closeAttributes } from "../git/attributes.js";
+import { closeGitProcesses } from "../git/long-lived.js";
 import type { Candidate } from "../candidate/schema.js";
 import { evaluate, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, gitOrNull } from "../git/cli.js";
-import { closeRefWriter } from "../git/ref-writer.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
 import { branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
@@ -19,8 +18,8 @@ import type { CallContext } from "./context.js";
 import { Mutex } from "./mutex.js";
 import { pythonIsolation, type PythonIsolation } from "./python-env.js";
 import { removePool } from "./worktree-pool.js";
-import { reapRecordedAll } from "../evaluate/orphans.js";
-import { killMarked } from "../evaluate/sweep.js";
+import { reapRecordedAll } from "../exec/orphans.js";
+import { killMarked } from "../exec/sweep.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
 import type { BaselineNote, StepEntry, StepNote } from "./record.js";
@@ -66,7 +65,7 @@ export class Session {
   get id(): string {
     return this.config.id;
   }
-  /** Where the running command's process group is recorded (orphans.ts). */
+  /** Where the running command's process group is recorded (exec/orphans.ts). */
   get groupFile(): string {
     return path.join(this.config.commonDir, "trm", "run", `${this.config.id}.pgid`);
   }
@@ -383,8 +382,7 @@ export class Session {
       if (discard) await this.assertBranchFree();
       // Daemons a command left behind (already killed when their command ended, unless they hid).
       killMarked("TRM_SESSION_ID", this.id);
-      closeRefWriter(this.worktree);
-      closeAttributes(this.worktree);
+      closeGitProcesses(this.worktree);
       await removeWorktree(this.top, this.worktree);
       await removePool(this.top, this.config.commonDir, this.id);
       await rm(this.pycacheDir, { recursive: true, force: true });

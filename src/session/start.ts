@@ -1,8 +1,8 @@
 import { constants, existsSync, rmSync, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
 import path from "node:path";
-import { runCommand } from "../evaluate/run.js";
-import { assertSandboxAvailable } from "../evaluate/sandbox.js";
+import { runCommand } from "../exec/run.js";
+import { assertSandboxAvailable } from "../exec/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { looseCommitTree } from "../git/object-read.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";

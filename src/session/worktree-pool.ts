@@ -8,8 +8,9 @@
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { runCommand } from "../evaluate/run.js";
+import { runCommand } from "../exec/run.js";
 import { closeAttributes } from "../git/attributes.js";
+import { closeGitProcesses } from "../git/long-lived.js";
 import { git } from "../git/cli.js";
 import { legacyRoot, workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
@@ -40,7 +41,11 @@ export async function poolDirs(commonDir: string): Promise<{ id: string; path: s
 }
 
 export async function removePool(top: string, commonDir: string, id: string): Promise<void> {
-  for (const d of await poolDirs(commonDir)) if (d.id === id) await removeWorktree(top, d.path);
+  for (const d of await poolDirs(commonDir)) {
+    if (d.id !== id) continue;
+    closeGitProcesses(d.path);
+    await removeWorktree(top, d.path);
+  }
 }
 
 export class WorktreePool {

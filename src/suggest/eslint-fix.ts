@@ -1,4 +1,4 @@
-import type { Sandbox } from "../evaluate/sandbox.js";
+import type { Sandbox } from "../exec/sandbox.js";
 import { existsSync, readFileSync } from "node:fs";
 import { lstat, realpath, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";

@@ -1,4 +1,4 @@
-import type { Sandbox } from "../evaluate/sandbox.js";
+import type { Sandbox } from "../exec/sandbox.js";
 import { commandPolicy } from "../session/policy.js";
 import { constants, existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";

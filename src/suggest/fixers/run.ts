@@ -1,7 +1,7 @@
-import type { Sandbox } from "../../evaluate/sandbox.js";
+import type { Sandbox } from "../../exec/sandbox.js";
 import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import path from "node:path";
-import { runCommand, type RunResult } from "../../evaluate/run.js";
+import { runCommand, type RunResult } from "../../exec/run.js";
 import { errorMessage } from "../../util/errors.js";
 import { firstLine, shellQuote, truncate } from "../../util/text.js";
 import type { FileRewrite } from "../types.js";

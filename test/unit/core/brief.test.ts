@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { briefLine } from "../../../src/evaluate/brief.js";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
-import { reapRecordedAll } from "../../../src/evaluate/orphans.js";
+import { reapRecordedAll } from "../../../src/exec/orphans.js";
 
 const cmd = (exitCode: number | null, extra: Record<string, unknown> = {}) => ({ cmd: "x", exitCode, timedOut: false, durationMs: 1, output: "", truncated: false, ...extra });
 

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { commandEnv } from "../../../src/evaluate/run.js";
+import { commandEnv } from "../../../src/exec/run.js";
 import { credentialEntries } from "../../../src/util/initial-env.js";
 import { heldCredential, holdCredentials, secretValues, serverEnv } from "../../../src/util/secrets.js";
 import { ROOT } from "../../helpers/repo.js";

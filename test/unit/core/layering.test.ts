@@ -6,10 +6,10 @@ import { ROOT } from "../../helpers/repo.js";
 
 /**
  * The layering docs/architecture.md promises (cli → mcp → suggest → review → session → evaluate → candidate / git →
- * util): a module imports only from its own layer or one below, and value imports form no cycle (a
+ * exec → util): a module imports only from its own layer or one below, and value imports form no cycle (a
  * type-only import is erased, so `session.ts ⇄ submit.ts` through `import type` is allowed).
  */
-const ORDER = ["util", "candidate|git", "evaluate", "session", "review", "suggest", "mcp", "cli"];
+const ORDER = ["util", "exec", "candidate|git", "evaluate", "session", "review", "suggest", "mcp", "cli"];
 const SRC = path.join(ROOT, "src");
 
 interface Edge {

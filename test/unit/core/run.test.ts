@@ -3,8 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tmpDir } from "../../helpers/repo.js";
-import { reapRecorded } from "../../../src/evaluate/orphans.js";
-import { runCommand } from "../../../src/evaluate/run.js";
+import { reapRecorded } from "../../../src/exec/orphans.js";
+import { runCommand } from "../../../src/exec/run.js";
 
 const cwd = tmpDir("trm-run-");
 const ROOT = path.resolve(import.meta.dirname, "../../..");
@@ -209,7 +209,7 @@ describe("runCommand when the command cannot start", () => {
     // be slow and starve the tests beside it.
     const probe = `
       import { openSync, closeSync } from "node:fs";
-      const { runCommand } = await import(${JSON.stringify(path.join(ROOT, "dist/evaluate/run.js"))});
+      const { runCommand } = await import(${JSON.stringify(path.join(ROOT, "dist/exec/run.js"))});
       const fds = [];
       try { for (;;) fds.push(openSync("/dev/null", "r")); } catch { /* EMFILE: the limit is reached */ }
       // Two free: not enough for the command's pipes.

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { commandEnv, runCommand } from "../../../src/evaluate/run.js";
+import { commandEnv, runCommand } from "../../../src/exec/run.js";
 import { isSecretName, redact, redactDeep, secretValues, StreamRedactor } from "../../../src/util/secrets.js";
 
 const cwd = mkdtempSync(path.join(os.tmpdir(), "trm-secrets-"));

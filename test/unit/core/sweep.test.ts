@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { killMarked } from "../../../src/evaluate/sweep.js";
+import { killMarked } from "../../../src/exec/sweep.js";
 
 /** A `sleep` carrying NAME=value in its environment, in a session of its own (as a setsid daemon). */
 function marked(name: string, value: string): number {

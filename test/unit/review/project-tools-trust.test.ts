@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { assertSandboxAvailable } from "../../../src/evaluate/sandbox.js";
+import { assertSandboxAvailable } from "../../../src/exec/sandbox.js";
 import { reviewPr } from "../../../src/review/review.js";
 import { clone, evil } from "../../helpers/lint-attack.js";
 
@@ -14,8 +14,8 @@ import { clone, evil } from "../../helpers/lint-attack.js";
  */
 
 const sandbox = vi.hoisted(() => ({ off: false }));
-vi.mock("../../../src/evaluate/sandbox.js", async (importOriginal) => {
-  const real = await importOriginal<typeof import("../../../src/evaluate/sandbox.js")>();
+vi.mock("../../../src/exec/sandbox.js", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../../src/exec/sandbox.js")>();
   return {
     ...real,
     assertSandboxAvailable: () => {

@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { startTime } from "./proc.js";
 import { killMarked, RUN_MARKER } from "./sweep.js";
 import { removeFile } from "../util/remove-file.js";
 
@@ -7,39 +8,8 @@ import { removeFile } from "../util/remove-file.js";
  * A server killed in the middle of a step cannot stop the command it was running: that process group
  * lives on. Each command's group is therefore recorded in a file while it runs, and whoever next
  * operates on the session kills what is still there. The process is identified by its pid AND its
- * start time (/proc), so a pid reused by an unrelated process is never killed.
+ * start time (proc.ts), so a pid reused by an unrelated process is never killed.
  */
-export function startTime(pid: number): string | null {
-  try {
-    // Field 22 (starttime).
-    return statFields(pid)[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The fields of /proc/<pid>/stat after the command name, which is parenthesised and may itself contain
- * spaces: the first is the state (field 3). Throws when the process is gone (or not Linux).
- */
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-}
-
-/**
- * True when `pid` is the process that had start time `st` and has not exited. An exited process that
- * its parent has not reaped yet (a zombie, e.g. a server killed by a client still holding it) still
- * has its /proc entry, with the same start time, but owns nothing any more.
- */
-export function processAlive(pid: number, st: string): boolean {
-  try {
-    const rest = statFields(pid);
-    return rest[0] !== "Z" && rest[0] !== "X" && rest[19] === st;
-  } catch {
-    return false;
-  }
-}
 
 // The record files are written, read and removed in place (synchronous calls): a few per command and
 // per operation, each an asynchronous thread-pool round trip of ~65 µs otherwise (measured here).

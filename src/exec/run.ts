@@ -1,14 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
-import { cleanEnv } from "../git/cli.js";
+import { cleanEnv } from "./env.js";
 import { LIMITS } from "../util/limits.js";
 import { heldCredential, isSecretName, redact, secretValues, StreamRedactor } from "../util/secrets.js";
 import { stripAnsi } from "../util/text.js";
 import { forgetGroup, recordGroup, recordMarker } from "./orphans.js";
 import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
 import { killMarked, RUN_MARKER } from "./sweep.js";
-import type { CommandOutput } from "./types.js";
 
 export interface RunOptions {
   cwd: string;
@@ -44,6 +43,14 @@ export function commandEnv(extra: Record<string, string> | undefined, passEnv: r
     if (v !== undefined && env[k] === undefined) env[k] = v;
   }
   return env;
+}
+
+/** What a command printed, split as the parsers need it (JSON reporters write only to stdout). */
+export interface CommandOutput {
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr interleaved as they arrived. */
+  all: string;
 }
 
 export interface RunResult {

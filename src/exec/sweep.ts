@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { allPids, environOf } from "./proc.js";
 
 /**
  * A process that leaves the command's process group (`setsid`, a double-forking daemon) cannot be
@@ -14,21 +14,8 @@ import { readdirSync, readFileSync } from "node:fs";
 export const RUN_MARKER = "TRM_RUN";
 
 function marked(pid: number, inner: Buffer, first: Buffer): boolean {
-  try {
-    const env = readFileSync(`/proc/${pid}/environ`);
-    return env.indexOf(inner) !== -1 || env.subarray(0, first.length).equals(first);
-  } catch {
-    return false; // gone, or another user's
-  }
-}
-
-/** Every process /proc lists, or null (not Linux). */
-function allPids(): number[] | null {
-  try {
-    return readdirSync("/proc").map(Number).filter((pid) => Number.isInteger(pid));
-  } catch {
-    return null;
-  }
+  const env = environOf(pid);
+  return env !== null && (env.indexOf(inner) !== -1 || env.subarray(0, first.length).equals(first));
 }
 
 /**
