@@ -1,5 +1,5 @@
 // Writes the README's table of test runners from the descriptors in src/evaluate/runners (after a build).
-// test/unit/core/readme-runners.test.ts fails while README.md differs from what this writes.
+// test/unit/evaluate/readme-runners.test.ts fails while README.md differs from what this writes.
 import { readFileSync, writeFileSync } from "node:fs";
 import { withRunnersTable } from "../dist/evaluate/runners/table.js";
 

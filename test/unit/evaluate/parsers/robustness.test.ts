@@ -4,8 +4,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseBenchValue, parseDiagnostics, parseTests } from "../../../src/evaluate/parsers/index.js";
-import type { CommandOutput } from "../../../src/evaluate/types.js";
+import { parseBenchValue, parseDiagnostics, parseTests } from "../../../../src/evaluate/parsers/index.js";
+import type { CommandOutput } from "../../../../src/evaluate/types.js";
 import { CWD, listCases, loadCase } from "./corpus.js";
 
 const MB = 1024 * 1024;
