@@ -139,7 +139,11 @@ describe("large logs", () => {
 
   it("reads diagnostics from a 5 MB build log within budget", () => {
     let n = 0;
-    const text = grow((i) => (i % 20 === 0 ? (n++, `src/f${i}.ts(${i},3): error TS2322: Type 'string' is not assignable to type 'number'.\n`) : `  info: processed ${i}\n`), 5 * MB);
+    const text = grow((i) => {
+      if (i % 20 !== 0) return `  info: processed ${i}\n`;
+      n++;
+      return `src/f${i}.ts(${i},3): error TS2322: Type 'string' is not assignable to type 'number'.\n`;
+    }, 5 * MB);
     const { value, ms } = time(() => parseDiagnostics(text, { cwd: CWD }));
     expect(value.length).toBe(n);
     expect(ms).toBeLessThan(BUDGET_MS);
