@@ -1,10 +1,9 @@
 // Undo and restore on a 5,000-file repository at 5 and at 50 steps: the time must not grow with the
 // number of steps. Run: npm run build && node bench/history.mjs
 import { rmSync } from "node:fs";
-import path from "node:path";
 import { startSession } from "../dist/session/start.js";
 import { restorePoint, saveCheckpoint, undo } from "../dist/session/history.js";
-import { git, makeRepo, median } from "./generated-repo.mjs";
+import { makeRepo, median } from "./generated-repo.mjs";
 
 const FILES = 5000;
 

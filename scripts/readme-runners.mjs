@@ -1,5 +1,5 @@
 // Writes the table of test runners in docs/scoring.md from the descriptors in src/evaluate/runners (after a build).
-// test/unit/core/readme-runners.test.ts fails while docs/scoring.md differs from what this writes.
+// test/unit/evaluate/readme-runners.test.ts fails while docs/scoring.md differs from what this writes.
 import { readFileSync, writeFileSync } from "node:fs";
 import { withRunnersTable } from "../dist/evaluate/runners/table.js";
 

@@ -21,7 +21,7 @@ export interface Command {
   description: string;
   options: OptionsSpec;
   /** Returns the exit code (0 when omitted). */
-  run(args: Parsed, io: Io): Promise<number | void>;
+  run(args: Parsed, io: Io): Promise<number | undefined>;
 }
 
 /** Stable JSON for scripts: two-space indentation, one trailing newline. */

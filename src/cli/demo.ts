@@ -61,6 +61,7 @@ async function demoIn(dir: string): Promise<void> {
     const r = (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
     const text = r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
     if (r.isError) throw new Error(`${name}: ${text}`);
+    // biome-ignore lint/suspicious/noExplicitAny: the demo reads the results loosely, as a client of the server does
     return { s: r.structuredContent as Record<string, any>, text };
   };
 

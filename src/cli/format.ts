@@ -83,6 +83,6 @@ export function plural(n: number, word: string, many = `${word}s`): string {
  * characters are made visible, so an escape sequence in it cannot retitle, clear or recolour the screen.
  */
 export function printable(s: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it escapes
   return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }

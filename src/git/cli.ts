@@ -236,7 +236,10 @@ export async function openRepo(repoPath: string): Promise<{ top: string; commonD
   const fast = openRepoFast(repoPath);
   if (fast) return fast;
   let statCode = "";
-  const st = await stat(repoPath).catch((err: NodeJS.ErrnoException) => ((statCode = err.code ?? ""), null));
+  const st = await stat(repoPath).catch((err: NodeJS.ErrnoException) => {
+    statCode = err.code ?? "";
+    return null;
+  });
   if (!st && statCode !== "ENAMETOOLONG") throw new UserError(`${repoPath} does not exist.`, "Pass the absolute path of an existing checkout (check it for typos).");
   if (st && !st.isDirectory()) throw new UserError(`${repoPath} is a file, not a folder.`, "Pass the absolute path of the checkout's top folder.");
   let failure = "";

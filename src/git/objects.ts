@@ -126,6 +126,7 @@ function sortKey(e: TreeEntry): string {
 }
 
 /** Bytewise is code-unit order for ASCII; other names are compared as their UTF-8 bytes. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII includes the control characters
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**

@@ -90,7 +90,7 @@ export class Session {
     if (!baselineCommit) return null;
     const cwd = path.dirname(commonDir);
     const note = await readNote<BaselineNote>(commonDir, refs.notes, baselineCommit);
-    if (!note || note.kind !== "baseline") return null;
+    if (note?.kind !== "baseline") return null;
     const tree = (await git(commonDir, ["rev-parse", `${baselineCommit}^{tree}`])).trim();
     // Sessions written by an older version lack newer fields: default them.
     const cfg = { ...note.config, checks: note.config.checks ?? [], commonDir, repoTop: existsSync(note.config.repoTop) ? note.config.repoTop : cwd };

@@ -52,7 +52,7 @@ const DID_YOU_MEAN = /Did you mean '([^']+)'\?/;
 export function ruleFix(d: Diagnostic, text: string, exists: (rel: string) => boolean): RuleFix | null {
   if (d.source !== "tsc" || !d.file || !d.line || !d.column) return null;
   const at = specifierAt(text, d.line, d.column);
-  if (!at || !at.spec.startsWith(".")) return null;
+  if (!at?.spec.startsWith(".")) return null;
   let next: string | null = null;
   switch (d.code) {
     case "TS2835": // "... Did you mean './m.js'?"

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 let cached: string | undefined;
+const MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 
 /**
  * Folders that npm puts in front of PATH for the process it starts (`npx`, `npm exec`, `npm run`): a
@@ -26,10 +27,11 @@ function sameFile(a: string, b: string): boolean {
  * that name is on the user's PATH and is this very code-trm (npm install -g, npm link), else
  * `node <absolute path of dist/cli/main.js>`, which works from anywhere (a server started with `node
  * dist/...`, or by `npx`, whose cache folder is on the server's PATH but not in the user's shell).
+ * `main` is the CLI's entry point, the dist/cli/main.js beside this module unless a test names another.
  */
-export function cliCommand(env: NodeJS.ProcessEnv = process.env): string {
-  if (cached !== undefined && env === process.env) return cached;
-  const main = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+export function cliCommand(env: NodeJS.ProcessEnv = process.env, main: string = MAIN): string {
+  const cache = env === process.env && main === MAIN;
+  if (cached !== undefined && cache) return cached;
   // The shell runs the first executable code-trm on PATH: that one must be this code-trm.
   let onPath = false;
   for (const dir of (env.PATH ?? "").split(path.delimiter)) {
@@ -44,6 +46,6 @@ export function cliCommand(env: NodeJS.ProcessEnv = process.env): string {
     break;
   }
   const name = onPath ? "code-trm" : `node ${/^[\w@%+=:,./-]+$/.test(main) ? main : `'${main.replace(/'/g, `'\\''`)}'`}`;
-  if (env === process.env) cached = name;
+  if (cache) cached = name;
   return name;
 }

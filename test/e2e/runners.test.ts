@@ -3,7 +3,7 @@
  * in fixtures/outputs/ava (it does not run AVA: CI installs only code-trm's own dependencies), choosing
  * the capture from the state of lib.js, and exits with the code AVA exited with.
  */
-import { cpSync, writeFileSync } from "node:fs";
+import { cpSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";

@@ -3,12 +3,12 @@
  * that deletes the failing test, runs only one test, or changes tests before anything ran, does not
  * reach a pass. Every scenario checks the score, the wording, and that the checkout is untouched.
  */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
-import { checkoutState, g, makeRepo, repoFromFiles, ROOT, tmpDir } from "../helpers/repo.js";
+import { checkoutState, g, makeRepo, repoFromFiles, ROOT } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 let srv: TestServer;

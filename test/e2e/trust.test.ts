@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, textOf, type TestServer } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
-import { checkoutState, g, makeRepo, repoFromFiles, tmpDir } from "../helpers/repo.js";
+import { checkoutState, g, makeRepo, repoFromFiles } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 let srv: TestServer;

@@ -102,7 +102,7 @@ export async function logView(s: Session) {
           commit: a.commit,
           chosen: a.commit === st.commit,
           score: a.note?.score ?? null,
-          testsSummary: a.note && a.note.evaluation.commands.test ? testsTrailer(a.note.evaluation) : null,
+          testsSummary: a.note?.evaluation.commands.test ? testsTrailer(a.note.evaluation) : null,
           build: a.note ? commandStatus(a.note.evaluation, "build") : null,
           rationale: a.note ? (a.note.rationale.split("\n")[0] ?? "").trim() : "(no evaluation record)",
       }));

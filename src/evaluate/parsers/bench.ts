@@ -33,7 +33,7 @@ export function parseBenchValue(text: string): number | null {
   while (end > 0) {
     const start = clean.lastIndexOf("\n", end - 1);
     const line = clean.slice(start + 1, end).trim();
-    end = start < 0 ? 0 : start;
+    end = Math.max(0, start);
     if (line === "") continue;
     if (line.startsWith("{") && line.endsWith("}") && line.includes('"value"')) {
       const v = jsonValue(line);

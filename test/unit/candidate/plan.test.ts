@@ -44,7 +44,12 @@ describe("planCandidate: shape", () => {
 
   it("reads each file once however many times planning needs it", async () => {
     const reads: string[] = [];
-    const tree = { read: async (p: string) => (reads.push(p), p === "x" ? Buffer.from("1\n") : null) };
+    const tree = {
+      read: async (p: string) => {
+        reads.push(p);
+        return p === "x" ? Buffer.from("1\n") : null;
+      },
+    };
     await planCandidate({ mode: "patch", patch: "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-1\n+2\n" }, tree);
     expect(reads).toEqual(["x"]);
   });

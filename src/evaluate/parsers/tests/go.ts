@@ -310,7 +310,7 @@ export function parseGoJson(input: TestInput): TestCounts | null {
   const buildErrors = collectBuildErrors([...plain, ...input.text.split("\n").filter((l) => !l.startsWith("{"))]);
   for (const line of plain) {
     const m = PKG_FAIL_RE.exec(line);
-    if (m && m[3]) pkgState(packages, m[1]!).outcome = "build-fail";
+    if (m?.[3]) pkgState(packages, m[1]!).outcome = "build-fail";
   }
   return summarize("go-json", packages, buildErrors, cwd, true, input.goModule);
 }

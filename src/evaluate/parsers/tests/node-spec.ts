@@ -141,7 +141,7 @@ function readSection(lines: string[], from: number): Map<string, Entry> {
       continue;
     }
     const p = parseLine(line);
-    if (!p || p.symbol !== "✖") continue;
+    if (p?.symbol !== "✖") continue;
     const { details, next } = readDetails(lines, i + 1, lines.length, p.indent);
     if (!out.has(p.header)) out.set(p.header, { header: p.header, name: p.title, details, location, before: [] });
     location = undefined;

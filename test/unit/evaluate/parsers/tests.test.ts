@@ -1,7 +1,7 @@
 /** Edge cases of parseTests that the corpus does not cover on its own. */
 import { describe, expect, it } from "vitest";
-import { KNOWN_TEST_FORMATS, parseTests } from "../../../src/evaluate/parsers/index.js";
-import type { CommandOutput } from "../../../src/evaluate/types.js";
+import { KNOWN_TEST_FORMATS, parseTests } from "../../../../src/evaluate/parsers/index.js";
+import type { CommandOutput } from "../../../../src/evaluate/types.js";
 import { CWD, loadCase } from "./corpus.js";
 
 const out = (all: string, extra: Partial<CommandOutput> = {}): CommandOutput => ({ stdout: all, stderr: "", all, ...extra });

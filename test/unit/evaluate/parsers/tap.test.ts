@@ -4,9 +4,9 @@
  * server down.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { parseTests } from "../../../src/evaluate/parsers/index.js";
-import { errorOfDump } from "../../../src/evaluate/parsers/util.js";
-import type { CommandOutput } from "../../../src/evaluate/types.js";
+import { parseTests } from "../../../../src/evaluate/parsers/index.js";
+import { errorOfDump } from "../../../../src/evaluate/parsers/util.js";
+import type { CommandOutput } from "../../../../src/evaluate/types.js";
 import { CWD } from "./corpus.js";
 
 const out = (all: string): CommandOutput => ({ stdout: all, stderr: "", all });

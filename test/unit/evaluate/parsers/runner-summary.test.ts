@@ -4,8 +4,8 @@
  * named with its message, at a place where the output gives one.
  */
 import { describe, expect, it } from "vitest";
-import { parseTests } from "../../../src/evaluate/parsers/index.js";
-import type { TestCounts } from "../../../src/evaluate/types.js";
+import { parseTests } from "../../../../src/evaluate/parsers/index.js";
+import type { TestCounts } from "../../../../src/evaluate/types.js";
 import { CWD, loadCase } from "./corpus.js";
 
 function read(id: string): { text: string; r: TestCounts; xml?: string } {

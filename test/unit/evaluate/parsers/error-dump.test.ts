@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseTests } from "../../../src/evaluate/parsers/index.js";
-import { errorOfDump } from "../../../src/evaluate/parsers/util.js";
+import { parseTests } from "../../../../src/evaluate/parsers/index.js";
+import { errorOfDump } from "../../../../src/evaluate/parsers/util.js";
 import { CORPUS_DIR, CWD } from "./corpus.js";
 
 // concordance.format(Object.assign(new Error(), { response: { message: "server said no" } })), and of

@@ -1,6 +1,6 @@
 /** Edge cases of parseDiagnostics beyond the corpus. */
 import { describe, expect, it } from "vitest";
-import { parseDiagnostics } from "../../../src/evaluate/parsers/index.js";
+import { parseDiagnostics } from "../../../../src/evaluate/parsers/index.js";
 import { CWD, loadCase } from "./corpus.js";
 
 const parse = (text: string, cwd = CWD) => parseDiagnostics(text, { cwd });

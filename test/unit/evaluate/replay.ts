@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, 
 import os from "node:os";
 import path from "node:path";
 import type { EvaluateOptions } from "../../../src/evaluate/evaluate.js";
-import { CORPUS_DIR } from "../parsers/corpus.js";
+import { CORPUS_DIR } from "./parsers/corpus.js";
 
 const dirs: string[] = [];
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import setup from "../../helpers/tmp-guard.js";
+import setup from "../helpers/tmp-guard.js";
 
 describe("the temporary-folder guard of npm test", () => {
   it("fails the run when a test leaves something in the suite's TMPDIR, and passes when nothing is left", () => {

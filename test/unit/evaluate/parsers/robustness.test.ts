@@ -4,8 +4,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseBenchValue, parseDiagnostics, parseTests } from "../../../src/evaluate/parsers/index.js";
-import type { CommandOutput } from "../../../src/evaluate/types.js";
+import { parseBenchValue, parseDiagnostics, parseTests } from "../../../../src/evaluate/parsers/index.js";
+import type { CommandOutput } from "../../../../src/evaluate/types.js";
 import { CWD, listCases, loadCase } from "./corpus.js";
 
 const MB = 1024 * 1024;
@@ -139,7 +139,11 @@ describe("large logs", () => {
 
   it("reads diagnostics from a 5 MB build log within budget", () => {
     let n = 0;
-    const text = grow((i) => (i % 20 === 0 ? (n++, `src/f${i}.ts(${i},3): error TS2322: Type 'string' is not assignable to type 'number'.\n`) : `  info: processed ${i}\n`), 5 * MB);
+    const text = grow((i) => {
+      if (i % 20 !== 0) return `  info: processed ${i}\n`;
+      n++;
+      return `src/f${i}.ts(${i},3): error TS2322: Type 'string' is not assignable to type 'number'.\n`;
+    }, 5 * MB);
     const { value, ms } = time(() => parseDiagnostics(text, { cwd: CWD }));
     expect(value.length).toBe(n);
     expect(ms).toBeLessThan(BUDGET_MS);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseBenchValue } from "../../../src/evaluate/parsers/index.js";
+import { parseBenchValue } from "../../../../src/evaluate/parsers/index.js";
 
 describe("parseBenchValue", () => {
   it("returns null when nothing is printed or no number is", () => {

@@ -1,15 +1,17 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-// The built module (npm test builds first): it names the dist/cli/main.js beside it, which must exist for
-// a link to be followed to it.
-import { cliCommand } from "../../../dist/util/cli-name.js";
+import { cliCommand as cliCommandOf } from "../../../src/util/cli-name.js";
+import { ROOT } from "../../helpers/repo.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "trm-cli-name-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const main = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
+// A CLI entry point of its own, which must exist for a link to be followed to it.
+const main = path.join(dir, "pkg", "dist", "cli", "main.js");
+mkdirSync(path.dirname(main), { recursive: true });
+writeFileSync(main, "#!/usr/bin/env node\n");
+const cliCommand = (env: NodeJS.ProcessEnv) => cliCommandOf(env, main);
 
 function binIn(folder: string, target: string | null): string {
   mkdirSync(folder, { recursive: true });
@@ -23,6 +25,10 @@ function binIn(folder: string, target: string | null): string {
 }
 
 describe("cliCommand", () => {
+  it("names the CLI beside the module: src/cli/main.js here, dist/cli/main.js once built", () => {
+    expect(cliCommandOf({ PATH: "/nonexistent" })).toBe(`node ${path.join(ROOT, "src", "cli", "main.js")}`);
+  });
+
   it("is code-trm when that name on PATH is this code-trm (npm link, npm install -g), else node with the absolute path of the CLI", () => {
     chmodSync(main, 0o755); // as npm link and npm install -g leave it
     const linked = binIn(path.join(dir, "global", "bin"), main);

@@ -5,7 +5,7 @@ import { suggestTools } from "../../../src/mcp/tools/suggest-tools.js";
 import { listing } from "../../../src/mcp/server.js";
 import type { ToolDef } from "../../../src/mcp/register.js";
 import { SessionManager } from "../../../src/session/manager.js";
-import { sessionOver, TSC } from "./helpers.js";
+import { sessionOver, TSC } from "../suggest/helpers.js";
 
 type AnyTool = ToolDef<z.ZodRawShape, z.ZodRawShape>;
 

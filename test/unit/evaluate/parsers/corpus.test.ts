@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseBenchValue, parseDiagnostics, parseTests } from "../../../src/evaluate/parsers/index.js";
-import { unitsOf, type TestCounts } from "../../../src/evaluate/types.js";
+import { parseBenchValue, parseDiagnostics, parseTests } from "../../../../src/evaluate/parsers/index.js";
+import { unitsOf, type TestCounts } from "../../../../src/evaluate/types.js";
 import { CORPUS_DIR, CWD, listCases, listOutputCaseIds, loadCase, type CorpusCase } from "./corpus.js";
 
 function run(c: CorpusCase): unknown {

@@ -1,10 +1,9 @@
 import { execFileSync } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandEnv } from "../../../src/exec/run.js";
 import { credentialEntries } from "../../../src/util/initial-env.js";
 import { heldCredential, holdCredentials, secretValues, serverEnv } from "../../../src/util/secrets.js";
-import { ROOT } from "../../helpers/repo.js";
+import { srcModule, TS_IMPORT } from "../../helpers/ts-import.js";
 
 const TOKEN = "ghp_heldcanary0123456789abcdef";
 
@@ -18,13 +17,13 @@ describe("the environment block", () => {
   it("is blanked in place by the built server's entry point, which keeps the values for itself", () => {
     // A process of its own: the scrub changes the process it runs in.
     const script = `
-      import { holdAndScrubCredentials } from ${JSON.stringify(path.join(ROOT, "dist", "util", "initial-env.js"))};
-      import { heldCredential } from ${JSON.stringify(path.join(ROOT, "dist", "util", "secrets.js"))};
+      import { holdAndScrubCredentials } from ${JSON.stringify(srcModule("util/initial-env.js"))};
+      import { heldCredential } from ${JSON.stringify(srcModule("util/secrets.js"))};
       import { readFileSync } from "node:fs";
       const o = holdAndScrubCredentials();
       const block = readFileSync("/proc/self/environ", "latin1");
       console.log(JSON.stringify({ o, inBlock: block.includes(process.argv[1]), inEnv: process.env.GITHUB_TOKEN ?? null, held: heldCredential("GITHUB_TOKEN") === process.argv[1], path: block.includes("PATH=") }));`;
-    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script, TOKEN], { env: { PATH: process.env.PATH ?? "", GITHUB_TOKEN: TOKEN }, encoding: "utf8" });
+    const out = execFileSync(process.execPath, [...TS_IMPORT, "--input-type=module", "-e", script, TOKEN], { env: { PATH: process.env.PATH ?? "", GITHUB_TOKEN: TOKEN }, encoding: "utf8" });
     expect(JSON.parse(out)).toEqual({ o: { held: ["GITHUB_TOKEN"], scrubbed: ["GITHUB_TOKEN"] }, inBlock: false, inEnv: null, held: true, path: true });
   });
 });

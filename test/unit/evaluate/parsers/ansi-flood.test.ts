@@ -4,12 +4,12 @@
  * of the server. Stripping and every parser together must stay far below 100 ms on each flood.
  */
 import { describe, expect, it } from "vitest";
-import { parseBenchValue, parseDiagnostics, parseTests } from "../../../src/evaluate/parsers/index.js";
-import { stripAnsi } from "../../../src/util/text.js";
+import { parseBenchValue, parseDiagnostics, parseTests } from "../../../../src/evaluate/parsers/index.js";
+import { stripAnsi } from "../../../../src/util/text.js";
 
 const E = "\u001b";
 const N = 60_000;
-export const FLOODS: Record<string, string> = {
+const FLOODS: Record<string, string> = {
   "ESC[ then 60,000 ';'": `${E}[${";".repeat(N)}`,
   "C1 CSI then 60,000 ';'": `\u009b${";".repeat(N)}`,
   "ESC[ then 30,000 '1;'": `${E}[${"1;".repeat(N / 2)}`,

@@ -2,10 +2,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { withoutPytestHeader } from "../../../src/evaluate/parsers/tests/pytest.js";
-import { capHeadTail } from "../../../src/util/text.js";
+import { withoutPytestHeader } from "../../../../src/evaluate/parsers/tests/pytest.js";
+import { capHeadTail } from "../../../../src/util/text.js";
 
-const OUT = readFileSync(path.join(__dirname, "../../../fixtures/outputs/_excerpts/pytest9-collection-error.txt"), "utf8");
+const OUT = readFileSync(path.join(__dirname, "../../../../fixtures/outputs/_excerpts/pytest9-collection-error.txt"), "utf8");
 
 describe("pytest's header in an excerpt", () => {
   it("is left out: platform, plugins, benchmark settings and rootdir go, the error and the summary stay", () => {

@@ -3,8 +3,8 @@
  * from real outputs of the corpus (fixtures/outputs), so that tests are tracked across steps by identity.
  */
 import { describe, expect, it } from "vitest";
-import { parseTests } from "../../../src/evaluate/parsers/index.js";
-import type { TestCase } from "../../../src/evaluate/types.js";
+import { parseTests } from "../../../../src/evaluate/parsers/index.js";
+import type { TestCase } from "../../../../src/evaluate/types.js";
 import { CWD, loadCase } from "./corpus.js";
 
 function casesOf(id: string): [string, TestCase["status"]][] | undefined {

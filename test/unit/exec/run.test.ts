@@ -3,11 +3,11 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tmpDir } from "../../helpers/repo.js";
+import { srcModule, TS_IMPORT } from "../../helpers/ts-import.js";
 import { reapRecorded } from "../../../src/exec/orphans.js";
 import { runCommand } from "../../../src/exec/run.js";
 
 const cwd = tmpDir("trm-run-");
-const ROOT = path.resolve(import.meta.dirname, "../../..");
 
 /**
  * A killed orphan is reparented to PID 1; where PID 1 does not reap (some containers), it stays a
@@ -209,7 +209,7 @@ describe("runCommand when the command cannot start", () => {
     // be slow and starve the tests beside it.
     const probe = `
       import { openSync, closeSync } from "node:fs";
-      const { runCommand } = await import(${JSON.stringify(path.join(ROOT, "dist/exec/run.js"))});
+      const { runCommand } = await import(${JSON.stringify(srcModule("exec/run.js"))});
       const fds = [];
       try { for (;;) fds.push(openSync("/dev/null", "r")); } catch { /* EMFILE: the limit is reached */ }
       // Two free: not enough for the command's pipes.
@@ -217,7 +217,7 @@ describe("runCommand when the command cannot start", () => {
       const r = await runCommand("echo hi", { cwd: ${JSON.stringify(cwd)}, timeoutMs: 10000 });
       for (const fd of fds) closeSync(fd);
       console.log(JSON.stringify({ exitCode: r.exitCode, spawnError: r.spawnError ?? null }));`;
-    const out = execFileSync("bash", ["-c", 'ulimit -n 64 && exec "$0" --input-type=module -e "$1"', process.execPath, probe], { encoding: "utf8" });
+    const out = execFileSync("bash", ["-c", 'ulimit -n 64 && exec "$0" "$1" "$2" --input-type=module -e "$3"', process.execPath, ...TS_IMPORT, probe], { encoding: "utf8" });
     const r = JSON.parse(out.trim().split("\n").at(-1)!) as { exitCode: number | null; spawnError: string | null };
     expect(r.exitCode).toBe(null);
     expect(r.spawnError).toMatch(/EMFILE|ENFILE/);

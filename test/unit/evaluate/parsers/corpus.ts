@@ -2,9 +2,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CommandOutput } from "../../../src/evaluate/types.js";
+import type { CommandOutput } from "../../../../src/evaluate/types.js";
 
-export const CORPUS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../fixtures/outputs");
+export const CORPUS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../fixtures/outputs");
 export const CWD = "/WORKTREE";
 
 export interface CorpusCase {

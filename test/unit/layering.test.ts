@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "../../helpers/repo.js";
+import { ROOT } from "../helpers/repo.js";
 
 /**
  * The layering docs/architecture.md promises (cli → mcp → suggest → review → session → evaluate → candidate / git →
