@@ -41,6 +41,14 @@ class RefWriter extends LongGit {
     w?.reject(new Error(this.stderr.trim() || "git update-ref --stdin exited"));
   }
 
+  /**
+   * It ended without a word about the transaction under way: git prints `start: ok` as soon as it reads
+   * the first line, so it read none of it (killed between transactions, before its exit was seen).
+   */
+  get unread(): boolean {
+    return this.dead && this.out === "";
+  }
+
   run(updates: RefUpdate[]): Promise<void> {
     const lines = updates.map((u) => `update ${u.ref} ${u.next}${u.expected === undefined ? "" : ` ${u.expected ?? ZERO}`}`);
     return new Promise((resolve, reject) => {
@@ -52,5 +60,16 @@ class RefWriter extends LongGit {
 
 /** Runs one atomic transaction in `cwd` (HEAD = that worktree's HEAD); throws git's message on failure. */
 export function runRefTransaction(cwd: string, updates: RefUpdate[], reason: string): Promise<void> {
-  return inTurn("update-ref", cwd, () => longGit("update-ref", cwd, () => new RefWriter(cwd, reason)).run(updates));
+  return inTurn("update-ref", cwd, async () => {
+    // A process that ended before reading the transaction (a command of the session may kill it) is
+    // replaced once: nothing of it was applied, so it is asked of a new git as a whole.
+    for (let attempt = 0; ; attempt++) {
+      const w = longGit("update-ref", cwd, () => new RefWriter(cwd, reason));
+      try {
+        return await w.run(updates);
+      } catch (err) {
+        if (attempt > 0 || !w.unread) throw err;
+      }
+    }
+  });
 }

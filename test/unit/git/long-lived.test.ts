@@ -27,6 +27,22 @@ function gitChildrenIn(dir: string): string[] {
   return found.sort();
 }
 
+/** The pid of this process's git `sub` running in `dir` (exactly one). */
+function pidIn(dir: string, sub: string): number {
+  const found: number[] = [];
+  for (const p of readdirSync("/proc")) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== process.pid || readlinkSync(`/proc/${p}/cwd`) !== dir) continue;
+      if (readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").includes(sub)) found.push(Number(p));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
 }
@@ -70,6 +86,18 @@ describe("the long-lived git processes (git/long-lived.ts)", () => {
     closeAllGitProcesses();
     await until(() => gitChildrenIn(a.dir).length + gitChildrenIn(path.join(b.dir, ".git")).length === 0);
     expect([...gitChildrenIn(a.dir), ...gitChildrenIn(path.join(b.dir, ".git"))]).toEqual([]);
+  });
+
+  it("moves the refs through a new update-ref when the one asked had been killed between transactions", async () => {
+    const { dir, head } = repo();
+    await runRefTransaction(dir, [{ ref: "refs/trm/x/a", next: head, expected: null }], "test");
+    const pid = pidIn(dir, "update-ref");
+    // A command of the session may kill it (as cat-file's, object-read.test.ts): its exit is not seen yet.
+    process.kill(pid, "SIGKILL");
+    await runRefTransaction(dir, [{ ref: "refs/trm/x/b", next: head, expected: null }], "test");
+    expect(g(dir, "rev-parse", "refs/trm/x/b").trim()).toBe(head);
+    closeGitProcesses(dir);
+    await until(() => gitChildrenIn(dir).length === 0);
   });
 
   it("answers one question at a time per process, also after one failed", async () => {
