@@ -98,6 +98,18 @@ describe("command detection (issue 24)", () => {
     expect(detectCommands(view({ "setup.py": "", "tests/__init__.py": "", "tests/test_a.py": "" }))!.args.testCmd).toBe("python3 -m unittest -v");
   });
 
+  it("Python tests written for pytest are run by pytest even where no config names it: unittest would run none of them and pass", () => {
+    // setup.py-only projects list pytest in a requirements file, setup.py or Pipfile.
+    for (const [file, text] of [["requirements-dev.txt", "pytest>=7\nblack\n"], ["setup.py", "setup(name='x', tests_require=['pytest'])\n"], ["Pipfile", "[dev-packages]\npytest = '*'\n"]]) {
+      expect(detectCommands(view({ "setup.py": "", [file!]: text!, "tests/test_a.py": "" }))!.args.testCmd, file).toBe("python3 -m pytest");
+    }
+    // Plain test functions (or an import of pytest) are pytest's: unittest finds no TestCase there and exits 0.
+    expect(detectCommands(view({ "setup.py": "", "tests/test_a.py": "def test_a():\n    assert f() == 2\n" }))!.args.testCmd).toBe("python3 -m pytest");
+    expect(detectCommands(view({ "setup.py": "", "tests/test_a.py": "import pytest\n\n@pytest.mark.x\ndef test_a(): pass\n" }))!.why.testCmd).toMatch(/tests\/test_a\.py is written for pytest/);
+    // TestCase classes stay unittest's.
+    expect(detectCommands(view({ "setup.py": "", "tests/test_a.py": "import unittest\nclass T(unittest.TestCase):\n    def test_a(self): pass\n" }))!.args.testCmd).toBe("python3 -m unittest discover -s tests -v");
+  });
+
   it("Go, Rust, a Makefile's test target; nothing for a repository that declares none", () => {
     expect(detectCommands(view({ "go.mod": "module x\n" }))!.args).toEqual({ testCmd: "go test ./...", buildCmd: "go vet ./..." });
     expect(detectCommands(view({ "Cargo.toml": "[package]\n" }))!.args).toEqual({ testCmd: "cargo test" });
