@@ -76,10 +76,11 @@ export function runScript(pm: PmName, script: string): string {
   return `${pm} run ${script}`;
 }
 
-/** npm's placeholder for a package without tests. */
+/** npm's placeholder for a package without tests, and scripts that only print or exit: they run no test. */
 const PLACEHOLDER = /no test specified/;
+const runsNothing = (text: string) => PLACEHOLDER.test(text) || partsOf(text).every((p) => /^(?:echo\b.*|exit(?:\s+\d+)?|true|:)$/.test(p));
 /** Scripts that write files (autofix, formatting) are not a check. */
-const WRITES = /--fix\b|--write\b|\bfix\b/;
+const WRITES = /--fix\b|--write\b|\bfix\b|--apply\b|(?:^|\s)-w(?=\s|$)/;
 const TYPECHECK_SCRIPTS = ["typecheck", "type-check", "check-types", "check:types", "types", "tsc", "test:types", "lint:types"];
 const PM_PREFIX = /^(?:(?:pnpm|yarn|bun)\s+(?:exec\s+|run\s+|dlx\s+)?|npx\s+(?:--no-install\s+|--no\s+)?|bunx\s+|npm\s+exec\s+(?:--\s+)?)/;
 
@@ -151,7 +152,7 @@ export function detectJs(repo: RepoView): Detected | undefined {
   };
 
   // Tests.
-  const testText = script("test") && !PLACEHOLDER.test(script("test")!) ? script("test")! : undefined;
+  const testText = script("test") && !runsNothing(script("test")!) ? script("test")! : undefined;
   const expandedTest = testText ? expandScript(testText, pkg.scripts) : undefined;
   const found = runnerOf(expandedTest, pkg, repo);
   if (testText) {

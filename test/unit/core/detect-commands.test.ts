@@ -71,6 +71,19 @@ describe("command detection (issue 24)", () => {
     }
   });
 
+  it("a test script that only prints or exits runs no test: the runner its dependencies name instead, or none", () => {
+    for (const test of ['echo "no tests yet"', "exit 0", "true", 'echo "Error: no test specified" && exit 1', "echo skip; exit 0"]) {
+      expect(detectCommands(view({ "package.json": pkg({ scripts: { test }, devDependencies: { mocha: "10" } }) }))!.args.testCmd, test).toBe(RUNNERS.find((r) => r.id === "mocha")!.command);
+      expect(detectCommands(view({ "package.json": pkg({ scripts: { test } }) })), test).toBeUndefined();
+    }
+  });
+
+  it("a lint script that writes files (-w, --apply) is not a check", () => {
+    for (const lint of ["prettier -w .", "biome check --apply .", "eslint --fix ."]) {
+      expect(detectCommands(view({ "package.json": pkg({ scripts: { test: "ava", lint } }) }))!.args.lintCmd, lint).toBeUndefined();
+    }
+  });
+
   it("type checker and linters from devDependencies with their config", () => {
     const d = detectCommands(view({ "package.json": pkg({ scripts: { test: "node --test" }, devDependencies: { typescript: "5", eslint: "9" } }), "tsconfig.json": "{}", "eslint.config.js": "" }))!;
     expect(d.args).toEqual({ testCmd: "npm test", buildCmd: "npx tsc --noEmit", lintCmd: "npx eslint ." });
