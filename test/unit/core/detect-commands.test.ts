@@ -3,7 +3,7 @@ import { environmentNotices } from "../../../src/evaluate/environment.js";
 import { notFoundProgram } from "../../../src/evaluate/missing-program.js";
 import { foldProgress } from "../../../src/evaluate/score.js";
 import { RUNNERS } from "../../../src/evaluate/runners/index.js";
-import { detectCommands, type RepoView } from "../../../src/session/detect-commands.js";
+import { detectCommands, nestedCommands, type RepoView } from "../../../src/session/detect-commands.js";
 import { missingToolNotes } from "../../../src/session/missing-tools.js";
 
 /** A repository of `files` (folders implied by their paths) and a PATH holding `path`. */
@@ -130,6 +130,15 @@ describe("command detection (issue 24)", () => {
     expect(detectCommands(view({ Makefile: "TEST := 1\n", "README.md": "" }))).toBeUndefined();
     // A package.json kept for tooling only (no test script, no runner) does not hide the Python tests.
     expect(detectCommands(view({ "package.json": pkg({ devDependencies: { prettier: "3" } }), "pytest.ini": "[pytest]\n" }))!.args.testCmd).toBe("python3 -m pytest");
+  });
+
+  it("nothing at the root: a project one folder down is named as a command to pass (`cd backend && go test ./...`), never detected", () => {
+    const repo = view({ "README.md": "", "backend/go.mod": "module x\n", "web/README.md": "" });
+    expect(detectCommands(repo)).toBeUndefined();
+    expect(nestedCommands(repo)).toEqual({ dir: "backend", args: { testCmd: "cd backend && go test ./...", buildCmd: "cd backend && go vet ./..." } });
+    // A folder name a shell would read as syntax is not offered.
+    expect(nestedCommands(view({ "$(touch x)/go.mod": "module x\n" }))).toBeUndefined();
+    expect(nestedCommands(view({ "node_modules/x/go.mod": "", ".git/go.mod": "" }))).toBeUndefined();
   });
 
   it("hostile package.json contents are data: not JSON, scripts that are not strings", () => {
