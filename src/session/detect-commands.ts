@@ -78,6 +78,28 @@ export function detectCommands(repo: RepoView): Detected | undefined {
   return { ...pick, notes: [...pick.notes, ...(report ? [report] : [])] };
 }
 
+/** A view of the folder `dir` of a repository. */
+const below = (repo: RepoView, dir: string): RepoView => ({
+  read: (rel, max) => repo.read(`${dir}/${rel}`, max),
+  has: (rel) => repo.has(`${dir}/${rel}`),
+  list: (rel) => repo.list(rel ? `${dir}/${rel}` : dir),
+  onPath: (p) => repo.onPath(p),
+});
+
+/**
+ * When the root declares nothing: the commands of a project one folder down (a Go module in `backend/`),
+ * each prefixed with `cd <dir> && `, for the refusal to offer. Never used as detected: which of several
+ * projects judges a change is the caller's choice. Folder names a shell would read as syntax are skipped.
+ */
+export function nestedCommands(repo: RepoView): { dir: string; args: Detected["args"] } | undefined {
+  for (const dir of repo.list("").slice(0, 200)) {
+    if (!/^[\w][\w.-]*$/.test(dir) || dir === "node_modules" || repo.list(dir).length === 0) continue;
+    const d = detectCommands(below(repo, dir));
+    if (d?.args.testCmd) return { dir, args: Object.fromEntries(Object.entries(d.args).map(([k, v]) => [k, `cd ${dir} && ${v}`])) };
+  }
+  return undefined;
+}
+
 /** The detected arguments and their reasons as the start result's text shows them. */
 export function detectedLines(d: Detected): string[] {
   return [

@@ -1,6 +1,6 @@
 /**
  * The I/O edge of command detection: a RepoView over a checkout's folder (the files the session's
- * baseline is made of) and the server's PATH. Files are read bounded and non-blocking (a repository's
+ * baseline is made of) and the server's PATH. Files are read bounded, non-blocking and never through a link (a repository's
  * package.json may be a FIFO or a link to /dev/zero); programs are looked up, never run.
  */
 import { accessSync, constants, lstatSync, readdirSync, statSync } from "node:fs";
@@ -27,11 +27,32 @@ export function onPath(program: string, pathVar = process.env.PATH ?? ""): boole
   });
 }
 
-/** A RepoView of the folder `root`: paths outside it read as absent. */
+/**
+ * Whether a folder on the way to `p` (and `p` itself when `self`) is a symbolic link: a repository's
+ * `tests` or `src` linked to the user's home is not the repository's. The checkout's own node_modules
+ * may be a link (a second worktree's install): only whether its programs exist is asked there.
+ */
+function throughLink(root: string, p: string, self: boolean): boolean {
+  const parts = path.relative(root, p).split(path.sep).filter(Boolean);
+  let cur = root;
+  for (let i = 0; i < (self ? parts.length : parts.length - 1); i++) {
+    cur = path.join(cur, parts[i]!);
+    if (i === 0 && parts[0] === "node_modules") continue;
+    try {
+      if (lstatSync(cur).isSymbolicLink()) return true;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/** A RepoView of the folder `root`: paths outside it, or reached through a link, read as absent. */
 export function folderView(root: string, pathVar?: string): RepoView {
-  const at = (rel: string) => {
+  const at = (rel: string, self = false) => {
     const p = path.resolve(root, rel);
-    return p === path.resolve(root) || isInside(root, p) ? p : undefined;
+    if (p !== path.resolve(root) && !isInside(root, p)) return undefined;
+    return throughLink(root, p, self) ? undefined : p;
   };
   const onPathCache = new Map<string, boolean>();
   return {
@@ -51,7 +72,7 @@ export function folderView(root: string, pathVar?: string): RepoView {
       }
     },
     list: (rel) => {
-      const p = at(rel);
+      const p = at(rel, true);
       if (!p) return [];
       try {
         return readdirSync(p).slice(0, MAX_LIST);

@@ -23,14 +23,29 @@ interface PackageJson {
   eslintConfig: boolean;
 }
 
+const obj = (o: unknown) => (o && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : {});
+
+/**
+ * package.json's scripts that are text, in an object without a prototype: a script that runs
+ * `npm run constructor` names no script, not Object's constructor.
+ */
+export function scriptsOf(text: string): Record<string, string> {
+  const scripts = Object.create(null) as Record<string, string>;
+  try {
+    const j = JSON.parse(text) as { scripts?: unknown } | null;
+    for (const [k, v] of Object.entries(obj(j?.scripts))) if (typeof v === "string" && v.trim() !== "") scripts[k] = v;
+  } catch {
+    // Not JSON: no scripts.
+  }
+  return scripts;
+}
+
 function readPackageJson(text: string): PackageJson | undefined {
   try {
     const j = JSON.parse(text) as Record<string, unknown>;
     if (!j || typeof j !== "object") return undefined;
-    const obj = (o: unknown) => (o && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : {});
-    const scripts = Object.fromEntries(Object.entries(obj(j.scripts)).filter((e): e is [string, string] => typeof e[1] === "string" && e[1].trim() !== ""));
     const deps = new Set([...Object.keys(obj(j.dependencies)), ...Object.keys(obj(j.devDependencies))]);
-    return { scripts, deps, packageManager: typeof j.packageManager === "string" ? j.packageManager : undefined, eslintConfig: "eslintConfig" in j };
+    return { scripts: scriptsOf(text), deps, packageManager: typeof j.packageManager === "string" ? j.packageManager : undefined, eslintConfig: "eslintConfig" in j };
   } catch {
     return undefined;
   }
@@ -41,7 +56,7 @@ export function packageManagerOf(pkg: { packageManager?: string }, repo: RepoVie
   const field = /^(npm|pnpm|yarn|bun)@(\d+)?/.exec(pkg.packageManager ?? "");
   if (field) {
     const name = field[1] as PmName;
-    return { name, from: `package.json packageManager "${pkg.packageManager!.split("+")[0]}"`, ...(name === "yarn" && Number(field[2] ?? 1) >= 2 ? { berry: true } : {}) };
+    return { name, from: `package.json packageManager ${JSON.stringify(clip(pkg.packageManager!.split("+")[0]!))}`, ...(name === "yarn" && Number(field[2] ?? 1) >= 2 ? { berry: true } : {}) };
   }
   if (repo.has("pnpm-lock.yaml")) return { name: "pnpm", from: "pnpm-lock.yaml" };
   if (repo.has("yarn.lock")) {
@@ -61,20 +76,27 @@ export function runScript(pm: PmName, script: string): string {
   return `${pm} run ${script}`;
 }
 
-/** npm's placeholder for a package without tests. */
+/** npm's placeholder for a package without tests, and scripts that only print or exit: they run no test. */
 const PLACEHOLDER = /no test specified/;
+const runsNothing = (text: string) => PLACEHOLDER.test(text) || partsOf(text).every((p) => /^(?:echo\b.*|exit(?:\s+\d+)?|true|:)$/.test(p));
 /** Scripts that write files (autofix, formatting) are not a check. */
-const WRITES = /--fix\b|--write\b|\bfix\b/;
+const WRITES = /--fix\b|--write\b|\bfix\b|--apply\b|(?:^|\s)-w(?=\s|$)/;
 const TYPECHECK_SCRIPTS = ["typecheck", "type-check", "check-types", "check:types", "types", "tsc", "test:types", "lint:types"];
 const PM_PREFIX = /^(?:(?:pnpm|yarn|bun)\s+(?:exec\s+|run\s+|dlx\s+)?|npx\s+(?:--no-install\s+|--no\s+)?|bunx\s+|npm\s+exec\s+(?:--\s+)?)/;
 
+/** How much inlined text one expansion may add: scripts that each run another many times would grow exponentially. */
+const EXPAND_BUDGET = 16 * 1024;
+
 /** The script's own text with the scripts it runs (`pnpm test:unit`, `npm run x`) inlined, three levels deep. */
-export function expandScript(text: string, scripts: Record<string, string>, depth = 0): string {
+export function expandScript(text: string, scripts: Record<string, string>, depth = 0, budget = { left: EXPAND_BUDGET }): string {
   if (depth >= 3) return text;
   return text.replace(/\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+|run-script\s+)?(?:-s\s+|--silent\s+)?([\w:.-]+)/g, (whole, name: string) => {
-    const s = scripts[name === "t" ? "test" : name];
+    const key = name === "t" ? "test" : name;
+    const s = Object.hasOwn(scripts, key) ? scripts[key] : undefined;
+    if (typeof s !== "string" || name === "exec" || budget.left <= 0) return whole;
+    budget.left -= s.length;
     // Kept beside its text: the reference still says which package manager the script calls.
-    return s !== undefined && name !== "exec" ? `${whole} && ${expandScript(s, scripts, depth + 1)}` : whole;
+    return `${whole} && ${expandScript(s, scripts, depth + 1, budget)}`;
   });
 }
 
@@ -130,7 +152,7 @@ export function detectJs(repo: RepoView): Detected | undefined {
   };
 
   // Tests.
-  const testText = script("test") && !PLACEHOLDER.test(script("test")!) ? script("test")! : undefined;
+  const testText = script("test") && !runsNothing(script("test")!) ? script("test")! : undefined;
   const expandedTest = testText ? expandScript(testText, pkg.scripts) : undefined;
   const found = runnerOf(expandedTest, pkg, repo);
   if (testText) {

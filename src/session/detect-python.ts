@@ -34,6 +34,17 @@ function srcPackages(repo: RepoView): string[] {
   return repo.list("src").filter((n) => n.endsWith(".py") || repo.list(`src/${n}`).includes("__init__.py"));
 }
 
+/**
+ * A test file written for pytest: it imports pytest, or has plain `def test_` functions and no TestCase,
+ * which unittest would not run (it reports "Ran 0 tests", OK, over a failing suite).
+ */
+function pytestStyleFile(repo: RepoView, files: string[]): string | undefined {
+  return files.slice(0, 20).find((f) => {
+    const text = repo.read(f, 64 * 1024);
+    return /^(?:import pytest\b|from pytest\b)/m.test(text) || (/^(?:async )?def test_/m.test(text) && !/\bunittest\b|TestCase/.test(text));
+  });
+}
+
 export function detectPython(repo: RepoView): Detected | undefined {
   const root = repo.list("");
   const testDir = TEST_DIRS.find((d) => repo.list(d).some((f) => isTestFile(f) || f === "conftest.py"));
@@ -44,14 +55,16 @@ export function detectPython(repo: RepoView): Detected | undefined {
 
   const pytest = RUNNERS.find((r) => r.id === "pytest")!;
   const byFile = pytest.recognise.files?.find((f) => repo.has(f.file) && (!f.contains || f.contains.test(repo.read(f.file))));
+  const testFiles = testDir ? repo.list(testDir).filter(isTestFile).map((f) => `${testDir}/${f}`) : root.filter(isTestFile);
+  const byTests = byFile ? undefined : pytestStyleFile(repo, testFiles);
   const src = srcPackages(repo);
   const config = pytestConfig(repo);
   const pathSet = /^\s*pythonpath\s*=/m.test(config);
   const prefix = src.length > 0 && !pathSet ? "PYTHONPATH=src:$PYTHONPATH " : "";
   const srcWhy = src.length === 0 ? "" : pathSet ? "; its pytest config sets pythonpath for the src layout" : `; src layout (src/${src[0]}), so src goes on PYTHONPATH`;
-  if (byFile) {
+  if (byFile || byTests) {
     out.args.testCmd = `${prefix}${py} -m pytest`;
-    out.why.testCmd = `pytest named in ${byFile.file}${srcWhy}`;
+    out.why.testCmd = `${byFile ? `pytest named in ${byFile.file}` : `${byTests} is written for pytest (unittest would run none of it)`}${srcWhy}`;
     out.runner = pytest;
   } else if (testDir || root.some(isTestFile)) {
     const unittest = RUNNERS.find((r) => r.id === "unittest")!;

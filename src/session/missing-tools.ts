@@ -6,7 +6,7 @@
  */
 import { installFix } from "../evaluate/missing-program.js";
 import type { RepoView } from "./detect-commands.js";
-import { directPart, expandScript, partsOf } from "./detect-js.js";
+import { directPart, expandScript, partsOf, scriptsOf } from "./detect-js.js";
 import { RUNNERS } from "../evaluate/runners/index.js";
 
 const BUILTINS = new Set(["cd", "echo", "printf", "test", "true", "false", "exit", "export", "set", "unset", "source", ".", ":", "exec", "eval", "if", "then", "else", "fi", "for", "do", "done", "while", "until", "case", "esac", "time", "command", "type", "[", "!", "{", "}", "ulimit", "umask", "wait", "read", "shift", "trap", "return", "local"]);
@@ -30,12 +30,23 @@ interface Missing {
   script?: string;
 }
 
+/** What one look at a command shares with the scripts it runs: package.json read once, each script looked at once. */
+interface Walk {
+  scripts: Record<string, string>;
+  seen: Set<string>;
+  /** Parts of commands still to look at: each is a PATH lookup, and a real script has a few dozen at most. */
+  parts: number;
+}
+
 /** The programs `cmd` needs that are not installed. */
-export function missingPrograms(cmd: string, repo: RepoView, opts: { setup: boolean; depth?: number } = { setup: false }): Missing[] {
+export function missingPrograms(cmd: string, repo: RepoView, opts: { setup: boolean; depth?: number; walk?: Walk } = { setup: false }): Missing[] {
   const out: Missing[] = [];
   const depth = opts.depth ?? 0;
+  // A script that runs another hundreds of times (or thousands of scripts) is read in linear time.
+  const walk = opts.walk ?? { scripts: scriptsOf(repo.read("package.json")), seen: new Set<string>(), parts: 256 };
   const inBin = (w: string) => repo.has(`node_modules/.bin/${w}`);
   for (const part of partsOf(cmd.replace(/[()]/g, " "))) {
+    if (walk.parts-- <= 0) break;
     const [prog, ...rest] = wordsOf(part);
     if (!plain(prog)) continue;
     // In a script npm, pnpm and yarn put node_modules/.bin on PATH; a setupCmd may install what is missing now.
@@ -53,23 +64,16 @@ export function missingPrograms(cmd: string, repo: RepoView, opts: { setup: bool
     } else if (PMS.has(prog) && depth < 2) {
       // `npm test`, `pnpm run lint`, `yarn build`: the script's own programs too.
       const name = rest[0] === "run" || rest[0] === "run-script" ? rest.find((w, i) => i > 0 && !w.startsWith("-")) : rest[0];
-      const scripts = scriptsOf(repo);
-      const text = name ? scripts[name === "t" ? "test" : name] : undefined;
-      if (text !== undefined && !(prog === "bun" && name === "test")) {
-        for (const m of missingPrograms(text, repo, { setup: opts.setup, depth: depth + 1 })) out.push({ program: m.program, script: m.script ?? name });
+      const key = name === "t" ? "test" : name;
+      const text = key && Object.hasOwn(walk.scripts, key) ? walk.scripts[key] : undefined;
+      if (text !== undefined && !(prog === "bun" && name === "test") && !walk.seen.has(key!)) {
+        walk.seen.add(key!);
+        for (const m of missingPrograms(text, repo, { setup: opts.setup, depth: depth + 1, walk })) out.push({ program: m.program, script: m.script ?? name });
       }
     }
   }
-  return out.filter((m, i) => out.findIndex((o) => o.program === m.program) === i);
-}
-
-function scriptsOf(repo: RepoView): Record<string, string> {
-  try {
-    const s = (JSON.parse(repo.read("package.json")) as { scripts?: unknown }).scripts;
-    return s && typeof s === "object" ? Object.fromEntries(Object.entries(s).filter((e): e is [string, string] => typeof e[1] === "string")) : {};
-  } catch {
-    return {};
-  }
+  const named = new Set<string>();
+  return out.filter((m) => !named.has(m.program) && !!named.add(m.program));
 }
 
 /**
@@ -87,12 +91,14 @@ export function missingToolNotes(commands: Record<string, string | undefined>, r
     const where = first.script ? ` (in package.json scripts.${first.script})` : "";
     let alt = "";
     if (key === "testCmd" && PMS.has(first.program)) {
-      const scripts = scriptsOf(repo);
+      const scripts = scriptsOf(repo.read("package.json"));
       const expanded = scripts.test ? expandScript(scripts.test, scripts) : "";
       const direct = directPart(expanded, (p) => RUNNERS.some((r) => r.recognise.command.test(p)));
       if (direct && !missingPrograms(direct, repo, { setup }).length) alt = `, or pass testCmd: ${JSON.stringify(direct)}`;
     }
-    const also = missing.length > 1 ? ` (also not found: ${missing.slice(1).map((m) => m.program).join(", ")})` : "";
+    // A script of thousands of unknown words is named by its first few, not word by word.
+    const more = missing.length > 6 ? ` and ${missing.length - 6} more` : "";
+    const also = missing.length > 1 ? ` (also not found: ${missing.slice(1, 6).map((m) => m.program).join(", ")}${more})` : "";
     notes.push(`${key} ${JSON.stringify(cmd)} needs ${first.program}${where}, which is not installed (not found on the server's PATH${node ? " or in node_modules/.bin" : ""}), so it would exit 127: ${installFix(first.program, node)}${alt}.${also}`);
   }
   return notes;

@@ -24,7 +24,7 @@ import { linkIgnored } from "./link-paths.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { chainAdvice } from "../evaluate/runner-hint.js";
 import { recordPreflight } from "./preflight.js";
-import { detectCommands, type Detected } from "./detect-commands.js";
+import { detectCommands, nestedCommands, type Detected } from "./detect-commands.js";
 import { folderView } from "./detect-io.js";
 import { missingToolNotes } from "./missing-tools.js";
 import { profileMark } from "../util/profile.js";
@@ -52,7 +52,7 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   if (!hasCommand(input)) {
     opened = await openRepo(input.repoPath);
     detected = detectCommands(folderView(opened.top));
-    if (!detected) throw nothingDetected(opened.top);
+    if (!detected) throw nothingDetected(opened.top, nestedCommands(folderView(opened.top)));
     input = { ...input, ...detected.args };
   }
   const partial = resolveConfig(input);
@@ -247,10 +247,10 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
 /** Whether the caller gave any evaluation command (then nothing is detected: the caller's commands win). */
 const hasCommand = (input: StartInput): boolean => [input.buildCmd, input.testCmd, input.lintCmd, input.benchCmd].some((c) => !!c?.trim()) || !!input.checks?.length;
 
-function nothingDetected(top: string): UserError {
+function nothingDetected(top: string, nested: ReturnType<typeof nestedCommands>): UserError {
   return new UserError(
     `No evaluation command given, and none could be detected in ${top}: no package.json test script or test runner, no Python tests or pytest configuration, no go.mod, Cargo.toml or Makefile test target.`,
-    "Pass the command you run the tests with as testCmd (and buildCmd, lintCmd where the project has them).",
+    `Pass the command you run the tests with as testCmd (and buildCmd, lintCmd where the project has them)${nested ? `; for the project in ${nested.dir}/, e.g. ${JSON.stringify(nested.args)}` : ""}.`,
   );
 }
 

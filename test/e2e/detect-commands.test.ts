@@ -170,4 +170,11 @@ describe("commands that cannot run", () => {
     expect(textOf(raw)).toMatch(/No evaluation command given, and none could be detected in .*no package\.json test script.*Pass the command you run the tests with as testCmd/s);
     expect(checkoutState(repo)).toEqual(before);
   }, 60_000);
+
+  it("a Go module one folder down is offered in the refusal as the command to pass, not run", async () => {
+    const repo = repoFromFiles({ "README.md": "hello\n", "backend/go.mod": "module x\n\ngo 1.21\n" }, "trm-detect-nested-");
+    const raw = await srv.raw("trm_start_session", { repoPath: repo });
+    expect(raw.isError).toBe(true);
+    expect(textOf(raw)).toContain('for the project in backend/, e.g. {"testCmd":"cd backend && go test ./...","buildCmd":"cd backend && go vet ./..."}');
+  }, 60_000);
 });

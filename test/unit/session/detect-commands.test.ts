@@ -3,7 +3,7 @@ import { environmentNotices } from "../../../src/evaluate/environment.js";
 import { notFoundProgram } from "../../../src/evaluate/missing-program.js";
 import { foldProgress } from "../../../src/evaluate/score.js";
 import { RUNNERS } from "../../../src/evaluate/runners/index.js";
-import { detectCommands, type RepoView } from "../../../src/session/detect-commands.js";
+import { detectCommands, nestedCommands, type RepoView } from "../../../src/session/detect-commands.js";
 import { missingToolNotes } from "../../../src/session/missing-tools.js";
 
 /** A repository of `files` (folders implied by their paths) and a PATH holding `path`. */
@@ -71,6 +71,19 @@ describe("command detection (issue 24)", () => {
     }
   });
 
+  it("a test script that only prints or exits runs no test: the runner its dependencies name instead, or none", () => {
+    for (const test of ['echo "no tests yet"', "exit 0", "true", 'echo "Error: no test specified" && exit 1', "echo skip; exit 0"]) {
+      expect(detectCommands(view({ "package.json": pkg({ scripts: { test }, devDependencies: { mocha: "10" } }) }))!.args.testCmd, test).toBe(RUNNERS.find((r) => r.id === "mocha")!.command);
+      expect(detectCommands(view({ "package.json": pkg({ scripts: { test } }) })), test).toBeUndefined();
+    }
+  });
+
+  it("a lint script that writes files (-w, --apply) is not a check", () => {
+    for (const lint of ["prettier -w .", "biome check --apply .", "eslint --fix ."]) {
+      expect(detectCommands(view({ "package.json": pkg({ scripts: { test: "ava", lint } }) }))!.args.lintCmd, lint).toBeUndefined();
+    }
+  });
+
   it("type checker and linters from devDependencies with their config", () => {
     const d = detectCommands(view({ "package.json": pkg({ scripts: { test: "node --test" }, devDependencies: { typescript: "5", eslint: "9" } }), "tsconfig.json": "{}", "eslint.config.js": "" }))!;
     expect(d.args).toEqual({ testCmd: "npm test", buildCmd: "npx tsc --noEmit", lintCmd: "npx eslint ." });
@@ -98,6 +111,18 @@ describe("command detection (issue 24)", () => {
     expect(detectCommands(view({ "setup.py": "", "tests/__init__.py": "", "tests/test_a.py": "" }))!.args.testCmd).toBe("python3 -m unittest -v");
   });
 
+  it("Python tests written for pytest are run by pytest even where no config names it: unittest would run none of them and pass", () => {
+    // setup.py-only projects list pytest in a requirements file, setup.py or Pipfile.
+    for (const [file, text] of [["requirements-dev.txt", "pytest>=7\nblack\n"], ["setup.py", "setup(name='x', tests_require=['pytest'])\n"], ["Pipfile", "[dev-packages]\npytest = '*'\n"]]) {
+      expect(detectCommands(view({ "setup.py": "", [file!]: text!, "tests/test_a.py": "" }))!.args.testCmd, file).toBe("python3 -m pytest");
+    }
+    // Plain test functions (or an import of pytest) are pytest's: unittest finds no TestCase there and exits 0.
+    expect(detectCommands(view({ "setup.py": "", "tests/test_a.py": "def test_a():\n    assert f() == 2\n" }))!.args.testCmd).toBe("python3 -m pytest");
+    expect(detectCommands(view({ "setup.py": "", "tests/test_a.py": "import pytest\n\n@pytest.mark.x\ndef test_a(): pass\n" }))!.why.testCmd).toMatch(/tests\/test_a\.py is written for pytest/);
+    // TestCase classes stay unittest's.
+    expect(detectCommands(view({ "setup.py": "", "tests/test_a.py": "import unittest\nclass T(unittest.TestCase):\n    def test_a(self): pass\n" }))!.args.testCmd).toBe("python3 -m unittest discover -s tests -v");
+  });
+
   it("Go, Rust, a Makefile's test target; nothing for a repository that declares none", () => {
     expect(detectCommands(view({ "go.mod": "module x\n" }))!.args).toEqual({ testCmd: "go test ./...", buildCmd: "go vet ./..." });
     expect(detectCommands(view({ "Cargo.toml": "[package]\n" }))!.args).toEqual({ testCmd: "cargo test" });
@@ -105,6 +130,15 @@ describe("command detection (issue 24)", () => {
     expect(detectCommands(view({ Makefile: "TEST := 1\n", "README.md": "" }))).toBeUndefined();
     // A package.json kept for tooling only (no test script, no runner) does not hide the Python tests.
     expect(detectCommands(view({ "package.json": pkg({ devDependencies: { prettier: "3" } }), "pytest.ini": "[pytest]\n" }))!.args.testCmd).toBe("python3 -m pytest");
+  });
+
+  it("nothing at the root: a project one folder down is named as a command to pass (`cd backend && go test ./...`), never detected", () => {
+    const repo = view({ "README.md": "", "backend/go.mod": "module x\n", "web/README.md": "" });
+    expect(detectCommands(repo)).toBeUndefined();
+    expect(nestedCommands(repo)).toEqual({ dir: "backend", args: { testCmd: "cd backend && go test ./...", buildCmd: "cd backend && go vet ./..." } });
+    // A folder name a shell would read as syntax is not offered.
+    expect(nestedCommands(view({ "$(touch x)/go.mod": "module x\n" }))).toBeUndefined();
+    expect(nestedCommands(view({ "node_modules/x/go.mod": "", ".git/go.mod": "" }))).toBeUndefined();
   });
 
   it("hostile package.json contents are data: not JSON, scripts that are not strings", () => {
