@@ -27,7 +27,7 @@ export interface MutationOptions {
   buildCmd?: string;
   /** Repository-relative file → 1-based changed lines the tests ran (coverage). */
   covered: Map<string, number[]>;
-  /** Wall time for the whole run; mutants not started by then are counted, not tested. */
+  /** Wall time of the test runs (baseline and mutants); mutants not started by then are counted, not tested. */
   budgetMs: number;
   /** Cap of one command. */
   timeoutSec: number;
@@ -82,8 +82,9 @@ function passed(r: RunResult, cwd: string): boolean {
 }
 
 export async function runMutants(o: MutationOptions): Promise<MutationRun> {
-  const started = performance.now();
-  const deadline = started + o.budgetMs;
+  // The budget is the tests' time (the baseline and the mutants): it starts once the copy is instrumented.
+  let started = performance.now();
+  let deadline = started + o.budgetMs;
   const notes: string[] = [];
   const none = (why?: string): MutationRun => {
     if (why) notes.push(why);
@@ -101,6 +102,8 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   if (inst.failed.length > 0) notes.push(`Stryker's parser refused ${inst.failed.join(", ")}: no mutants there.`);
   const chosen = [...originals].flatMap(([file, f]) => chooseMutants(file, f.content, inst.mutants.filter((m) => m.fileName === file), f.lines));
   if (chosen.length === 0) return none();
+  started = performance.now();
+  deadline = started + o.budgetMs;
 
   const { runner } = projectRunner(o.testCmd, first);
   const related = runner?.related ? appendArgs(o.testCmd, runner.related([...originals.keys()])) : null;
@@ -116,7 +119,7 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   };
   const build = async (cwd: string): Promise<boolean> => {
     if (!o.buildCmd) return true;
-    const r = await run(cwd, o.buildCmd, o.timeoutSec * 1000);
+    const r = await run(cwd, o.buildCmd, Math.max(1000, Math.min(o.timeoutSec * 1000, deadline - performance.now())));
     return r.exitCode === 0 && !r.timedOut;
   };
   const originalText = new Map([...originals].map(([f, v]) => [f, v.content]));
@@ -126,10 +129,12 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   let mode: MutationRun["mode"] = "schemata";
   let cmd = o.testCmd;
   let baselineMs = 0;
+  const remaining = () => Math.min(o.timeoutSec * 1000, deadline - performance.now());
   const baseline = async (): Promise<boolean> => {
     if (!(await build(first))) return false;
     for (const c of related ? [related, o.testCmd] : [o.testCmd]) {
-      const r = await run(first, c, o.timeoutSec * 1000);
+      if (remaining() < 1000) return false;
+      const r = await run(first, c, remaining());
       if (passed(r, first)) {
         cmd = c;
         baselineMs = r.durationMs;
@@ -143,7 +148,7 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   if (!(await baseline())) {
     mode = "rewrite";
     await write(first, originalText);
-    if (!(await baseline())) return none(`The tests do not pass on the head${o.buildCmd ? " (or its build fails)" : ""}: no mutant was run.`);
+    if (!(await baseline())) return none(deadline - performance.now() < 1000 ? `The ${Math.round(o.budgetMs / 1000)} s budget ran out before the tests had run once on the head: no mutant was run.` : `The tests do not pass on the head${o.buildCmd ? " (or its build fails)" : ""}: no mutant was run.`);
     notes.push("The tests failed on Stryker's instrumented copy: each mutant was written into its file instead (slower).");
   }
   // A mutant that makes the tests loop is stopped well before the budget, and counts as killed.
@@ -152,6 +157,7 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   const queue = [...chosen];
   const results: MutantResult[] = [];
   const worker = async (k: number) => {
+    if (k > 0 && deadline - performance.now() < 5000) return;
     const cwd = k === 0 ? first : await o.checkout(k);
     if (k > 0 && mode === "schemata") {
       await write(cwd, inst.files);
