@@ -108,4 +108,18 @@ describe("a review that runs the tests: untested lines and surviving mutants of 
     expect(Date.now() - t0).toBeLessThan(60_000);
     expect(checkoutState(repo)).toEqual(before);
   }, 120_000);
+
+  it("testStrength in the loop: a step that passes every test with a weak test is told the surviving mutants of its lines", async () => {
+    const repo = fixture();
+    const before = checkoutState(repo);
+    const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", testStrength: true });
+    const stats = "export function stats(xs) {\n  const n = xs.length;\n  const sum = xs.reduce((a, b) => a + b, 0);\n  return { n, mean: sum / n };\n}\n";
+    const weakTest = 'import { test } from "node:test";\nimport assert from "node:assert";\nimport { stats } from "../src/stats.js";\ntest("stats counts", () => assert.equal(stats([1, 2, 3]).n, 3));\n';
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: { mode: "files", files: [{ path: "src/stats.js", content: stats }, { path: "test/stats.test.js", content: weakTest }] } });
+    expect(r.shouldHalt).toBe(true);
+    expect(r.feedback).toMatch(/testStrength: src\/stats\.js:3 Surviving mutant \(ArithmeticOperator\)/);
+    expect(r.feedback).toMatch(/testStrength: src\/stats\.js:4 Surviving mutant[\s\S]*\+  return \{ n, mean: sum \* n \};/);
+    await srv.call("trm_end_session", { sessionId });
+    expect(checkoutState(repo)).toEqual(before);
+  }, 120_000);
 });
