@@ -7,7 +7,7 @@
 import { readPrefix } from "../util/read-prefix.js";
 import path from "node:path";
 import { programOf, splitAndChain } from "./chain.js";
-import { RUNNERS, runnerOfCommand } from "./runners/index.js";
+import { RUNNERS, runnerOfCommand, type RunnerDescriptor } from "./runners/index.js";
 import { FOLLOWS_EXIT, type TestCounts } from "./types.js";
 
 function read(file: string): string {
@@ -48,6 +48,22 @@ function dependencies(cwd: string): Set<string> {
   } catch {
     return new Set();
   }
+}
+
+/**
+ * The runner a test command runs, found as countsHint finds it (the command, the script it runs, the
+ * project's files, its dependencies), and the project's dependencies (for a runner's optional packages).
+ */
+export function projectRunner(cmd: string, cwd: string): { runner: RunnerDescriptor | undefined; deps: Set<string> } {
+  const deps = dependencies(cwd);
+  const runner =
+    runnerOfCommand(expand(cmd, cwd)) ??
+    RUNNERS.find((r) => r.recognise.files?.some((f) => {
+      const text = read(path.join(cwd, f.file));
+      return text !== "" && (f.contains?.test(text) ?? true);
+    })) ??
+    RUNNERS.find((r) => r.recognise.packages?.some((p) => deps.has(p)));
+  return { runner, deps };
 }
 
 export function countsHint(cmd: string, cwd: string): string {

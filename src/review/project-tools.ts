@@ -221,7 +221,7 @@ export function eslintRunNotes(code: LintCode, sandboxed: boolean): string[] {
 }
 
 /** The sandbox for the project's tools on a head, or null when bubblewrap cannot make one here. */
-function confinement(top: string, wt: string): Sandbox | null {
+export function confinement(top: string, wt: string): Sandbox | null {
   try {
     assertSandboxAvailable();
   } catch {

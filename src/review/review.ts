@@ -20,7 +20,10 @@ import { CATEGORIES, type Category, type FileChange, type ProjectInfo, type Revi
  * local range, and returns comments on added lines, a summary and optionally SARIF.
  */
 
-export type ReviewOptions = GitHubOptions;
+export type ReviewOptions = GitHubOptions & {
+  /** Wall time for the mutants of `mutate` (default test-strength.ts; the CLI's --mutate-budget). */
+  mutationBudgetSec?: number;
+};
 
 /** Comments returned in one result; beyond this the most severe are kept (counts stay complete). */
 export const MAX_COMMENTS = 200;
@@ -50,13 +53,17 @@ export function selectSource(input: ReviewInput): { source: Source; notes: strin
     if (!input.buildCmd && !input.testCmd && !input.lintCmd) throw new UserError("evaluate needs at least one command to run.", "Add buildCmd, testCmd and/or lintCmd.");
     if (input.diff !== undefined || input.files !== undefined) throw new UserError("evaluate runs commands on commits: it works with prUrl + repoPath, or repoPath + base + head.", "Drop diff/files, or drop evaluate.");
   }
+  if (input.mutate) {
+    if (!input.repoPath || !input.testCmd) throw new UserError("mutate needs repoPath (a local clone) and testCmd.", "Add repoPath and testCmd (and buildCmd if the tests need a build).");
+    if (input.diff !== undefined || input.files !== undefined) throw new UserError("mutate runs the tests on a commit: it works with prUrl + repoPath, or repoPath + base + head.", "Drop diff/files, or drop mutate.");
+  }
   if (given.length === 0) {
     if (input.repoPath) throw new UserError("repoPath alone does not say what to review.", "Add base and head (e.g. base: \"main\", head: \"HEAD\") to review that range.");
     throw new UserError("Nothing to review.", SOURCES_HINT);
   }
   if (given.length > 1) throw new UserError(`Several inputs given (${given.map((g) => (g.kind === "pr" ? "prUrl" : g.kind === "local" ? "repoPath+base+head" : g.kind)).join(", ")}).`, SOURCES_HINT);
   if (input.repoPath && given[0]!.kind !== "local" && given[0]!.kind !== "pr") notes.push("repoPath was ignored: it is used with base + head (local range) or with prUrl.");
-  if (!input.evaluate && (input.buildCmd || input.testCmd || input.lintCmd)) notes.push("buildCmd / testCmd / lintCmd were ignored: they apply with evaluate: true.");
+  if (!input.evaluate && !input.mutate && (input.buildCmd || input.testCmd || input.lintCmd)) notes.push("buildCmd / testCmd / lintCmd were ignored: they apply with evaluate: true or mutate: true.");
   return { source: given[0]!, notes };
 }
 
@@ -180,7 +187,7 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
   // evaluate fetches the pull request's head (the user asked for it): the project's tools use it too.
   let fetched: FetchedHead | undefined;
   try {
-    if (input.evaluate && source.kind === "pr" && prInfo) fetched = await fetchPrHead(input.repoPath!, parsePrUrl(source.prUrl), prInfo.base);
+    if ((input.evaluate || input.mutate) && source.kind === "pr" && prInfo) fetched = await fetchPrHead(input.repoPath!, parsePrUrl(source.prUrl), prInfo.base);
     return await reviewFiles(source, input, files, prInfo, project, notes, fetched, opts);
   } finally {
     await fetched?.cleanup();
@@ -199,6 +206,23 @@ async function reviewFiles(source: Source, input: ReviewInput, files: FileChange
   if (tools) {
     comments.push(...tools.comments.filter((c) => categories.has(c.category)));
     notes.push(...tools.notes);
+  }
+  if (input.mutate && !onlyLongLines) {
+    const range = source.kind === "local" && prInfo?.headSha ? { base: prInfo.baseSha ?? source.base, head: prInfo.headSha } : fetched ? { base: fetched.base, head: fetched.head } : undefined;
+    if (!range) notes.push("mutate: the head commit is not known here (a pull request needs repoPath to fetch it): not run.");
+    else {
+      const { reviewTestStrength } = await import("./test-strength.js");
+      const s = await reviewTestStrength(input.repoPath!, range.base, range.head, files, {
+        testCmd: input.testCmd!,
+        ...(input.buildCmd ? { buildCmd: input.buildCmd } : {}),
+        ...(input.timeoutSec ? { timeoutSec: input.timeoutSec } : {}),
+        ...(opts.mutationBudgetSec !== undefined ? { budgetSec: opts.mutationBudgetSec } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      });
+      if (categories.has("testing")) comments.push(...s.comments);
+      notes.push(...s.notes);
+    }
   }
   if (onlyLongLines) comments = comments.filter((c) => c.category !== "code-quality" || c.rule === RULES.longLine.id);
   comments = sortComments(comments, files.map((f) => f.path));

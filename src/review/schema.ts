@@ -19,18 +19,19 @@ export const reviewInputShape = {
     .array(z.object({ path: z.string(), content: z.string(), originalContent: z.string().optional() }))
     .optional()
     .describe("no originalContent = new file"),
-  repoPath: z.string().optional().describe("local repo: with base+head or prUrl"),
+  repoPath: z.string().optional().describe("local clone: base+head or prUrl"),
   base: z.string().optional(),
   head: z.string().optional(),
   focus: z.array(z.enum(FOCUS)).optional(),
   format: z.enum(["json", "sarif"]).optional(),
-  evaluate: z.boolean().optional().describe("run cmds on PR head vs base"),
+  evaluate: z.boolean().optional().describe("cmds: head vs base"),
+  mutate: z.boolean().optional().describe("untested lines+mutants"),
   buildCmd: z.string().optional(),
   testCmd: z.string().optional(),
   lintCmd: z.string().optional(),
   timeoutSec: z.number().int().min(1).max(LIMITS.maxTimeoutSec).optional(),
   post: z.enum(["dry", "submit"]).optional().describe("one GitHub review"),
-  trustPr: z.boolean().optional().describe("run PR's own lint code"),
+  trustPr: z.boolean().optional().describe("run PR's lint code"),
 };
 export const reviewInputSchema = z.object(reviewInputShape);
 export type ReviewInput = z.infer<typeof reviewInputSchema>;

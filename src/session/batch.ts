@@ -21,7 +21,7 @@ import { stepMessage } from "./record.js";
 import type { Session } from "./session.js";
 import { applyCandidate, evaluateApplied, recordStep, stepNoteOf, type AppliedCandidate, type JudgedTree } from "./submit.js";
 import { writeCandidateTree, type IndexSync } from "./candidate-tree.js";
-import { WorktreePool } from "./worktree-pool.js";
+import { poolFor } from "./worktree-pool.js";
 import { ensureReference } from "./preflight.js";
 import { landedOps, testConfigChanges, testFileChanges, type TestFileChange } from "./test-files.js";
 
@@ -53,7 +53,6 @@ interface Slot {
   commit?: string;
 }
 
-const pools = new WeakMap<Session, WorktreePool>();
 
 function errorText(err: UserError): string {
   return err.hint ? `${err.message} ${err.hint}` : err.message;
@@ -98,8 +97,7 @@ export async function submitBatch(s: Session, items: BatchItem[], zNotes: string
     // A candidate that changes test files needs the baseline's tests to be judged against (preflight.ts).
     const lazy = await ensureReference(s, changedTests, ctx);
     const queue = slots.filter((sl) => sl.candidate);
-    const pool = pools.get(s) ?? new WorktreePool(s.config);
-    pools.set(s, pool);
+    const pool = poolFor(s.config);
     const inflight = new Map<string, Promise<EvaluationRun>>();
     let cancelled = false;
     let fatal: { err: unknown } | undefined;

@@ -38,10 +38,10 @@ export const startSessionInput = {
   emaAlpha: z.number().gt(0).max(1).optional(),
   zNotes: z.string().max(LIMITS.maxZNotesChars).optional(),
   preflight: z.boolean().optional().describe("evaluate the baseline as step 0"),
-  cascade: z.boolean().optional().describe("skip test/bench when build fails, default true"),
+  cascade: z.boolean().optional().describe("skip test/bench on failed build"),
   parallel: z.boolean().optional(),
   perfDirection: z.enum(["lower", "higher"]).optional(),
-  linkPaths: z.array(z.string()).max(50).optional().describe("ignored paths to symlink from the checkout, e.g. .env"),
+  linkPaths: z.array(z.string()).max(50).optional().describe("ignored paths to symlink, e.g. .env"),
   checks: z
     .array(z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), cmd, weight }))
     .max(10)
@@ -54,6 +54,7 @@ export const startSessionInput = {
   network: z.boolean().optional(),
   sandboxPaths: z.array(z.string().min(1).max(4096)).max(20).optional(),
   protectTests: z.array(z.string().min(1).max(200)).max(20).optional().describe("globs candidates may not change"),
+  testStrength: z.boolean().optional(),
 };
 
 /** What is stored durably with the session (a git note on the baseline commit). */
@@ -85,6 +86,8 @@ export interface SessionConfig {
   passEnv?: string[];
   /** Commands run under bubblewrap (exec/sandbox.ts); network only with `network`. */
   sandbox?: { network: boolean; paths?: string[] };
+  /** A step that would halt with success also reports the surviving mutants of the session's lines (test-strength.ts). */
+  testStrength?: boolean;
   /** Globs of files a candidate may not change (the tests that judge it). */
   protectTests?: string[];
 }
@@ -138,6 +141,7 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
     ...(input.passEnv?.trim() ? { passEnv: parsePassEnv(input.passEnv) } : {}),
     ...(input.sandbox ? { sandbox: { network: input.network ?? false, ...(input.sandboxPaths?.length ? { paths: input.sandboxPaths.map(sandboxPath) } : {}) } } : {}),
     ...(input.protectTests?.length ? { protectTests: input.protectTests.map((g) => g.trim()).filter(Boolean) } : {}),
+    ...(input.testStrength ? { testStrength: true } : {}),
   };
 }
 

@@ -27,6 +27,7 @@ import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
 import { assertTestsUntouched, describeTestChanges, landedOps, testConfigChanges, testFileChanges, type TestFileChange } from "./test-files.js";
 import { ensureReference } from "./preflight.js";
+import { testStrengthNotes } from "./test-strength.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 import { scratchDir } from "../git/refs.js";
 
@@ -54,7 +55,12 @@ export async function submitCandidate(s: Session, candidate: Candidate, rational
       if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
       throw err;
     }
-    return recordStep(s, { step, candidate, rationale, zNotes, applied, judged, ...(lazy ? { notes: [lazy] } : {}) });
+    const res = await recordStep(s, { step, candidate, rationale, zNotes, applied, judged, ...(lazy ? { notes: [lazy] } : {}) });
+    // testStrength: a success that weak tests allowed is told which lines no test checks (test-strength.ts).
+    if (s.config.testStrength && res.ev.testsPass && res.halt.shouldHalt && res.halt.reasons.some((r) => r.startsWith("success"))) {
+      res.feedback = `${res.feedback}\n${(await testStrengthNotes(s, res.commit, ctx)).join("\n")}`;
+    }
+    return res;
   });
 }
 

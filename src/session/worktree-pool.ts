@@ -48,6 +48,15 @@ export async function removePool(top: string, commonDir: string, id: string): Pr
   }
 }
 
+const pools = new WeakMap<SessionConfig, WorktreePool>();
+
+/** The session's pool (by its config object), made on first use: best-of-N and testStrength share it. */
+export function poolFor(config: SessionConfig): WorktreePool {
+  let pool = pools.get(config);
+  if (!pool) pools.set(config, (pool = new WorktreePool(config)));
+  return pool;
+}
+
 export class WorktreePool {
   /** Slots made or checked by this process: a slot found on disk from an earlier server is checked once. */
   private readonly known = new Set<number>();

@@ -32,7 +32,7 @@ function paintText(r: ReviewResult, io: Io, renderReviewText: (r: ReviewResult) 
 export const reviewCommand: Command = {
   name: "review",
   summary: "review a pull request or a local range (text, JSON or SARIF)",
-  usage: "code-trm review <prUrl | base..head> [--repo <path>] [--json] [--sarif <file>] [--trust-pr]",
+  usage: "code-trm review <prUrl | base..head> [--repo <path>] [--json] [--sarif <file>] [--trust-pr] [--mutate --test-cmd <cmd> [--build-cmd <cmd>] [--mutate-budget <s>]]",
   description: [
     "Reviews a GitHub pull request (URL or OWNER/REPO#N; GITHUB_TOKEN for private repositories) or the",
     "local range base..head of a repository (default: the current one), as trm_review_pr does: comments",
@@ -42,12 +42,19 @@ export const reviewCommand: Command = {
     "--sarif writes a SARIF 2.1.0 log for code scanning (see docs/review.md: a GitHub Actions job that uploads it).",
     "ESLint runs only configuration and plugins the base already had; --trust-pr runs it on a change that",
     "modifies them (its code then runs on this machine, in the bubblewrap sandbox when available).",
+    "--mutate runs --test-cmd on the head with coverage and reports the added lines no test runs and the",
+    "mutants of the covered ones every test passes (docs/review-runs-code.md); --mutate-budget caps the",
+    "mutants' wall time (default 180 s). The head's code runs here, in the sandbox when available.",
   ].join("\n"),
   options: {
     repo: { type: "string", value: "<path>", help: "repository of a local range (default: the current directory), or a clone of the PR's repository" },
     json: { type: "boolean", help: "the whole result as JSON (stable keys)" },
     sarif: { type: "string", value: "<file>", help: "also write a SARIF 2.1.0 log to this file" },
     "trust-pr": { type: "boolean", help: "run ESLint even when the change modifies the code it runs" },
+    mutate: { type: "boolean", help: "report added lines no test runs and surviving mutants (needs --test-cmd)" },
+    "test-cmd": { type: "string", value: "<cmd>", help: "the project's test command, for --mutate" },
+    "build-cmd": { type: "string", value: "<cmd>", help: "a build the tests need, for --mutate" },
+    "mutate-budget": { type: "string", value: "<s>", help: "wall time for the mutants in seconds (default 180; 0: coverage only)" },
   },
   async run(args, io) {
     const [target] = expectPositionals(args, 1, 1, "review", "<prUrl | base..head>");
@@ -60,8 +67,15 @@ export const reviewCommand: Command = {
     else input = { prUrl: target!, ...(repo !== undefined ? { repoPath: path.resolve(io.cwd, repo) } : {}) };
     if (sarifPath) input.format = "sarif";
     if (flagBool(args, "trust-pr")) input.trustPr = true;
+    const testCmd = flagString(args, "test-cmd");
+    const buildCmd = flagString(args, "build-cmd");
+    const budget = flagString(args, "mutate-budget");
+    if (budget !== undefined && !/^\d+$/.test(budget)) throw new UsageError("--mutate-budget needs a whole number of seconds", "review");
+    if (flagBool(args, "mutate")) input.mutate = true;
+    if (testCmd) input.testCmd = testCmd;
+    if (buildCmd) input.buildCmd = buildCmd;
     const { reviewPr, renderReviewText } = await import("../../review/index.js");
-    const r = await reviewPr(input);
+    const r = await reviewPr(input, budget !== undefined ? { mutationBudgetSec: Number(budget) } : {});
     if (sarifPath) {
       try {
         writeFileSync(path.resolve(io.cwd, sarifPath), `${JSON.stringify(r.sarif, null, 2)}\n`);

@@ -15,5 +15,11 @@ export const jest: RunnerDescriptor = {
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   related: (files) => ["--findRelatedTests", ...files],
-  coverage: { args: ["--coverage"], prints: "a text table of % statements, branches, functions and lines per file (--coverageReporters=json-summary: coverage/coverage-summary.json)" },
+  coverage: {
+    args: ["--coverage"],
+    prints: "a text table of % statements, branches, functions and lines per file (--coverageReporters=json-summary: coverage/coverage-summary.json)",
+    istanbulJson: { args: (dir) => ["--coverage", "--coverageReporters=json", `--coverageDirectory=${dir}`] },
+    // Jest runs its own transform's output in a vm context: V8 sees that text, not the file's.
+    v8: false,
+  },
 };

@@ -54,8 +54,13 @@ export interface RunnerDescriptor {
   selectByName?: (names: string[]) => string[];
   /** Arguments that run the tests related to the changed files, where the runner knows it. */
   related?: (files: string[]) => string[];
-  /** How it prints coverage: the arguments to add and what it prints. */
-  coverage?: { args: string[]; prints: string };
+  /**
+   * How it prints coverage: the arguments to add and what it prints; `istanbulJson`, the arguments that
+   * make it write Istanbul's coverage-final.json into a folder (and the packages, any one of which must
+   * be installed for them), for a runner whose tests Node's own NODE_V8_COVERAGE cannot map (`v8: false`:
+   * code it transforms and runs without a file name).
+   */
+  coverage?: { args: string[]; prints: string; istanbulJson?: { args: (dir: string) => string[]; needs?: string[] }; v8?: false };
 }
 
 /** A string matched literally inside a JavaScript, Python or Go regular expression. */

@@ -16,5 +16,11 @@ export const vitest: RunnerDescriptor = {
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   related: (files) => ["related", "--run", ...files],
-  coverage: { args: ["--coverage"], prints: "a text table of % statements, branches, functions and lines per file (needs @vitest/coverage-v8 or -istanbul)" },
+  coverage: {
+    args: ["--coverage"],
+    prints: "a text table of % statements, branches, functions and lines per file (needs @vitest/coverage-v8 or -istanbul)",
+    istanbulJson: { args: (dir) => ["--coverage.enabled=true", "--coverage.reporter=json", `--coverage.reportsDirectory=${dir}`], needs: ["@vitest/coverage-v8", "@vitest/coverage-istanbul"] },
+    // Vite's module runner evaluates each module as a function without a file name: V8 reports it anonymous.
+    v8: false,
+  },
 };

@@ -4,7 +4,7 @@ import { defineTool } from "../register.js";
 export function reviewTools() {
   const review = defineTool({
     name: "trm_review_pr",
-    description: "Review a change: GitHub PR URL, unified diff, files, or local base..head. Comments on added lines with severity, category, CWE.",
+    description: "Review a PR URL, diff, files or local base..head: line comments on added lines.",
     input: reviewInputShape,
     output: reviewOutputShape,
     // Not read-only with evaluate (it runs the repository's commands in temporary worktrees); it

@@ -48,7 +48,7 @@ describe("input validation", () => {
     const { notes } = selectSource({ diff: "x", repoPath: "/r", testCmd: "npm test" });
     expect(notes).toEqual([
       "repoPath was ignored: it is used with base + head (local range) or with prUrl.",
-      "buildCmd / testCmd / lintCmd were ignored: they apply with evaluate: true.",
+      "buildCmd / testCmd / lintCmd were ignored: they apply with evaluate: true or mutate: true.",
     ]);
     // With a pull request, repoPath is the clone the project's own tools run in.
     expect(selectSource({ prUrl: "https://github.com/o/r/pull/1", repoPath: "/r" }).notes).toEqual([]);
@@ -87,7 +87,7 @@ describe("schemas", () => {
     // Every tool's schema is sent on every turn: keep this one small.
     expect(json.length).toBeLessThan(1600);
     expect(Object.keys(reviewInputShape).sort()).toEqual(
-      ["base", "buildCmd", "diff", "evaluate", "files", "focus", "format", "head", "lintCmd", "post", "prUrl", "repoPath", "testCmd", "timeoutSec", "trustPr"].sort(),
+      ["base", "buildCmd", "diff", "evaluate", "files", "focus", "format", "head", "lintCmd", "mutate", "post", "prUrl", "repoPath", "testCmd", "timeoutSec", "trustPr"].sort(),
     );
     expect(reviewInputSchema.safeParse({ focus: ["security", "formatting"], format: "sarif" }).success).toBe(true);
     expect(reviewInputSchema.safeParse({ focus: ["style"] }).success).toBe(false);

@@ -1,0 +1,48 @@
+/**
+ * The lines a change added, per file, as the hunks of `git diff -U0` give them (new side). Coverage and
+ * mutation look only at these: a review of the change, not of the file.
+ */
+import { git } from "../../git/cli.js";
+
+/** Added lines `start..end` (1-based, inclusive) of one hunk of a file. */
+export interface AddedHunk {
+  start: number;
+  end: number;
+}
+
+export type ChangedLines = Map<string, AddedHunk[]>;
+
+/** JavaScript and TypeScript sources (declaration files carry no code). */
+export const isJsSource = (file: string): boolean => /\.(?:[cm]?[jt]sx?)$/.test(file) && !/\.d\.[cm]?ts$/.test(file);
+
+/** Test files and fixtures: their lines run as tests, they are not the code under test. */
+export const isTestFile = (file: string): boolean =>
+  /(^|\/)(__tests__|__mocks__|tests?|spec|fixtures?|e2e)\//.test(file) || /\.(test|spec|e2e)\.[cm]?[jt]sx?$/.test(file) || /(^|\/)tests?\.[cm]?[jt]sx?$/.test(file);
+
+/**
+ * Parses the hunk headers of a `-U0` diff of ONE file: `@@ -a,b +c,d @@` added `d` lines from `c` (a
+ * missing count is 1; 0 is a pure deletion, nothing added). Pure.
+ */
+export function parseAddedHunks(diff: string): AddedHunk[] {
+  const out: AddedHunk[] = [];
+  for (const m of diff.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
+    const start = Number(m[1]);
+    const count = m[2] === undefined ? 1 : Number(m[2]);
+    if (count > 0) out.push({ start, end: start + count - 1 });
+  }
+  return out;
+}
+
+/**
+ * The JavaScript/TypeScript files `head` added or modified since `base` (tests, declarations and
+ * other files left out) and their added hunks. File names come NUL-separated, so no quoting applies.
+ */
+export async function changedSourceLines(cwd: string, base: string, head: string, maxFiles = 200): Promise<ChangedLines> {
+  const names = (await git(cwd, ["diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", base, head, "--"])).split("\0").filter(Boolean);
+  const out: ChangedLines = new Map();
+  for (const file of names.filter((f) => isJsSource(f) && !isTestFile(f) && !/(^|\/)node_modules\//.test(f)).slice(0, maxFiles)) {
+    const hunks = parseAddedHunks(await git(cwd, ["diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", base, head, "--", `:(literal)${file}`]));
+    if (hunks.length > 0) out.set(file, hunks);
+  }
+  return out;
+}

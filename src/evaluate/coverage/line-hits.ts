@@ -1,0 +1,151 @@
+/**
+ * Which lines of the changed files ran, from the two coverage formats the field writes: Node's own V8
+ * coverage (a NODE_V8_COVERAGE folder, one JSON per process, converted with v8-to-istanbul through the
+ * source maps Node cached, so TypeScript lines are the .ts file's) and Istanbul's coverage-final.json
+ * (Jest, Vitest's coverage providers). Files are read with readPrefix: the repository may be hostile (a
+ * link to /dev/zero, a FIFO) and a source map may name any path.
+ */
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { isInside } from "../../util/paths.js";
+import { readPrefix } from "../../util/read-prefix.js";
+
+/** Repository-relative file → line → how often it ran (the most any process saw). */
+export type LineHits = Map<string, Map<number, number>>;
+
+interface IstanbulFile {
+  statementMap: Record<string, { start: { line: number }; end: { line: number } }>;
+  s: Record<string, number>;
+}
+
+const MAX_FILE = 20_000_000;
+const MAX_JSON_FILES = 2000;
+
+function add(hits: LineHits, file: string, line: number, count: number): void {
+  let lines = hits.get(file);
+  if (!lines) hits.set(file, (lines = new Map()));
+  lines.set(line, Math.max(lines.get(line) ?? 0, count));
+}
+
+/** Adds an Istanbul file coverage: a line ran when a statement starting on it ran. Pure. */
+export function addIstanbul(hits: LineHits, file: string, cov: IstanbulFile): void {
+  for (const [id, loc] of Object.entries(cov.statementMap ?? {})) {
+    const n = cov.s?.[id];
+    if (typeof n === "number" && loc?.start && Number.isInteger(loc.start.line)) add(hits, file, loc.start.line, n);
+  }
+}
+
+/** The repository-relative path of an absolute one inside `root`, else null. */
+const relIn = (root: string, abs: string): string | null => (isInside(root, abs) ? path.relative(root, abs).split(path.sep).join("/") : null);
+
+/** Reads a coverage-final.json (paths absolute, as Jest and Vitest write them), keeping `wanted` files. */
+export function readIstanbulJson(file: string, root: string, wanted: Set<string>): LineHits {
+  const hits: LineHits = new Map();
+  let data: Record<string, IstanbulFile>;
+  try {
+    data = JSON.parse(readPrefix(file, MAX_FILE)) as Record<string, IstanbulFile>;
+  } catch {
+    return hits;
+  }
+  for (const [abs, cov] of Object.entries(data ?? {})) {
+    const rel = relIn(root, path.resolve(root, abs));
+    if (rel && wanted.has(rel) && cov && typeof cov === "object") addIstanbul(hits, rel, cov);
+  }
+  return hits;
+}
+
+interface ScriptCoverage {
+  url: string;
+  functions: { functionName: string; ranges: { startOffset: number; endOffset: number; count: number }[]; isBlockCoverage: boolean }[];
+}
+interface SourceMapData {
+  sources?: string[];
+  sourceRoot?: string;
+  sourcesContent?: (string | null)[];
+  [k: string]: unknown;
+}
+interface CachedMap {
+  lineLengths?: number[];
+  data?: SourceMapData | null;
+}
+
+/** The map a script names in its last `sourceMappingURL` comment: inline, or a file beside it inside root. */
+function mapOf(source: string, scriptPath: string, root: string): SourceMapData | null {
+  const m = /\/\/[#@] sourceMappingURL=(\S+)\s*$/.exec(source.slice(-200_000));
+  if (!m) return null;
+  try {
+    const url = m[1]!;
+    const inline = /^data:application\/json(?:;charset=[\w-]+)?;base64,(.+)$/.exec(url);
+    if (inline) return JSON.parse(Buffer.from(inline[1]!, "base64").toString("utf8")) as SourceMapData;
+    if (/^[a-z]+:/i.test(url)) return null;
+    const file = path.resolve(path.dirname(scriptPath), decodeURIComponent(url));
+    return isInside(root, file) ? (JSON.parse(readPrefix(file, MAX_FILE)) as SourceMapData) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The one original file a single-source map points at, resolved as v8-to-istanbul resolves it. */
+function mappedSource(map: SourceMapData, scriptPath: string): string | null {
+  if (!Array.isArray(map.sources) || map.sources.length !== 1) return null;
+  const src = map.sources[0]!;
+  if (src.startsWith("file://")) return fileURLToPath(src);
+  return path.resolve(path.dirname(scriptPath), map.sourceRoot ?? "", src);
+}
+
+/**
+ * Reads a NODE_V8_COVERAGE folder: every script of every process that is, or maps to, a `wanted` file
+ * of `root` is converted to line counts. Scripts of node_modules and maps of several sources (bundles)
+ * are left out.
+ */
+export async function readV8Dir(dir: string, root: string, wanted: Set<string>): Promise<{ hits: LineHits; projectScripts: number }> {
+  const hits: LineHits = new Map();
+  let projectScripts = 0;
+  const { default: v8toIstanbul } = await import("v8-to-istanbul");
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith(".json")).slice(0, MAX_JSON_FILES);
+  } catch {
+    return { hits, projectScripts };
+  }
+  for (const name of names) {
+    let report: { result?: ScriptCoverage[]; "source-map-cache"?: Record<string, CachedMap> };
+    try {
+      report = JSON.parse(readPrefix(path.join(dir, name), 200_000_000)) as typeof report;
+    } catch {
+      continue;
+    }
+    for (const script of report.result ?? []) {
+      if (!script?.url?.startsWith("file://")) continue;
+      let scriptPath: string;
+      try {
+        scriptPath = fileURLToPath(script.url);
+      } catch {
+        continue;
+      }
+      if (!relIn(root, scriptPath) || /\/node_modules\//.test(scriptPath)) continue;
+      projectScripts++;
+      const cached = report["source-map-cache"]?.[script.url];
+      // The executed text: its line shape from the cache (a loader's output is not on disk), else the file.
+      const source = cached?.lineLengths ? cached.lineLengths.map((n) => "".padEnd(n, ".")).join("\n") : readPrefix(scriptPath, MAX_FILE);
+      if (source === "") continue;
+      const map = cached?.data ?? (cached ? null : mapOf(source, scriptPath, root));
+      const original = map ? mappedSource(map, scriptPath) : scriptPath;
+      const rel = original ? relIn(root, original) : null;
+      if (!rel || !wanted.has(rel)) continue;
+      try {
+        const originalSource = readPrefix(path.join(root, rel), MAX_FILE);
+        const sources = map ? { source, originalSource, sourceMap: { sourcemap: { ...map, sourcesContent: [originalSource] } } } : { source };
+        const conv = v8toIstanbul(scriptPath, 0, sources as Parameters<typeof v8toIstanbul>[2]);
+        await conv.load();
+        conv.applyCoverage(script.functions);
+        for (const cov of Object.values(conv.toIstanbul())) addIstanbul(hits, rel, cov as unknown as IstanbulFile);
+        conv.destroy();
+      } catch {
+        // A map that does not fit its script: that script's lines stay unknown, not "not run".
+      }
+    }
+  }
+  return { hits, projectScripts };
+}

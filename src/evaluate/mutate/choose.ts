@@ -1,0 +1,77 @@
+/**
+ * Which mutants of a change are worth a test run: at most one per changed, covered line (the line's
+ * most telling mutator first), none on "arid" lines whose mutants no reviewer would act on (logging,
+ * imports, declarations of types), as diff-based mutation testing in code review does (Petrović and
+ * Ivanković, ICSE-SEIP 2018). Pure.
+ */
+
+/** A mutant as the instrumenter gives it: 0-based lines, 0-based columns, end exclusive. */
+export interface RawMutant {
+  id: string;
+  mutatorName: string;
+  replacement: string;
+  location: { start: { line: number; column: number }; end: { line: number; column: number } };
+}
+
+export interface ChosenMutant {
+  id: string;
+  file: string;
+  /** 1-based line of the mutant's start. */
+  line: number;
+  mutator: string;
+  /** The lines it changes, before and after, as a unified diff body (`-` and `+` lines). */
+  diff: string;
+}
+
+/** Mutators by how much a surviving one says about the tests: a flipped condition before a string. */
+const PRIORITY = ["ConditionalExpression", "EqualityOperator", "LogicalOperator", "ArithmeticOperator", "BooleanLiteral", "UnaryOperator", "UpdateOperator", "AssignmentOperator", "OptionalChaining", "MethodExpression", "ArrayDeclaration", "ObjectLiteral", "ArrowFunction", "BlockStatement", "StringLiteral", "Regex"];
+const rank = (m: string) => {
+  const i = PRIORITY.indexOf(m);
+  return i < 0 ? PRIORITY.length : i;
+};
+
+/** Lines whose mutants say nothing about behaviour a test should pin. */
+export function isArid(line: string): boolean {
+  const t = line.trim();
+  return (
+    /^(import\b|export\s+(\*|\{[^}]*\}\s*from|type\b|interface\b)|declare\b|type\s+\w+\s*=|interface\b)/.test(t) ||
+    /^(?:const|let|var)\s+\w+\s*=\s*require\(/.test(t) ||
+    /\b(console|logger|log|debug)\.(log|info|warn|error|debug|trace|verbose)\s*\(/.test(t) ||
+    /^(?:\/\/|\/\*|\*)/.test(t)
+  );
+}
+
+/** A string literal's mutant on an error message or a log line is noise; elsewhere it may matter. */
+const stringNoise = (m: RawMutant, line: string) => m.mutatorName === "StringLiteral" && /\bthrow\b|Error\(|\bwarn\(|\bmessage\b/.test(line);
+
+/** The replaced text of `content` as `-`/`+` lines. */
+export function mutantDiff(content: string, m: RawMutant): string {
+  const lines = content.split("\n");
+  const { start, end } = m.location;
+  const before = lines.slice(start.line, end.line + 1);
+  const first = before[0] ?? "";
+  const last = before[before.length - 1] ?? "";
+  const after = `${first.slice(0, start.column)}${m.replacement}${last.slice(end.column)}`;
+  return [...before.map((l) => `-${l}`), ...after.split("\n").map((l) => `+${l}`)].join("\n");
+}
+
+/**
+ * One mutant per line of `lines` (1-based), the best by PRIORITY (ties: the instrumenter's order), for
+ * the lines that are not arid. `content` is the file's text the mutants were made from.
+ */
+export function chooseMutants(file: string, content: string, mutants: readonly RawMutant[], lines: Iterable<number>): ChosenMutant[] {
+  const text = content.split("\n");
+  const want = new Set(lines);
+  const best = new Map<number, RawMutant>();
+  for (const m of mutants) {
+    const line = m.location.start.line + 1;
+    if (!want.has(line)) continue;
+    const src = text[line - 1] ?? "";
+    if (isArid(src) || stringNoise(m, src)) continue;
+    const cur = best.get(line);
+    if (!cur || rank(m.mutatorName) < rank(cur.mutatorName)) best.set(line, m);
+  }
+  return [...best.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([line, m]) => ({ id: m.id, file, line, mutator: m.mutatorName, diff: mutantDiff(content, m) }));
+}

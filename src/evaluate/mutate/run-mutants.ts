@@ -1,0 +1,201 @@
+/**
+ * Runs the tests against each chosen mutant of a change, in several checkouts at once, within a time
+ * budget. Mutant schemata first: each checkout gets the instrumented copy of the changed files (and one
+ * build), and a mutant is one test run with __STRYKER_ACTIVE_MUTANT__ set. If the tests fail on the
+ * instrumented copy with no mutant active (a runner or build that refuses the instrumented code), each
+ * mutant is written into the file instead, one at a time. A mutant the tests fail on, crash on or time
+ * out on is killed; one they pass on survived: no test checks what that line does.
+ */
+import { lstatSync, realpathSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { isInside } from "../../util/paths.js";
+import { readPrefix } from "../../util/read-prefix.js";
+import { appendArgs } from "../coverage/command-args.js";
+import { parseTests } from "../parsers/index.js";
+import { projectRunner } from "../runner-hint.js";
+import { runCommand, type RunResult } from "../../exec/run.js";
+import type { Sandbox } from "../../exec/sandbox.js";
+import { chooseMutants, type ChosenMutant } from "./choose.js";
+import { ACTIVE_MUTANT_ENV, instrument } from "./instrument.js";
+
+export interface MutationOptions {
+  /** Checkout `k` of the change's head (k < parallel), made or cleaned by the caller; never the user's. */
+  checkout: (k: number) => Promise<string>;
+  parallel: number;
+  testCmd: string;
+  buildCmd?: string;
+  /** Repository-relative file → 1-based changed lines the tests ran (coverage). */
+  covered: Map<string, number[]>;
+  /** Wall time of the test runs (baseline and mutants); mutants not started by then are counted, not tested. */
+  budgetMs: number;
+  /** Cap of one command. */
+  timeoutSec: number;
+  sandbox?: (cwd: string) => Sandbox | undefined;
+  env?: Record<string, string>;
+  passEnv?: string[];
+  signal?: AbortSignal;
+  onProgress?: (message: string) => void;
+}
+
+export type MutantStatus = "survived" | "killed" | "timeout";
+
+export interface MutantResult extends ChosenMutant {
+  status: MutantStatus;
+  /** The test command that ran, and what it counted. */
+  cmd: string;
+  tests?: string;
+}
+
+export interface MutationRun {
+  mode: "schemata" | "rewrite" | "none";
+  results: MutantResult[];
+  survived: MutantResult[];
+  /** Mutants chosen but not run within the budget. */
+  notRun: number;
+  chosen: number;
+  durationMs: number;
+  notes: string[];
+}
+
+/** A changed file of the checkout that is a regular file inside it (not a link out of it), else null. */
+function plainFile(root: string, rel: string): string | null {
+  const abs = path.join(root, rel);
+  try {
+    if (!lstatSync(abs).isFile() || !isInside(realpathSync(root), realpathSync(abs))) return null;
+  } catch {
+    return null;
+  }
+  return abs;
+}
+
+const testsLine = (r: RunResult, cwd: string): string | undefined => {
+  const t = parseTests(r.output, { cwd });
+  return t ? `${t.passed ?? "?"} passed, ${t.failed ?? "?"} failed` : undefined;
+};
+
+/** Whether the tests passed: exit 0, not timed out, and no failure counted. */
+function passed(r: RunResult, cwd: string): boolean {
+  if (r.exitCode !== 0 || r.timedOut || r.spawnError) return false;
+  const t = parseTests(r.output, { cwd });
+  return !t || (t.failed ?? 0) === 0;
+}
+
+export async function runMutants(o: MutationOptions): Promise<MutationRun> {
+  // The budget is the tests' time (the baseline and the mutants): it starts once the copy is instrumented.
+  let started = performance.now();
+  let deadline = started + o.budgetMs;
+  const notes: string[] = [];
+  const none = (why?: string): MutationRun => {
+    if (why) notes.push(why);
+    return { mode: "none", results: [], survived: [], notRun: 0, chosen: 0, durationMs: performance.now() - started, notes };
+  };
+  const first = await o.checkout(0);
+  const originals = new Map<string, { content: string; lines: number[] }>();
+  for (const [file, lines] of o.covered) {
+    const abs = plainFile(first, file);
+    if (abs && lines.length > 0) originals.set(file, { content: readPrefix(abs, 2_000_000), lines });
+  }
+  if (originals.size === 0) return none();
+  o.onProgress?.(`instrumenting ${originals.size} file(s) with Stryker's mutators`);
+  const inst = await instrument(originals);
+  if (inst.failed.length > 0) notes.push(`Stryker's parser refused ${inst.failed.join(", ")}: no mutants there.`);
+  const chosen = [...originals].flatMap(([file, f]) => chooseMutants(file, f.content, inst.mutants.filter((m) => m.fileName === file), f.lines));
+  if (chosen.length === 0) return none();
+  started = performance.now();
+  deadline = started + o.budgetMs;
+
+  const { runner } = projectRunner(o.testCmd, first);
+  const related = runner?.related ? appendArgs(o.testCmd, runner.related([...originals.keys()])) : null;
+  const run = (cwd: string, cmd: string, timeoutMs: number, env?: Record<string, string>) => {
+    const sb = o.sandbox?.(cwd);
+    return runCommand(cmd, { cwd, timeoutMs, env: { ...o.env, ...env }, ...(o.signal ? { signal: o.signal } : {}), ...(sb ? { sandbox: sb } : {}), ...(o.passEnv ? { passEnv: o.passEnv } : {}) });
+  };
+  const write = async (cwd: string, files: Map<string, string>) => {
+    for (const [file, content] of files) {
+      const abs = plainFile(cwd, file);
+      if (abs) await writeFile(abs, content);
+    }
+  };
+  const build = async (cwd: string): Promise<boolean> => {
+    if (!o.buildCmd) return true;
+    const r = await run(cwd, o.buildCmd, Math.max(1000, Math.min(o.timeoutSec * 1000, deadline - performance.now())));
+    return r.exitCode === 0 && !r.timedOut;
+  };
+  const originalText = new Map([...originals].map(([f, v]) => [f, v.content]));
+
+  // The baseline: the tests pass on the instrumented copy with no mutant active (schemata), else on the
+  // head itself (one rewrite per mutant), with the related tests when the runner selects them, else all.
+  let mode: MutationRun["mode"] = "schemata";
+  let cmd = o.testCmd;
+  let baselineMs = 0;
+  const remaining = () => Math.min(o.timeoutSec * 1000, deadline - performance.now());
+  const baseline = async (): Promise<boolean> => {
+    if (!(await build(first))) return false;
+    for (const c of related ? [related, o.testCmd] : [o.testCmd]) {
+      if (remaining() < 1000) return false;
+      const r = await run(first, c, remaining());
+      if (passed(r, first)) {
+        cmd = c;
+        baselineMs = r.durationMs;
+        return true;
+      }
+    }
+    return false;
+  };
+  o.onProgress?.(`baseline: the tests on the instrumented copy (${chosen.length} mutants)`);
+  await write(first, inst.files);
+  if (!(await baseline())) {
+    mode = "rewrite";
+    await write(first, originalText);
+    if (!(await baseline())) return none(deadline - performance.now() < 1000 ? `The ${Math.round(o.budgetMs / 1000)} s budget ran out before the tests had run once on the head: no mutant was run.` : `The tests do not pass on the head${o.buildCmd ? " (or its build fails)" : ""}: no mutant was run.`);
+    notes.push("The tests failed on Stryker's instrumented copy: each mutant was written into its file instead (slower).");
+  }
+  // A mutant that makes the tests loop is stopped well before the budget, and counts as killed.
+  const perMutantMs = Math.min(o.timeoutSec * 1000, Math.max(10_000, baselineMs * 3 + 5_000));
+
+  const queue = [...chosen];
+  const results: MutantResult[] = [];
+  const worker = async (k: number) => {
+    if (k > 0 && deadline - performance.now() < 5000) return;
+    const cwd = k === 0 ? first : await o.checkout(k);
+    if (k > 0 && mode === "schemata") {
+      await write(cwd, inst.files);
+      if (!(await build(cwd))) return;
+    }
+    for (let m = queue.shift(); m; m = queue.shift()) {
+      const left = deadline - performance.now();
+      if (left < 1000 || o.signal?.aborted) {
+        queue.unshift(m);
+        return;
+      }
+      o.onProgress?.(`mutant ${results.length + 1}/${chosen.length}: ${m.file}:${m.line} ${m.mutator}`);
+      let r: RunResult;
+      if (mode === "schemata") r = await run(cwd, cmd, Math.min(perMutantMs, left), { [ACTIVE_MUTANT_ENV]: m.id });
+      else {
+        const f = originals.get(m.file)!;
+        const mutated = applyMutant(f.content, inst.mutants.find((x) => x.id === m.id)!);
+        await write(cwd, new Map([[m.file, mutated]]));
+        r = (await build(cwd)) ? await run(cwd, cmd, Math.min(perMutantMs, left)) : ({ exitCode: 1, timedOut: false, output: { stdout: "", stderr: "", all: "" }, durationMs: 0 } as unknown as RunResult);
+        await write(cwd, new Map([[m.file, f.content]]));
+      }
+      const status: MutantStatus = r.timedOut ? "timeout" : passed(r, cwd) ? "survived" : "killed";
+      const tests = testsLine(r, cwd);
+      results.push({ ...m, status, cmd, ...(tests ? { tests } : {}) });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.parallel, chosen.length)) }, (_, k) => worker(k)));
+  if (queue.length > 0) notes.push(`${queue.length} of ${chosen.length} mutants were not run within the ${Math.round(o.budgetMs / 1000)} s budget.`);
+  results.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
+  return { mode, results, survived: results.filter((r) => r.status === "survived"), notRun: queue.length, chosen: chosen.length, durationMs: performance.now() - started, notes };
+}
+
+/** `content` with the mutant's replacement in place of its location (0-based lines and columns). Pure. */
+export function applyMutant(content: string, m: { replacement: string; location: { start: { line: number; column: number }; end: { line: number; column: number } } }): string {
+  const lines = content.split("\n");
+  const { start, end } = m.location;
+  const head = lines.slice(0, start.line).join("\n");
+  const tail = lines.slice(end.line + 1).join("\n");
+  const mid = `${lines[start.line]!.slice(0, start.column)}${m.replacement}${lines[end.line]!.slice(end.column)}`;
+  return [...(start.line > 0 ? [head] : []), mid, ...(end.line + 1 < lines.length ? [tail] : [])].join("\n");
+}

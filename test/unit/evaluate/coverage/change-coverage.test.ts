@@ -1,0 +1,91 @@
+import { symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { isTestFile, parseAddedHunks } from "../../../../src/evaluate/coverage/changed-lines.js";
+import { appendArgs } from "../../../../src/evaluate/coverage/command-args.js";
+import { executableLines, mappedOriginalLines } from "../../../../src/evaluate/coverage/executable-lines.js";
+import { readIstanbulJson } from "../../../../src/evaluate/coverage/line-hits.js";
+import { crossCoverage } from "../../../../src/evaluate/coverage/uncovered.js";
+import { tmpDir } from "../../../helpers/repo.js";
+
+describe("the change's added lines", () => {
+  it("reads the new side of -U0 hunks: a count of 0 adds nothing, a missing count is one line", () => {
+    const diff = "@@ -3,0 +4,2 @@ f\n+a\n+b\n@@ -10,2 +11,0 @@\n-x\n-y\n@@ -20 +19 @@\n-p\n+q\n";
+    expect(parseAddedHunks(diff)).toEqual([{ start: 4, end: 5 }, { start: 19, end: 19 }]);
+  });
+
+  it("tells test files from the code under test", () => {
+    expect(isTestFile("src/a.test.ts")).toBe(true);
+    expect(isTestFile("test/helpers/x.js")).toBe(true);
+    expect(isTestFile("src/__tests__/x.tsx")).toBe(true);
+    expect(isTestFile("src/testing-lib.ts")).toBe(false);
+    expect(isTestFile("src/contest.ts")).toBe(false);
+  });
+});
+
+describe("executable lines", () => {
+  it("decodes source-map line deltas, including negative ones", () => {
+    // AAAA: line 0; AACA: +1; AAEA: +2; AAHA: -3 (back to 0).
+    expect([...mappedOriginalLines("AAAA;AACA;AAEA,AAHA")].sort()).toEqual([0, 1, 3]);
+  });
+
+  it("leaves out type-only lines, comments and blank lines of TypeScript", async () => {
+    const src = ["export interface A {", "  x: number;", "}", "// note", "", "export function f(a: A): number {", "  return a.x + 1;", "}"].join("\n");
+    const lines = await executableLines("src/f.ts", src);
+    expect(lines).not.toBeNull();
+    expect([1, 2, 3, 4, 5].some((l) => lines!.has(l))).toBe(false);
+    expect(lines!.has(6) && lines!.has(7)).toBe(true);
+  });
+});
+
+describe("crossing the added lines with what ran", () => {
+  const changed = new Map([
+    ["src/a.ts", [{ start: 2, end: 4 }, { start: 8, end: 9 }]],
+    ["src/b.ts", [{ start: 1, end: 2 }]],
+  ]);
+  const hits = new Map([["src/a.ts", new Map([[2, 3], [3, 0], [4, 0], [8, 1], [9, 1]])]]);
+
+  it("makes one finding per hunk with an unrun executable line, and one for a file no test loaded", () => {
+    const r = crossCoverage(changed, hits, new Map([["src/a.ts", new Set([2, 3, 4, 8, 9])], ["src/b.ts", new Set([2])]]));
+    expect(r.uncovered).toEqual([
+      { file: "src/a.ts", start: 3, end: 4, lines: [3, 4], loaded: true },
+      { file: "src/b.ts", start: 2, end: 2, lines: [2], loaded: false },
+    ]);
+    expect(r.covered.get("src/a.ts")).toEqual([2, 8, 9]);
+    expect([r.added, r.ran]).toEqual([6, 3]);
+  });
+
+  it("does not report a line that is not code (a comment added in an unrun block)", () => {
+    const r = crossCoverage(new Map([["src/a.ts", [{ start: 3, end: 4 }]]]), hits, new Map([["src/a.ts", new Set([2, 8, 9])]]));
+    expect(r.uncovered).toEqual([]);
+  });
+
+  it("reads Istanbul's JSON for the wanted files inside the checkout only", () => {
+    const dir = tmpDir("trm-cov-");
+    const stmt = (line: number) => ({ start: { line, column: 0 }, end: { line, column: 5 } });
+    writeFileSync(
+      path.join(dir, "c.json"),
+      JSON.stringify({
+        [path.join(dir, "src/a.ts")]: { statementMap: { 0: stmt(2), 1: stmt(3) }, s: { 0: 1, 1: 0 } },
+        "/etc/x.ts": { statementMap: { 0: stmt(1) }, s: { 0: 1 } },
+      }),
+    );
+    const hits = readIstanbulJson(path.join(dir, "c.json"), dir, new Set(["src/a.ts", "../etc/x.ts"]));
+    expect([...hits.keys()]).toEqual(["src/a.ts"]);
+    expect([...hits.get("src/a.ts")!]).toEqual([[2, 1], [3, 0]]);
+    // A report that is a link to /dev/zero is not read forever.
+    symlinkSync("/dev/zero", path.join(dir, "z.json"));
+    expect(readIstanbulJson(path.join(dir, "z.json"), dir, new Set(["src/a.ts"])).size).toBe(0);
+  });
+});
+
+describe("runner arguments added to the test command", () => {
+  it("passes them through npm with --, as they are elsewhere, and not to a chain", () => {
+    expect(appendArgs("npm test", ["--coverage"])).toBe("npm test -- '--coverage'");
+    expect(appendArgs("npm run test:unit -- --silent", ["-t", "a b"])).toBe("npm run test:unit -- --silent '-t' 'a b'");
+    expect(appendArgs("npx jest", ["--coverage"])).toBe("npx jest '--coverage'");
+    expect(appendArgs("npm run build && npx jest", ["--coverage"])).toBeNull();
+    expect(appendArgs("npx jest | tee log", ["--coverage"])).toBeNull();
+    expect(appendArgs("npx jest -t 'a && b'", ["--coverage"])).toBe("npx jest -t 'a && b' '--coverage'");
+  });
+});
