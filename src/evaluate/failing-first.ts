@@ -85,14 +85,11 @@ export function gateVerdict(ff: FailingFirst, gate: TestCounts | null, exit: { o
 function merge(ff: FailingFirst, gate: TestCounts, nowPass: string[], failing: number): { tests: TestCounts; ran: number; of: number } {
   const full = ff.full;
   if (gate.cases && full.cases) {
-    const cases = new Map(full.cases.map((c) => [c.name, c]));
-    let r = 0;
-    for (const c of gate.cases) {
-      if (!ran(c.status)) continue;
-      cases.set(c.name, c);
-      r++;
-    }
-    const all = [...cases.values()];
+    // Two tests may share a name (Express has such): every test of the full run is kept, by position.
+    const now = new Map(gate.cases.filter((c) => ran(c.status)).map((c) => [c.name, c]));
+    const known = new Set(full.cases.map((c) => c.name));
+    const all = [...full.cases.map((c) => now.get(c.name) ?? c), ...[...now.values()].filter((c) => !known.has(c.name))];
+    const r = now.size;
     const sum = (k: "passed" | "failed" | "skipped") => all.reduce((n, c) => n + unitsOf(c)[k], 0);
     const passed = sum("passed");
     const failed = sum("failed");

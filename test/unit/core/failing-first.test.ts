@@ -37,6 +37,14 @@ describe("the selected run's verdict", () => {
     expect(v.notice).toMatch(/^Failing first \(partial run, ran 2 of 5\).*Now pass: b\. Still fail: c\. The other 3 did not run: they count as they were at step 0/);
   });
 
+  it("tests sharing a name at the last full run are all kept", () => {
+    const full = counts([["a", "passed"], ["a", "passed"], ["b", "failed"], ["c", "failed"]]);
+    const v = gateVerdict(ff({ full }), counts([["b", "failed"], ["c", "failed"]]), exitFail);
+    if (!("partial" in v)) throw new Error(v.whole);
+    expect(v.tests).toMatchObject({ passed: 2, failed: 2, total: 4 });
+    expect(v.partial).toMatchObject({ ran: 2, of: 4 });
+  });
+
   it("a test the runner selected beyond the names that fails is a failure of the partial run too", () => {
     const v = gateVerdict(ff(), counts([["b", "failed"], ["c", "failed"], ["d", "failed"]]), exitFail);
     if (!("partial" in v)) throw new Error(v.whole);
