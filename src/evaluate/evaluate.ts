@@ -15,6 +15,7 @@ import { markersSeen, splitAndChain, splitChainOutput, stripMarkers, wrapChain, 
 import { readChainDiagnostics, readChainTests } from "./read-tests.js";
 import { countsNotices } from "./runner-hint.js";
 import { testsLine } from "./feedback.js";
+import { gateVerdict, type FailingFirst, type GateVerdict, type PartialRun } from "./failing-first.js";
 import type { TestIdentity } from "./test-identity.js";
 import type { CommandOutput, Diagnostic, TestCounts } from "./types.js";
 
@@ -40,6 +41,11 @@ export interface Evaluation {
   okBuild?: boolean;
   okLint?: boolean;
   tests?: TestCounts | null;
+  /**
+   * The verdict came from the tests that failed at step `since` alone, run first and still failing
+   * (failing-first.ts): the other tests count as they were then. Never best, never a success.
+   */
+  partial?: PartialRun;
   /** Tests of earlier steps now skipped or missing, counted in `tests` as failed (judge.ts). */
   testIdentity?: TestIdentity;
   perf?: { value: number | null; score: number };
@@ -67,6 +73,8 @@ export interface EvaluateOptions {
   testReport?: string;
   /** Files the step changed: `{files}` in a command expands to them, shell-quoted. */
   changedFiles?: string[];
+  /** Run these tests first; the whole suite only when they pass (or their run shows too little). */
+  failingFirst?: FailingFirst;
   /** false runs test, lint and the checks one after another instead of at the same time. */
   parallel?: boolean;
   timeoutSec: number;
@@ -124,6 +132,17 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   const wallStart = performance.now();
   const files = (opts.changedFiles ?? []).map(shellQuote).join(" ");
   const expand = (cmd: string) => (cmd.includes("{files}") ? cmd.split("{files}").join(files) : cmd);
+  // The parsers make paths relative by prefix; they need the real path (e.g. macOS /tmp is a symlink).
+  // Read in place, as go.mod below: each asynchronous call is a thread-pool round trip (~65 µs here).
+  const realCwd = realOr(opts.cwd);
+  const goModule = opts.commands.test ? readGoModule(opts.cwd) : undefined;
+  /** The tests a run printed (a chain read part by part, a JUnit report when the run wrote one). */
+  const testsOf = (r: RunResult, chain: { chain: WrappedChain; raw: CommandOutput } | undefined, xml: string | undefined) => {
+    const whole = () => parseTests(r.output, { cwd: realCwd, ...(xml !== undefined ? { junitXml: xml } : {}), ...(goModule !== undefined ? { goModule } : {}) });
+    // A chain whose parts hold no test output on their own (`echo 'ok 1' && echo '1..1'`) is read whole.
+    return chain ? (readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, xml, goModule, chain.chain.parts) ?? whole()) : whole();
+  };
+  let partial: Extract<GateVerdict, { partial: PartialRun }> | undefined;
 
   const run = async (key: string, kind: CommandKind | "check" | "quick", cmd: string, groupFile: string | undefined): Promise<void> => {
     // A report left by an earlier step must not be read as this step's result.
@@ -208,6 +227,23 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
             await run("quickTest", "quick", quick, gf);
             if (!succeeded(results.quickTest!)) return skip("test", test, "quickTestCmd failed");
           }
+          const ff = opts.failingFirst;
+          if (ff) {
+            await run("test", "test", expand(ff.cmd), gf);
+            const r = results.test!;
+            const v = gateVerdict(ff, testsOf(r, chains.test, junitXml), { ok: succeeded(r), timedOut: r.timedOut, code: r.exitCode });
+            if ("partial" in v) {
+              partial = v;
+              return;
+            }
+            // The whole suite runs; the selected run stays in the record (and its output in the logs), not
+            // in what the environment notices read: a test id pytest did not find is no missing dependency.
+            notices.push(v.whole);
+            commands.failingFirst = commands.test;
+            logs.failingFirst = logs.test!;
+            for (const o of [commands, logs, results, chains]) delete o.test;
+            junitXml = undefined;
+          }
           await run("test", "test", test, gf);
         },
       });
@@ -230,7 +266,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   const commandsMs = Math.round(performance.now() - wallStart);
   profileMark("commands");
   // Concurrent commands finish in any order; the record lists them in the order they are configured.
-  const order = ["build", "quickTest", "test", "lint", ...(opts.checks ?? []).map((c) => `check:${c.name}`), "bench"];
+  const order = ["build", "quickTest", "failingFirst", "test", "lint", ...(opts.checks ?? []).map((c) => `check:${c.name}`), "bench"];
   for (const k of order) {
     const rec = commands[k];
     if (rec === undefined) continue;
@@ -238,9 +274,6 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     commands[k] = rec;
   }
 
-  // The parsers make paths relative by prefix; they need the real path (e.g. macOS /tmp is a symlink).
-  // Read in place, as go.mod below: each asynchronous call is a thread-pool round trip (~65 µs here).
-  const realCwd = realOr(opts.cwd);
   const components: Components = {};
   const ev: Evaluation = { commands, components, score: 0, testsPass: true, diagnostics: [], notices, commandsMs };
 
@@ -256,14 +289,17 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     ev.checks = Object.fromEntries(opts.checks.map((c) => [c.name, !!results[`check:${c.name}`] && succeeded(results[`check:${c.name}`]!)]));
     components.checks = Object.fromEntries(Object.entries(ev.checks).map(([n, ok]) => [n, ok ? 1 : 0]));
   }
-  if (opts.commands.test) {
-    const goModule = readGoModule(opts.cwd);
+  if (opts.commands.test && partial) {
+    // Read before (gateVerdict): the selected tests' counts, every other test as at the last full run.
+    ev.tests = partial.tests;
+    ev.partial = partial.partial;
+    components.test = testsScore(ev.tests, false);
+    ev.testsPass = false;
+    notices.push(partial.notice);
+  } else if (opts.commands.test) {
     const gate = results.quickTest && !succeeded(results.quickTest) ? results.quickTest : undefined;
     const r = gate ?? results.test;
-    const chain = gate ? undefined : chains.test;
-    const whole = () => (r ? parseTests(r.output, { cwd: realCwd, ...(junitXml !== undefined && !gate ? { junitXml } : {}), ...(goModule !== undefined ? { goModule } : {}) }) : null);
-    // A chain whose parts hold no test output on their own (`echo 'ok 1' && echo '1..1'`) is read whole.
-    ev.tests = r && chain ? (readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, junitXml, goModule, chain.chain.parts) ?? whole()) : whole();
+    ev.tests = r ? testsOf(r, gate ? undefined : chains.test, gate ? undefined : junitXml) : null;
     const ok = !gate && !!r && succeeded(r);
     const coverageExit = !!ev.tests && !!r && !ok && !r.timedOut && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0 && COVERAGE_TABLE_RE.test(r.output.all);
     if (coverageExit) {

@@ -111,7 +111,10 @@ export function renderFeedback(args: {
     if (key === "test") {
       if (c.skipped) sig.push(`tests skipped (${c.skipped})`);
       else if (!ev.tests) sig.push(`tests UNREADABLE (exit ${c.exitCode ?? "killed"}: ${ev.testsPass ? "passing" : "failing"})`);
-      else sig.push(`${testsLine(ev.tests)}${ev.tests.notRun?.length ? ` (not run: ${ev.tests.notRun.join(", ")})` : ""}`);
+      else sig.push(`${testsLine(ev.tests)}${ev.tests.notRun?.length ? ` (not run: ${ev.tests.notRun.join(", ")})` : ""}${ev.partial ? ` (PARTIAL: ran ${ev.partial.ran} of ${ev.partial.of})` : ""}`);
+    } else if (key === "failingFirst") {
+      // The selected tests run before a whole suite: their notice says how they did.
+      continue;
     } else if (key === "bench") {
       sig.push(c.skipped ? "bench skipped" : `bench ${ev.perf?.value ?? "UNREADABLE"} (perf score ${fmt(ev.perf?.score ?? 0)})`);
     } else {
@@ -179,7 +182,8 @@ export function renderFeedback(args: {
   const own = (key: string) =>
     args.diagnostics.filter((d) => (d.item.command ?? "build") === key).length + (key === testKey ? args.failures.filter((f) => !f.item.name.startsWith("(")).length : 0);
   for (const [key, rec] of Object.entries(ev.commands)) {
-    if (!rec || rec.skipped || (rec.exitCode === 0 && !rec.timedOut)) continue;
+    // The selected tests run before a whole suite (failing-first.ts): the whole suite's output speaks.
+    if (!rec || rec.skipped || (rec.exitCode === 0 && !rec.timedOut) || key === "failingFirst") continue;
     if (own(key) > 0 && key !== "bench" && !key.startsWith("check:")) continue;
     sections.push({ title: `${key} output (exit ${rec.exitCode ?? "killed"})`, lines: [capHeadTail(withoutPytestHeader(rec.output).trim(), LIMITS.maxFeedbackOutputChars).text] });
   }

@@ -101,7 +101,7 @@ function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights
     tests,
     notices,
     components,
-    testsPass: tests.total > 0 && tests.failed === 0 && ran,
+    testsPass: tests.total > 0 && tests.failed === 0 && ran && !ev.partial,
     score: weightedScore(components, weights, checkWeights(checks)),
   };
   if (identityMatters(id)) judged.testIdentity = id;

@@ -29,13 +29,17 @@ function expand(cmd: string, cwd: string): string {
   // `bun test` is bun's own runner; `bun run test` runs the script.
   const m = /\b(?:(?:npm|pnpm|yarn)\s+(?:run\s+)?|bun\s+run\s+)(?:-s\s+)?([\w:.-]+)/.exec(cmd);
   if (!m) return cmd;
+  const s = packageScript(m[1] === "t" ? "test" : m[1]!, cwd);
+  return s !== undefined ? `${cmd} ${s}` : cmd;
+}
+
+/** The text of a package.json script of the project at `cwd`, if it has one by that name. */
+export function packageScript(name: string, cwd: string): string | undefined {
   try {
-    const scripts = (JSON.parse(read(path.join(cwd, "package.json"))) as { scripts?: Record<string, unknown> }).scripts ?? {};
-    const name = m[1] === "t" ? "test" : m[1]!;
-    const s = scripts[name];
-    return typeof s === "string" ? `${cmd} ${s}` : cmd;
+    const s = ((JSON.parse(read(path.join(cwd, "package.json"))) as { scripts?: Record<string, unknown> }).scripts ?? {})[name];
+    return typeof s === "string" ? s : undefined;
   } catch {
-    return cmd;
+    return undefined;
   }
 }
 

@@ -108,6 +108,8 @@ export interface ScoredStep {
   score: number;
   /** True when every test passed (or no test command is configured). */
   testsPass: boolean;
+  /** Judged by the tests that failed before alone (failing-first.ts): it never improves on the best. */
+  partial?: boolean;
 }
 
 export interface Progress {
@@ -133,7 +135,8 @@ export function foldProgress(steps: ScoredStep[], alpha: number): Progress | und
       p = { step: s.step, score: s.score, ema: s.score, bestScore: s.score, bestStep: s.step, noImproveStreak: 0, improved: s.step > 0 && s.score > 0 };
       continue;
     }
-    const improved = s.score > p.bestScore + IMPROVEMENT_EPSILON;
+    // A partial run's score keeps the tests that did not run at an earlier status: no measure of progress.
+    const improved = !s.partial && s.score > p.bestScore + IMPROVEMENT_EPSILON;
     p = {
       step: s.step,
       score: s.score,

@@ -38,6 +38,8 @@ export const evaluationOut = z.object({
   okBuild: z.boolean().optional(),
   okLint: z.boolean().optional(),
   tests: testsOut.optional(),
+  partial: z.boolean().optional(),
+  ran: z.string().optional(),
   perf: z.object({ value: z.number().nullable(), score: z.number() }).optional(),
   commands: z.array(commandOut),
   notices: z.array(z.string()),

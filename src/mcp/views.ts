@@ -12,6 +12,7 @@ export function evaluationView(ev: Evaluation) {
     ...(ev.okBuild !== undefined ? { okBuild: ev.okBuild } : {}),
     ...(ev.okLint !== undefined ? { okLint: ev.okLint } : {}),
     ...(ev.tests !== undefined ? { tests: testsView(ev.tests) } : {}),
+    ...partialView(ev),
     ...(ev.perf ? { perf: ev.perf } : {}),
     // Insertion order is evaluation order: build, test, lint, checks, bench.
     commands: Object.entries(ev.commands).flatMap(([kind, c]) => {
@@ -20,6 +21,11 @@ export function evaluationView(ev: Evaluation) {
     }),
     notices: ev.notices,
   };
+}
+
+/** A step judged by the tests that failed before alone (failing-first.ts): how many of the suite ran. */
+export function partialView(ev: Evaluation): { partial?: true; ran?: string } {
+  return ev.partial ? { partial: true, ran: `${ev.partial.ran} of ${ev.partial.of}` } : {};
 }
 
 /** Test counts as tools report them: the list of every test's name stays in the stored record only. */

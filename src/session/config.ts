@@ -20,11 +20,12 @@ export const startSessionInput = {
   buildCmd: cmd.optional(),
   testCmd: cmd.optional(),
   quickTestCmd: cmd.optional().describe("gate first; {files}=changed files"),
+  selectTests: z.boolean().optional(),
   lintCmd: cmd.optional(),
   benchCmd: cmd.optional().describe("prints a number (lower is better unless perfDirection=higher)"),
-  setupCmd: cmd.optional().describe("run once in the new worktree, e.g. npm ci"),
+  setupCmd: cmd.optional().describe("run once in the new worktree (npm ci)"),
   allowSetupFailure: z.boolean().optional(),
-  timeoutSec: z.number().int().min(1).max(LIMITS.maxTimeoutSec).optional().describe("per command, default 120"),
+  timeoutSec: z.number().int().min(1).max(LIMITS.maxTimeoutSec).optional().describe("per command (120)"),
   weights: z.object({ build: weight, test: weight, lint: weight, perf: weight }).partial().optional(),
   halt: z
     .object({
@@ -37,7 +38,7 @@ export const startSessionInput = {
     .optional(),
   emaAlpha: z.number().gt(0).max(1).optional(),
   zNotes: z.string().max(LIMITS.maxZNotesChars).optional(),
-  preflight: z.boolean().optional().describe("evaluate the baseline as step 0"),
+  preflight: z.boolean().optional().describe("score baseline as step 0"),
   cascade: z.boolean().optional().describe("skip test/bench on failed build"),
   parallel: z.boolean().optional(),
   perfDirection: z.enum(["lower", "higher"]).optional(),
@@ -76,6 +77,8 @@ export interface SessionConfig {
   cascade: boolean;
   /** false: test, lint and the checks run one after another (default: at the same time). */
   parallel?: boolean;
+  /** false: every step runs the whole suite, never the tests that failed before first (docs/failing-first.md). */
+  selectTests?: boolean;
   perfDirection: PerfDirection;
   linkPaths: string[];
   /** Extra pass/fail signals (a data-quality script, a security scan, a coverage gate), each weighted. */
@@ -134,6 +137,7 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
     zNotes: input.zNotes ?? "",
     cascade: input.cascade ?? true,
     ...(input.parallel === false ? { parallel: false } : {}),
+    ...(input.selectTests === false ? { selectTests: false } : {}),
     perfDirection: input.perfDirection ?? "lower",
     linkPaths: input.linkPaths ?? [],
     checks,

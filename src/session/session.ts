@@ -7,6 +7,9 @@ import { forgetInProcess } from "./git-rules.js";
 import { closeGitProcesses } from "../git/long-lived.js";
 import type { Candidate } from "../candidate/schema.js";
 import { evaluate, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
+import type { FailingFirst } from "../evaluate/failing-first.js";
+import { failingFirstPlan } from "../evaluate/failing-first-plan.js";
+import { selectionFor } from "../evaluate/select-command.js";
 import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, gitOrNull } from "../git/cli.js";
 import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
@@ -189,7 +192,7 @@ export class Session {
   /** The running figures of a history (by default the current one): a pure fold, never stored. */
   progress(entries: StepEntry[] = this.entries): Progress | undefined {
     return foldProgress(
-      entries.map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
+      entries.map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass, partial: !!e.evaluation.partial })),
       this.config.emaAlpha,
     );
   }
@@ -337,8 +340,10 @@ export class Session {
       await rm(path.join(this.pycacheDir, path.join(worktree, dir)), { recursive: true, force: true });
     }
     profileMark("pre-eval");
+    const failingFirst = this.failingFirst(worktree);
     return evaluate({
       changedFiles,
+      ...(failingFirst ? { failingFirst } : {}),
       ...(this.config.parallel === false ? { parallel: false } : {}),
       cwd: worktree,
       commands: this.config.commands,
@@ -357,6 +362,14 @@ export class Session {
       groupFile: worktree === this.worktree ? this.groupFile : `${this.groupFile}.${path.basename(worktree)}`,
       ...commandPolicy(this.config, worktree),
     });
+  }
+
+  /** The tests a step in `worktree` runs first, if any (docs/failing-first.md); read from its own package.json. */
+  private failingFirst(worktree: string): FailingFirst | undefined {
+    const test = this.config.commands.test;
+    if (!test || this.config.selectTests === false || this.entries.length === 0) return undefined;
+    const selection = selectionFor(test, worktree);
+    return "off" in selection ? undefined : failingFirstPlan(this.entries, selection);
   }
 
   /** Applies, evaluates and records a candidate as the next step (submit.ts). */

@@ -23,6 +23,7 @@ import { layerWorkspaces, type LayerResult } from "./workspaces.js";
 import { linkIgnored } from "./link-paths.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { chainAdvice } from "../evaluate/runner-hint.js";
+import { failingFirstNote } from "../evaluate/select-command.js";
 import { recordPreflight } from "./preflight.js";
 import { detectCommands, nestedCommands, type Detected } from "./detect-commands.js";
 import { folderView } from "./detect-io.js";
@@ -224,6 +225,7 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
   const notes = [...(await session.pythonIsolation()).notices];
   const chain = config.commands.test ? chainAdvice(config.commands.test, wt) : undefined;
   if (chain) notes.push(chain);
+  if (config.commands.test) notes.push(failingFirstNote(config.commands.test, wt, config.selectTests !== false));
   profileMark("python");
   if (layer.redirected.length > 0) {
     notes.push(`workspace packages are linked from the worktree's own node_modules (${layer.redirected.slice(0, 6).join(", ")}${layer.redirected.length > 6 ? ", …" : ""}), so one package is tested against the candidate's version of another; everything else is reached from your checkout's node_modules.`);

@@ -187,7 +187,8 @@ async function evaluateTree(s: Session, applied: AppliedCandidate, step: number,
     throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
   }
   const prevBest = s.previousBestPerf();
-  const hit = s.cache.get(tree);
+  // A partial run is judged against the history it ran in (its last full run): never reused elsewhere.
+  const hit = s.cache.get(tree)?.evaluation.partial ? undefined : s.cache.get(tree);
   let ev: Evaluation;
   let logs: Record<string, string> = {};
   let cachedFrom: string | undefined;
@@ -238,7 +239,8 @@ export async function recordStep(
   // A step equal to a best left off the current history (by undo, restore or reset) takes the tag: the
   // best stays as high, and `apply --best` brings in the work the session went on with (the field trial
   // undid a test-deleting 1.000 step, submitted the real fix at 1.000, and --best named the deletion).
-  const newBest = !s.best || ev.score > s.best.score + IMPROVEMENT_EPSILON || (!s.best.onCurrentHistory && ev.score >= s.best.score);
+  // A partial run (failing-first.ts) never takes it: its score keeps untested tests at an earlier status.
+  const newBest = !ev.partial && (!s.best || ev.score > s.best.score + IMPROVEMENT_EPSILON || (!s.best.onCurrentHistory && ev.score >= s.best.score));
   let commit: string;
   try {
     profileMark("note-json");
@@ -342,7 +344,7 @@ export function stepNoteOf(
 ): { note: StepNote; progress: NonNullable<ReturnType<typeof foldProgress>> } {
   const { ev, cachedFrom } = c.judged;
   const progress = foldProgress(
-    [...s.entries, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
+    [...s.entries, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass, partial: !!e.evaluation.partial })),
     s.config.emaAlpha,
   )!;
   const note: StepNote = {

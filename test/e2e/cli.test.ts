@@ -49,7 +49,8 @@ const json = (cwd: string, ...args: string[]) => {
 };
 
 const submit = (id: string, c: Any, rationale: string) => srv.call<Any>("trm_submit_candidate", { sessionId: id, candidate: c, rationale });
-const start = async (repo: string, preflight = true) => (await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight })).sessionId as string;
+// The whole suite at every step: MEDIAN_WRONG breaks a test that passed (failing first: docs/failing-first.md).
+const start = async (repo: string, preflight = true) => (await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight, selectTests: false })).sessionId as string;
 
 /** A session with history: a wrong step undone, the wrong step again (checkpointed), then the fix plus a new file. */
 async function sessionWithHistory(repo: string) {

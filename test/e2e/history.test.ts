@@ -18,7 +18,8 @@ async function session(preflight = true) {
   const repo = makeRepo("js-stats");
   makeMessy(repo, "src/stats.js");
   const before = checkoutState(repo);
-  const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight });
+  // The whole suite at every step: MEDIAN_WRONG breaks a test that passed (failing first: docs/failing-first.md).
+  const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight, selectTests: false });
   return { repo, before, id: s.sessionId as string, wt: s.worktreePath as string };
 }
 const submit = (id: string, c: Any, rationale = "") => srv.call<Any>("trm_submit_candidate", { sessionId: id, candidate: c, rationale });

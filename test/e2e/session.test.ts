@@ -21,7 +21,9 @@ describe("a whole session on a JS project tested with node --test", () => {
     makeMessy(repo, "src/stats.js");
     const before = checkoutState(repo);
 
-    const start = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    // The whole suite at every step: step 1 breaks a test that passed (failing first would run only the
+    // baseline's failing one, and count the others as they were: test/e2e/failing-first.test.ts).
+    const start = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true, selectTests: false });
     expect(start.branch).toBe(`trm/${start.sessionId}`);
     expect(start.uncommittedIncluded).toBe(true);
     expect(start.preflight.tests).toMatchObject({ passed: 3, failed: 1, total: 4 });

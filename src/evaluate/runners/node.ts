@@ -14,7 +14,10 @@ export const node: RunnerDescriptor = {
   readableReport: "node --test: add --test-reporter=tap",
   // Chosen by the command's own arguments and package.json (generic).
   testConfigFiles: [],
-  // Node 22+ matches the pattern against the full name, ancestors' names joined by spaces (as code-trm names them).
-  selectByName: (names) => ["--test-name-pattern", anyOf(names)],
+  // Node 22+ matches the pattern against the full name (ancestors' names and the test's joined by spaces),
+  // Node 20 against the test's own name: both forms are given (the leaf alone may select more, never less).
+  selectByName: (names) => ["--test-name-pattern", anyOf([...new Set(names.flatMap((n) => [n.split(" > ").join(" "), n.split(" > ").pop()!]))])],
+  // Options after a file argument are taken for another file (`Could not find '…/--test-name-pattern'`).
+  selectAt: { after: /--test(?=\s|$)/ },
   coverage: { args: ["--experimental-test-coverage"], prints: "a table of line, branch and function % per file, in the reporter's comments (TAP `# `)" },
 };

@@ -52,6 +52,12 @@ export interface RunnerDescriptor {
    * the runner's command. Where a name cannot be given exactly the selection is a superset, never less.
    */
   selectByName?: (names: string[]) => string[];
+  /**
+   * Where those arguments go in the runner's part of the command: at its end unless `after` is given
+   * (node's options must come before its file arguments), and never into a command `not` matches (a
+   * form of the command that takes no test names: `unittest discover`). See evaluate/select-command.ts.
+   */
+  selectAt?: { after?: RegExp; not?: RegExp };
   /** Arguments that run the tests related to the changed files, where the runner knows it. */
   related?: (files: string[]) => string[];
   /**

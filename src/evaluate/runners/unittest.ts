@@ -14,4 +14,6 @@ export const unittest: RunnerDescriptor = {
   testConfigFiles: [],
   // Names are dotted paths (`tests.test_calc.CalcTest.test_mul`), which `python -m unittest` takes as arguments.
   selectByName: (names) => [...new Set(names)],
+  // `discover` takes options, not names.
+  selectAt: { not: /\bdiscover\b/ },
 };

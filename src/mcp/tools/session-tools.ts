@@ -13,14 +13,14 @@ import { shellQuote } from "../../util/text.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { diagnosticOut, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
-import { bestOffHistoryNote, evaluationView, stateText, stateView, summaryLine, testsView } from "../views.js";
+import { bestOffHistoryNote, evaluationView, partialView, stateText, stateView, summaryLine, testsView } from "../views.js";
 
 const sessionId = z.string().describe("from trm_start_session");
 
 export function sessionTools(sessions: SessionManager) {
   const start = defineTool({
     name: "trm_start_session",
-    description: "Start a refinement session: baseline commit of the checkout (uncommitted work included), branch trm/<id>, isolated worktree. The checkout itself is never modified.",
+    description: "Start a refinement session: baseline = the checkout with uncommitted work, branch trm/<id>, own worktree; the checkout stays unchanged.",
     input: startSessionInput,
     output: {
       sessionId: z.string(),
@@ -102,6 +102,8 @@ export function sessionTools(sessions: SessionManager) {
       okBuild: z.boolean().optional(),
       okLint: z.boolean().optional(),
       tests: testsOut.optional(),
+      partial: z.boolean().optional(),
+      ran: z.string().optional(),
       perf: z.object({ value: z.number().nullable(), score: z.number() }).optional(),
       shouldHalt: z.boolean(),
       reasons: z.array(z.string()),
@@ -137,6 +139,7 @@ export function sessionTools(sessions: SessionManager) {
         ...(r.ev.okBuild !== undefined ? { okBuild: r.ev.okBuild } : {}),
         ...(r.ev.okLint !== undefined ? { okLint: r.ev.okLint } : {}),
         ...(tests !== undefined ? { tests } : {}),
+        ...partialView(r.ev),
         ...(r.ev.perf ? { perf: r.ev.perf } : {}),
         shouldHalt: r.halt.shouldHalt,
         reasons: r.halt.reasons,

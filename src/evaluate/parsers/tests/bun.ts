@@ -28,7 +28,7 @@ export function parseBun(input: TestInput): TestCounts | null {
       for (let j = i - 1; j >= 0 && j >= i - 12; j--) {
         const m = /^ (\d+) (pass|fail|skip|todo|error)s?$/.exec(lines[j]!);
         if (m) sum[m[2]!] = Number(m[1]);
-        else if (!/^ \d+ (?:expect\(\) calls?|snapshots?.*)$/.test(lines[j]!)) break;
+        else if (!/^ \d+ (?:expect\(\) calls?|snapshots?.*|filtered out)$/.test(lines[j]!)) break;
       }
     }
   }

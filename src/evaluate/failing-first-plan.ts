@@ -1,0 +1,55 @@
+/**
+ * Which tests a step runs first (failing-first.ts): those that failed at the last full run of the
+ * current history and at the partial steps since, when the step before this one is one of those and
+ * every failing test was named. Otherwise (no failure, a failure without a name, a crash, counts in
+ * assertions or subtests, a chain part that did not run) the whole suite runs as it always did.
+ */
+import type { Evaluation } from "./evaluate.js";
+import type { FailingFirst } from "./failing-first.js";
+import { rawTests } from "./judge.js";
+import type { Selection } from "./select-command.js";
+import { LOST_MARK } from "./test-identity.js";
+import type { TestCounts } from "./types.js";
+
+export interface PlanPoint {
+  step: number;
+  evaluation: Evaluation;
+}
+
+/** The names of the tests that failed, when every failure has one (else undefined). */
+function failingNames(t: TestCounts): string[] | undefined {
+  if (t.passed === null || t.failed === null || t.units || t.notRun?.length) return undefined;
+  const names = t.cases ? t.cases.filter((c) => c.status === "failed").map((c) => c.name) : t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)).map((f) => f.name);
+  const unique = [...new Set(names)];
+  // A failure code-trm made up for a crash or a timeout names no test: `(test command exited 1)`.
+  if (unique.length !== t.failed || unique.some((n) => n.startsWith("(") && n.endsWith(")"))) return undefined;
+  return unique;
+}
+
+/** What a full run of the test command read, if it ran and was read. */
+function testsRead(ev: Evaluation): TestCounts | undefined {
+  if (!ev.commands.test || ev.commands.test.skipped) return undefined;
+  return rawTests(ev) ?? undefined;
+}
+
+export function failingFirstPlan(entries: PlanPoint[], selection: Selection): FailingFirst | undefined {
+  let i = entries.length - 1;
+  while (i >= 0 && entries[i]!.evaluation.partial) i--;
+  if (i < 0) return undefined;
+  const fullPoint = entries[i]!;
+  const full = testsRead(fullPoint.evaluation);
+  if (!full || !full.failed) return undefined;
+  const names = failingNames(full);
+  if (!names) return undefined;
+  const all = new Set(names);
+  for (const e of entries.slice(i + 1)) {
+    const t = testsRead(e.evaluation);
+    const more = t ? failingNames(t) : undefined;
+    if (!more) return undefined;
+    for (const n of more) all.add(n);
+  }
+  const selected = [...all];
+  const cmd = selection.command(selected);
+  if (!cmd) return undefined;
+  return { cmd, names: selected, since: fullPoint.step, full, runner: selection.runner.name };
+}

@@ -1,0 +1,104 @@
+/**
+ * Failing first (docs/failing-first.md): after a step whose failing tests were named, the next step runs
+ * only those tests first. Pure functions over the parsers' counts: whether that run gives the step's
+ * verdict (the selected tests still fail: a partial run), or the whole suite must run (they all pass, or
+ * the run does not show how each of them did), and the counts of a partial run, where the tests that did
+ * not run keep their status of the last full run.
+ */
+import { unitsOf, type TestCase, type TestCounts } from "./types.js";
+
+/** What the evaluator is given to run a step failing first (built by the session, failing-first-plan.ts). */
+export interface FailingFirst {
+  /** The test command with the selection. */
+  cmd: string;
+  /** The tests selected: those that failed at the last full run and at the partial steps since. */
+  names: string[];
+  /** The step of the last full run, and its tests as read there (before any judgement). */
+  since: number;
+  full: TestCounts;
+  /** The runner whose selection it is, as notices name it. */
+  runner: string;
+}
+
+/** Stored with a step whose verdict came from the selected tests alone. */
+export interface PartialRun {
+  /** The last full run, whose statuses the tests that did not run keep. */
+  since: number;
+  /** Tests that ran, and how many the suite has (as the last full run counted them). */
+  ran: number;
+  of: number;
+  nowPass: string[];
+  stillFail: string[];
+}
+
+export type GateVerdict = { partial: PartialRun; tests: TestCounts; notice: string } | { whole: string };
+
+const NAMES_SHOWN = 8;
+const list = (xs: string[]) => `${xs.slice(0, NAMES_SHOWN).join(", ")}${xs.length > NAMES_SHOWN ? `, … (${xs.length} in all)` : ""}`;
+const ran = (s: TestCase["status"] | undefined) => s === "passed" || s === "failed";
+
+/** Marks the notice that the selection matched no test (the whole suite then ran). */
+export const MATCHED_NOTHING = "Failing first: the selection matched no test";
+
+/**
+ * Reads the selected run. A partial verdict only when every selected test is reported as run and at
+ * least one test failed; anything less certain runs the whole suite (a deleted, renamed or skipped
+ * selected test is then caught there, as at any step).
+ */
+export function gateVerdict(ff: FailingFirst, gate: TestCounts | null, exit: { ok: boolean; timedOut: boolean; code: number | null }): GateVerdict {
+  const again = `so the whole suite ran`;
+  if (exit.timedOut) return { whole: `Failing first: the ${ff.names.length} selected tests timed out, ${again}.` };
+  if (!gate || gate.passed === null || gate.failed === null) return { whole: `Failing first: the output of the selected tests could not be counted, ${again}.` };
+  if (gate.units || ff.full.units || !!gate.cases !== !!ff.full.cases) return { whole: `Failing first: the selected run's output does not name its tests as the full run's does, ${again}.` };
+  const failedNames = new Set(gate.failures.map((f) => f.name));
+  const byName = new Map((gate.cases ?? []).map((c) => [c.name, c.status]));
+  const statusOf = (n: string): TestCase["status"] | undefined => (failedNames.has(n) ? "failed" : byName.get(n));
+  if (gate.passed + gate.failed === 0) return { whole: `${MATCHED_NOTHING} (${ff.runner}: \`${ff.cmd.slice(0, 300)}\`): the tests may have been renamed or the runner ignored the filter, ${again}.` };
+  if (!gate.cases) {
+    // Counts and failing names only: each selected test is accounted for only when exactly they ran and
+    // every failure is one of them.
+    const exact = gate.passed + gate.failed === ff.names.length && gate.failures.length === gate.failed && [...failedNames].every((n) => ff.names.includes(n));
+    if (!exact) return { whole: `Failing first: ${gate.passed + gate.failed} tests ran for the ${ff.names.length} selected, so the output does not show how each of them did; ${again}.` };
+  }
+  const status = new Map(ff.names.map((n) => [n, gate.cases ? statusOf(n) : failedNames.has(n) ? "failed" : "passed"] as const));
+  const notRun = ff.names.filter((n) => !ran(status.get(n)));
+  if (notRun.length > 0) return { whole: `Failing first: ${list(notRun)} did not run among the selected tests (renamed, deleted or skipped), ${again}.` };
+  const stillFail = ff.names.filter((n) => status.get(n) === "failed");
+  const nowPass = ff.names.filter((n) => status.get(n) === "passed");
+  // A test the selection ran beyond the names (a runner selecting more, never less) that fails is a failure too.
+  const extra = (gate.cases ?? []).filter((c) => c.status === "failed" && !status.has(c.name)).map((c) => c.name);
+  if (stillFail.length + extra.length === 0) {
+    if (!exit.ok) return { whole: `Failing first: the ${ff.names.length} selected tests pass but the run exited ${exit.code ?? "killed"}, ${again}.` };
+    return { whole: `Failing first: the ${ff.names.length} tests that failed at step ${ff.since} pass now, so the whole suite ran.` };
+  }
+  const merged = merge(ff, gate, nowPass, stillFail.length + extra.length);
+  const partial: PartialRun = { since: ff.since, ran: merged.ran, of: merged.of, nowPass, stillFail: [...stillFail, ...extra] };
+  const rest = merged.of - merged.ran;
+  const notice =
+    `Failing first (partial run, ran ${merged.ran} of ${merged.of}): only the ${ff.names.length} tests that failed at step ${ff.since} ran, through ${ff.runner}'s own selection. ` +
+    `${nowPass.length ? `Now pass: ${list(nowPass)}. ` : ""}Still fail: ${list(partial.stillFail)}. ` +
+    `The other ${rest} did not run: they count as they were at step ${ff.since}, the last full run. A partial step cannot become best, reset the no-improvement streak or end the session; the whole suite runs once the selected tests pass (selectTests: false turns this off).`;
+  return { partial, tests: merged.tests, notice };
+}
+
+/** The partial run's counts: the selected tests as they ran now, every other as at the last full run. */
+function merge(ff: FailingFirst, gate: TestCounts, nowPass: string[], failing: number): { tests: TestCounts; ran: number; of: number } {
+  const full = ff.full;
+  if (gate.cases && full.cases) {
+    // Two tests may share a name (Express has such): every test of the full run is kept, by position.
+    const now = new Map(gate.cases.filter((c) => ran(c.status)).map((c) => [c.name, c]));
+    const known = new Set(full.cases.map((c) => c.name));
+    const all = [...full.cases.map((c) => now.get(c.name) ?? c), ...[...now.values()].filter((c) => !known.has(c.name))];
+    const r = now.size;
+    const sum = (k: "passed" | "failed" | "skipped") => all.reduce((n, c) => n + unitsOf(c)[k], 0);
+    const passed = sum("passed");
+    const failed = sum("failed");
+    const skipped = sum("skipped");
+    return { tests: { ...gate, passed, failed, skipped, total: passed + failed + skipped, cases: all }, ran: r, of: all.length };
+  }
+  // Counts only (every selected test accounted for, gateVerdict): the ones that pass now move from failed to passed.
+  const passed = full.passed! + nowPass.length;
+  const skipped = full.skipped;
+  const total = skipped === null ? null : passed + failing + skipped;
+  return { tests: { ...gate, passed, failed: failing, skipped, total }, ran: ff.names.length, of: passed + failing };
+}
