@@ -5,7 +5,6 @@ import path from "node:path";
 import { healWrites } from "./write-journal.js";
 import { forgetInProcess } from "./git-rules.js";
 import { closeAttributes } from "../git/attributes.js";
-import type { Candidate } from "../candidate/schema.js";
 import { evaluate, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
 import { git, gitOrNull } from "../git/cli.js";
@@ -24,7 +23,7 @@ import { killMarked } from "../evaluate/sweep.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
 import type { BaselineNote, StepEntry, StepNote } from "./record.js";
-import { submitCandidate } from "./submit.js";
+import { submitCandidate, type SubmitOptions } from "./submit.js";
 
 /** The best step ever evaluated in the session (tag `trm/<id>/best`), on the current history or not. */
 export interface SessionBest {
@@ -361,8 +360,8 @@ export class Session {
   }
 
   /** Applies, evaluates and records a candidate as the next step (submit.ts). */
-  submit(candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
-    return submitCandidate(this, candidate, rationale, zNotes, ctx);
+  submit(opts: SubmitOptions, ctx: CallContext) {
+    return submitCandidate(this, opts, ctx);
   }
 
   bestEntry(entries: StepEntry[] = this.entries): StepEntry | undefined {

@@ -42,7 +42,7 @@ export function historyTools(sessions: SessionManager) {
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args) {
       const s = await sessions.get(args.sessionId);
-      const r = await saveCheckpoint(s, args.name, args.description ?? "");
+      const r = await saveCheckpoint(s, { name: args.name, description: args.description });
       return { structured: r, text: `checkpoint ${r.name} at step ${r.step} (${r.commit.slice(0, 12)})` };
     },
   });
@@ -109,7 +109,7 @@ export function historyTools(sessions: SessionManager) {
     hints: READ_ONLY,
     async run(args) {
       const s = await sessions.get(args.sessionId);
-      const r = await diffPoints(s, args.from ?? "baseline", args.to ?? "current", args.paths);
+      const r = await diffPoints(s, { from: args.from ?? "baseline", to: args.to ?? "current", paths: args.paths });
       const stat = r.files.map((f) => ` ${f.path} | +${f.added ?? "bin"} -${f.removed ?? "bin"}`).join("\n");
       return { structured: r, text: `${r.from} -> ${r.to}: ${r.files.length} files, +${r.linesAdded} -${r.linesRemoved}\n${stat}\n\n${r.diff}` };
     },

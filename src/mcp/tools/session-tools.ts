@@ -117,7 +117,7 @@ export function sessionTools(sessions: SessionManager) {
       }
       // A batch's own rationale per candidate; the call's rationale stands in where one has none.
       const items = args.candidates?.map((c) => ({ candidate: c.candidate, rationale: c.rationale ?? args.rationale ?? "" }));
-      const r = items ? await submitBatch(s, items, args.zNotes, ctx, args.maxParallel) : await s.submit(args.candidate!, args.rationale ?? "", args.zNotes, ctx);
+      const r = items ? await submitBatch(s, { items, zNotes: args.zNotes, maxParallel: args.maxParallel }, ctx) : await s.submit({ candidate: args.candidate!, rationale: args.rationale ?? "", zNotes: args.zNotes }, ctx);
       const batch: CandidateOutcome[] | undefined = "candidates" in r ? (r.candidates as CandidateOutcome[]) : undefined;
       const failureSteps = new Map(r.failures.map((f) => [f.item.name, f.introducedAtStep]));
       const tests = r.ev.tests === undefined ? undefined : r.ev.tests === null ? null : { ...testsView(r.ev.tests), failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
@@ -201,7 +201,7 @@ export function sessionTools(sessions: SessionManager) {
       const branch = shortRef(s.refs.branch);
       await s.end(!!args.discard);
       sessions.forget(s.id);
-      const howToApply = args.discard ? [] : applyInstructions(s.id, branch, best?.commit ?? null, s.config.uncommittedIncluded, !!best && !best.onCurrentHistory, s.top);
+      const howToApply = args.discard ? [] : applyInstructions({ id: s.id, branch, bestCommit: best?.commit ?? null, uncommittedIncluded: s.config.uncommittedIncluded, bestOffHistory: !!best && !best.onCurrentHistory, top: s.top });
       const structured = { ok: true, branch, bestCommit: best?.commit ?? null, bestStep: best?.step ?? null, discarded: !!args.discard, howToApply };
       const text = args.discard
         ? `session ${s.id} ended; worktree, branch, tags and notes deleted.`
@@ -234,7 +234,19 @@ export function sessionTools(sessions: SessionManager) {
  * working tree only and refuses to overwrite uncommitted work. When the baseline carried uncommitted
  * work, a merge would also commit that work, so the git way is a diff of the session's own changes.
  */
-export function applyInstructions(id: string, branch: string, bestCommit: string | null, uncommittedIncluded: boolean, bestOffHistory = false, top?: string): string[] {
+export interface ApplyTarget {
+  id: string;
+  branch: string;
+  bestCommit: string | null;
+  /** The baseline carried the user's uncommitted work: a merge would commit it too. */
+  uncommittedIncluded: boolean;
+  /** The best step is not on the branch's current history (an undo, restore or reset left it). */
+  bestOffHistory?: boolean;
+  /** The user's checkout, named in every line so that each runs from any folder. */
+  top?: string;
+}
+
+export function applyInstructions({ id, branch, bestCommit, uncommittedIncluded, bestOffHistory = false, top }: ApplyTarget): string[] {
   const base = `trm/${id}/baseline`;
   // Printed as it runs from the user's shell, from any folder: `code-trm` only when that name is on PATH,
   // and the checkout named (`--repo`, `git -C`).
