@@ -41,3 +41,9 @@ export function registerTool<I extends ZodRawShape, O extends ZodRawShape>(serve
     }) as never,
   );
 }
+
+/**
+ * true when A and B have the same keys and each is assignable to the other: a tool's schema and the plain
+ * type of a lower layer it feeds (`true satisfies SameShape<...>` fails the build when they drift).
+ */
+export type SameShape<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? ([A] extends [B] ? ([B] extends [A] ? true : false) : false) : false;

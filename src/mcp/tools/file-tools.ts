@@ -4,7 +4,7 @@ import { readFiles, readLines } from "../../session/files.js";
 import { readLog } from "../../session/logs.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
-import { pointIn } from "../shapes.js";
+import { pointIn } from "./point.js";
 
 const at = pointIn.optional().describe("baseline|best|current|<step>|<checkpoint>; default current");
 

@@ -4,8 +4,8 @@ import type { SessionManager } from "../../session/manager.js";
 import { fmt } from "../../evaluate/score.js";
 import { defineTool, READ_ONLY, type Hints } from "../register.js";
 import type { Session } from "../../session/session.js";
-import { figuresOut, historyItemOut, pointIn } from "../shapes.js";
-import { bestOffHistoryNote, figuresView, historyView, stateText, stateView } from "../views.js";
+import { bestOffHistoryNote, figuresOut, figuresView, historyItemOut, historyView, stateText, stateView } from "../views.js";
+import { pointIn } from "./point.js";
 
 const MOVES: Hints = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
