@@ -42,8 +42,26 @@ export function registerTool<I extends ZodRawShape, O extends ZodRawShape>(serve
   );
 }
 
+type SameKeys<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? true : false;
+
+/** Objects (and array elements) at every depth have the same keys on both sides. */
+type KeysMatch<A, B> = [A] extends [readonly (infer X)[]]
+  ? [B] extends [readonly (infer Y)[]]
+    ? KeysMatch<X, Y>
+    : false
+  : [A] extends [object]
+    ? [B] extends [object]
+      ? SameKeys<A, B> extends true
+        ? false extends { [K in keyof A & keyof B]-?: KeysMatch<NonNullable<A[K]>, NonNullable<B[K]>> }[keyof A & keyof B]
+          ? false
+          : true
+        : false
+      : false
+    : true;
+
 /**
- * true when A and B have the same keys and each is assignable to the other: a tool's schema and the plain
- * type of a lower layer it feeds (`true satisfies SameShape<...>` fails the build when they drift).
+ * true when A and B are assignable to each other and name the same keys at every depth: a tool's zod
+ * schema (its z.infer) and the plain type of the lower layer it feeds. `true satisfies SameShape<...>`
+ * fails the build when one gains an option or a field the other lacks, or types it differently.
  */
-export type SameShape<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? ([A] extends [B] ? ([B] extends [A] ? true : false) : false) : false;
+export type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? KeysMatch<NonNullable<A>, NonNullable<B>> : false) : false;
