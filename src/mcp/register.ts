@@ -17,6 +17,12 @@ export interface ToolDef<I extends ZodRawShape, O extends ZodRawShape> {
   input: I;
   output: O;
   hints: Hints;
+  /**
+   * For docs/tools.md only, never sent to clients (every word of a schema is paid on every model turn):
+   * the defaults of optional inputs, and what an input is for where its schema says too little.
+   */
+  defaults?: { [K in keyof I]?: unknown };
+  notes?: { [K in keyof I]?: string };
   run(args: z.infer<z.ZodObject<I>>, ctx: CallContext): Promise<{ structured: z.infer<z.ZodObject<O>>; text: string }>;
 }
 

@@ -97,6 +97,7 @@ export function historyTools(sessions: SessionManager) {
     name: "trm_diff",
     description: "Unified diff and stat between two points: baseline|best|current|<step>|<checkpoint>.",
     input: { sessionId: z.string(), from: pointIn.optional().describe("default baseline"), to: pointIn.optional().describe("default current"), paths: z.array(z.string()).max(100).optional() },
+    defaults: { from: "baseline", to: "current" },
     output: {
       from: z.string(),
       to: z.string(),

@@ -104,6 +104,16 @@ export function reviewTools() {
     description: "Review a change: GitHub PR URL, unified diff, files, or local base..head. Comments on added lines with severity, category, CWE.",
     input: reviewInputShape,
     output: reviewOutputShape,
+    notes: {
+      base: "with repoPath and head: review base..head",
+      focus: "only these categories (formatting: line length only)",
+      format: "sarif: also a SARIF 2.1.0 log",
+      buildCmd: "with evaluate",
+      testCmd: "with evaluate",
+      lintCmd: "with evaluate",
+      timeoutSec: "with evaluate: per command",
+      post: "dry: what would be posted; needs prUrl",
+    },
     // Not read-only with evaluate (it runs the repository's commands in temporary worktrees); it
     // reaches GitHub for prUrl.
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { StartInput } from "../../session/config.js";
+import { DEFAULT_EMA_ALPHA, DEFAULT_HALT, DEFAULT_TIMEOUT_SEC, DEFAULT_WEIGHTS, type StartInput } from "../../session/config.js";
 import type { SessionManager } from "../../session/manager.js";
 import { startSession } from "../../session/start.js";
 import { LIMITS } from "../../util/limits.js";
@@ -43,7 +43,7 @@ export const startSessionInput = {
     .optional()
     .describe("extra pass/fail signals"),
   testReport: z.string().optional().describe("JUnit XML testCmd writes"),
-  // A string ("NPM_TOKEN,GH_TOKEN") rather than an array: it costs half the schema tokens (see tools-list).
+  // A string ("NPM_TOKEN,GH_TOKEN") rather than an array: it costs half the schema tokens (see test/snapshots/tools).
   passEnv: z.string().max(2000).optional(),
   sandbox: z.boolean().optional(),
   network: z.boolean().optional(),
@@ -55,11 +55,37 @@ export const startSessionInput = {
 // the other, or typed differently, fails the build here.
 true satisfies SameShape<z.infer<z.ZodObject<typeof startSessionInput>>, StartInput>;
 
+/** What resolveConfig (session/config.ts) takes for an option not given; docs/tools.md shows them, a test checks them. */
+export const startSessionDefaults = {
+  timeoutSec: DEFAULT_TIMEOUT_SEC,
+  weights: DEFAULT_WEIGHTS,
+  halt: DEFAULT_HALT,
+  emaAlpha: DEFAULT_EMA_ALPHA,
+  cascade: true,
+  parallel: true,
+  perfDirection: "lower",
+};
+
 export function startSessionTool(sessions: SessionManager) {
   return defineTool({
     name: "trm_start_session",
     description: "Start a refinement session: baseline commit of the checkout (uncommitted work included), branch trm/<id>, isolated worktree. The checkout itself is never modified.",
     input: startSessionInput,
+    defaults: startSessionDefaults,
+    notes: {
+      buildCmd: "its errors are read as diagnostics (tsc, go, rustc, Python, …)",
+      testCmd: "its output is read for counts and failing tests",
+      allowSetupFailure: "start even when setupCmd fails",
+      weights: "each signal's share of the score",
+      halt: "when shouldHalt turns true",
+      emaAlpha: "weight of the latest score in emaScore",
+      zNotes: "notes carried to every step",
+      parallel: "false: test, lint and the checks run one after another",
+      passEnv: "credential variables the commands may see, comma-separated (values stay redacted)",
+      sandbox: "run the commands under bubblewrap: worktree writable, the rest read-only",
+      network: "with sandbox: allow the network",
+      sandboxPaths: "with sandbox: folders re-exposed read-only (absolute or ~/…)",
+    },
     output: {
       sessionId: z.string(),
       branch: z.string(),

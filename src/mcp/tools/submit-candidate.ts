@@ -35,6 +35,7 @@ export function submitCandidateTool(sessions: SessionManager) {
       rationale: z.string().max(LIMITS.maxRationaleChars).optional().describe("why; becomes the commit message"),
       zNotes: z.string().max(LIMITS.maxZNotesChars).optional().describe("notes carried to later steps"),
     },
+    notes: { candidate: "one change", maxParallel: "candidates of a batch evaluated at once (default: the CPU count)" },
     output: {
       step: z.number(),
       commit: z.string(),
