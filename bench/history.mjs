@@ -11,11 +11,11 @@ const repo = makeRepo(FILES, { prefix: "trm-bench-hist-" });
 
 async function measure(steps) {
   const { session } = await startSession({ repoPath: repo, testCmd: "true" }, {});
-  await saveCheckpoint(session, "start", "");
+  await saveCheckpoint(session, { name: "start" });
   for (let i = 0; i < steps; i++) {
     // Every step edits the same file, so the points compared differ by the same amount at 5 and at 50
     // steps: what is measured is the cost of the history's length, not of a bigger difference.
-    await session.submit({ mode: "files", files: [{ path: "src/m0/f0.js", content: `export const v0 = -${i + 1};\n` }] }, `step ${i}`, undefined, {});
+    await session.submit({ candidate: { mode: "files", files: [{ path: "src/m0/f0.js", content: `export const v0 = -${i + 1};\n` }] }, rationale: `step ${i}` }, {});
   }
   const undos = [];
   const restores = [];
@@ -23,7 +23,7 @@ async function measure(steps) {
     let t = performance.now();
     await undo(session);
     undos.push(performance.now() - t);
-    await saveCheckpoint(session, `here${r}`, "");
+    await saveCheckpoint(session, { name: `here${r}` });
     t = performance.now();
     await restorePoint(session, "start");
     restores.push(performance.now() - t);

@@ -44,7 +44,7 @@ console.log(`                        runs: start ${starts.map((x) => x.toFixed(0
 const overhead = [];
 for (let i = 0; i < STEPS; i++) {
   const t = performance.now();
-  const r = await session.submit({ mode: "files", files: [{ path: `src/m0/f0.js`, content: `export const v0 = ${i + 1000};\n` }] }, `step ${i}`, undefined, {});
+  const r = await session.submit({ candidate: { mode: "files", files: [{ path: `src/m0/f0.js`, content: `export const v0 = ${i + 1000};\n` }] }, rationale: `step ${i}` }, {});
   overhead.push(performance.now() - t - r.ev.commandsMs);
 }
 console.log(`per-step overhead:      median ${ms(median(overhead))}, max ${ms(Math.max(...overhead))} over ${STEPS} steps (in-process; submit latency minus command time; target < 60 ms)`);

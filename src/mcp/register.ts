@@ -17,6 +17,12 @@ export interface ToolDef<I extends ZodRawShape, O extends ZodRawShape> {
   input: I;
   output: O;
   hints: Hints;
+  /**
+   * For docs/tools.md only, never sent to clients (every word of a schema is paid on every model turn):
+   * the defaults of optional inputs, and what an input is for where its schema says too little.
+   */
+  defaults?: { [K in keyof I]?: unknown };
+  notes?: { [K in keyof I]?: string };
   run(args: z.infer<z.ZodObject<I>>, ctx: CallContext): Promise<{ structured: z.infer<z.ZodObject<O>>; text: string }>;
 }
 
@@ -41,3 +47,27 @@ export function registerTool<I extends ZodRawShape, O extends ZodRawShape>(serve
     }) as never,
   );
 }
+
+type SameKeys<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? true : false;
+
+/** Objects (and array elements) at every depth have the same keys on both sides. */
+type KeysMatch<A, B> = [A] extends [readonly (infer X)[]]
+  ? [B] extends [readonly (infer Y)[]]
+    ? KeysMatch<X, Y>
+    : false
+  : [A] extends [object]
+    ? [B] extends [object]
+      ? SameKeys<A, B> extends true
+        ? false extends { [K in keyof A & keyof B]-?: KeysMatch<NonNullable<A[K]>, NonNullable<B[K]>> }[keyof A & keyof B]
+          ? false
+          : true
+        : false
+      : false
+    : true;
+
+/**
+ * true when A and B are assignable to each other and name the same keys at every depth: a tool's zod
+ * schema (its z.infer) and the plain type of the lower layer it feeds. `true satisfies SameShape<...>`
+ * fails the build when one gains an option or a field the other lacks, or types it differently.
+ */
+export type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? KeysMatch<NonNullable<A>, NonNullable<B>> : false) : false;

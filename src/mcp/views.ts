@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Evaluation } from "../evaluate/evaluate.js";
 import { fmt } from "../evaluate/score.js";
 import { bestOffHistoryNote as offHistoryNote, testsTrailer } from "../session/record.js";
@@ -5,7 +6,45 @@ import type { Session } from "../session/session.js";
 import { shortRef } from "../git/refs.js";
 import { truncate } from "../util/text.js";
 
-/** Structured views of session objects, shared by the tools (and the command line). */
+/**
+ * Structured views of session objects, shared by the tools (and the command line), each beside the
+ * output schema that declares it to clients: a view and its schema change together. A piece of output
+ * only one tool returns is declared in that tool's module instead.
+ */
+
+export const testsOut = z
+  .object({
+    passed: z.number().nullable(),
+    failed: z.number().nullable(),
+    skipped: z.number().nullable(),
+    total: z.number().nullable(),
+    format: z.string(),
+    failures: z.array(z.object({ name: z.string(), message: z.string().optional(), file: z.string().optional(), line: z.number().optional(), introducedAtStep: z.number().optional() })),
+  })
+  .nullable();
+
+const commandOut = z.object({
+  kind: z.string(),
+  cmd: z.string(),
+  ok: z.boolean(),
+  exitCode: z.number().nullable(),
+  timedOut: z.boolean(),
+  skipped: z.string().optional(),
+  durationMs: z.number(),
+});
+
+export const evaluationOut = z.object({
+  score: z.number(),
+  okBuild: z.boolean().optional(),
+  okLint: z.boolean().optional(),
+  tests: testsOut.optional(),
+  partial: z.boolean().optional(),
+  ran: z.string().optional(),
+  perf: z.object({ value: z.number().nullable(), score: z.number() }).optional(),
+  commands: z.array(commandOut),
+  notices: z.array(z.string()),
+});
+
 export function evaluationView(ev: Evaluation) {
   return {
     score: ev.score,
@@ -35,6 +74,16 @@ export function testsView<T extends Evaluation["tests"]>(tests: T): T {
   return rest as T;
 }
 
+export const historyItemOut = z.object({
+  step: z.number(),
+  commit: z.string(),
+  score: z.number(),
+  tests: z.string(),
+  build: z.string(),
+  rationale: z.string(),
+  testFiles: z.array(z.string()).optional(),
+});
+
 export function historyView(s: Session, max = 20) {
   return s.entries.slice(-max).map((e) => ({
     step: e.step,
@@ -46,6 +95,17 @@ export function historyView(s: Session, max = 20) {
     ...(e.note?.testFiles?.length ? { testFiles: e.note.testFiles.map((t) => `${t.path} (${t.change})`) } : {}),
   }));
 }
+
+/** The running figures of a session (figuresView). */
+export const figuresOut = {
+  step: z.number(),
+  score: z.number().nullable(),
+  emaScore: z.number().nullable(),
+  bestScore: z.number().nullable(),
+  bestStep: z.number().nullable(),
+  noImproveStreak: z.number(),
+  commit: z.string(),
+};
 
 /** The running figures of a session, as every tool and the command line report them. */
 export function figuresView(s: Session) {
@@ -93,6 +153,19 @@ export function stateText(v: ReturnType<typeof stateView>, bestNote = ""): strin
   if (v.zNotes) lines.push(`zNotes: ${truncate(v.zNotes, 500)}`);
   return lines.join("\n");
 }
+
+/** One line of a session listing (summaryLine). */
+export const sessionSummaryOut = z.object({
+  sessionId: z.string(),
+  branch: z.string(),
+  status: z.string(),
+  step: z.number(),
+  score: z.number().nullable(),
+  bestScore: z.number().nullable(),
+  tests: z.string().nullable(),
+  createdAt: z.string(),
+  worktreePath: z.string().nullable(),
+});
 
 /** One line of a session listing (trm_list_sessions, `code-trm sessions`). */
 export function summaryLine(s: Session) {

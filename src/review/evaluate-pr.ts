@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { z } from "zod";
 import { evaluate, type Evaluation } from "../evaluate/evaluate.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
@@ -9,17 +8,25 @@ import { DEFAULT_TIMEOUT_SEC, DEFAULT_WEIGHTS } from "../session/config.js";
 import { UserError } from "../util/errors.js";
 import type { PrRef } from "./pr-url.js";
 
+/** One side of a change as its commands judged it. */
+export interface SideEvaluation {
+  commit: string;
+  score: number;
+  okBuild?: boolean;
+  okLint?: boolean;
+  tests?: string;
+}
+
 /** What running the commands on both sides of a change showed. */
-export const prEvaluationSchema = z.object({
-  base: z.object({ commit: z.string(), score: z.number(), okBuild: z.boolean().optional(), okLint: z.boolean().optional(), tests: z.string().optional() }),
-  head: z.object({ commit: z.string(), score: z.number(), okBuild: z.boolean().optional(), okLint: z.boolean().optional(), tests: z.string().optional() }),
-  scoreDelta: z.number(),
-  verdict: z.enum(["better", "worse", "same"]),
-  newFailures: z.array(z.string()),
-  fixedTests: z.array(z.string()),
-  newErrors: z.array(z.string()),
-});
-export type PrEvaluation = z.infer<typeof prEvaluationSchema>;
+export interface PrEvaluation {
+  base: SideEvaluation;
+  head: SideEvaluation;
+  scoreDelta: number;
+  verdict: "better" | "worse" | "same";
+  newFailures: string[];
+  fixedTests: string[];
+  newErrors: string[];
+}
 
 export interface EvaluateRangeOptions {
   commands: { build?: string; test?: string; lint?: string };

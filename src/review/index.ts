@@ -1,14 +1,7 @@
 /** Public surface of the review engine (`trm_review_pr`). */
 export { reviewPr, selectSource, MAX_COMMENTS, type ReviewOptions } from "./review.js";
-export {
-  reviewInputShape,
-  reviewInputSchema,
-  reviewOutputShape,
-  reviewOutputSchema,
-  FOCUS,
-  type ReviewInput,
-  type ReviewResult,
-} from "./schema.js";
+export { FOCUS, type ReviewInput, type ReviewResult, type ReviewSummary } from "./schema.js";
+export type { PrEvaluation } from "./evaluate-pr.js";
 export { renderReviewText } from "./render.js";
 export { toSarif } from "./sarif.js";
 export { parsePrUrl, type PrRef } from "./pr-url.js";

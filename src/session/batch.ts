@@ -58,7 +58,14 @@ function errorText(err: UserError): string {
   return err.hint ? `${err.message} ${err.hint}` : err.message;
 }
 
-export async function submitBatch(s: Session, items: BatchItem[], zNotes: string | undefined, ctx: CallContext, maxParallel?: number) {
+/** A batch to submit: 2 to 8 candidates, the notes carried to later steps, and how many run at once. */
+export interface BatchOptions {
+  items: BatchItem[];
+  zNotes?: string;
+  maxParallel?: number;
+}
+
+export async function submitBatch(s: Session, { items, zNotes, maxParallel }: BatchOptions, ctx: CallContext) {
   if (items.length < MIN_BATCH || items.length > MAX_BATCH) {
     throw new UserError(`candidates has ${items.length} entries; a batch takes ${MIN_BATCH} to ${MAX_BATCH}.`, "Send one candidate as `candidate`, or 2 to 8 as `candidates`.");
   }

@@ -1,7 +1,5 @@
 import os from "node:os";
 import path from "node:path";
-import { z } from "zod";
-import { LIMITS } from "../util/limits.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath } from "../util/paths.js";
 import type { HaltPolicy, PerfDirection, Weights } from "../evaluate/score.js";
@@ -11,52 +9,53 @@ export const DEFAULT_HALT: HaltPolicy = { maxSteps: 12, passThreshold: 0.95, pat
 export const DEFAULT_TIMEOUT_SEC = 120;
 export const DEFAULT_EMA_ALPHA = 0.9;
 
-const cmd = z.string().min(1).max(4000);
-const weight = z.number().min(0).max(100);
-
-/** Input of trm_start_session. Descriptions are minimal: this schema is part of every model turn. */
-export const startSessionInput = {
-  repoPath: z.string().describe("absolute path of a git checkout"),
-  buildCmd: cmd.optional(),
-  testCmd: cmd.optional(),
-  quickTestCmd: cmd.optional().describe("gate first; {files}=changed files"),
-  selectTests: z.boolean().optional(),
-  lintCmd: cmd.optional(),
-  benchCmd: cmd.optional().describe("prints a number (lower is better unless perfDirection=higher)"),
-  setupCmd: cmd.optional().describe("run once in the new worktree (npm ci)"),
-  allowSetupFailure: z.boolean().optional(),
-  timeoutSec: z.number().int().min(1).max(LIMITS.maxTimeoutSec).optional().describe("per command (120)"),
-  weights: z.object({ build: weight, test: weight, lint: weight, perf: weight }).partial().optional(),
-  halt: z
-    .object({
-      maxSteps: z.number().int().min(1).max(1000),
-      passThreshold: z.number().min(0).max(1),
-      patienceNoImprove: z.number().int().min(1).max(1000),
-      minSteps: z.number().int().min(0).max(1000),
-    })
-    .partial()
-    .optional(),
-  emaAlpha: z.number().gt(0).max(1).optional(),
-  zNotes: z.string().max(LIMITS.maxZNotesChars).optional(),
-  preflight: z.boolean().optional().describe("score baseline as step 0"),
-  cascade: z.boolean().optional().describe("skip test/bench on failed build"),
-  parallel: z.boolean().optional(),
-  perfDirection: z.enum(["lower", "higher"]).optional(),
-  linkPaths: z.array(z.string()).max(50).optional().describe("ignored paths to symlink, e.g. .env"),
-  checks: z
-    .array(z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), cmd, weight }))
-    .max(10)
-    .optional()
-    .describe("extra pass/fail signals"),
-  testReport: z.string().optional().describe("JUnit XML testCmd writes"),
-  // A string ("NPM_TOKEN,GH_TOKEN") rather than an array: it costs half the schema tokens (see tools-list).
-  passEnv: z.string().max(2000).optional(),
-  sandbox: z.boolean().optional(),
-  network: z.boolean().optional(),
-  sandboxPaths: z.array(z.string().min(1).max(4096)).max(20).optional(),
-  protectTests: z.array(z.string().min(1).max(200)).max(20).optional().describe("globs candidates may not change"),
-  testStrength: z.boolean().optional(),
-};
+/**
+ * What a session is started with (trm_start_session's arguments). The tool's zod schema, with its
+ * limits and the descriptions a model reads, is in mcp/tools/start-session.ts and is checked at compile
+ * time to list exactly these options; resolveConfig checks what a schema cannot (how options combine).
+ */
+export interface StartInput {
+  /** Absolute path of a git checkout. */
+  repoPath: string;
+  buildCmd?: string;
+  testCmd?: string;
+  /** Run first as a gate; {files} is replaced by the changed files. */
+  quickTestCmd?: string;
+  /** false: every step runs the whole suite (docs/failing-first.md). */
+  selectTests?: boolean;
+  lintCmd?: string;
+  /** Prints a number: lower is better unless perfDirection is "higher". */
+  benchCmd?: string;
+  /** Run once in the new worktree, e.g. npm ci. */
+  setupCmd?: string;
+  allowSetupFailure?: boolean;
+  /** Per command, default 120. */
+  timeoutSec?: number;
+  weights?: Partial<Weights>;
+  halt?: Partial<HaltPolicy>;
+  emaAlpha?: number;
+  zNotes?: string;
+  /** Evaluate the baseline as step 0. */
+  preflight?: boolean;
+  /** Skip test and bench when the build fails (default true). */
+  cascade?: boolean;
+  parallel?: boolean;
+  perfDirection?: PerfDirection;
+  /** Ignored paths to symlink from the checkout, e.g. .env. */
+  linkPaths?: string[];
+  checks?: { name: string; cmd: string; weight: number }[];
+  /** Worktree-relative path of the JUnit XML report testCmd writes. */
+  testReport?: string;
+  /** Credential variables the commands may see, separated by commas or spaces. */
+  passEnv?: string;
+  sandbox?: boolean;
+  network?: boolean;
+  sandboxPaths?: string[];
+  /** Globs of files candidates may not change. */
+  protectTests?: string[];
+  /** A step that would halt with success also reports surviving mutants (docs/review-runs-code.md). */
+  testStrength?: boolean;
+}
 
 /** What is stored durably with the session (a git note on the baseline commit). */
 export interface SessionConfig {
@@ -94,8 +93,6 @@ export interface SessionConfig {
   /** Globs of files a candidate may not change (the tests that judge it). */
   protectTests?: string[];
 }
-
-export type StartInput = z.infer<z.ZodObject<typeof startSessionInput>>;
 
 export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "repoTop" | "commonDir" | "createdAt" | "userHead" | "userBranch" | "uncommittedIncluded"> {
   const commands = {

@@ -93,7 +93,15 @@ export async function readFiles(s: Session, paths: string[], opts: { offset?: nu
   return out;
 }
 
-export async function readLines(s: Session, file: string, startLine: number, endLine: number, at?: string) {
+/** A numbered line range of one file, at the worktree or a past point (`at`). */
+export interface LineRange {
+  file: string;
+  startLine: number;
+  endLine: number;
+  at?: string;
+}
+
+export async function readLines(s: Session, { file, startLine, endLine, at }: LineRange) {
   if (endLine < startLine) throw new UserError(`endLine ${endLine} is before startLine ${startLine}.`);
   if (endLine - startLine > 2000) throw new UserError("At most 2000 lines per call.", "Ask for a smaller range.");
   const rel = normalizeRelPath(file);

@@ -109,7 +109,7 @@ function checkName(name: string): string {
   return name;
 }
 
-export async function saveCheckpoint(s: Session, name: string, description: string) {
+export async function saveCheckpoint(s: Session, { name, description = "" }: { name: string; description?: string }) {
   checkName(name);
   return s.mutex.run(async () => {
     await s.sync();
@@ -198,7 +198,14 @@ export interface DiffResult {
 
 const MAX_DIFF_CHARS = 200_000;
 
-export async function diffPoints(s: Session, from: string, to: string, paths: string[] = []): Promise<DiffResult> {
+/** Two points of a session (baseline|best|current|<step>|<step>.<k>|<checkpoint>) and the paths to compare. */
+export interface DiffRequest {
+  from: string;
+  to: string;
+  paths?: string[];
+}
+
+export async function diffPoints(s: Session, { from, to, paths = [] }: DiffRequest): Promise<DiffResult> {
   const a = await resolvePoint(s, from);
   const b = await resolvePoint(s, to);
   const spec = paths.map((p) => normalizeRelPath(p));

@@ -5,7 +5,6 @@ import path from "node:path";
 import { healWrites } from "./write-journal.js";
 import { forgetInProcess } from "./git-rules.js";
 import { closeGitProcesses } from "../git/long-lived.js";
-import type { Candidate } from "../candidate/schema.js";
 import { evaluate, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
 import type { FailingFirst } from "../evaluate/failing-first.js";
 import { failingFirstPlan } from "../evaluate/failing-first-plan.js";
@@ -26,7 +25,7 @@ import { killMarked } from "../exec/sweep.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
 import type { BaselineNote, StepEntry, StepNote } from "./record.js";
-import { submitCandidate } from "./submit.js";
+import { submitCandidate, type SubmitOptions } from "./submit.js";
 
 /** The best step ever evaluated in the session (tag `trm/<id>/best`), on the current history or not. */
 export interface SessionBest {
@@ -373,8 +372,8 @@ export class Session {
   }
 
   /** Applies, evaluates and records a candidate as the next step (submit.ts). */
-  submit(candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
-    return submitCandidate(this, candidate, rationale, zNotes, ctx);
+  submit(opts: SubmitOptions, ctx: CallContext) {
+    return submitCandidate(this, opts, ctx);
   }
 
   bestEntry(entries: StepEntry[] = this.entries): StepEntry | undefined {

@@ -31,7 +31,14 @@ import { testStrengthNotes } from "./test-strength.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 import { scratchDir } from "../git/refs.js";
 
-export async function submitCandidate(s: Session, candidate: Candidate, rationale: string, zNotes: string | undefined, ctx: CallContext) {
+/** One candidate to submit: the change, why (the commit message), and notes carried to later steps. */
+export interface SubmitOptions {
+  candidate: Candidate;
+  rationale: string;
+  zNotes?: string;
+}
+
+export async function submitCandidate(s: Session, { candidate, rationale, zNotes }: SubmitOptions, ctx: CallContext) {
   if (rationale.length > LIMITS.maxRationaleChars) {
     throw new UserError(`rationale is ${rationale.length} characters; the limit is ${LIMITS.maxRationaleChars}.`, "Shorten it; put long reasoning in zNotes.");
   }

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ type Any = Record<string, any>;
 
 /** The whole tools/list a model sees on every turn; later issues' tools included. */
 const TOKEN_BUDGET = 2500;
+const TOOL_SNAPSHOTS = path.join(ROOT, "test", "snapshots", "tools");
 
 describe("MCP conventions", () => {
   it("declares every tool with all four annotations, an output schema, and stays within the token budget", async () => {
@@ -24,8 +25,15 @@ describe("MCP conventions", () => {
     const seen = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
     const tokens = countTokens(JSON.stringify(seen));
     expect(tokens).toBeLessThanOrEqual(TOKEN_BUDGET);
-    // Snapshot: any growth of a tool's schema is a reviewed diff.
-    await expect(JSON.stringify(seen, null, 1)).toMatchFileSnapshot("../snapshots/tools-list.json");
+    // One snapshot per tool (as github-mcp-server's __toolsnaps__): a change to a tool's description,
+    // schemas or hints is a reviewed diff of that tool's own file (`npx vitest run -u` rewrites them).
+    for (const t of tools) {
+      const listed = { name: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations };
+      await expect(`${JSON.stringify(listed, null, 2)}\n`, t.name).toMatchFileSnapshot(`../snapshots/tools/${t.name}.json`);
+    }
+    // A missing file fails above (in CI; elsewhere it is written): here, a tool renamed or removed.
+    const listedFiles = new Set(tools.map((t) => `${t.name}.json`));
+    expect(readdirSync(TOOL_SNAPSHOTS).filter((f) => !listedFiles.has(f)), "snapshots of tools no longer listed: delete them").toEqual([]);
     await srv.close();
   });
 

@@ -54,7 +54,7 @@ export const diffCommand: Command = {
       io.out(await diffBytes(s.config.commonDir, a.commit, b.commit, { paths: args.rest, color: io.color }));
       return 0;
     }
-    const r = await diffPoints(s, from, to, args.rest);
+    const r = await diffPoints(s, { from, to, paths: args.rest });
     if (!json) {
       io.out(renderStat(r.files, io));
       return 0;

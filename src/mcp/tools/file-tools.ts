@@ -4,7 +4,7 @@ import { readFiles, readLines } from "../../session/files.js";
 import { readLog } from "../../session/logs.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
-import { pointIn } from "../shapes.js";
+import { pointIn } from "./point.js";
 
 const at = pointIn.optional().describe("baseline|best|current|<step>|<checkpoint>; default current");
 
@@ -59,7 +59,7 @@ export function fileTools(sessions: SessionManager) {
     hints: READ_ONLY,
     async run(args) {
       const s = await sessions.get(args.sessionId);
-      const r = await readLines(s, args.file, args.startLine, args.endLine, args.at);
+      const r = await readLines(s, { file: args.file, startLine: args.startLine, endLine: args.endLine, at: args.at });
       return { structured: r, text: `${r.file} (${r.lineCount} lines)\n${r.lines.join("\n")}` };
     },
   });

@@ -4,8 +4,8 @@ import type { SessionManager } from "../../session/manager.js";
 import { fmt } from "../../evaluate/score.js";
 import { defineTool, READ_ONLY, type Hints } from "../register.js";
 import type { Session } from "../../session/session.js";
-import { figuresOut, historyItemOut, pointIn } from "../shapes.js";
-import { bestOffHistoryNote, figuresView, historyView, stateText, stateView } from "../views.js";
+import { bestOffHistoryNote, figuresOut, figuresView, historyItemOut, historyView, stateText, stateView } from "../views.js";
+import { pointIn } from "./point.js";
 
 const MOVES: Hints = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
@@ -42,7 +42,7 @@ export function historyTools(sessions: SessionManager) {
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args) {
       const s = await sessions.get(args.sessionId);
-      const r = await saveCheckpoint(s, args.name, args.description ?? "");
+      const r = await saveCheckpoint(s, { name: args.name, description: args.description });
       return { structured: r, text: `checkpoint ${r.name} at step ${r.step} (${r.commit.slice(0, 12)})` };
     },
   });
@@ -97,6 +97,7 @@ export function historyTools(sessions: SessionManager) {
     name: "trm_diff",
     description: "Unified diff and stat between two points: baseline|best|current|<step>|<checkpoint>.",
     input: { sessionId: z.string(), from: pointIn.optional().describe("default baseline"), to: pointIn.optional().describe("default current"), paths: z.array(z.string()).max(100).optional() },
+    defaults: { from: "baseline", to: "current" },
     output: {
       from: z.string(),
       to: z.string(),
@@ -109,7 +110,7 @@ export function historyTools(sessions: SessionManager) {
     hints: READ_ONLY,
     async run(args) {
       const s = await sessions.get(args.sessionId);
-      const r = await diffPoints(s, args.from ?? "baseline", args.to ?? "current", args.paths);
+      const r = await diffPoints(s, { from: args.from ?? "baseline", to: args.to ?? "current", paths: args.paths });
       const stat = r.files.map((f) => ` ${f.path} | +${f.added ?? "bin"} -${f.removed ?? "bin"}`).join("\n");
       return { structured: r, text: `${r.from} -> ${r.to}: ${r.files.length} files, +${r.linesAdded} -${r.linesRemoved}\n${stat}\n\n${r.diff}` };
     },

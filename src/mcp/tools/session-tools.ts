@@ -1,163 +1,17 @@
 import { cliCommand } from "../../util/cli-name.js";
 import { z } from "zod";
-import { candidateSchema } from "../../candidate/schema.js";
 import { fmt } from "../../evaluate/score.js";
 import { shortRef } from "../../git/refs.js";
-import { startSessionInput } from "../../session/config.js";
 import type { SessionManager } from "../../session/manager.js";
-import { startSession } from "../../session/start.js";
-import { detectedLines } from "../../session/detect-commands.js";
-import { submitBatch, type CandidateOutcome } from "../../session/batch.js";
-import { UserError } from "../../util/errors.js";
 import { shellQuote } from "../../util/text.js";
-import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
-import { diagnosticOut, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, testsOut } from "../shapes.js";
-import { bestOffHistoryNote, evaluationView, partialView, stateText, stateView, summaryLine, testsView } from "../views.js";
+import { bestOffHistoryNote, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, stateText, stateView, summaryLine } from "../views.js";
+import { startSessionTool } from "./start-session.js";
+import { submitCandidateTool } from "./submit-candidate.js";
 
 const sessionId = z.string().describe("from trm_start_session");
 
 export function sessionTools(sessions: SessionManager) {
-  const start = defineTool({
-    name: "trm_start_session",
-    description: "Start a refinement session: baseline = the checkout with uncommitted work, branch trm/<id>, own worktree; the checkout stays unchanged.",
-    input: startSessionInput,
-    output: {
-      sessionId: z.string(),
-      branch: z.string(),
-      worktreePath: z.string(),
-      baselineCommit: z.string(),
-      uncommittedIncluded: z.boolean(),
-      startMs: z.number(),
-      sandbox: z.boolean(),
-      setup: z.object({ cmd: z.string(), ok: z.boolean(), exitCode: z.number().nullable(), durationMs: z.number(), output: z.string() }).optional(),
-      submodules: z.object({ ok: z.boolean(), message: z.string() }).optional(),
-      /** Files of the checkout that could not be read and are missing from the baseline. */
-      unreadable: z.array(z.string()).optional(),
-      preflight: evaluationOut.optional(),
-      /** The commands detected when none was given: as a client would pass them, and why each. */
-      detected: z.object({ commands: z.record(z.string(), z.string()), why: z.record(z.string(), z.string()) }).optional(),
-      notes: z.array(z.string()).optional(),
-      feedback: z.string().optional(),
-    },
-    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    async run(args, ctx) {
-      const r = await startSession(args, ctx);
-      sessions.add(r.session);
-      const pre = r.session.preflight;
-      const structured = {
-        sessionId: r.session.id,
-        branch: r.branch,
-        worktreePath: r.session.worktree,
-        baselineCommit: r.snap.commit,
-        uncommittedIncluded: r.snap.dirty,
-        startMs: r.startMs,
-        sandbox: !!r.session.config.sandbox,
-        ...(r.setup ? { setup: r.setup } : {}),
-        ...(r.submodules ? { submodules: r.submodules } : {}),
-        ...(r.snap.skipped.length ? { unreadable: r.snap.skipped } : {}),
-        ...(pre ? { preflight: evaluationView(pre) } : {}),
-        ...(r.detected ? { detected: { commands: r.detected.args, why: r.detected.why } } : {}),
-        ...(r.notes.length ? { notes: r.notes } : {}),
-        ...(r.preflightFeedback ? { feedback: r.preflightFeedback } : {}),
-      };
-      const text = [
-        `session ${r.session.id} started on branch ${r.branch} (baseline ${r.snap.commit.slice(0, 12)}${r.snap.dirty ? ", uncommitted changes included" : ""})`,
-        `worktree: ${r.session.worktree}`,
-        ...(r.session.config.sandbox ? [`sandbox: bubblewrap active (worktree writable, rest read-only, ${r.session.config.sandbox.network ? "network allowed" : "no network"})`] : []),
-        ...(r.submodules ? [`${r.submodules.ok ? "" : "note: "}${r.submodules.message}`] : []),
-        ...(r.snap.skipped.length ? [`note: ${r.snap.skipped.length} file(s) of the checkout could not be read and are not in the baseline: ${r.snap.skipped.slice(0, 10).join(", ")}`] : []),
-        ...(r.setup ? [`setup ${r.setup.ok ? "ok" : `FAILED (exit ${r.setup.exitCode})`}: ${r.setup.cmd}${r.setup.ok ? "" : `\n${r.setup.output}`}`] : []),
-        ...(r.detected ? detectedLines(r.detected) : []),
-        ...r.notes.map((n) => `note: ${n}`),
-        ...(r.preflightFeedback ? [`preflight (step 0): ${r.preflightFeedback}`] : []),
-      ].join("\n");
-      return { structured, text };
-    },
-  });
-
-  const submit = defineTool({
-    name: "trm_submit_candidate",
-    description: "Apply a candidate in the session worktree (all-or-nothing), run the commands, score it and commit it as the next step: scores, tests, diagnostics, whether to stop.",
-    input: {
-      sessionId,
-      candidate: candidateSchema.optional(),
-      // Each candidate is checked in full on the server (batch.ts): its schema is advertised once, above.
-      candidates: z
-        .array(z.object({ candidate: z.unknown().optional(), rationale: z.string().optional() }))
-        .optional()
-        .describe("best of 2-8"),
-      maxParallel: z.number().int().min(1).max(64).optional(),
-      rationale: z.string().max(LIMITS.maxRationaleChars).optional().describe("why; becomes the commit message"),
-      zNotes: z.string().max(LIMITS.maxZNotesChars).optional().describe("notes carried to later steps"),
-    },
-    output: {
-      step: z.number(),
-      commit: z.string(),
-      score: z.number(),
-      emaScore: z.number(),
-      bestScore: z.number(),
-      improved: z.boolean(),
-      noImproveStreak: z.number(),
-      okBuild: z.boolean().optional(),
-      okLint: z.boolean().optional(),
-      tests: testsOut.optional(),
-      partial: z.boolean().optional(),
-      ran: z.string().optional(),
-      perf: z.object({ value: z.number().nullable(), score: z.number() }).optional(),
-      shouldHalt: z.boolean(),
-      reasons: z.array(z.string()),
-      feedback: z.string(),
-      diagnostics: z.array(diagnosticOut),
-      cached: z.boolean(),
-      warnings: z.array(z.string()),
-      modeSuggestion: z.string().optional(),
-      commandsMs: z.number(),
-      commandMs: z.record(z.string(), z.number()).optional(),
-      candidates: z.array(z.object({ at: z.string().nullable(), score: z.number().nullable(), verdict: z.string(), feedback: z.string() })).optional(),
-    },
-    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    async run(args, ctx) {
-      const s = await sessions.get(args.sessionId);
-      if (!args.candidate === !args.candidates) {
-        throw new UserError(args.candidate ? "Both candidate and candidates were given." : "No candidate given.", "Send exactly one of candidate (one change) or candidates (2 to 8 {candidate, rationale} to evaluate side by side).");
-      }
-      // A batch's own rationale per candidate; the call's rationale stands in where one has none.
-      const items = args.candidates?.map((c) => ({ candidate: c.candidate, rationale: c.rationale ?? args.rationale ?? "" }));
-      const r = items ? await submitBatch(s, items, args.zNotes, ctx, args.maxParallel) : await s.submit(args.candidate!, args.rationale ?? "", args.zNotes, ctx);
-      const batch: CandidateOutcome[] | undefined = "candidates" in r ? (r.candidates as CandidateOutcome[]) : undefined;
-      const failureSteps = new Map(r.failures.map((f) => [f.item.name, f.introducedAtStep]));
-      const tests = r.ev.tests === undefined ? undefined : r.ev.tests === null ? null : { ...testsView(r.ev.tests), failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
-      const structured = {
-        step: r.step,
-        commit: r.commit,
-        score: r.progress.score,
-        emaScore: r.progress.ema,
-        bestScore: Math.max(r.progress.bestScore, s.best?.score ?? r.progress.bestScore),
-        improved: r.progress.improved,
-        noImproveStreak: r.progress.noImproveStreak,
-        ...(r.ev.okBuild !== undefined ? { okBuild: r.ev.okBuild } : {}),
-        ...(r.ev.okLint !== undefined ? { okLint: r.ev.okLint } : {}),
-        ...(tests !== undefined ? { tests } : {}),
-        ...partialView(r.ev),
-        ...(r.ev.perf ? { perf: r.ev.perf } : {}),
-        shouldHalt: r.halt.shouldHalt,
-        reasons: r.halt.reasons,
-        feedback: r.feedback,
-        diagnostics: r.diagnostics.map((d) => ({ ...d.item, introducedAtStep: d.introducedAtStep })),
-        cached: !!r.cachedFrom,
-        warnings: [...r.plan.warnings, ...r.plan.fuzz.map((f) => `fuzz: ${f}`)],
-        ...(r.modeSuggestion ? { modeSuggestion: r.modeSuggestion } : {}),
-        commandsMs: r.cachedFrom ? 0 : r.ev.commandsMs,
-        // Each command's own time; commandsMs is the wall time (concurrent commands overlap).
-        ...(r.cachedFrom ? {} : { commandMs: Object.fromEntries(Object.entries(r.ev.commands).flatMap(([k, c]) => (c && !c.skipped ? [[k, c.durationMs]] : []))) }),
-        ...(batch ? { candidates: batch } : {}),
-      };
-      const extra = [...structured.warnings.map((w) => `warning: ${w}`), ...(r.modeSuggestion ? [`tip: ${r.modeSuggestion}`] : [])];
-      return { structured, text: [...(batch ? batchLines(batch) : []), r.feedback, ...extra].join("\n") };
-    },
-  });
-
   const getState = defineTool({
     name: "trm_get_state",
     description: "Session snapshot: step, score, EMA, best, streak, last evaluation, zNotes, compact history.",
@@ -209,7 +63,7 @@ export function sessionTools(sessions: SessionManager) {
       const branch = shortRef(s.refs.branch);
       await s.end(!!args.discard);
       sessions.forget(s.id);
-      const howToApply = args.discard ? [] : applyInstructions(s.id, branch, best?.commit ?? null, s.config.uncommittedIncluded, !!best && !best.onCurrentHistory, s.top);
+      const howToApply = args.discard ? [] : applyInstructions({ id: s.id, branch, bestCommit: best?.commit ?? null, uncommittedIncluded: s.config.uncommittedIncluded, bestOffHistory: !!best && !best.onCurrentHistory, top: s.top });
       const structured = { ok: true, branch, bestCommit: best?.commit ?? null, bestStep: best?.step ?? null, discarded: !!args.discard, howToApply };
       const text = args.discard
         ? `session ${s.id} ended; worktree, branch, tags and notes deleted.`
@@ -234,7 +88,7 @@ export function sessionTools(sessions: SessionManager) {
     },
   });
 
-  return [start, submit, getState, shouldHalt, end, list];
+  return [startSessionTool(sessions), submitCandidateTool(sessions), getState, shouldHalt, end, list];
 }
 
 /**
@@ -242,7 +96,19 @@ export function sessionTools(sessions: SessionManager) {
  * working tree only and refuses to overwrite uncommitted work. When the baseline carried uncommitted
  * work, a merge would also commit that work, so the git way is a diff of the session's own changes.
  */
-export function applyInstructions(id: string, branch: string, bestCommit: string | null, uncommittedIncluded: boolean, bestOffHistory = false, top?: string): string[] {
+export interface ApplyTarget {
+  id: string;
+  branch: string;
+  bestCommit: string | null;
+  /** The baseline carried the user's uncommitted work: a merge would commit it too. */
+  uncommittedIncluded: boolean;
+  /** The best step is not on the branch's current history (an undo, restore or reset left it). */
+  bestOffHistory?: boolean;
+  /** The user's checkout, named in every line so that each runs from any folder. */
+  top?: string;
+}
+
+export function applyInstructions({ id, branch, bestCommit, uncommittedIncluded, bestOffHistory = false, top }: ApplyTarget): string[] {
   const base = `trm/${id}/baseline`;
   // Printed as it runs from the user's shell, from any folder: `code-trm` only when that name is on PATH,
   // and the checkout named (`--repo`, `git -C`).
@@ -260,13 +126,4 @@ export function applyInstructions(id: string, branch: string, bestCommit: string
   if (bestCommit) out.push(`best step only: ${g} diff ${base} ${bestCommit.slice(0, 12)} | ${g} apply`);
   out.push(`inspect: ${g} log --notes=trm/${id} ${branch}; ${g} diff ${base} ${branch}`);
   return out;
-}
-
-/** The batch at a glance, before the chosen candidate's full feedback. */
-function batchLines(list: CandidateOutcome[]): string[] {
-  return [
-    `best of ${list.length} (read, diff or restore one with at = <step>.<k>):`,
-    ...list.map((c, i) => `  #${i + 1} ${c.at ?? "-"} ${c.verdict}${c.score === null ? "" : ` ${fmt(c.score)}`}: ${c.feedback}`),
-    "",
-  ];
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parsePrUrl } from "../../../src/review/pr-url.js";
 import { reviewPr, selectSource } from "../../../src/review/review.js";
-import { reviewInputSchema, reviewInputShape, reviewOutputSchema } from "../../../src/review/schema.js";
+import { reviewInputSchema, reviewInputShape, reviewOutputSchema } from "../../../src/mcp/tools/review-tools.js";
 import { UserError } from "../../../src/util/errors.js";
 
 async function userError(p: Promise<unknown>): Promise<UserError> {

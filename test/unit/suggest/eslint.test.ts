@@ -50,7 +50,7 @@ async function fixesThroughSession(install: (repo: string) => void) {
   expect(s).toMatchObject({ priority: "medium", fixer: "eslint", files: ["src/range.js", "src/stats.js"] });
   expect(s.rationale).toMatch(/prefer-const ×2, no-extra-semi ×1/);
   expect(s.candidateToFix.mode).toBe("modify");
-  const step = await session.submit(s.candidateToFix, "eslint --fix", undefined, {});
+  const step = await session.submit({ candidate: s.candidateToFix, rationale: "eslint --fix" }, {});
   expect(step.ev.okLint).toBe(true);
   return { r, session };
 }

@@ -33,7 +33,7 @@ describe("trm_suggest_fix on a session", () => {
       ["critical", "typescript", "src/report.ts:7 TS7006 Parameter 'value' implicitly has an 'any' type."],
     ]);
     expect(r.suggestions[0]!.rationale).toMatch(/2 → 0 errors/);
-    const step = await session.submit(r.suggestions[0]!.candidateToFix, "apply suggested fix", undefined, {});
+    const step = await session.submit({ candidate: r.suggestions[0]!.candidateToFix, rationale: "apply suggested fix" }, {});
     expect(step.ev.okBuild).toBe(true);
     expect(readFileSync(path.join(session.worktree, "src/report.ts"), "utf8")).toBe(REPORT_FIXED);
     // Nothing left to fix.
@@ -47,8 +47,8 @@ describe("trm_suggest_fix on a session", () => {
     const r = await suggestFixes(session);
     const singles = r.suggestions.slice(1);
     expect(singles).toHaveLength(2);
-    await session.submit(singles[1]!.candidateToFix, "implicit any", undefined, {});
-    const last = await session.submit(singles[0]!.candidateToFix, "missing import", undefined, {});
+    await session.submit({ candidate: singles[1]!.candidateToFix, rationale: "implicit any" }, {});
+    const last = await session.submit({ candidate: singles[0]!.candidateToFix, rationale: "missing import" }, {});
     expect(last.ev.okBuild).toBe(true);
   });
 
@@ -71,7 +71,7 @@ describe("trm_suggest_fix on a session", () => {
         candidateToFix: { mode: "modify", changes: [{ file: "src/i.ts", edits: [{ type: "replace", oldText: 'import { a } from "./m";\n', newText: 'import { a } from "./m.js";\n' }] }] },
       }),
     ]);
-    expect((await session.submit(r.suggestions[0]!.candidateToFix, "", undefined, {})).ev.okBuild).toBe(true);
+    expect((await session.submit({ candidate: r.suggestions[0]!.candidateToFix, rationale: "" }, {})).ev.okBuild).toBe(true);
   });
 
   it("says what to do before the first evaluation, and refuses an ended session", async () => {
@@ -85,11 +85,11 @@ describe("trm_suggest_fix on a session", () => {
 describe("trm_get_suggestions on a session", () => {
   it("ranks build errors first, then a regression, then smells in the files the session changed", async () => {
     const { session } = await sessionOver("ts-fixable", { buildCmd: TSC, preflight: true });
-    const fixed = await session.submit(filesCandidate("src/report.ts", REPORT_FIXED), "fix", undefined, {});
+    const fixed = await session.submit({ candidate: filesCandidate("src/report.ts", REPORT_FIXED), rationale: "fix" }, {});
     expect(fixed.ev.okBuild).toBe(true);
     // A step that breaks the build again and adds a debug helper with an explicit any.
     const broken = REPORT_FIXED.replace("import { add, clamp }", "import { clamp }") + "\nexport function debug(x: any): void {\n  console.log(x);\n}\n";
-    await session.submit(filesCandidate("src/report.ts", broken), "debug helper", undefined, {});
+    await session.submit({ candidate: filesCandidate("src/report.ts", broken), rationale: "debug helper" }, {});
     const r = await getSuggestions(session);
     expect(r.step).toBe(2);
     expect(r.suggestions.map((s) => [s.priority, s.category])).toEqual([
@@ -108,7 +108,7 @@ describe("trm_get_suggestions on a session", () => {
   it("keeps only the top 5 and counts the rest", async () => {
     const many = Array.from({ length: 8 }, (_, i) => `export const v${i}: number = missing${i};`).join("\n") + "\n";
     const { session } = await sessionOver("ts-fixable", { buildCmd: TSC });
-    await session.submit(filesCandidate("src/many.ts", many), "many errors", undefined, {});
+    await session.submit({ candidate: filesCandidate("src/many.ts", many), rationale: "many errors" }, {});
     const r = await getSuggestions(session);
     expect(r.suggestions).toHaveLength(5);
     expect(r.omitted).toBeGreaterThanOrEqual(5);
