@@ -49,7 +49,7 @@ export function typeSafety(ctx: FileContext): Finding[] {
   const out: Finding[] = [];
   if (!ctx.kind.isJsLike || ctx.kind.isGenerated) return out;
   const tree = hasTree(ctx);
-  if (tree) out.push(...astTypeSafety(ctx));
+  out.push(...astTypeSafety(ctx));
   for (const l of ctx.addedLines) {
     const ts = /@ts-(ignore|nocheck)\b/.exec(l.comment);
     if (ts) {
