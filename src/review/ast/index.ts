@@ -13,6 +13,7 @@ import { sqlInjection } from "./sql.js";
  * (parse.ts) beside the line-based versions, which still run (a hunk's tree may be cut mid-statement).
  */
 export { hasTree } from "./parse.js";
+export { typeLevelAny } from "./type-level-any.js";
 
 export function astTypeSafety(ctx: FileContext): Finding[] {
   return treesOf(ctx).flatMap((sf) => nonNullAssertions(ctx, sf));
