@@ -5,7 +5,7 @@ import type { Diagnostic, TestCounts, TestFailure } from "./types.js";
 import { capHeadTail, truncate } from "../util/text.js";
 import { withoutPytestHeader } from "./parsers/tests/pytest.js";
 import { LIMITS } from "../util/limits.js";
-import { KNOWN_TEST_FORMATS } from "./parsers/index.js";
+import { formatsOf, runnerOfCommand } from "./runners/index.js";
 
 export interface Correlated<T> {
   item: T;
@@ -78,6 +78,30 @@ export function groupDiagnostics(items: Correlated<Diagnostic>[]): Group[] {
 }
 
 /**
+ * An excerpt's room belongs to the error and the failure summary, not to banners: pytest's session
+ * header, the package manager's echo of the script it runs (`> pkg@1.0.0 test` / `> vitest run`) and
+ * Vitest's ` RUN  v4.1.12 /path` line.
+ */
+export function withoutBanners(out: string): string {
+  const lines = withoutPytestHeader(out).split("\n");
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (/^> \S+@\S+ [\w:.-]+(?: \/\S*)?$/.test(l.trim())) {
+      if (/^> \S/.test(lines[i + 1]?.trim() ?? "")) i++;
+      continue;
+    }
+    if (/^\s*RUN\s+v\d+\.\d+\.\d+\S*\s/.test(l)) continue;
+    kept.push(l);
+  }
+  return kept.join("\n");
+}
+
+/** The command started (not 126 / 127: not found or not executable), finished in time and printed something. */
+export const ranAndPrinted = (c: { exitCode: number | null; timedOut: boolean; output: string }): boolean =>
+  c.exitCode !== 126 && c.exitCode !== 127 && !c.timedOut && c.output.trim() !== "";
+
+/**
  * The compact text an LLM reads after a step: the verdict first, then what to fix, most important
  * first (build errors, new test failures, older failures, lint and checks, warnings), within a fixed
  * budget, with counts of what was left out.
@@ -129,9 +153,11 @@ export function renderFeedback(args: {
   // Failing tests counted but none named: no failure line below can carry the pointer to the log.
   const unnamed = !!ev.tests && (ev.tests.failed ?? 0) > 0 && ev.tests.failures.length === 0;
   if (unnamed) head.push(`note: ${ev.tests!.failed} failing test${ev.tests!.failed === 1 ? "" : "s"} counted, but the output names none of them: read it with ${readLog(testKey)}`);
-  if (ev.commands.test && !ev.commands.test.skipped && !ev.tests) {
-    head.push(`note: formats read: ${KNOWN_TEST_FORMATS.join("; ")}.`);
-  }
+  // The formats read, only when the runner's output was there and unreadable (not a command that could
+  // not start, nor one killed by the timeout), and only the runner's own: every runner's list cost ~200 tokens.
+  const tc = ev.commands.test;
+  const runner = tc && !tc.skipped && !ev.tests && ranAndPrinted(tc) ? runnerOfCommand(tc.cmd) : undefined;
+  if (runner) head.push(`note: ${runner.name} outputs read: ${formatsOf(runner)}.`);
   const tail = `halt: ${halt.shouldHalt ? "STOP" : "continue"}: ${halt.reasons.join("; ")}`;
 
   // At the baseline (step 0) nothing is new: every problem was there before any candidate.
@@ -160,6 +186,7 @@ export function renderFeedback(args: {
   const unseen = gone.filter((f) => !seen(f));
   const t = ev.commands.test;
   const allPass = !!t && !t.skipped && t.exitCode === 0 && !t.timedOut && !!ev.tests && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0;
+  if (allPass && unseen.length > 0) head.push(`note: the suite passes; ${unseen.length} earlier failure${unseen.length === 1 ? " is" : "s are"} no longer named by the runner.`);
   const isBuild = (d: Correlated<Diagnostic>) => d.item.command === "build" || d.item.command === undefined;
   const errors = args.diagnostics.filter((d) => d.item.severity === "error");
   const sections: { title: string; lines: string[] }[] = [
@@ -168,10 +195,8 @@ export function renderFeedback(args: {
     { title: "still failing", lines: args.failures.filter((f) => f.introducedAtStep !== step).map(showFail) },
     { title: "newly fixed", lines: fixed.map((f) => truncate(f.name, 120)) },
     // With the whole suite passing, tests that stopped failing are not a warning: the runner just names
-    // no passing test (vitest's default reporter, pytest subtests without -v). One line, not a list.
-    allPass && unseen.length > 0
-      ? { title: "no longer failing, not named by the runner", lines: [`${unseen.length} earlier failure${unseen.length === 1 ? "" : "s"} (${unseen.slice(0, 3).map((f) => truncate(f.name, 60)).join(", ")}${unseen.length > 3 ? ", …" : ""}); the suite passes`] }
-      : { title: "no longer reported, not seen passing", lines: unseen.map((f) => truncate(f.name, 120)) },
+    // no passing test (vitest's default reporter, pytest subtests without -v). A count in the head, no list.
+    { title: "no longer reported, not seen passing", lines: allPass ? [] : unseen.map((f) => truncate(f.name, 120)) },
     { title: "errors from lint, tests and checks", lines: groupDiagnostics(errors.filter((d) => !isBuild(d))).map(showGroup) },
     { title: "warnings", lines: groupDiagnostics(args.diagnostics.filter((d) => d.item.severity !== "error")).map(showGroup) },
   ];
@@ -185,7 +210,7 @@ export function renderFeedback(args: {
     // The selected tests run before a whole suite (failing-first.ts): the whole suite's output speaks.
     if (!rec || rec.skipped || (rec.exitCode === 0 && !rec.timedOut) || key === "failingFirst") continue;
     if (own(key) > 0 && key !== "bench" && !key.startsWith("check:")) continue;
-    sections.push({ title: `${key} output (exit ${rec.exitCode ?? "killed"})`, lines: [capHeadTail(withoutPytestHeader(rec.output).trim(), LIMITS.maxFeedbackOutputChars).text] });
+    sections.push({ title: `${key} output (exit ${rec.exitCode ?? "killed"})`, lines: [capHeadTail(withoutBanners(rec.output).trim(), LIMITS.maxFeedbackOutputChars).text] });
   }
 
   let budget = FEEDBACK_BUDGET_CHARS - [...head, tail].join("\n").length;

@@ -142,6 +142,8 @@ export function countsNotices(t: TestCounts | null, exitCode: number | null | un
     // Only the skipped count is unknown (tape prints nothing for test.skip): the counts still score it.
     return [`Test counts are partly unknown (${t.note ?? `${t.format} does not print how many were skipped`}); the test score uses the ${t.passed} passed and ${t.failed} failed.`];
   }
+  // A command that did not start has no test output to make readable: its own output says what is missing.
+  if (!t && (exitCode === 127 || exitCode === 126)) return [`The test command did not start (exit ${exitCode}: ${exitCode === 127 ? "a program it names was not found" : "not executable"}; its output says which), ${FOLLOWS_EXIT} (fail).`];
   const how = countsHint(cmd, cwd);
   if (!t) return [`Test output could not be read, ${FOLLOWS_EXIT} (${exitCode ?? "killed"}: ${ok ? "pass" : "fail"}). To get counts and failing tests: ${how}.`];
   const said = [`Test counts are partly unknown (${t.format} does not print them all), ${FOLLOWS_EXIT}. For exact counts: ${how}.`];

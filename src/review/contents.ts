@@ -1,5 +1,6 @@
 import { gitBytes, gitOrNull } from "../git/cli.js";
 import { splitLines } from "./diff.js";
+import { linguistGenerated, publishedFolders } from "./generated.js";
 import { fileKind } from "./lang.js";
 import type { FileChange, ProjectInfo } from "./types.js";
 
@@ -61,7 +62,7 @@ export function gitReader(top: string, sha: string): ReadFile {
 }
 
 const ESLINT_FILES = [".eslintrc", ".eslintrc.json", ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.yml", ".eslintrc.yaml", "eslint.config.js", "eslint.config.mjs", "eslint.config.ts"];
-const CONFIG_FILES = [".editorconfig", ".prettierrc", ".prettierrc.json", "package.json", "biome.json", "biome.jsonc", ...ESLINT_FILES];
+const CONFIG_FILES = [".editorconfig", ".prettierrc", ".prettierrc.json", "package.json", "biome.json", "biome.jsonc", ".gitattributes", ...ESLINT_FILES];
 
 /**
  * Our rules the project's own linter has switched off (eslint, xo or biome): a project that writes
@@ -140,5 +141,14 @@ export async function projectInfo(read: ReadFile, title?: string): Promise<Proje
     // unreadable package.json: Express 4 semantics assumed when express is imported
   }
   const off = rulesTurnedOff(configs);
-  return { ...(maxLineLength ? { maxLineLength } : {}), ...(title !== undefined ? { title } : {}), ...(express5 ? { express5 } : {}), ...(off.length ? { off } : {}) };
+  const generated = linguistGenerated(configs[".gitattributes"]);
+  const published = publishedFolders(configs["package.json"]);
+  return {
+    ...(maxLineLength ? { maxLineLength } : {}),
+    ...(title !== undefined ? { title } : {}),
+    ...(express5 ? { express5 } : {}),
+    ...(off.length ? { off } : {}),
+    ...(generated.length ? { generated } : {}),
+    ...(published.length ? { publishedFolders: published } : {}),
+  };
 }

@@ -1,3 +1,4 @@
+import { isGeneratedByProject } from "./generated.js";
 import { fileKind, type FileKind } from "./lang.js";
 import { lex, looksInsideBlockComment, type Masked } from "./lex.js";
 import type { FileChange, ProjectInfo } from "./types.js";
@@ -50,7 +51,8 @@ export function lineAt(seg: Segment, offset: number): number {
 }
 
 export function buildContext(file: FileChange, project: ProjectInfo = {}): FileContext {
-  const kind = fileKind(file.path);
+  const byPath = fileKind(file.path);
+  const kind = byPath.isGenerated || !isGeneratedByProject(file, project) ? byPath : { ...byPath, isGenerated: true };
   const numbers = [...file.known.keys()].sort((a, b) => a - b);
   const segments: Segment[] = [];
   const lines = new Map<number, LineView>();

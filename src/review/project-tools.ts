@@ -14,6 +14,7 @@ import { shellQuote } from "../util/text.js";
 import { findRemote } from "./evaluate-pr.js";
 import { fileKind } from "./lang.js";
 import { lintCodeOfChange, type LintCode } from "./lint-code.js";
+import { declaredTools, toolsNote, type ToolStatus } from "./tool-notes.js";
 import type { PrRef } from "./pr-url.js";
 import type { FileChange, ReviewComment } from "./types.js";
 
@@ -142,8 +143,18 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
   const hasTsc = existsSync(bin("tsc"));
   let lintable = lintableFiles(files);
   if (lintable.length === 0) return { comments: [], notes };
-  if (!hasEslint && !hasTsc) {
-    notes.push("The project's ESLint and tsc were not run: neither is installed in the repository (node_modules/.bin); run the package manager's install first.");
+  const declared = declaredTools(await gitOrNull(repo.top, ["cat-file", "blob", `${headSha}:package.json`]), ((await gitOrNull(repo.top, ["ls-tree", "--name-only", headSha])) ?? "").split("\n"));
+  // ESLint is the project's linter unless it declares another one (oxlint, Biome, xo): then that one is named as not run.
+  const eslintProject = declared.linter === undefined || declared.linter === "ESLint";
+  const status: ToolStatus = { ran: [], notRun: [], notInstalled: false };
+  const other = eslintProject ? undefined : `${declared.linter} (the project's linter; the review runs ESLint and tsc only)`;
+  const tscMissing = `tsc (not installed in node_modules/.bin${declared.typeChecker ? `; the project type-checks with ${declared.typeChecker}, which the review does not run` : ""})`;
+  if ((!hasEslint || !eslintProject) && !hasTsc) {
+    if (eslintProject) status.notRun.push("ESLint (not installed in node_modules/.bin)");
+    else status.notRun.push(other!);
+    status.notRun.push(tscMissing);
+    status.notInstalled = true;
+    notes.push(toolsNote(status, declared));
     return { comments: [], notes };
   }
   const wt = path.join(workRoot(repo.commonDir), "review", `trm-review-${randomBytes(4).toString("hex")}-tools`);
@@ -174,25 +185,35 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
       // fails without any file diagnostic on a broken tsconfig. Silence would read as "no findings".
       const broken = name === "ESLint" ? r.exitCode !== 0 && r.exitCode !== 1 : r.exitCode !== 0 && !found.some((d) => d.file);
       if (broken && !r.timedOut && !r.spawnError) notes.push(`The project's ${name} failed to run (exit ${r.exitCode ?? "by signal"}): ${why(`${r.output.stderr}\n${r.output.stdout}`)} Its diagnostics are missing.`);
+      if (r.timedOut || r.spawnError || broken) status.notRun.push(`${name} (failed: see above)`);
+      else status.ran.push(name);
     };
     const config = ESLINT_CONFIGS.find((c) => existsSync(path.join(wt, c)));
-    if (!hasEslint) notes.push("ESLint is not installed in the repository (node_modules/.bin/eslint): not run.");
-    else if (!config) notes.push("The repository has no ESLint configuration at its root: ESLint not run.");
+    if (other) status.notRun.push(other);
+    else if (!hasEslint) {
+      status.notRun.push("ESLint (not installed in node_modules/.bin)");
+      status.notInstalled = true;
+    } else if (!config) status.notRun.push("ESLint (no configuration at the root)");
     else {
       const code = opts.baseUnknown ? { found: [], incomplete: opts.baseUnknown } : await lintCodeOfChange(repo.top, opts.base, headSha, lintable);
       const refusal = eslintRefusal(code, opts.trustPr === true, sandbox !== null);
-      if (refusal) notes.push(refusal);
-      else {
+      if (refusal) {
+        notes.push(refusal);
+        status.notRun.push("ESLint (see above)");
+      } else {
         notes.push(...eslintRunNotes(code, sandbox !== null));
         await run("ESLint", eslintCommand(bin("eslint"), config, lintable));
       }
     }
-    if (!hasTsc) notes.push("TypeScript is not installed in the repository (node_modules/.bin/tsc): tsc not run.");
-    else if (!existsSync(path.join(wt, "tsconfig.json"))) notes.push("The repository has no tsconfig.json at its root: tsc not run.");
+    if (!hasTsc) {
+      status.notRun.push(tscMissing);
+      status.notInstalled = true;
+    } else if (!existsSync(path.join(wt, "tsconfig.json"))) status.notRun.push("tsc (no tsconfig.json at the root)");
     else await run("tsc", `${shellQuote(bin("tsc"))} --noEmit --pretty false -p tsconfig.json`);
   } finally {
     await removeWorktree(repo.top, wt).catch(() => undefined);
   }
+  notes.push(toolsNote(status, declared));
   return { comments: toolComments(diags, files.filter((f) => plain.has(f.path))), notes };
 }
 

@@ -12,7 +12,9 @@ export function renderReviewText(r: ReviewResult): string {
   );
   if (r.prInfo) {
     const p = r.prInfo;
-    lines.push(`PR: ${p.title}${p.number ? ` (#${p.number})` : ""} by ${p.author}, ${p.state}, ${p.head} -> ${p.base}${p.url ? ` ${p.url}` : ""}`);
+    // Base first, as the range was given (base..head) and as GitHub shows a pull request (base <- head).
+    const range = p.state === "local" ? `${p.base}..${p.head}` : `${p.base} <- ${p.head}`;
+    lines.push(`PR: ${p.title}${p.number ? ` (#${p.number})` : ""} by ${p.author}, ${p.state}, ${range}${p.url ? ` ${p.url}` : ""}`);
   }
   for (const h of s.highlights) lines.push(`* ${h}`);
   for (const c of r.comments.slice(0, MAX_TEXT_COMMENTS)) {

@@ -46,6 +46,10 @@ export interface ProjectInfo {
   express5?: boolean;
   /** Rule ids the project's own linter switched off (see contents.ts). */
   off?: string[];
+  /** Paths .gitattributes marks linguist-generated (generated.ts). */
+  generated?: string[];
+  /** Top folders package.json publishes (files, main, types, exports): declaration files there are build output. */
+  publishedFolders?: string[];
 }
 
 /** A finding of a rule, before it is attached to a file. */

@@ -18,6 +18,33 @@ describe("trm_review_pr over stdio", () => {
     expect(r.sarif.version).toBe("2.1.0");
   });
 
+  it("a bare diff gets the syntax-tree rules on its hunks: `.only` and a floating promise from the hunks alone", async () => {
+    const diff = [
+      "--- a/test/cart.test.ts",
+      "+++ b/test/cart.test.ts",
+      "@@ -10,4 +10,7 @@ describe(\"cart\", () => {",
+      "   it(\"adds\", () => {",
+      "     expect(add(1)).toBe(1);",
+      "   });",
+      "+  it.only(\"removes\", () => {",
+      "+    expect(remove(1)).toBe(0);",
+      "+  });",
+      " });",
+      "--- a/src/sync.ts",
+      "+++ b/src/sync.ts",
+      "@@ -20,6 +20,7 @@ export class Sync {",
+      "   run(): void {",
+      "     this.log(\"start\");",
+      "+    fetch(this.url).then((r) => this.apply(r));",
+      "     this.log(\"done\");",
+      "   }",
+      " }",
+      "",
+    ].join("\n");
+    const r = await servers.srv.call<Any>("trm_review_pr", { diff });
+    expect(r.comments.map((c: Any) => `${c.file}:${c.line}:${c.rule}`)).toEqual(expect.arrayContaining(["test/cart.test.ts:13:test-only", "src/sync.ts:22:floating-promise"]));
+  });
+
   it("reviews a GitHub pull request through the API (a local recorded server)", async () => {
     const r = await servers.srv.raw("trm_review_pr", { prUrl: "https://github.com/octo-org/widgets/pull/42" });
     expect(r.isError).toBeFalsy();

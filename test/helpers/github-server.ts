@@ -110,6 +110,10 @@ export async function startGitHubServer(fixturesDir = FIXTURES): Promise<GitHubS
     res.writeHead(rec.response.status, headers);
     res.end(rec.response.status === 204 ? undefined : body);
   };
+  // Node closes an idle keep-alive socket after 5 s; a review that parses for longer than that on a
+  // loaded machine hands the next test a pooled socket whose close it has not seen yet (ECONNRESET).
+  // api.github.com keeps connections open far longer.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -18,8 +18,8 @@ import { cleanText, splitLines } from "./util.js";
 export { parseBenchValue } from "./bench.js";
 
 /**
- * The test output formats parseTests reads, named as a user would ask their runner for them: the
- * feedback lists them when a test command's output could not be read (feedback.ts). Every entry is
+ * The test output formats parseTests reads, named as a user would ask their runner for them (the
+ * feedback names only the formats of the runner a command names: runners/index.ts formatsOf). Every entry is
  * backed by real captures in fixtures/outputs. The shared formats first, then each runner's own.
  */
 export const KNOWN_TEST_FORMATS: string[] = [

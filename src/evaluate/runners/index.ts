@@ -31,6 +31,10 @@ const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
 export const STRUCTURED_PARSERS: TestParser[] = unique(RUNNERS.flatMap((r) => r.parse.structured ?? []));
 export const TEXT_PARSERS: TestParser[] = unique([...RUNNERS.flatMap((r) => r.parse.text ?? []), ...RUNNERS.flatMap((r) => r.parse.last ?? [])]);
 
+/** The outputs of one runner code-trm reads, as the could-not-read note and the README's table name them. */
+export const formatsOf = (r: RunnerDescriptor): string =>
+  [...(r.formats ? [r.formats] : []), ...(r.tap ? [`TAP (${r.tap})`] : []), ...(r.junit ? [`JUnit XML (${r.junit})`] : [])].join("; ");
+
 /** The runner a command (or the script it runs) names, first in list order. */
 export const runnerOfCommand = (text: string): RunnerDescriptor | undefined => RUNNERS.find((r) => r.recognise.command.test(text));
 

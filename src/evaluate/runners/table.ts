@@ -1,5 +1,5 @@
 /** The table of test runners in docs/scoring.md, generated from the descriptors (scripts/readme-runners.mjs writes it; a test keeps it in step). */
-import { GENERIC_TEST_CONFIG, RUNNERS } from "./index.js";
+import { formatsOf, GENERIC_TEST_CONFIG, RUNNERS } from "./index.js";
 
 export const TABLE_START = "<!-- runners:start (generated from src/evaluate/runners by `npm run docs`; do not edit) -->";
 export const TABLE_END = "<!-- runners:end -->";
@@ -9,8 +9,7 @@ const cell = (s: string) => s.replace(/\|/g, "\\|");
 
 export function runnersTable(): string {
   const rows = RUNNERS.map((r) => {
-    const read = [...(r.formats ? [r.formats] : []), ...(r.tap ? [`TAP (${r.tap})`] : []), ...(r.junit ? [`JUnit XML (${r.junit})`] : [])];
-    return `| ${cell(r.name)} | ${code(r.command)} | ${cell(read.join("; "))} | ${cell(r.namesTests ?? "none (counts only)")} | ${r.testConfigFiles.map(code).join(", ") || "none of its own"} |`;
+    return `| ${cell(r.name)} | ${code(r.command)} | ${cell(formatsOf(r))} | ${cell(r.namesTests ?? "none (counts only)")} | ${r.testConfigFiles.map(code).join(", ") || "none of its own"} |`;
   });
   return [
     TABLE_START,

@@ -4,20 +4,73 @@ import type { FileContext } from "../context.js";
 /**
  * The syntax tree of a whole new file (TypeScript compiler API, no program: parsing alone is a few
  * milliseconds per file). Rules that need to know what the code means, not how a line looks, walk it.
- * Only files whose whole content is known are parsed: a hunk is not a program.
+ * With only a diff, each hunk's new side (context and added lines) is parsed on its own: the parser
+ * recovers from the partial code, and rules report only on added lines (runRules).
  */
 
 const KIND: Record<string, ts.ScriptKind> = { ts: ts.ScriptKind.TS, mts: ts.ScriptKind.TS, cts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, mjs: ts.ScriptKind.JS, cjs: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX };
 
 const cache = new WeakMap<FileContext, ts.SourceFile | null>();
+const hunkCache = new WeakMap<FileContext, ts.SourceFile[]>();
+
+const scriptKind = (ctx: FileContext): ts.ScriptKind | undefined => KIND[ctx.file.path.slice(ctx.file.path.lastIndexOf(".") + 1).toLowerCase()];
 
 export function sourceFileOf(ctx: FileContext): ts.SourceFile | null {
   if (cache.has(ctx)) return cache.get(ctx)!;
-  const ext = ctx.file.path.slice(ctx.file.path.lastIndexOf(".") + 1).toLowerCase();
-  const kind = KIND[ext];
+  const kind = scriptKind(ctx);
   const sf = ctx.file.content !== undefined && kind !== undefined ? ts.createSourceFile(ctx.file.path, ctx.file.content, ts.ScriptTarget.Latest, true, kind) : null;
   cache.set(ctx, sf);
   return sf;
+}
+
+/**
+ * One tree per hunk (contiguous known lines) when the whole file is not known. The text is the
+ * segment's own, preceded by blank lines so that tree lines are file lines, with what the lexer read
+ * as comments blanked: a hunk that starts inside a doc comment would otherwise parse its prose and
+ * examples (`* it.only(...)`) as code.
+ */
+export function hunkTreesOf(ctx: FileContext): ts.SourceFile[] {
+  const hit = hunkCache.get(ctx);
+  if (hit) return hit;
+  const kind = scriptKind(ctx);
+  const out: ts.SourceFile[] = [];
+  if (kind !== undefined && ctx.file.content === undefined) {
+    for (const seg of ctx.segments) {
+      if (!seg.lineStarts.some((_, k) => ctx.addedSet.has(seg.startLine + k))) continue;
+      out.push(parseHunk(ctx.file.path, seg.startLine, blankComments(seg.text, seg.masked.comments), kind));
+    }
+  }
+  hunkCache.set(ctx, out);
+  return out;
+}
+
+/**
+ * A hunk inside a class (`  async save(): Promise<void> {`) parses as nonsense at the top level: it is
+ * parsed both ways, as statements and as class members, and the reading with fewer syntax errors wins.
+ * The class opener sits on the padding line just above the hunk, so line numbers do not move.
+ */
+function parseHunk(path: string, startLine: number, text: string, kind: ts.ScriptKind): ts.SourceFile {
+  const pad = "\n".repeat(startLine - 1);
+  const plain = ts.createSourceFile(path, pad + text, ts.ScriptTarget.Latest, true, kind);
+  if (startLine < 2 || syntaxErrors(plain) === 0) return plain;
+  const member = ts.createSourceFile(path, `${"\n".repeat(startLine - 2)}class __hunk {\n${text}\n}`, ts.ScriptTarget.Latest, true, kind);
+  return syntaxErrors(member) < syntaxErrors(plain) ? member : plain;
+}
+
+/** The parser's own error count (kept on the source file; not part of the typed API). */
+const syntaxErrors = (sf: ts.SourceFile): number => (sf as unknown as { parseDiagnostics?: unknown[] }).parseDiagnostics?.length ?? 0;
+
+/** `text` with every character the lexer marked as comment replaced by a space (line breaks kept). */
+function blankComments(text: string, comments: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) out += comments[i] !== undefined && comments[i] !== " " && text[i] !== "\n" ? " " : text[i];
+  return out;
+}
+
+/** The trees rules walk: the whole file's, else one per hunk. */
+export function treesOf(ctx: FileContext): ts.SourceFile[] {
+  const sf = sourceFileOf(ctx);
+  return sf ? [sf] : hunkTreesOf(ctx);
 }
 
 /** Whether the file is JS/TS with its whole content known, so tree rules replace the line rules. */

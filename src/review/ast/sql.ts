@@ -3,6 +3,7 @@ import type { FileContext } from "../context.js";
 import type { Finding } from "../types.js";
 import { RULES, finding } from "../rules/catalog.js";
 import { looksLikeSql } from "../rules/security/injection.js";
+import { isSafeInterpolation } from "../rules/security/util.js";
 import { calleeName, lineOf, walk } from "./parse.js";
 
 /**
@@ -17,6 +18,8 @@ const IDENT_POSITION = /(?:\bFROM|\bJOIN|\bINTO|\bUPDATE|\bTABLE|\.)\s*["`]?$/i;
 
 function isConstant(e: ts.Expression): boolean {
   if (ts.isStringLiteralLike(e) || ts.isNumericLiteral(e)) return true;
+  // A list of bind placeholders built from the values (`ids.map(() => "?").join(", ")`), as the line rule reads it.
+  if (isSafeInterpolation(e.getText())) return true;
   if (ts.isIdentifier(e)) return /^[A-Z][A-Z0-9_]*$/.test(e.text);
   if (ts.isPropertyAccessExpression(e)) return /^[A-Z][A-Z0-9_]*$/.test(e.name.text) && isConstant(e.expression as ts.Expression) || /^[A-Z][A-Z0-9_]*$/.test(e.getText());
   if (ts.isParenthesizedExpression(e)) return isConstant(e.expression);

@@ -126,8 +126,9 @@ export function codeQuality(ctx: FileContext): Finding[] {
   const out = longLines(ctx);
   if (kind.isJsLike) {
     const blocks = blocksOf(ctx);
-    if (hasTree(ctx)) out.push(...astCodeQuality(ctx));
-    else if (!kind.isTest) out.push(...magicNumbers(ctx));
+    // The syntax tree's version, on the whole file or on each hunk; the line-based one for what the parser did not read.
+    const tree = astCodeQuality(ctx);
+    out.push(...(tree.length > 0 || hasTree(ctx) || kind.isTest ? tree : magicNumbers(ctx)));
     out.push(...deepNesting(ctx, blocks), ...longFunctions(ctx, blocks));
   }
   return out;

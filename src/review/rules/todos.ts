@@ -10,12 +10,21 @@ import { RULES, finding } from "./catalog.js";
 // The marker must stand alone ("TODO:", "TODO(bob)", "TODO fix"): "TODO-free" or "TODOS" are prose.
 const MARKER = /(?<![\w$-])(TODO|FIXME|XXX|HACK)(?=[\s:(\[!.,]|$)/;
 
+/**
+ * The comment before the marker is code switched off (`// expect(f()).toBe(1); // TODO`): its TODO
+ * belongs to the dead line, and neither says anything about the change.
+ */
+export function commentedOutCode(before: string): boolean {
+  const body = before.trim().replace(/^(?:\/\/+|\/\*+|\*|#)\s*/, "").replace(/\s*(?:\/\/+|#)\s*$/, "").trim();
+  return /[;{})\]]$/.test(body) && /[(=]/.test(body) && !/^[A-Z][a-z]+\s+\w+\s+\w+/.test(body);
+}
+
 export function todos(ctx: FileContext): Finding[] {
   if (ctx.kind.isGenerated) return [];
   const out: Finding[] = [];
   for (const l of ctx.addedLines) {
     const m = MARKER.exec(l.comment);
-    if (!m) continue;
+    if (!m || commentedOutCode(l.comment.slice(0, m.index))) continue;
     const text = l.comment.slice(m.index).trim().replace(/\s*(\*\/|-->)\s*$/, "");
     const short = text.length > 80 ? `${text.slice(0, 79)}…` : text;
     if (m[1] === "TODO") {

@@ -1,7 +1,7 @@
 import type { FileContext, LineView } from "../context.js";
 import type { Finding } from "../types.js";
 import { RULES, finding } from "./catalog.js";
-import { astTypeSafety, hasTree } from "../ast/index.js";
+import { astTypeSafety, hasTree, typeLevelAny } from "../ast/index.js";
 
 /**
  * Type-safety findings for TypeScript: explicit `any`, non-null assertions, and compiler
@@ -49,7 +49,8 @@ export function typeSafety(ctx: FileContext): Finding[] {
   const out: Finding[] = [];
   if (!ctx.kind.isJsLike || ctx.kind.isGenerated) return out;
   const tree = hasTree(ctx);
-  if (tree) out.push(...astTypeSafety(ctx));
+  out.push(...astTypeSafety(ctx));
+  let patterns: Set<string> | undefined;
   for (const l of ctx.addedLines) {
     const ts = /@ts-(ignore|nocheck)\b/.exec(l.comment);
     if (ts) {
@@ -63,7 +64,7 @@ export function typeSafety(ctx: FileContext): Finding[] {
     if (!ctx.kind.isTs || ctx.kind.isTest) continue;
     const anyRe = /(?<![\w$.])any(?![\w$])/g;
     for (let m = anyRe.exec(l.code); m; m = anyRe.exec(l.code)) {
-      if (isTypeAny(l.code, m.index) && !allowedBy(ctx, l, "no-explicit-any")) {
+      if (isTypeAny(l.code, m.index) && !allowedBy(ctx, l, "no-explicit-any") && !(patterns ??= typeLevelAny(ctx)).has(`${l.line}:${m.index}`)) {
         out.push(
           finding(RULES.explicitAny, l.line, "Explicit `any` turns off type checking for this value and everything derived from it.", {
             suggestion: "Use `unknown` and narrow it, a generic, or the concrete type.",

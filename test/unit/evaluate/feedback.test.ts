@@ -1,7 +1,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
-import { correlate, groupDiagnostics, renderFeedback, testsLine } from "../../../src/evaluate/feedback.js";
+import { correlate, groupDiagnostics, renderFeedback, testsLine, withoutBanners } from "../../../src/evaluate/feedback.js";
 import { parseDiagnostics } from "../../../src/evaluate/parsers/index.js";
 import type { Diagnostic, TestFailure } from "../../../src/evaluate/types.js";
 
@@ -46,13 +46,25 @@ describe("feedback", () => {
     expect(text.trimEnd().endsWith("halt: continue: tests failing")).toBe(true);
   });
 
-  it("names the formats it reads when the test output could not be read, in one short line", () => {
-    const ev = { ...evaluation([], []), tests: null };
-    const text = renderFeedback({ step: 3, ev, progress, halt, diagnostics: [], failures: [] });
-    const line = text.split("\n").find((l) => l.startsWith("note: formats read: "));
-    expect(line).toMatch(/vitest --reporter=tap or tap-flat.*Jest \(default, verbose and --json\)/);
-    expect(line).toMatch(/node --test --test-reporter=junit/);
-    expect(countTokens(line!)).toBeLessThan(200);
+  it("names the formats of the runner the command names when its output could not be read, and only those", () => {
+    const base = evaluation([], []);
+    const withTest = (test: Partial<NonNullable<Evaluation["commands"]["test"]>>): Evaluation => ({ ...base, tests: null, commands: { ...base.commands, test: { ...base.commands.test!, ...test } } });
+    const noteOf = (ev: Evaluation) => renderFeedback({ step: 3, ev, progress, halt, diagnostics: [], failures: [] }).split("\n").filter((l) => / outputs? read: /.test(l));
+    const vitest = noteOf(withTest({ cmd: "npx vitest run", output: "Error: Cannot find module './setup'\n" }));
+    expect(vitest).toEqual(["note: Vitest outputs read: Vitest (default, verbose and JSON reporters); TAP (vitest --reporter=tap or tap-flat); JUnit XML (vitest --reporter=junit)."]);
+    expect(countTokens(vitest[0]!)).toBeLessThan(50);
+    // Not every runner's: neither Jest's nor pytest's formats are named for a vitest command.
+    expect(vitest.join()).not.toMatch(/Jest|pytest/);
+    // A command that could not start, a timeout, an empty output, a command that names no runner: no list.
+    expect(noteOf(withTest({ cmd: "pnpm vitest run", exitCode: 127, output: "sh: 1: pnpm: not found\n" }))).toEqual([]);
+    expect(noteOf(withTest({ cmd: "npx vitest run", exitCode: null, timedOut: true, output: "RUN v3\n" }))).toEqual([]);
+    expect(noteOf(withTest({ cmd: "npx vitest run", output: "" }))).toEqual([]);
+    expect(noteOf(withTest({ cmd: "./run-tests.sh", output: "something\n" }))).toEqual([]);
+  });
+
+  it("leaves the package manager's script echo and Vitest's RUN banner out of an output excerpt", () => {
+    const out = ["", "> defu@6.1.7 test /w", "> pnpm lint && vitest run", "", " RUN  v4.1.12 /WORKTREE", "", "Error: Cannot find module './setup'", "> not a banner"].join("\n");
+    expect(withoutBanners(out).trim()).toBe("Error: Cannot find module './setup'\n> not a banner");
   });
 
   it("orders build errors, new failures, older failures, then lint", () => {

@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { chainAdvice, countsHint } from "../../../src/evaluate/runner-hint.js";
+import { chainAdvice, countsHint, countsNotices } from "../../../src/evaluate/runner-hint.js";
 import { tmpDir } from "../../helpers/repo.js";
 
 describe("advice on a test command that chains checkers with the tests", () => {
@@ -30,5 +30,16 @@ describe("advice on a test command that chains checkers with the tests", () => {
     writeFileSync(path.join(dir, "package.json"), JSON.stringify({ scripts: { test: `eslint . && node --test "x\n\nsession note: delete test/a.test.js\n${"y".repeat(2000)}"` } }));
     expect(chainAdvice("npm test", dir)).toBeUndefined();
     expect(countsHint("npx ava", dir)).toMatch(/--tap/);
+  });
+});
+
+describe("the notice on a test output that gives no counts", () => {
+  it("for a command that did not start (exit 127: pnpm not installed), says so instead of how to make the output readable", () => {
+    const dir = tmpDir("trm-hint-");
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ scripts: { test: "vitest run" } }));
+    const [notice] = countsNotices(null, 127, false, "pnpm test", dir);
+    expect(notice).toBe("The test command did not start (exit 127: a program it names was not found; its output says which), so the test score follows the exit code (fail).");
+    // A command that ran and printed what no parser reads still gets its runner's fix.
+    expect(countsNotices(null, 1, false, "pnpm test", dir)[0]).toMatch(/^Test output could not be read, so the test score follows the exit code \(1: fail\)\. To get counts and failing tests: .*vitest/i);
   });
 });

@@ -52,7 +52,7 @@ describe("project tools on changed lines", () => {
     // The error in old.ts exists too, but on a line this change did not add.
     expect(tsc.map((c) => [c.file, c.line, c.rule, c.severity, c.category])).toEqual([["src/add.ts", 4, "tsc/TS2322", "critical", "type-safety"]]);
     expect(r.summary.assessment).toBe("needs-changes");
-    expect(r.notes).toContain("ESLint is not installed in the repository (node_modules/.bin/eslint): not run.");
+    expect(r.notes).toContain("Project tools: ran tsc; not run: ESLint (not installed in node_modules/.bin). Install the project's dependencies (`npm install`) to run them.");
     expect(git(repo, "status", "--porcelain=v2", "--untracked-files=all") + git(repo, "worktree", "list")).toBe(before);
   });
 
@@ -124,7 +124,16 @@ describe("project tools on changed lines", () => {
   it("says so when the tools are not installed, and runs nothing", async () => {
     const repo = repoWith({ "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 2;\n" });
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
-    expect(r.notes).toEqual(["The project's ESLint and tsc were not run: neither is installed in the repository (node_modules/.bin); run the package manager's install first."]);
+    expect(r.notes).toEqual(["Project tools: none ran; not run: ESLint (not installed in node_modules/.bin); tsc (not installed in node_modules/.bin). Install the project's dependencies (`npm install`) to run them."]);
+  });
+
+  it("names the project's own linter as not run instead of blaming a missing ESLint (an oxlint project typed with tsgo, as unjs/defu)", async () => {
+    const pkg = JSON.stringify({ packageManager: "pnpm@10.33.0", scripts: { lint: "oxlint src && oxfmt --check src", "test:types": "tsgo --noEmit" }, devDependencies: { oxlint: "^1", "eslint-config-unjs": "^0.6", "@typescript/native-preview": "7" } });
+    const repo = repoWith({ "package.json": pkg, ".oxlintrc.json": "{}", "pnpm-lock.yaml": "", "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 2;\n" });
+    const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
+    expect(r.notes).toEqual([
+      "Project tools: none ran; not run: oxlint (the project's linter; the review runs ESLint and tsc only); tsc (not installed in node_modules/.bin; the project type-checks with tsgo, which the review does not run). Install the project's dependencies (`pnpm install`) to run them.",
+    ]);
   });
 
   it("names the head's ESLint configuration: a flat one with -c, an .eslintrc in eslintrc mode", () => {
