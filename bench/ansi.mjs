@@ -51,7 +51,10 @@ function best(f, runs = 5) {
 /** The old pattern in a worker, stopped after 1 s: on some floods it runs for tens of seconds. */
 function hand(s) {
   return new Promise((resolve) => {
-    const w = new Worker(`const { parentPort, workerData } = require("node:worker_threads"); const t0 = performance.now(); workerData.s.replace(new RegExp(workerData.re, "g"), ""); parentPort.postMessage(performance.now() - t0);`, { eval: true, workerData: { s, re: HAND } });
+    const w = new Worker(
+      `const { parentPort, workerData } = require("node:worker_threads"); const t0 = performance.now(); workerData.s.replace(new RegExp(workerData.re, "g"), ""); parentPort.postMessage(performance.now() - t0);`,
+      { eval: true, workerData: { s, re: HAND } },
+    );
     const timer = setTimeout(() => void w.terminate().then(() => resolve("> 1000")), 1000);
     w.once("message", (ms) => {
       clearTimeout(timer);

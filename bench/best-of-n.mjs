@@ -53,7 +53,9 @@ try {
     for (let i = 0; i < runs; i++) walls.push(await submit(N));
     const median = walls.sort((a, b) => a - b)[Math.floor(runs / 2)];
     const over = (median - SLEEP_S * 1000) / N;
-    console.log(`N=${N}: wall ${Math.round(median)} ms (median of ${runs}; each candidate's test sleeps ${SLEEP_S * 1000} ms) = ${(median / (SLEEP_S * 1000)).toFixed(2)}x one sleep; overhead ${Math.round(over)} ms per candidate`);
+    console.log(
+      `N=${N}: wall ${Math.round(median)} ms (median of ${runs}; each candidate's test sleeps ${SLEEP_S * 1000} ms) = ${(median / (SLEEP_S * 1000)).toFixed(2)}x one sleep; overhead ${Math.round(over)} ms per candidate`,
+    );
   }
   await call("trm_end_session", { sessionId, discard: true });
 } finally {

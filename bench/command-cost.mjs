@@ -39,4 +39,7 @@ for (let i = 0; i < ROUNDS; i++) {
 }
 rmSync(dir, { recursive: true, force: true });
 console.log(`load: ${execFileSync("uptime", { encoding: "utf8" }).trim()}; ${ROUNDS} rounds, gap ${GAP_MS} ms`);
-for (const [name, xs] of Object.entries(times)) console.log(`${name.padEnd(10)} | 3 commands ${median(xs).toFixed(2).padStart(6)} ms (median) | over bare ${(median(xs) - median(times.bare)).toFixed(2).padStart(6)} ms`);
+for (const [name, xs] of Object.entries(times))
+  console.log(
+    `${name.padEnd(10)} | 3 commands ${median(xs).toFixed(2).padStart(6)} ms (median) | over bare ${(median(xs) - median(times.bare)).toFixed(2).padStart(6)} ms`,
+  );

@@ -14,14 +14,31 @@ const halt = { shouldHalt: false, reasons: ["tests failing"] };
 
 function feedback({ cmd, exitCode, output, tests = null, ok = false, previousFailures }) {
   const test = { cmd, exitCode, timedOut: false, durationMs: 10, output, truncated: false };
-  const ev = { commands: { test }, okBuild: true, tests, components: {}, score: 0, testsPass: ok, diagnostics: [], notices: countsNotices(tests, exitCode, ok, cmd, dir), commandsMs: 10 };
+  const ev = {
+    commands: { test },
+    okBuild: true,
+    tests,
+    components: {},
+    score: 0,
+    testsPass: ok,
+    diagnostics: [],
+    notices: countsNotices(tests, exitCode, ok, cmd, dir),
+    commandsMs: 10,
+  };
   return renderFeedback({ step: previousFailures ? 2 : 0, ev, progress, halt, diagnostics: [], failures: [], previousFailures, sessionId: "s1" });
 }
 
-const subtests = Array.from({ length: 12 }, (_, i) => ({ name: `tests/test_misc.py::TestMisc::test_case[param-${i}]`, test: "tests/test_misc.py::TestMisc::test_case" }));
+const subtests = Array.from({ length: 12 }, (_, i) => ({
+  name: `tests/test_misc.py::TestMisc::test_case[param-${i}]`,
+  test: "tests/test_misc.py::TestMisc::test_case",
+}));
 const cases = {
   "pnpm not installed (exit 127)": { cmd: "pnpm test", exitCode: 127, output: "sh: 1: pnpm: not found\n" },
-  "vitest output nothing reads": { cmd: "npx vitest run", exitCode: 1, output: "failed to load config from /w/vitest.config.ts\nError: Cannot find module './setup'\n" },
+  "vitest output nothing reads": {
+    cmd: "npx vitest run",
+    exitCode: 1,
+    output: "failed to load config from /w/vitest.config.ts\nError: Cannot find module './setup'\n",
+  },
   "suite passes after 12 unnamed subtest failures": {
     cmd: "python -m pytest -q",
     exitCode: 0,
@@ -33,5 +50,10 @@ const cases = {
 };
 for (const [name, c] of Object.entries(cases)) {
   const text = feedback(c);
-  console.log(`${name}: ${countTokens(text)} tokens\n${text.split("\n").map((l) => `  | ${l}`).join("\n")}`);
+  console.log(
+    `${name}: ${countTokens(text)} tokens\n${text
+      .split("\n")
+      .map((l) => `  | ${l}`)
+      .join("\n")}`,
+  );
 }

@@ -10,8 +10,26 @@ for (const distinct of [500, 100, 10]) {
   const raw = lines.join("\n");
   const t = performance.now();
   const diags = parseDiagnostics(raw, { cwd: "/w" }).map((d) => ({ ...d, command: "build" }));
-  const ev = { commands: { build: { cmd: "tsc", exitCode: 2, timedOut: false, durationMs: 1, output: raw, truncated: false } }, okBuild: false, components: {}, score: 0, testsPass: true, diagnostics: diags, notices: [], commandsMs: 1 };
-  const text = renderFeedback({ step: 2, ev, progress: { step: 2, score: 0, ema: 0, bestScore: 1, bestStep: 1, noImproveStreak: 1, improved: false }, halt: { shouldHalt: false, reasons: ["x"] }, diagnostics: correlate(diags, 2, [], (d) => d.message), failures: [] });
+  const ev = {
+    commands: { build: { cmd: "tsc", exitCode: 2, timedOut: false, durationMs: 1, output: raw, truncated: false } },
+    okBuild: false,
+    components: {},
+    score: 0,
+    testsPass: true,
+    diagnostics: diags,
+    notices: [],
+    commandsMs: 1,
+  };
+  const text = renderFeedback({
+    step: 2,
+    ev,
+    progress: { step: 2, score: 0, ema: 0, bestScore: 1, bestStep: 1, noImproveStreak: 1, improved: false },
+    halt: { shouldHalt: false, reasons: ["x"] },
+    diagnostics: correlate(diags, 2, [], (d) => d.message),
+    failures: [],
+  });
   const ms = performance.now() - t;
-  console.log(`500 tsc errors (${distinct} distinct): raw ${raw.length} chars / ${countTokens(raw)} tokens -> feedback ${text.length} chars / ${countTokens(text)} o200k tokens (parse + render ${ms.toFixed(1)} ms)`);
+  console.log(
+    `500 tsc errors (${distinct} distinct): raw ${raw.length} chars / ${countTokens(raw)} tokens -> feedback ${text.length} chars / ${countTokens(text)} o200k tokens (parse + render ${ms.toFixed(1)} ms)`,
+  );
 }

@@ -35,7 +35,14 @@ function filesOf(patchFile, paths) {
 }
 
 const client = new Client({ name: "field-trial", version: "0" });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.resolve(import.meta.dirname, "../dist/cli/main.js")], env: process.env, stderr: "inherit" }));
+await client.connect(
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [path.resolve(import.meta.dirname, "../dist/cli/main.js")],
+    env: process.env,
+    stderr: "inherit",
+  }),
+);
 const call = async (name, a) => {
   const r = await client.callTool({ name, arguments: a }, undefined, { timeout: 1_800_000, resetTimeoutOnProgress: true });
   if (r.isError) throw new Error(`${name}: ${r.content.map((c) => c.text).join("\n")}`);
@@ -43,7 +50,16 @@ const call = async (name, a) => {
 };
 const row = (step, e, halt) => {
   const t = e.tests;
-  console.log(JSON.stringify({ step, score: e.score, tests: t ? { passed: t.passed, failed: t.failed, skipped: t.skipped, total: t.total, format: t.format } : null, failures: (t?.failures ?? []).map((f) => f.name), shouldHalt: halt.shouldHalt, reasons: halt.reasons }));
+  console.log(
+    JSON.stringify({
+      step,
+      score: e.score,
+      tests: t ? { passed: t.passed, failed: t.failed, skipped: t.skipped, total: t.total, format: t.format } : null,
+      failures: (t?.failures ?? []).map((f) => f.name),
+      shouldHalt: halt.shouldHalt,
+      reasons: halt.reasons,
+    }),
+  );
 };
 
 let sessionId;

@@ -28,7 +28,9 @@ const state = process.env.CODE_TRM_STATE_DIR ?? mkdtempSync(path.join(tmpdir(), 
 const git = (cwd, ...a) => execFileSync("git", a, { cwd, encoding: "utf8" }).trim();
 
 const client = new Client({ name: "first-hour", version: "0" });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN], env: { ...process.env, CODE_TRM_STATE_DIR: state }, stderr: "inherit" }));
+await client.connect(
+  new StdioClientTransport({ command: process.execPath, args: [MAIN], env: { ...process.env, CODE_TRM_STATE_DIR: state }, stderr: "inherit" }),
+);
 
 /** A tool call: its structured result, the text the model reads, and that text's tokens. */
 async function call(name, a) {
@@ -64,16 +66,35 @@ for (const repo of trial) {
 
     const wrong = await call("trm_submit_candidate", { sessionId, candidate: edit(repo.bug, repo.wrong), rationale: "wrong fix" });
     row.tokens.wrong = wrong.tokens;
-    row.steps.push({ step: "wrong fix", score: wrong.s.score, tests: testsOf(wrong.s.tests), failures: (wrong.s.tests?.failures ?? []).map((f) => f.name).slice(0, 3), halt: wrong.s.shouldHalt, right: wrong.s.score < 1 && !wrong.s.shouldHalt, ms: wrong.s.commandsMs });
+    row.steps.push({
+      step: "wrong fix",
+      score: wrong.s.score,
+      tests: testsOf(wrong.s.tests),
+      failures: (wrong.s.tests?.failures ?? []).map((f) => f.name).slice(0, 3),
+      halt: wrong.s.shouldHalt,
+      right: wrong.s.score < 1 && !wrong.s.shouldHalt,
+      ms: wrong.s.commandsMs,
+    });
     row.wrongFeedback = wrong.text;
 
     const undo = await call("trm_undo", { sessionId });
     row.tokens.undo = undo.tokens;
-    row.steps.push({ step: "undo", score: undo.s.score ?? null, right: undo.s.step === 0 && readFileSync(path.join(start.s.worktreePath, repo.file), "utf8").includes(repo.bug) });
+    row.steps.push({
+      step: "undo",
+      score: undo.s.score ?? null,
+      right: undo.s.step === 0 && readFileSync(path.join(start.s.worktreePath, repo.file), "utf8").includes(repo.bug),
+    });
 
     const right = await call("trm_submit_candidate", { sessionId, candidate: edit(repo.bug, repo.original), rationale: "right fix" });
     row.tokens.right = right.tokens;
-    row.steps.push({ step: "right fix", score: right.s.score, tests: testsOf(right.s.tests), halt: right.s.shouldHalt, right: right.s.score === 1 && right.s.shouldHalt && right.s.reasons[0]?.startsWith("success"), ms: right.s.commandsMs });
+    row.steps.push({
+      step: "right fix",
+      score: right.s.score,
+      tests: testsOf(right.s.tests),
+      halt: right.s.shouldHalt,
+      right: right.s.score === 1 && right.s.shouldHalt && right.s.reasons[0]?.startsWith("success"),
+      ms: right.s.commandsMs,
+    });
     row.rightFeedback = right.text;
 
     const end = await call("trm_end_session", { sessionId });
@@ -83,7 +104,10 @@ for (const repo of trial) {
     const apply = end.s.howToApply[0].split("   #")[0].trim();
     const out = execFileSync("sh", ["-c", apply], { cwd: tmpdir(), encoding: "utf8", env: { ...process.env, CODE_TRM_STATE_DIR: state } });
     row.tokens.apply = countTokens(out);
-    row.steps.push({ step: "apply", right: readFileSync(file, "utf8") === original && git(top, "status", "--porcelain", "--untracked-files=no") === `M ${repo.file}` });
+    row.steps.push({
+      step: "apply",
+      right: readFileSync(file, "utf8") === original && git(top, "status", "--porcelain", "--untracked-files=no") === `M ${repo.file}`,
+    });
     row.seconds = Math.round((Date.now() - t0) / 1000);
   } catch (err) {
     row.error = String(err.message ?? err).slice(0, 2000);
@@ -104,6 +128,9 @@ function print(r) {
   console.log(`detected: ${JSON.stringify(r.detected)}`);
   for (const [k, v] of Object.entries(r.why ?? {})) console.log(`  ${k}: ${v}`);
   for (const n of r.notes ?? []) console.log(`  note: ${n}`);
-  for (const s of r.steps) console.log(`  ${s.step.padEnd(9)} score ${s.score === undefined ? "-    " : s.score === null ? "null " : s.score.toFixed(3)} tests ${s.tests ?? "-"} ${s.failures?.length ? `failing ${s.failures.join(", ")} ` : ""}${s.halt !== undefined ? `halt ${s.halt} ` : ""}right: ${s.right}`);
+  for (const s of r.steps)
+    console.log(
+      `  ${s.step.padEnd(9)} score ${s.score === undefined ? "-    " : s.score === null ? "null " : s.score.toFixed(3)} tests ${s.tests ?? "-"} ${s.failures?.length ? `failing ${s.failures.join(", ")} ` : ""}${s.halt !== undefined ? `halt ${s.halt} ` : ""}right: ${s.right}`,
+    );
   console.log(`  tokens: ${JSON.stringify(r.tokens)}`);
 }

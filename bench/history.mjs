@@ -1,8 +1,8 @@
 // Undo and restore on a 5,000-file repository at 5 and at 50 steps: the time must not grow with the
 // number of steps. Run: npm run build && node bench/history.mjs
 import { rmSync } from "node:fs";
-import { startSession } from "../dist/session/start.js";
 import { restorePoint, saveCheckpoint, undo } from "../dist/session/history.js";
+import { startSession } from "../dist/session/start.js";
 import { makeRepo, median } from "./generated-repo.mjs";
 
 const FILES = 5000;
@@ -15,7 +15,10 @@ async function measure(steps) {
   for (let i = 0; i < steps; i++) {
     // Every step edits the same file, so the points compared differ by the same amount at 5 and at 50
     // steps: what is measured is the cost of the history's length, not of a bigger difference.
-    await session.submit({ candidate: { mode: "files", files: [{ path: "src/m0/f0.js", content: `export const v0 = -${i + 1};\n` }] }, rationale: `step ${i}` }, {});
+    await session.submit(
+      { candidate: { mode: "files", files: [{ path: "src/m0/f0.js", content: `export const v0 = -${i + 1};\n` }] }, rationale: `step ${i}` },
+      {},
+    );
   }
   const undos = [];
   const restores = [];

@@ -31,7 +31,12 @@ const steps = {
   "touch 16,384 pages": touch,
   "touch them again": touch,
 };
-console.log(`load: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; ${ROUNDS} rounds per pause; medians in ms`);
+console.log(
+  `load: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}; ${ROUNDS} rounds per pause; medians in ms`,
+);
 console.log(`${"pause ms".padEnd(10)}| ${Object.keys(steps).join(" | ")}`);
 try {
   for (const gap of [0, 250, 1000]) {
@@ -44,7 +49,11 @@ try {
         times[name].push(performance.now() - t);
       }
     }
-    console.log(`${String(gap).padEnd(10)}| ${Object.entries(times).map(([k, v]) => median(v).toFixed(3).padStart(k.length)).join(" | ")}`);
+    console.log(
+      `${String(gap).padEnd(10)}| ${Object.entries(times)
+        .map(([k, v]) => median(v).toFixed(3).padStart(k.length))
+        .join(" | ")}`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

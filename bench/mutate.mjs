@@ -34,7 +34,9 @@ const dropTests = rest.includes("--drop-tests");
 const git = (cwd, ...args) => execFileSync("git", args, { cwd, encoding: "utf8" });
 
 const changed = await changedSourceLines(repo, `${commit}^`, commit);
-const tests = git(repo, "diff", "--name-only", "--diff-filter=AM", `${commit}^`, commit).split("\n").filter((f) => f && isTestFile(f));
+const tests = git(repo, "diff", "--name-only", "--diff-filter=AM", `${commit}^`, commit)
+  .split("\n")
+  .filter((f) => f && isTestFile(f));
 const addedTests = new Set(git(repo, "diff", "--name-only", "--diff-filter=A", `${commit}^`, commit).split("\n").filter(Boolean));
 
 for (const parallel of parallels) {
@@ -52,7 +54,15 @@ for (const parallel of parallels) {
   };
   const t0 = performance.now();
   try {
-    const s = await measureTestStrength({ checkout, parallel, testCmd, ...(buildCmd ? { buildCmd } : {}), changed, timeoutSec: 300, budgetMs: budgetSec * 1000 });
+    const s = await measureTestStrength({
+      checkout,
+      parallel,
+      testCmd,
+      ...(buildCmd ? { buildCmd } : {}),
+      changed,
+      timeoutSec: 300,
+      budgetMs: budgetSec * 1000,
+    });
     const secs = (performance.now() - t0) / 1000;
     const m = s.mutation;
     const run = m?.results.length ?? 0;

@@ -58,7 +58,12 @@ const LOGS = {
       const r = { name: `/w/test/f${i}.test.ts`, status: i % 9 ? "passed" : "failed", assertionResults: [] };
       for (let k = 0; k < 10; k++) {
         const failed = i % 9 === 0 && k === 3;
-        r.assertionResults.push({ ancestorTitles: ["suite"], title: `case ${k}`, status: failed ? "failed" : "passed", failureMessages: failed ? [`AssertionError: expected ${k} to be ${k + 1}\n    at /w/test/f${i}.test.ts:${k}:5`] : [] });
+        r.assertionResults.push({
+          ancestorTitles: ["suite"],
+          title: `case ${k}`,
+          status: failed ? "failed" : "passed",
+          failureMessages: failed ? [`AssertionError: expected ${k} to be ${k + 1}\n    at /w/test/f${i}.test.ts:${k}:5`] : [],
+        });
       }
       const s = JSON.stringify(r);
       len += s.length;
@@ -66,7 +71,7 @@ const LOGS = {
     }
     return JSON.stringify({ numTotalTests: results.length * 10, testResults: results });
   },
-  "pytest": () => {
+  pytest: () => {
     let n = 0;
     const body = grow((i) => {
       n++;
@@ -82,7 +87,10 @@ const LOGS = {
     }, 5 * MB) + `{"Action":"fail","Package":"example.com/p","Elapsed":1}\n`,
   "cargo test (3 binaries)": () =>
     [0, 1, 2]
-      .map((b) => `     Running target/debug/deps/t${b}\nrunning many tests\n${grow((i) => `test module::case_${i} ... ok\n`, (5 * MB) / 3)}\ntest result: ok. 60000 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 2.00s\n`)
+      .map(
+        (b) =>
+          `     Running target/debug/deps/t${b}\nrunning many tests\n${grow((i) => `test module::case_${i} ... ok\n`, (5 * MB) / 3)}\ntest result: ok. 60000 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 2.00s\n`,
+      )
       .join(""),
   "unrecognised (null)": () => grow((i) => `[${i}] compiling module ${i}: ok (12 ms) at src/m${i}.ts line ${i}\n`, 5 * MB),
 };
@@ -107,18 +115,29 @@ for (const [name, make] of Object.entries(LOGS)) {
   const text = make();
   const { median, max, result } = measure(() => parseTests({ stdout: text, stderr: "", all: text }, { cwd: "/w" }));
   const summary = result ? `${result.format}: ${result.passed} passed, ${result.failed} failed, ${result.failures.length} failures listed` : "null";
-  console.log(`${pad(name, 28)}${pad(`${(text.length / MB).toFixed(1)} MB`, 10)}${pad(`${median.toFixed(0)} ms`, 10)}${pad(`${max.toFixed(0)} ms`, 10)}${summary}`);
+  console.log(
+    `${pad(name, 28)}${pad(`${(text.length / MB).toFixed(1)} MB`, 10)}${pad(`${median.toFixed(0)} ms`, 10)}${pad(`${max.toFixed(0)} ms`, 10)}${summary}`,
+  );
 }
 
 // A build with 500 type errors, in tsc's plain and pretty styles (the pretty one with code frames).
-const tscPlain = Array.from({ length: 500 }, (_, i) => `src/m${i % 40}.ts(${i + 1},${(i % 30) + 1}): error TS2322: Type 'string' is not assignable to type 'number'.\n  The expected type comes from property 'n${i}'.`).join("\n");
+const tscPlain = Array.from(
+  { length: 500 },
+  (_, i) =>
+    `src/m${i % 40}.ts(${i + 1},${(i % 30) + 1}): error TS2322: Type 'string' is not assignable to type 'number'.\n  The expected type comes from property 'n${i}'.`,
+).join("\n");
 const tscPretty = Array.from(
   { length: 500 },
   (_, i) =>
     `\u001b[96msrc/m${i % 40}.ts\u001b[0m:\u001b[93m${i + 1}\u001b[0m:\u001b[93m${(i % 30) + 1}\u001b[0m - \u001b[91merror\u001b[0m\u001b[90m TS2304: \u001b[0mCannot find name 'x${i}'.\n\n\u001b[7m${i + 1}\u001b[0m const y = x${i};\n\u001b[7m \u001b[0m \u001b[91m          ~~\u001b[0m\n`,
 ).join("\n");
 console.log("\nparseDiagnostics on tsc output with 500 errors");
-for (const [name, text] of [["plain", tscPlain], ["pretty", `${tscPretty}\nFound 500 errors in 40 files.\n`]]) {
+for (const [name, text] of [
+  ["plain", tscPlain],
+  ["pretty", `${tscPretty}\nFound 500 errors in 40 files.\n`],
+]) {
   const { median, max, result } = measure(() => parseDiagnostics(text, { cwd: "/w" }));
-  console.log(`${pad(name, 28)}${pad(`${(text.length / 1024).toFixed(0)} KB`, 10)}${pad(`${median.toFixed(2)} ms`, 10)}${pad(`${max.toFixed(2)} ms`, 10)}${result.length} diagnostics`);
+  console.log(
+    `${pad(name, 28)}${pad(`${(text.length / 1024).toFixed(0)} KB`, 10)}${pad(`${median.toFixed(2)} ms`, 10)}${pad(`${max.toFixed(2)} ms`, 10)}${result.length} diagnostics`,
+  );
 }

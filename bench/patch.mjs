@@ -17,12 +17,15 @@ function makePatch() {
   let out = "diff --git a/big.ts b/big.ts\n--- a/big.ts\n+++ b/big.ts\n";
   for (let h = 0; h < HUNKS; h++) {
     const at = 105 + h * 200;
-    const ctx = (from, to) => original.slice(from, to).map((l) => ` ${l}\n`).join("");
+    const ctx = (from, to) =>
+      original
+        .slice(from, to)
+        .map((l) => ` ${l}\n`)
+        .join("");
     out += `@@ -${at - 2},7 +${at - 2},7 @@\n${ctx(at - 3, at)}-${original[at]}\n+${original[at].replace("compute", "computeFast")}\n${ctx(at + 1, at + 4)}`;
   }
   return out;
 }
-
 
 const patch = makePatch();
 const text = (lines) => lines.join("\n") + "\n";

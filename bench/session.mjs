@@ -13,7 +13,6 @@ const STEPS = Number(process.argv[3] ?? 20);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const ms = (x) => `${x.toFixed(1)} ms`;
 
-
 const repo = makeRepo(FILES);
 console.log(`repository: ${FILES} files (${repo})`);
 
@@ -38,16 +37,23 @@ for (let i = 0; i < ROUNDS; i++) {
   else session = r.session;
   await pause();
 }
-console.log(`session start:          median ${ms(median(starts))}  (plain git worktree add, interleaved: ${ms(median(plain))}; ratio ${(median(starts) / median(plain)).toFixed(2)}x, target <= 1.3x)`);
+console.log(
+  `session start:          median ${ms(median(starts))}  (plain git worktree add, interleaved: ${ms(median(plain))}; ratio ${(median(starts) / median(plain)).toFixed(2)}x, target <= 1.3x)`,
+);
 console.log(`                        runs: start ${starts.map((x) => x.toFixed(0)).join(", ")} / plain ${plain.map((x) => x.toFixed(0)).join(", ")}`);
 
 const overhead = [];
 for (let i = 0; i < STEPS; i++) {
   const t = performance.now();
-  const r = await session.submit({ candidate: { mode: "files", files: [{ path: `src/m0/f0.js`, content: `export const v0 = ${i + 1000};\n` }] }, rationale: `step ${i}` }, {});
+  const r = await session.submit(
+    { candidate: { mode: "files", files: [{ path: `src/m0/f0.js`, content: `export const v0 = ${i + 1000};\n` }] }, rationale: `step ${i}` },
+    {},
+  );
   overhead.push(performance.now() - t - r.ev.commandsMs);
 }
-console.log(`per-step overhead:      median ${ms(median(overhead))}, max ${ms(Math.max(...overhead))} over ${STEPS} steps (in-process; submit latency minus command time; target < 60 ms)`);
+console.log(
+  `per-step overhead:      median ${ms(median(overhead))}, max ${ms(Math.max(...overhead))} over ${STEPS} steps (in-process; submit latency minus command time; target < 60 ms)`,
+);
 await session.end(true);
 
 // The same through the real stdio server, as a client sees it (protocol and process boundary included).
@@ -60,7 +66,10 @@ const mcpStart = performance.now() - t0;
 const mcpOverhead = [];
 for (let i = 0; i < STEPS; i++) {
   const t = performance.now();
-  const r = await call("trm_submit_candidate", { sessionId, candidate: { mode: "files", files: [{ path: "src/m0/f0.js", content: `export const v0 = ${i};\n` }] } });
+  const r = await call("trm_submit_candidate", {
+    sessionId,
+    candidate: { mode: "files", files: [{ path: "src/m0/f0.js", content: `export const v0 = ${i};\n` }] },
+  });
   mcpOverhead.push(performance.now() - t - r.commandsMs);
 }
 await call("trm_end_session", { sessionId, discard: true });

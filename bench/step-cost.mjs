@@ -35,7 +35,6 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const BUILDS = (process.env.TRM_BENCH_DIST ?? `this=${path.join(ROOT, "dist")}`).split(",").map((x) => x.split("="));
 const f1 = (x) => x.toFixed(1).padStart(8);
 
-
 const builds = [];
 for (const [label, dist] of BUILDS) {
   const client = new Client({ name: "bench", version: "0" });
@@ -102,7 +101,9 @@ const phaseMedians = (lines) => {
 };
 
 console.log(`load: ${execFileSync("uptime", { encoding: "utf8" }).trim()}; ${SUBMITS} pairs per cell, gap ${GAP_MS} ms`);
-console.log("build    | files  | start ms (worktree add ms, ratio)   | history | mode | submit ms | commands ms | overhead ms | plain ms | over plain (medians)");
+console.log(
+  "build    | files  | start ms (worktree add ms, ratio)   | history | mode | submit ms | commands ms | overhead ms | plain ms | over plain (medians)",
+);
 for (const { size: files, repo, paths, own } of benchRepos(SIZES, (n) => makeRepo(n, { prefix: "trm-bench-cost-", dirs: 100, subdirs: 7 }))) {
   stepPath = paths[0];
   const rounds = Number(process.env.TRM_BENCH_START_ROUNDS ?? (files >= 50_000 ? 3 : 5));
@@ -151,14 +152,18 @@ for (const { size: files, repo, paths, own } of benchRepos(SIZES, (n) => makeRep
     }
   }
   const pl = median(plain);
-  if (cells.length === 0) for (const [k, b] of builds.entries()) console.log(`${b.label.padEnd(8)} | ${String(files).padEnd(6)} | ${f1(median(starts[k]))} (${f1(pl)}, ${(median(starts[k]) / pl).toFixed(2)}x)`);
+  if (cells.length === 0)
+    for (const [k, b] of builds.entries())
+      console.log(`${b.label.padEnd(8)} | ${String(files).padEnd(6)} | ${f1(median(starts[k]))} (${f1(pl)}, ${(median(starts[k]) / pl).toFixed(2)}x)`);
   for (const c of cells) {
     const st = median(starts[builds.indexOf(c.b)]);
     for (const mode of ["gap", "b2b"]) {
       const m = c[mode];
       const over = m.lat.map((x, i) => x - m.cmd[i]);
       const head = c.h === HISTORIES[0] && mode === "gap" && st !== undefined ? `${f1(st)} (${f1(pl)}, ${(st / pl).toFixed(2)}x)` : "".padEnd(30);
-      console.log(`${c.b.label.padEnd(8)} | ${String(files).padEnd(6)} | ${head.padEnd(35)} | ${String(c.h).padStart(7)} | ${mode.padEnd(4)} | ${f1(median(m.lat))}  | ${f1(median(m.cmd))}    | ${f1(median(over))}    | ${f1(median(m.plain))} | ${f1(median(m.lat) - median(m.plain))}`);
+      console.log(
+        `${c.b.label.padEnd(8)} | ${String(files).padEnd(6)} | ${head.padEnd(35)} | ${String(c.h).padStart(7)} | ${mode.padEnd(4)} | ${f1(median(m.lat))}  | ${f1(median(m.cmd))}    | ${f1(median(over))}    | ${f1(median(m.plain))} | ${f1(median(m.lat) - median(m.plain))}`,
+      );
       if (PROFILE) console.log(`   profile ${c.b.label} ${files} h${c.h} ${mode}: ${phaseMedians(m.prof)}`);
     }
     await c.b.call("trm_end_session", { sessionId: c.sessionId, discard: true });

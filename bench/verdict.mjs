@@ -17,7 +17,7 @@
 // (tests passing, failing tests, score, halt). The order is interleaved (direct, failing first, whole
 // suite) at every step, so that load drift hits all three alike. `uptime` is printed before and after.
 import { execFileSync, execSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -37,7 +37,14 @@ const scratch = mkdtempSync(path.join(tmpdir(), "trm-verdict-"));
 const git = (cwd, ...a) => execFileSync("git", a, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 const client = new Client({ name: "verdict-bench", version: "0" });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(root, "dist/cli/main.js")], env: { ...process.env, CODE_TRM_STATE_DIR: path.join(scratch, "state") }, stderr: "inherit" }));
+await client.connect(
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(root, "dist/cli/main.js")],
+    env: { ...process.env, CODE_TRM_STATE_DIR: path.join(scratch, "state") },
+    stderr: "inherit",
+  }),
+);
 const call = async (name, args) => {
   const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 1_800_000, resetTimeoutOnProgress: true });
   if (r.isError) throw new Error(`${name}: ${r.content.map((c) => c.text).join("\n")}`);
@@ -64,7 +71,8 @@ function prepare(p, label) {
 function states(p) {
   const bug = Object.fromEntries(p.src.map((f) => [f, git(p.dir, "show", `${p.fix}^:${f}`)]));
   const fixed = Object.fromEntries(p.src.map((f) => [f, git(p.dir, "show", `${p.fix}:${f}`)]));
-  const wrong = (k) => Object.fromEntries(Object.entries(bug).map(([f, t]) => [f, `${t}${t.endsWith("\n") ? "" : "\n"}${p.comment ?? "//"} attempt ${k}: does not fix it\n`]));
+  const wrong = (k) =>
+    Object.fromEntries(Object.entries(bug).map(([f, t]) => [f, `${t}${t.endsWith("\n") ? "" : "\n"}${p.comment ?? "//"} attempt ${k}: does not fix it\n`]));
   return [
     { step: "wrong fix 1", files: wrong(1) },
     { step: "wrong fix 2", files: wrong(2) },
@@ -100,7 +108,8 @@ for (const file of files) {
   const ffDir = prepare(p, "ff");
   const wholeDir = prepare(p, "whole");
   const directDir = prepare(p, "direct");
-  const start = (repoPath, extra) => call("trm_start_session", { repoPath, testCmd: p.testCmd, preflight: true, timeoutSec: 900, ...(p.linkPaths ? { linkPaths: p.linkPaths } : {}), ...extra });
+  const start = (repoPath, extra) =>
+    call("trm_start_session", { repoPath, testCmd: p.testCmd, preflight: true, timeoutSec: 900, ...(p.linkPaths ? { linkPaths: p.linkPaths } : {}), ...extra });
   const base = direct(directDir, p.testCmd, {});
   const ff = await timed(() => start(ffDir, {}));
   const whole = await timed(() => start(wholeDir, { selectTests: false }));
@@ -109,7 +118,9 @@ for (const file of files) {
   const print = (step, d, a, b, va, vb, partial) => {
     const ok = same(va, vb);
     rows.push({ project: p.name, step, direct: d, ff: a, whole: b, ratio: a / d, partial, same: ok });
-    console.log(`  ${step.padEnd(12)} direct ${fmt(d).padStart(8)}  failing first ${fmt(a).padStart(8)} (${(a / d).toFixed(2)}x${partial ? `, partial ran ${partial}` : ""})  whole suite ${fmt(b).padStart(8)} (${(b / d).toFixed(2)}x)  verdicts ${ok ? "identical" : `DIFFER: ${JSON.stringify(va)} vs ${JSON.stringify(vb)}`}`);
+    console.log(
+      `  ${step.padEnd(12)} direct ${fmt(d).padStart(8)}  failing first ${fmt(a).padStart(8)} (${(a / d).toFixed(2)}x${partial ? `, partial ran ${partial}` : ""})  whole suite ${fmt(b).padStart(8)} (${(b / d).toFixed(2)}x)  verdicts ${ok ? "identical" : `DIFFER: ${JSON.stringify(va)} vs ${JSON.stringify(vb)}`}`,
+    );
   };
   // The baseline is a full run in both sessions (start and preflight): printed for the suite's own time.
   print("baseline", base, ff.ms, whole.ms, verdict({ ...ff.v.preflight }), verdict({ ...whole.v.preflight }), undefined);
@@ -131,8 +142,15 @@ const median = (xs) => {
 const slow = new Set(rows.filter((r) => r.step === "baseline" && r.direct >= 5000).map((r) => r.project));
 const failing = rows.filter((r) => r.step.startsWith("wrong") && slow.has(r.project));
 const perProject = [...slow].map((p) => median(failing.filter((r) => r.project === p).map((r) => r.ratio)));
-console.log(`failing steps, median over projects whose suite takes >= 5 s (${[...slow].join(", ") || "none"}): ${median(perProject).toFixed(2)}x (target <= 0.35x)`);
-console.log(`right fix: ${rows.filter((r) => r.step === "right fix").map((r) => `${r.project} ${r.ratio.toFixed(2)}x`).join(", ")} (target <= 1.05x)`);
+console.log(
+  `failing steps, median over projects whose suite takes >= 5 s (${[...slow].join(", ") || "none"}): ${median(perProject).toFixed(2)}x (target <= 0.35x)`,
+);
+console.log(
+  `right fix: ${rows
+    .filter((r) => r.step === "right fix")
+    .map((r) => `${r.project} ${r.ratio.toFixed(2)}x`)
+    .join(", ")} (target <= 1.05x)`,
+);
 console.log(`verdicts identical to selectTests: false at every step: ${rows.every((r) => r.same) ? "yes" : "NO"}`);
 await client.close();
 rmSync(scratch, { recursive: true, force: true });

@@ -32,7 +32,12 @@ function modifiedCosts(path: string, a: string[], b: string[], after: string): C
   let prevEnd = -Infinity;
   for (const r of regions) {
     const lead = Math.min(PATCH_CONTEXT, r.aStart - Math.max(0, prevEnd));
-    const body = [...a.slice(r.aStart - Math.max(0, lead), r.aStart), ...a.slice(r.aStart, r.aEnd), ...b.slice(r.bStart, r.bEnd), ...a.slice(r.aEnd, r.aEnd + PATCH_CONTEXT)];
+    const body = [
+      ...a.slice(r.aStart - Math.max(0, lead), r.aStart),
+      ...a.slice(r.aStart, r.aEnd),
+      ...b.slice(r.bStart, r.bEnd),
+      ...a.slice(r.aEnd, r.aEnd + PATCH_CONTEXT),
+    ];
     patchChars += body.reduce((n, l) => n + l.length + 2, 0);
     modifyTokens += EDIT_OVERHEAD + tokens(jsonLen(b.slice(r.bStart, r.bEnd).join("\n")));
     changed += Math.max(r.aEnd - r.aStart, r.bEnd - r.bStart);

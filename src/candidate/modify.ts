@@ -1,10 +1,10 @@
-import { normalizeInto } from "./paths.js";
-import { LineIndex, describeLines, findAllBlocks, placeBlock, type MatchKind } from "./hunk-match.js";
+import { describeLines, findAllBlocks, LineIndex, type MatchKind, placeBlock } from "./hunk-match.js";
 import { reindent } from "./indent.js";
 import { applyLineEdits, describeRange, findOverlaps, type LineEdit } from "./line-edits.js";
+import { normalizeInto } from "./paths.js";
 import { capLines, closestPart, plural } from "./report.js";
 import type { Candidate, Edit } from "./schema.js";
-import { contentLines, decodeText, docToLF, encodeText, toLF, type TextDoc } from "./text.js";
+import { contentLines, decodeText, docToLF, encodeText, type TextDoc, toLF } from "./text.js";
 import { CandidateError, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "./types.js";
 
 type EditType = Edit["type"];
@@ -39,7 +39,8 @@ class FileCtx {
     this.index = new LineIndex(doc.lines);
     this.text = docToLF(doc);
     this.starts = [0];
-    for (let i = 0; i < doc.lines.length; i++) this.starts.push(this.starts[i]! + doc.lines[i]!.length + (i < doc.lines.length - 1 || this.text.endsWith("\n") ? 1 : 0));
+    for (let i = 0; i < doc.lines.length; i++)
+      this.starts.push(this.starts[i]! + doc.lines[i]!.length + (i < doc.lines.length - 1 || this.text.endsWith("\n") ? 1 : 0));
   }
 
   get lineCount(): number {
@@ -158,9 +159,16 @@ function replaceTolerant(ctx: FileCtx, e: Edit, n: number, order: number, oldTex
     const re = new RegExp(tokens.map(escapeRe).join("\\s+"), "g");
     const matches = [...ctx.text.matchAll(re)];
     if (matches.length > 1 && !e.all) {
-      ctx.issue(n, `oldText is not in the file verbatim, and ignoring whitespace it matches at several places (lines ${lineNumbersOf(ctx, matches.map((m) => m.index))})`, {
-        hint: "Copy oldText exactly from the file, with enough surrounding text to be unique, or set all: true.",
-      });
+      ctx.issue(
+        n,
+        `oldText is not in the file verbatim, and ignoring whitespace it matches at several places (lines ${lineNumbersOf(
+          ctx,
+          matches.map((m) => m.index),
+        )})`,
+        {
+          hint: "Copy oldText exactly from the file, with enough surrounding text to be unique, or set all: true.",
+        },
+      );
       return [];
     }
     if (matches.length > 0) {
@@ -169,8 +177,18 @@ function replaceTolerant(ctx: FileCtx, e: Edit, n: number, order: number, oldTex
       const trail = /\s*$/.exec(oldText)![0];
       let core = newText.startsWith(lead) ? newText.slice(lead.length) : newText;
       core = trail && core.endsWith(trail) ? core.slice(0, core.length - trail.length) : core;
-      ctx.fuzz.push(`${ctx.path} ${label}: oldText not found verbatim; matched ignoring whitespace at line ${lineNumbersOf(ctx, matches.map((m) => m.index))}`);
-      return rangesToEdits(ctx, matches.map((m) => ({ s: m.index, e: m.index + m[0].length, text: core })), label, order);
+      ctx.fuzz.push(
+        `${ctx.path} ${label}: oldText not found verbatim; matched ignoring whitespace at line ${lineNumbersOf(
+          ctx,
+          matches.map((m) => m.index),
+        )}`,
+      );
+      return rangesToEdits(
+        ctx,
+        matches.map((m) => ({ s: m.index, e: m.index + m[0].length, text: core })),
+        label,
+        order,
+      );
     }
   }
   return null;
@@ -196,7 +214,13 @@ function planReplace(ctx: FileCtx, e: Edit, n: number, order: number): LineEdit[
     });
     return [];
   }
-  if (offsets.length > 0) return rangesToEdits(ctx, offsets.map((s) => ({ s, e: s + oldText.length, text: newText })), label, order);
+  if (offsets.length > 0)
+    return rangesToEdits(
+      ctx,
+      offsets.map((s) => ({ s, e: s + oldText.length, text: newText })),
+      label,
+      order,
+    );
   const tolerant = replaceTolerant(ctx, e, n, order, oldText, newText);
   if (tolerant) return tolerant;
   const want = contentLines(oldText);
@@ -212,7 +236,10 @@ function planReplace(ctx: FileCtx, e: Edit, n: number, order: number): LineEdit[
 function lineIn(ctx: FileCtx, n: number, type: EditType, field: Field, v: number, min: number, max: number): boolean {
   if (Number.isInteger(v) && v >= min && v <= max) return true;
   ctx.issue(n, `${type} ${field} ${v} is out of range: ${ctx.path} has ${plural(ctx.lineCount, "line")} (${field} must be ${min}-${max})`, {
-    hint: ctx.lineCount === 0 ? "The file is empty: use insertAfter with line 0." : `Line numbers refer to the file before this candidate; it has ${ctx.lineCount} lines.`,
+    hint:
+      ctx.lineCount === 0
+        ? "The file is empty: use insertAfter with line 0."
+        : `Line numbers refer to the file before this candidate; it has ${ctx.lineCount} lines.`,
   });
   return false;
 }
@@ -298,7 +325,6 @@ function planFileEdits(ctx: FileCtx, edits: Edit[]): Buffer | null {
   return encodeText(applyLineEdits(ctx.doc, lineEdits));
 }
 
-
 export async function planModify(c: Candidate, tree: TreeReader): Promise<Plan> {
   const issues: CandidateIssue[] = [];
   const warnings: string[] = [];
@@ -327,7 +353,11 @@ export async function planModify(c: Candidate, tree: TreeReader): Promise<Plan> 
     }
     const d = decodeText(buf);
     if (!d.ok) {
-      issues.push({ file: rel, message: `${d.reason}; mode modify only edits UTF-8 text files`, hint: "Replace binary files with mode files, or remove them with mode delete." });
+      issues.push({
+        file: rel,
+        message: `${d.reason}; mode modify only edits UTF-8 text files`,
+        hint: "Replace binary files with mode files, or remove them with mode delete.",
+      });
       continue;
     }
     const ctx = new FileCtx(rel, d.doc);

@@ -1,4 +1,4 @@
-import { describeLines, LineIndex, NEAR_WINDOW, placeBlock, type MatchKind } from "./hunk-match.js";
+import { describeLines, LineIndex, type MatchKind, NEAR_WINDOW, placeBlock } from "./hunk-match.js";
 import { reindent } from "./indent.js";
 import { applyLineEdits, describeRange, findOverlaps, type LineEdit, type NewLine } from "./line-edits.js";
 import type { Hunk } from "./patch-parse.js";
@@ -12,7 +12,13 @@ const RESEND_HINT =
   "Read the current lines (trm_read_files) and regenerate this hunk against them, or send the change as mode modify " +
   'with {"type":"replace","oldText":<lines copied from the file>,"newText":...}.';
 
-function placeOne(doc: TextDoc, index: LineIndex, h: Hunk, expected: number | null, file: string): { at: number; kind: MatchKind; stale?: number } | CandidateIssue {
+function placeOne(
+  doc: TextDoc,
+  index: LineIndex,
+  h: Hunk,
+  expected: number | null,
+  file: string,
+): { at: number; kind: MatchKind; stale?: number } | CandidateIssue {
   const oldSide = h.lines.filter((l) => l.kind !== "+");
   const old = oldSide.map((l) => l.text);
   if (old.length === 0) {
@@ -44,7 +50,10 @@ function placeOne(doc: TextDoc, index: LineIndex, h: Hunk, expected: number | nu
   );
   if (p.ok) return { at: p.at, kind: p.kind, ...(p.stale !== undefined ? { stale: p.stale } : {}) };
   if (p.reason === "ambiguous") {
-    const stated = expected === null ? "its @@ line has no line numbers" : `its stated line ${expected + 1} does not single one out (none is at it, and not exactly one within ${NEAR_WINDOW} lines of it)`;
+    const stated =
+      expected === null
+        ? "its @@ line has no line numbers"
+        : `its stated line ${expected + 1} does not single one out (none is at it, and not exactly one within ${NEAR_WINDOW} lines of it)`;
     return {
       file,
       hunk: h.index,

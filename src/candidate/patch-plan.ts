@@ -1,10 +1,10 @@
-import { normalizeRelPath } from "../util/paths.js";
 import type { UserError } from "../util/errors.js";
+import { normalizeRelPath } from "../util/paths.js";
 import { applyHunks } from "./patch-apply.js";
-import { parsePatch, type FilePatch } from "./patch-parse.js";
+import { type FilePatch, parsePatch } from "./patch-parse.js";
 import type { Candidate } from "./schema.js";
 import { decodeText, emptyDoc, encodeText, type TextDoc } from "./text.js";
-import { CandidateError, linkTextOf, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "./types.js";
+import { CandidateError, type CandidateIssue, type FileOp, linkTextOf, type Plan, type TreeReader } from "./types.js";
 
 /** Planning state shared by the files of one candidate: everything is collected, nothing thrown early. */
 class Collector {
@@ -164,7 +164,11 @@ async function planRenameOrCopy(col: Collector, fp: FilePatch, label: string): P
     return;
   }
   if ((await col.tree.read(to)) !== null) {
-    col.issues.push({ file: to, message: `the patch ${what} ${from} to ${to}, but ${to} already exists`, hint: "Delete or rename the existing file first, or patch it in place." });
+    col.issues.push({
+      file: to,
+      message: `the patch ${what} ${from} to ${to}, but ${to} already exists`,
+      hint: "Delete or rename the existing file first, or patch it in place.",
+    });
     return;
   }
   let content: Buffer | null = src;
@@ -288,7 +292,11 @@ export async function planDiffs(c: Candidate, tree: TreeReader): Promise<Plan> {
       continue;
     }
     if (files.length > 1) {
-      col.issues.push({ file: path, message: `${label} contains ${files.length} files`, hint: "Send one diff per path, or use mode patch for a multi-file diff." });
+      col.issues.push({
+        file: path,
+        message: `${label} contains ${files.length} files`,
+        hint: "Send one diff per path, or use mode patch for a multi-file diff.",
+      });
       continue;
     }
     const named = fp.newPath ?? fp.oldPath;

@@ -1,10 +1,10 @@
-import { LIMITS } from "../util/limits.js";
-import { normalizeInto } from "./paths.js";
 import { UserError } from "../util/errors.js";
-import type { Candidate } from "./schema.js";
-import { CandidateError, linkTextOf, type CandidateIssue, type FileOp, type Plan, type TreeReader } from "./types.js";
+import { LIMITS } from "../util/limits.js";
 import { planModify } from "./modify.js";
 import { planDiffs, planPatch } from "./patch-plan.js";
+import { normalizeInto } from "./paths.js";
+import type { Candidate } from "./schema.js";
+import { CandidateError, type CandidateIssue, type FileOp, linkTextOf, type Plan, type TreeReader } from "./types.js";
 import { changeNote, matchExistingText } from "./whole-file.js";
 
 const FIELD_FOR_MODE = {
@@ -109,7 +109,6 @@ function plannerFor(mode: Candidate["mode"]): ModePlanner {
       return planModify;
   }
 }
-
 
 async function planWholeFiles(c: Candidate, tree: TreeReader): Promise<Plan> {
   const issues: CandidateIssue[] = [];

@@ -42,7 +42,11 @@ function excerpts(a: string[], b: string[], regions: Region[]): PreviewExcerpt[]
     };
   });
   if (groups.length > MAX_EXCERPTS_PER_FILE) {
-    out.push({ startLine: groups[MAX_EXCERPTS_PER_FILE]![0]!.aStart + 1, before: [`… (${groups.length - MAX_EXCERPTS_PER_FILE} more changed regions)`], after: [] });
+    out.push({
+      startLine: groups[MAX_EXCERPTS_PER_FILE]![0]!.aStart + 1,
+      before: [`… (${groups.length - MAX_EXCERPTS_PER_FILE} more changed regions)`],
+      after: [],
+    });
   }
   return out;
 }

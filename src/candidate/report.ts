@@ -1,5 +1,5 @@
-import type { CandidateIssue } from "./types.js";
 import { findClosest, windowEditScore } from "./similarity.js";
+import type { CandidateIssue } from "./types.js";
 
 /** Issues are sent back to the model: bound them so one huge hunk or line cannot flood its context. */
 const MAX_LINES = 30;

@@ -6,15 +6,7 @@ import { z } from "zod";
  * modes and seven edit types costs several times the tokens. Which fields each mode needs is checked
  * by {@link checkCandidateShape} with messages that say what to send.
  */
-export const EDIT_TYPES = [
-  "replace",
-  "replaceLine",
-  "replaceRange",
-  "insertBefore",
-  "insertAfter",
-  "deleteLine",
-  "deleteRange",
-] as const;
+export const EDIT_TYPES = ["replace", "replaceLine", "replaceRange", "insertBefore", "insertAfter", "deleteLine", "deleteRange"] as const;
 
 export const editSchema = z.object({
   type: z.enum(EDIT_TYPES),

@@ -1,9 +1,7 @@
 import { UserError } from "../util/errors.js";
 
 /** One change to the worktree, computed before anything is written (so a candidate applies all-or-nothing). */
-export type FileOp =
-  | { op: "write"; path: string; content: Buffer; create: boolean }
-  | { op: "delete"; path: string };
+export type FileOp = { op: "write"; path: string; content: Buffer; create: boolean } | { op: "delete"; path: string };
 
 /** Read access to the state a candidate applies to. `read` returns null when the file does not exist. */
 export interface TreeReader {

@@ -1,9 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fchmodSync, lstatSync, openSync, renameSync, rmSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { chmod, mkdir, rm, rmdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { errorMessage, UserError } from "../util/errors.js";
 import { isInside, resolveEntryInside, resolveInside, resolveLinks } from "../util/paths.js";
-import { UserError, errorMessage } from "../util/errors.js";
 import type { FileOp, TreeReader } from "./types.js";
 
 /**

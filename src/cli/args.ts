@@ -107,7 +107,9 @@ export function flagBool(p: Parsed, name: string): boolean {
 
 /** Renders the options part of a help text from the same spec the parser uses. */
 export function optionsHelp(spec: OptionsSpec): string {
-  const rows = Object.entries({ ...spec, ...COMMON_OPTIONS }).map(([name, o]) => [`${o.short ? `-${o.short}, ` : "    "}--${name}${o.value ? ` ${o.value}` : ""}`, o.help] as const);
+  const rows = Object.entries({ ...spec, ...COMMON_OPTIONS }).map(
+    ([name, o]) => [`${o.short ? `-${o.short}, ` : "    "}--${name}${o.value ? ` ${o.value}` : ""}`, o.help] as const,
+  );
   const w = Math.max(...rows.map((r) => r[0].length));
   return rows.map(([l, h]) => `  ${l.padEnd(w)}  ${h}`).join("\n");
 }

@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PKG_ROOT = path.resolve(HERE, "..", "..");
@@ -15,7 +15,13 @@ function userGit(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, GIT_AUTHOR_NAME: "Demo User", GIT_AUTHOR_EMAIL: "demo@example.com", GIT_COMMITTER_NAME: "Demo User", GIT_COMMITTER_EMAIL: "demo@example.com" },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "Demo User",
+      GIT_AUTHOR_EMAIL: "demo@example.com",
+      GIT_COMMITTER_NAME: "Demo User",
+      GIT_COMMITTER_EMAIL: "demo@example.com",
+    },
   });
 }
 
@@ -50,7 +56,11 @@ async function demoIn(dir: string): Promise<void> {
   userGit(dir, "commit", "-q", "-m", "stats library with a median bug");
   // Uncommitted work of the user's: it goes into the session's baseline, and stays where it is.
   writeFileSync(path.join(dir, "NOTES.md"), "work in progress, not committed\n");
-  const before = { status: userGit(dir, "status", "--porcelain"), head: userGit(dir, "rev-parse", "HEAD").trim(), index: readFileSync(path.join(dir, ".git", "index")).toString("base64") };
+  const before = {
+    status: userGit(dir, "status", "--porcelain"),
+    head: userGit(dir, "rev-parse", "HEAD").trim(),
+    index: readFileSync(path.join(dir, ".git", "index")).toString("base64"),
+  };
 
   out(`demo repository (a temporary copy, removed when the demo ends; look at it with git while it runs): ${dir}`);
   out(`  a small stats library; test "median of even length" fails. Uncommitted file NOTES.md is present.`);
@@ -77,7 +87,15 @@ async function demoIn(dir: string): Promise<void> {
     out(`\n> trm_submit_candidate (step 1: a wrong fix: averages the middle pair even for odd lengths)`);
     const s1 = await call("trm_submit_candidate", {
       sessionId,
-      candidate: { mode: "files", files: [{ path: "src/stats.js", content: readFileSync(path.join(dir, "src/stats.js"), "utf8").replace(/export function median[\s\S]*$/, `${MEDIAN_WRONG}\n`) }] },
+      candidate: {
+        mode: "files",
+        files: [
+          {
+            path: "src/stats.js",
+            content: readFileSync(path.join(dir, "src/stats.js"), "utf8").replace(/export function median[\s\S]*$/, `${MEDIAN_WRONG}\n`),
+          },
+        ],
+      },
       rationale: "median: average the two middle elements",
     });
     out(indent(s1.text));
@@ -89,13 +107,28 @@ async function demoIn(dir: string): Promise<void> {
     // The right fix as line-anchored edits: a few lines instead of the whole file.
     const rightFix = {
       mode: "modify",
-      changes: [{ file: "src/stats.js", edits: [{ type: "replace", oldText: "  return s[Math.floor(s.length / 2)];", newText: "  const mid = Math.floor(s.length / 2);\n  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;" }] }],
+      changes: [
+        {
+          file: "src/stats.js",
+          edits: [
+            {
+              type: "replace",
+              oldText: "  return s[Math.floor(s.length / 2)];",
+              newText: "  const mid = Math.floor(s.length / 2);\n  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;",
+            },
+          ],
+        },
+      ],
     };
     out(`\n> trm_validate_candidate (dry run of the right fix: nothing is written, nothing runs)`);
     out(indent((await call("trm_validate_candidate", { sessionId, candidate: rightFix })).text));
 
     out(`\n> trm_submit_candidate (the right fix)`);
-    const s2 = await call("trm_submit_candidate", { sessionId, candidate: rightFix, rationale: "median: middle element for odd lengths, mean of the middle pair for even lengths" });
+    const s2 = await call("trm_submit_candidate", {
+      sessionId,
+      candidate: rightFix,
+      rationale: "median: middle element for odd lengths, mean of the middle pair for even lengths",
+    });
     out(indent(s2.text));
 
     out(`\n> trm_get_state`);
@@ -103,9 +136,23 @@ async function demoIn(dir: string): Promise<void> {
 
     const branch = start.s.branch as string;
     out(`\n$ git log --format='%h %s%n%(trailers:key=TRM-Score,key=TRM-Tests,separator=%x2C )' ${branch}`);
-    out(indent(userGit(dir, "log", "--format=%h %s%n  %(trailers:key=TRM-Score,key=TRM-Tests,separator=%x2C )", branch, `${branch}/baseline~1..${branch}`).replace(/\n+$/, "")));
+    out(
+      indent(
+        userGit(dir, "log", "--format=%h %s%n  %(trailers:key=TRM-Score,key=TRM-Tests,separator=%x2C )", branch, `${branch}/baseline~1..${branch}`).replace(
+          /\n+$/,
+          "",
+        ),
+      ),
+    );
     out(`\n$ code-trm log ${sessionId}`);
-    out(indent(execFileSync(process.execPath, [path.join(PKG_ROOT, "dist", "cli", "main.js"), "log", sessionId, "--repo", dir], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } }).trimEnd()));
+    out(
+      indent(
+        execFileSync(process.execPath, [path.join(PKG_ROOT, "dist", "cli", "main.js"), "log", sessionId, "--repo", dir], {
+          encoding: "utf8",
+          env: { ...process.env, NO_COLOR: "1" },
+        }).trimEnd(),
+      ),
+    );
     out(`\n$ git diff --stat ${branch}/baseline ${branch}`);
     out(indent(userGit(dir, "diff", "--stat", `${branch}/baseline`, branch).trimEnd()));
 
@@ -115,7 +162,11 @@ async function demoIn(dir: string): Promise<void> {
     await client.close();
   }
 
-  const after = { status: userGit(dir, "status", "--porcelain"), head: userGit(dir, "rev-parse", "HEAD").trim(), index: readFileSync(path.join(dir, ".git", "index")).toString("base64") };
+  const after = {
+    status: userGit(dir, "status", "--porcelain"),
+    head: userGit(dir, "rev-parse", "HEAD").trim(),
+    index: readFileSync(path.join(dir, ".git", "index")).toString("base64"),
+  };
   const same = after.status === before.status && after.head === before.head && after.index === before.index;
   out(`\nyour checkout: ${same ? "unchanged (same HEAD, index bytes and status; NOTES.md still uncommitted)" : "CHANGED: this is a bug"}`);
   if (!same) process.exitCode = 1;

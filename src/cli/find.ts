@@ -5,7 +5,7 @@ import { git, openRepo } from "../git/cli.js";
 import { legacyRoot, SESSION_ID_RE, sessionRefs, workRoot, worktreePath } from "../git/refs.js";
 import { resolveRefFast } from "../git/session-git.js";
 import { registryGet } from "../session/registry.js";
-import { Session, sessionStatus, type SessionStatus } from "../session/session.js";
+import { Session, type SessionStatus, sessionStatus } from "../session/session.js";
 import { cliCommand } from "../util/cli-name.js";
 import { UserError } from "../util/errors.js";
 import { UsageError } from "./args.js";
@@ -29,7 +29,10 @@ export async function openCheckout(repoArg: string | undefined, cwd: string): Pr
     return await openRepo(dir);
   } catch (err) {
     if (!(err instanceof UserError)) throw err;
-    throw new UserError(`Not a git checkout: ${dir}.`, repoArg === undefined ? "Run this inside a git checkout, or pass the repository's path." : "Pass the path of a git checkout.");
+    throw new UserError(
+      `Not a git checkout: ${dir}.`,
+      repoArg === undefined ? "Run this inside a git checkout, or pass the repository's path." : "Pass the path of a git checkout.",
+    );
   }
 }
 
@@ -56,7 +59,15 @@ const ID_OF_REF = /^refs\/(?:heads\/trm\/([^/]+)$|tags\/trm\/([^/]+)\/|notes\/tr
  * baseline tag, this also finds sessions that are half made or half deleted, which prune must see.
  */
 export async function footprints(commonDir: string): Promise<Footprint[]> {
-  const out = await git(commonDir, ["for-each-ref", "--format=%(refname)%00%(objectname)%00%(committerdate:unix)", "refs/heads/trm/", "refs/tags/trm/", "refs/notes/trm/", "refs/notes/trm-logs/", "refs/trm/"]);
+  const out = await git(commonDir, [
+    "for-each-ref",
+    "--format=%(refname)%00%(objectname)%00%(committerdate:unix)",
+    "refs/heads/trm/",
+    "refs/tags/trm/",
+    "refs/notes/trm/",
+    "refs/notes/trm-logs/",
+    "refs/trm/",
+  ]);
   const byId = new Map<string, Footprint>();
   const of = (id: string): Footprint => {
     let f = byId.get(id);
@@ -120,11 +131,16 @@ export async function findSession(id: string, repoArg: string | undefined, cwd: 
     if (!(await resolveRefFast(commonDir, sessionRefs(id).baselineTag))) continue;
     const s = await Session.load(commonDir, id);
     if (s) return s;
-    throw new UserError(`Session ${id} in ${commonDir} has no readable configuration (the note on its baseline commit is missing).`, `Its branch and tags can still be used with git; \`${cliCommand()} prune --delete-branches\` removes it.`);
+    throw new UserError(
+      `Session ${id} in ${commonDir} has no readable configuration (the note on its baseline commit is missing).`,
+      `Its branch and tags can still be used with git; \`${cliCommand()} prune --delete-branches\` removes it.`,
+    );
   }
   throw new UserError(
     `No session ${id}${repo ? ` in ${repo.top}` : ""}.`,
-    repoArg === undefined ? `Run the command inside the session's repository or pass --repo <path>; \`${cliCommand()} sessions <repo>\` lists the sessions.` : `\`${cliCommand()} sessions <repo>\` lists the sessions of a repository.`,
+    repoArg === undefined
+      ? `Run the command inside the session's repository or pass --repo <path>; \`${cliCommand()} sessions <repo>\` lists the sessions.`
+      : `\`${cliCommand()} sessions <repo>\` lists the sessions of a repository.`,
   );
 }
 

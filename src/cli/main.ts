@@ -54,7 +54,8 @@ function commandHelp(c: Command): string {
 }
 
 const SIMPLE_HELP: Record<string, string> = {
-  serve: "usage: code-trm [serve]\n\nServes the MCP protocol on stdio: only protocol on stdout, logs on stderr. This is what MCP\nclients start; see README.md for client configuration.\n",
+  serve:
+    "usage: code-trm [serve]\n\nServes the MCP protocol on stdio: only protocol on stdout, logs on stderr. This is what MCP\nclients start; see README.md for client configuration.\n",
   demo: "usage: code-trm demo\n\nCopies fixtures/repos/js-stats into a temporary git repository, starts the server over stdio as an\nMCP client does, submits a wrong fix and the right one, and prints each step, the session's git log\nand a check that the checkout is unchanged.\n",
 };
 
@@ -144,7 +145,9 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
 // First of all, for every command (review runs the repository's own ESLint): see util/initial-env.ts.
 const scrub = holdAndScrubCredentials();
 if (scrub.error) {
-  process.stderr.write(`code-trm: could not clear ${scrub.held.join(", ")} from its initial environment (${scrub.error}); without sandbox: true, commands it runs can read them from /proc/${process.pid}/environ\n`);
+  process.stderr.write(
+    `code-trm: could not clear ${scrub.held.join(", ")} from its initial environment (${scrub.error}); without sandbox: true, commands it runs can read them from /proc/${process.pid}/environ\n`,
+  );
 }
 
 const args = process.argv.slice(2);

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { git, GitError, gitBytes } from "../git/cli.js";
+import { GitError, git, gitBytes } from "../git/cli.js";
 
 export type MergeOutcome = { path: string; ok: true; merged: Buffer } | { path: string; ok: false; conflicts: string[] };
 
@@ -12,7 +12,11 @@ export type MergeOutcome = { path: string; ok: true; merged: Buffer } | { path: 
  * the lines of the user's file they sit on.
  */
 export async function mergeFile(commonDir: string, top: string, file: string, baseOid: string, targetOid: string): Promise<MergeOutcome> {
-  const [base, target, yours] = await Promise.all([gitBytes(commonDir, ["cat-file", "blob", baseOid]), gitBytes(commonDir, ["cat-file", "blob", targetOid]), readFile(path.join(top, file))]);
+  const [base, target, yours] = await Promise.all([
+    gitBytes(commonDir, ["cat-file", "blob", baseOid]),
+    gitBytes(commonDir, ["cat-file", "blob", targetOid]),
+    readFile(path.join(top, file)),
+  ]);
   const dir = await mkdtemp(path.join(os.tmpdir(), "trm-merge-"));
   try {
     const f = { yours: path.join(dir, "yours"), base: path.join(dir, "baseline"), target: path.join(dir, "session") };

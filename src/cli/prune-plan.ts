@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { recordedAlive } from "../exec/orphans.js";
 import { git } from "../git/cli.js";
 import { legacyRoot, scratchDir, sessionRefs, workRoot } from "../git/refs.js";
-import { recordedAlive } from "../exec/orphans.js";
 import { ownerAlive, ownerFile, readOwner } from "../session/owner-lock.js";
 import { interruptedStartLeftovers, interruptedStarts } from "../session/recover.js";
 import { poolDirs } from "../session/worktree-pool.js";
-import { footprints, statusOf, type CliStatus, type Repo } from "./find.js";
+import { type CliStatus, footprints, type Repo, statusOf } from "./find.js";
 
 /**
  * What `code-trm prune` would do, computed without changing anything: dry run and real run print the
@@ -171,7 +171,8 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
         }
       }
       // Ending it, as trm_end_session would, stops a server from re-creating the worktree it lost.
-      if (!f.ended && f.baseline) mine.push({ action: "end-session", sessionId: f.id, target: `${refs.keepPrefix}ended`, detail: "mark as ended", commit: f.branchTip ?? f.baseline });
+      if (!f.ended && f.baseline)
+        mine.push({ action: "end-session", sessionId: f.id, target: `${refs.keepPrefix}ended`, detail: "mark as ended", commit: f.branchTip ?? f.baseline });
       if (f.branchTip) kept.push(`branch trm/${f.id}`);
       if (f.refs.some((r) => r.ref.startsWith(refs.tagPrefix))) kept.push(`tags trm/${f.id}/*`);
       const notes = f.refs.filter((r) => r.ref === refs.notes || r.ref === refs.logs).map((r) => r.ref);
@@ -192,7 +193,8 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
   // A start killed before it made any ref or worktree leaves only its marks and temporary index.
   for (const id of interrupted) {
     if (seen.has(id)) continue;
-    for (const t of (await interruptedStartLeftovers(repo.commonDir, id)).files) actions.push({ action: "remove-tmp", sessionId: null, target: t, detail: `left by a start of session ${id} that was killed` });
+    for (const t of (await interruptedStartLeftovers(repo.commonDir, id)).files)
+      actions.push({ action: "remove-tmp", sessionId: null, target: t, detail: `left by a start of session ${id} that was killed` });
   }
 
   // Only code-trm's own registrations: a worktree of the user's whose folder is missing may be on a
@@ -205,26 +207,40 @@ export async function planPrune(repo: Repo, opts: PruneOptions): Promise<PrunePl
 
   for (const lock of await ownLockFiles(repo.commonDir)) {
     const age = await ageMs(lock, opts.now);
-    if (age !== null && age > STALE_MS) actions.push({ action: "remove-lock", sessionId: null, target: lock, detail: `left by a crashed git call, ${Math.round(age / 1000)} s old` });
+    if (age !== null && age > STALE_MS)
+      actions.push({ action: "remove-lock", sessionId: null, target: lock, detail: `left by a crashed git call, ${Math.round(age / 1000)} s old` });
   }
   const tmp = scratchDir(repo.commonDir);
   for (const name of await readdir(tmp).catch(() => [] as string[])) {
     if (actions.some((a) => a.target === path.join(tmp, name))) continue;
     const age = await ageMs(path.join(tmp, name), opts.now);
-    if (age !== null && age > TMP_STALE_MS) actions.push({ action: "remove-tmp", sessionId: null, target: path.join(tmp, name), detail: `left by an interrupted code-trm call, ${Math.round(age / 60_000)} min old` });
+    if (age !== null && age > TMP_STALE_MS)
+      actions.push({
+        action: "remove-tmp",
+        sessionId: null,
+        target: path.join(tmp, name),
+        detail: `left by an interrupted code-trm call, ${Math.round(age / 60_000)} min old`,
+      });
   }
   // What an interrupted pull request evaluation (trm_review_pr evaluate) leaves: its temporary worktrees
   // and fetched refs. A running one is younger than an hour, so it is never touched.
   for (const reviewDir of [path.join(workRoot(repo.commonDir), "review"), path.join(legacyRoot(repo.commonDir), "review")])
-  for (const name of await readdir(reviewDir).catch(() => [] as string[])) {
-    const age = await ageMs(path.join(reviewDir, name), opts.now);
-    if (age !== null && age > TMP_STALE_MS) actions.push({ action: "remove-worktree", sessionId: null, target: path.join(reviewDir, name), detail: "left by an interrupted pull request evaluation" });
-  }
+    for (const name of await readdir(reviewDir).catch(() => [] as string[])) {
+      const age = await ageMs(path.join(reviewDir, name), opts.now);
+      if (age !== null && age > TMP_STALE_MS)
+        actions.push({
+          action: "remove-worktree",
+          sessionId: null,
+          target: path.join(reviewDir, name),
+          detail: "left by an interrupted pull request evaluation",
+        });
+    }
   const reviewRefs = await git(repo.commonDir, ["for-each-ref", "--format=%(refname)", "refs/trm/review/"]);
   for (const ref of reviewRefs.split("\n").filter(Boolean)) {
     // Loose refs only: their file's age says when the fetch happened.
     const age = await ageMs(path.join(repo.commonDir, ref), opts.now);
-    if (age !== null && age > TMP_STALE_MS) actions.push({ action: "delete-ref", sessionId: null, target: ref, detail: "fetched by an interrupted pull request evaluation" });
+    if (age !== null && age > TMP_STALE_MS)
+      actions.push({ action: "delete-ref", sessionId: null, target: ref, detail: "fetched by an interrupted pull request evaluation" });
   }
   return { actions, sessions };
 }

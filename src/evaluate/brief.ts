@@ -1,6 +1,6 @@
+import { truncate } from "../util/text.js";
 import type { Evaluation } from "./evaluate.js";
 import { testsLine } from "./feedback.js";
-import { truncate } from "../util/text.js";
 
 /**
  * One line about an evaluation, for a list of candidates side by side: each command's verdict, then

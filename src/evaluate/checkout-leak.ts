@@ -34,7 +34,10 @@ export function checkoutPathsIn(output: string, checkout: string, worktree: stri
     if (linked.some((l) => rel === l || rel.startsWith(`${l.replace(/\/+$/, "")}/`))) return;
     found.add(rel);
   };
-  for (const [needle, relative] of [[`${root}/`, false], ["../", true]] as const) {
+  for (const [needle, relative] of [
+    [`${root}/`, false],
+    ["../", true],
+  ] as const) {
     for (let i = output.indexOf(needle); i >= 0; i = output.indexOf(needle, i + needle.length)) {
       const prev = i === 0 ? " " : output[i - 1]!;
       if (!PATH_START_OK.test(prev) && !(!relative && prev === "/" && output.endsWith("file://", i))) continue;

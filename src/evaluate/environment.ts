@@ -6,10 +6,10 @@
  */
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
+import type { RunResult } from "../exec/run.js";
 import { readPrefix } from "../util/read-prefix.js";
 import { missingPathNotice } from "./missing-paths.js";
 import { notFoundProgram, notInstalledNotice } from "./missing-program.js";
-import type { RunResult } from "../exec/run.js";
 
 /** The real path of `p` (e.g. macOS /tmp is a link), or `p` itself when it cannot be resolved. */
 export function realOr(p: string): string {
@@ -54,7 +54,9 @@ const lexists = (p: string) => {
 export function environmentNotices(cwd: string, results: Record<string, RunResult>, checkout?: { root: string }, sandboxed = false): string[] {
   const notices: string[] = [];
   if (sandboxed) {
-    const denied = Object.values(results).map((r) => (succeeded(r) ? null : readOnlyPath(r.output.all))).find((p) => p);
+    const denied = Object.values(results)
+      .map((r) => (succeeded(r) ? null : readOnlyPath(r.output.all)))
+      .find((p) => p);
     // A tool that writes into its own package folder (vitest --typecheck keeps its build info there) writes
     // into the checkout's node_modules, which the worktree's links lead to: no setting moves that.
     const fix = /(^|\/)node_modules\//.test(denied ?? "")
@@ -67,7 +69,13 @@ export function environmentNotices(cwd: string, results: Record<string, RunResul
   }
   if (checkout) {
     for (const r of Object.values(results)) {
-      const n = missingPathNotice(r.cmd, r.timedOut ? null : r.exitCode, r.output.all, (rel) => lexists(path.join(cwd, rel)), (rel) => lexists(path.join(checkout.root, rel)));
+      const n = missingPathNotice(
+        r.cmd,
+        r.timedOut ? null : r.exitCode,
+        r.output.all,
+        (rel) => lexists(path.join(cwd, rel)),
+        (rel) => lexists(path.join(checkout.root, rel)),
+      );
       if (n && !notices.includes(n)) notices.push(n);
     }
   }
@@ -83,9 +91,13 @@ export function environmentNotices(cwd: string, results: Record<string, RunResul
   }
   const missing = Object.values(results).some((r) => r && !named.has(r) && !succeeded(r) && MISSING_DEP_RE.test(r.output.all));
   if (missing && existsSync(path.join(cwd, "package.json")) && !nodeModulesReachable(cwd)) {
-    notices.push("Dependencies not installed: the worktree has no node_modules. Start the session with setupCmd (e.g. \"npm ci\") or linkPaths: [\"node_modules\"].");
+    notices.push(
+      'Dependencies not installed: the worktree has no node_modules. Start the session with setupCmd (e.g. "npm ci") or linkPaths: ["node_modules"].',
+    );
   } else if (missing) {
-    notices.push("A command could not find a module or program: dependencies may be missing in the worktree (setupCmd / linkPaths), or the candidate imports something that does not exist.");
+    notices.push(
+      "A command could not find a module or program: dependencies may be missing in the worktree (setupCmd / linkPaths), or the candidate imports something that does not exist.",
+    );
   }
   return notices;
 }

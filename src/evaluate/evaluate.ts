@@ -1,21 +1,21 @@
-import { profileMark } from "../util/profile.js";
 import { constants } from "node:fs";
 import { mkdir, open, rm } from "node:fs/promises";
 import path from "node:path";
+import { type RunResult, runCommand } from "../exec/run.js";
+import type { Sandbox } from "../exec/sandbox.js";
 import { LIMITS } from "../util/limits.js";
-import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveInside } from "../util/paths.js";
-import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
+import { profileMark } from "../util/profile.js";
+import { capHeadTail, shellQuote } from "../util/text.js";
+import { markersSeen, splitAndChain, splitChainOutput, stripMarkers, type WrappedChain, wrapChain } from "./chain.js";
 import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
 import { environmentNotices, readGoModule, realOr } from "./environment.js";
-import { runCommand, type RunResult } from "../exec/run.js";
-import type { Sandbox } from "../exec/sandbox.js";
-import { perfScore, testsPassed, testsScore, weightedScore, type Components, type PerfDirection, type Weights } from "./score.js";
-import { markersSeen, splitAndChain, splitChainOutput, stripMarkers, wrapChain, type WrappedChain } from "./chain.js";
+import { type FailingFirst, type GateVerdict, gateVerdict, type PartialRun } from "./failing-first.js";
+import { testsLine } from "./feedback.js";
+import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { readChainDiagnostics, readChainTests } from "./read-tests.js";
 import { countsNotices } from "./runner-hint.js";
-import { testsLine } from "./feedback.js";
-import { gateVerdict, type FailingFirst, type GateVerdict, type PartialRun } from "./failing-first.js";
+import { type Components, type PerfDirection, perfScore, testsPassed, testsScore, type Weights, weightedScore } from "./score.js";
 import type { TestIdentity } from "./test-identity.js";
 import type { CommandOutput, Diagnostic, TestCounts } from "./types.js";
 
@@ -138,7 +138,8 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   const goModule = opts.commands.test ? readGoModule(opts.cwd) : undefined;
   /** The tests a run printed (a chain read part by part, a JUnit report when the run wrote one). */
   const testsOf = (r: RunResult, chain: { chain: WrappedChain; raw: CommandOutput } | undefined, xml: string | undefined) => {
-    const whole = () => parseTests(r.output, { cwd: realCwd, ...(xml !== undefined ? { junitXml: xml } : {}), ...(goModule !== undefined ? { goModule } : {}) });
+    const whole = () =>
+      parseTests(r.output, { cwd: realCwd, ...(xml !== undefined ? { junitXml: xml } : {}), ...(goModule !== undefined ? { goModule } : {}) });
     // A chain whose parts hold no test output on their own (`echo 'ok 1' && echo '1..1'`) is read whole.
     return chain ? (readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, xml, goModule, chain.chain.parts) ?? whole()) : whole();
   };
@@ -179,7 +180,11 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     if (chain) {
       chains[key] = { chain, raw: res.output };
       const all = stripMarkers(res.output.all, chain.nonce);
-      results[key] = { ...res, cmd, output: { stdout: stripMarkers(res.output.stdout, chain.nonce), stderr: stripMarkers(res.output.stderr, chain.nonce), all } };
+      results[key] = {
+        ...res,
+        cmd,
+        output: { stdout: stripMarkers(res.output.stdout, chain.nonce), stderr: stripMarkers(res.output.stderr, chain.nonce), all },
+      };
       logs[key] = all;
     } else {
       results[key] = res;
@@ -305,12 +310,19 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     if (coverageExit) {
       // Every test passed and the runner printed a coverage table: the exit code is its coverage gate.
       // No failing test is made up; the tests do not count as passing while the command fails.
-      notices.push(`All ${ev.tests!.passed} tests passed, but "${opts.commands.test}" exited ${r!.exitCode}: its coverage check failed (node-tap: --disable-coverage or --allow-incomplete-coverage; c8/nyc: --check-coverage=false).`);
+      notices.push(
+        `All ${ev.tests!.passed} tests passed, but "${opts.commands.test}" exited ${r!.exitCode}: its coverage check failed (node-tap: --disable-coverage or --allow-incomplete-coverage; c8/nyc: --check-coverage=false).`,
+      );
     } else if (ev.tests && r && !ok && ev.tests.failed === 0) {
       // The runner failed but reported no failing test (a crash, a timeout, an error outside tests):
       // that is a failure the counts alone would hide.
       const t = ev.tests;
-      ev.tests = { ...t, failed: 1, total: t.total === null ? null : t.total + 1, failures: [...t.failures, { name: r.timedOut ? "(test command timed out)" : `(test command exited ${r.exitCode ?? r.signal})` }] };
+      ev.tests = {
+        ...t,
+        failed: 1,
+        total: t.total === null ? null : t.total + 1,
+        failures: [...t.failures, { name: r.timedOut ? "(test command timed out)" : `(test command exited ${r.exitCode ?? r.signal})` }],
+      };
     }
     // Skipped tests count for nothing; one that ran at an earlier step counts as failed (judge.ts).
     // A failed gate fails the test signal whatever its counts say: the full suite did not run, so a
@@ -319,7 +331,9 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     ev.testsPass = testsPassed(ev.tests, ok);
     if (gate) {
       const t = ev.tests;
-      notices.push(`quickTestCmd failed${t ? ` (${testsLine(t)})` : ` (exit ${gate.exitCode ?? "killed"})`}, so the full test command was skipped and the test signal counts as failing.`);
+      notices.push(
+        `quickTestCmd failed${t ? ` (${testsLine(t)})` : ` (exit ${gate.exitCode ?? "killed"})`}, so the full test command was skipped and the test signal counts as failing.`,
+      );
     } else if (r) notices.push(...countsNotices(ev.tests, r.exitCode, ok, opts.commands.test, opts.cwd));
   }
   if (opts.commands.bench) {
@@ -334,7 +348,9 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   for (const [key, r] of Object.entries(results)) {
     if (key === "bench" || succeeded(r)) continue;
     const chain = chains[key];
-    const found = chain ? readChainDiagnostics(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd) : parseDiagnostics(r.output.all, { cwd: realCwd });
+    const found = chain
+      ? readChainDiagnostics(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd)
+      : parseDiagnostics(r.output.all, { cwd: realCwd });
     // Where the test results were read, the tracebacks in the output are the failing tests' own (already
     // their messages and places): not errors of their own (unittest's IndexError was listed twice).
     const testsRead = (key === "test" || key === "quickTest") && !!ev.tests;

@@ -19,7 +19,9 @@ export interface PlanPoint {
 /** The names of the tests that failed, when every failure has one (else undefined). */
 function failingNames(t: TestCounts): string[] | undefined {
   if (t.passed === null || t.failed === null || t.units || t.notRun?.length) return undefined;
-  const names = t.cases ? t.cases.filter((c) => c.status === "failed").map((c) => c.name) : t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)).map((f) => f.name);
+  const names = t.cases
+    ? t.cases.filter((c) => c.status === "failed").map((c) => c.name)
+    : t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)).map((f) => f.name);
   const unique = [...new Set(names)];
   // A failure code-trm made up for a crash or a timeout names no test: `(test command exited 1)`.
   if (unique.length !== t.failed || unique.some((n) => n.startsWith("(") && n.endsWith(")"))) return undefined;
@@ -38,7 +40,7 @@ export function failingFirstPlan(entries: PlanPoint[], selection: Selection): Fa
   if (i < 0) return undefined;
   const fullPoint = entries[i]!;
   const full = testsRead(fullPoint.evaluation);
-  if (!full || !full.failed) return undefined;
+  if (!full?.failed) return undefined;
   const names = failingNames(full);
   if (!names) return undefined;
   const all = new Set(names);

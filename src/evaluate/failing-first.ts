@@ -5,7 +5,7 @@
  * the run does not show how each of them did), and the counts of a partial run, where the tests that did
  * not run keep their status of the last full run.
  */
-import { unitsOf, type TestCase, type TestCounts } from "./types.js";
+import { type TestCase, type TestCounts, unitsOf } from "./types.js";
 
 /** What the evaluator is given to run a step failing first (built by the session, failing-first-plan.ts). */
 export interface FailingFirst {
@@ -48,17 +48,25 @@ export const MATCHED_NOTHING = "Failing first: the selection matched no test";
 export function gateVerdict(ff: FailingFirst, gate: TestCounts | null, exit: { ok: boolean; timedOut: boolean; code: number | null }): GateVerdict {
   const again = `so the whole suite ran`;
   if (exit.timedOut) return { whole: `Failing first: the ${ff.names.length} selected tests timed out, ${again}.` };
-  if (!gate || gate.passed === null || gate.failed === null) return { whole: `Failing first: the output of the selected tests could not be counted, ${again}.` };
-  if (gate.units || ff.full.units || !!gate.cases !== !!ff.full.cases) return { whole: `Failing first: the selected run's output does not name its tests as the full run's does, ${again}.` };
+  if (!gate || gate.passed === null || gate.failed === null)
+    return { whole: `Failing first: the output of the selected tests could not be counted, ${again}.` };
+  if (gate.units || ff.full.units || !!gate.cases !== !!ff.full.cases)
+    return { whole: `Failing first: the selected run's output does not name its tests as the full run's does, ${again}.` };
   const failedNames = new Set(gate.failures.map((f) => f.name));
   const byName = new Map((gate.cases ?? []).map((c) => [c.name, c.status]));
   const statusOf = (n: string): TestCase["status"] | undefined => (failedNames.has(n) ? "failed" : byName.get(n));
-  if (gate.passed + gate.failed === 0) return { whole: `${MATCHED_NOTHING} (${ff.runner}: \`${ff.cmd.slice(0, 300)}\`): the tests may have been renamed or the runner ignored the filter, ${again}.` };
+  if (gate.passed + gate.failed === 0)
+    return {
+      whole: `${MATCHED_NOTHING} (${ff.runner}: \`${ff.cmd.slice(0, 300)}\`): the tests may have been renamed or the runner ignored the filter, ${again}.`,
+    };
   if (!gate.cases) {
     // Counts and failing names only: each selected test is accounted for only when exactly they ran and
     // every failure is one of them.
     const exact = gate.passed + gate.failed === ff.names.length && gate.failures.length === gate.failed && [...failedNames].every((n) => ff.names.includes(n));
-    if (!exact) return { whole: `Failing first: ${gate.passed + gate.failed} tests ran for the ${ff.names.length} selected, so the output does not show how each of them did; ${again}.` };
+    if (!exact)
+      return {
+        whole: `Failing first: ${gate.passed + gate.failed} tests ran for the ${ff.names.length} selected, so the output does not show how each of them did; ${again}.`,
+      };
   }
   const status = new Map(ff.names.map((n) => [n, gate.cases ? statusOf(n) : failedNames.has(n) ? "failed" : "passed"] as const));
   const notRun = ff.names.filter((n) => !ran(status.get(n)));

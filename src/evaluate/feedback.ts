@@ -1,11 +1,11 @@
+import { LIMITS } from "../util/limits.js";
+import { capHeadTail, truncate } from "../util/text.js";
 import type { Evaluation } from "./evaluate.js";
+import { withoutPytestHeader } from "./parsers/tests/pytest.js";
+import { formatsOf, runnerOfCommand } from "./runners/index.js";
 import type { HaltDecision, Progress } from "./score.js";
 import { fmt } from "./score.js";
 import type { Diagnostic, TestCounts, TestFailure } from "./types.js";
-import { capHeadTail, truncate } from "../util/text.js";
-import { withoutPytestHeader } from "./parsers/tests/pytest.js";
-import { LIMITS } from "../util/limits.js";
-import { formatsOf, runnerOfCommand } from "./runners/index.js";
 
 export interface Correlated<T> {
   item: T;
@@ -35,11 +35,21 @@ export function correlate<T>(current: T[], step: number, earlier: { step: number
 }
 
 export function correlateDiagnostics(ev: Evaluation, step: number, earlier: { step: number; evaluation: Evaluation }[]) {
-  return correlate(ev.diagnostics, step, earlier.map((e) => ({ step: e.step, items: e.evaluation.diagnostics })), diagKey);
+  return correlate(
+    ev.diagnostics,
+    step,
+    earlier.map((e) => ({ step: e.step, items: e.evaluation.diagnostics })),
+    diagKey,
+  );
 }
 
 export function correlateFailures(ev: Evaluation, step: number, earlier: { step: number; evaluation: Evaluation }[]) {
-  return correlate(ev.tests?.failures ?? [], step, earlier.map((e) => ({ step: e.step, items: e.evaluation.tests?.failures ?? [] })), failKey);
+  return correlate(
+    ev.tests?.failures ?? [],
+    step,
+    earlier.map((e) => ({ step: e.step, items: e.evaluation.tests?.failures ?? [] })),
+    failKey,
+  );
 }
 
 /**
@@ -59,7 +69,12 @@ interface Group {
 export function testsLine(t: Pick<TestCounts, "passed" | "failed" | "skipped" | "total" | "units" | "testsRan">): string {
   const q = (n: number | null) => (n === null ? "?" : String(n));
   // Counts in the runner's units say so, beside how many tests they are of.
-  const unit = t.units === "assertions" ? ` (assertions, as the runner counts them, in ${q(t.testsRan ?? null)} tests)` : t.units === "subtests" ? ` (failed subtests counted beside their tests, as the runner counts them; ${q(t.testsRan ?? null)} tests ran)` : "";
+  const unit =
+    t.units === "assertions"
+      ? ` (assertions, as the runner counts them, in ${q(t.testsRan ?? null)} tests)`
+      : t.units === "subtests"
+        ? ` (failed subtests counted beside their tests, as the runner counts them; ${q(t.testsRan ?? null)} tests ran)`
+        : "";
   return `tests ${q(t.passed)}/${q(t.total)} passed${t.failed ? `, ${t.failed} failed` : t.failed === null ? ", ? failed" : ""}${t.skipped ? `, ${t.skipped} skipped` : ""}${unit}`;
 }
 
@@ -135,10 +150,11 @@ export function renderFeedback(args: {
     if (key === "test") {
       if (c.skipped) sig.push(`tests skipped (${c.skipped})`);
       else if (!ev.tests) sig.push(`tests UNREADABLE (exit ${c.exitCode ?? "killed"}: ${ev.testsPass ? "passing" : "failing"})`);
-      else sig.push(`${testsLine(ev.tests)}${ev.tests.notRun?.length ? ` (not run: ${ev.tests.notRun.join(", ")})` : ""}${ev.partial ? ` (PARTIAL: ran ${ev.partial.ran} of ${ev.partial.of})` : ""}`);
+      else
+        sig.push(
+          `${testsLine(ev.tests)}${ev.tests.notRun?.length ? ` (not run: ${ev.tests.notRun.join(", ")})` : ""}${ev.partial ? ` (PARTIAL: ran ${ev.partial.ran} of ${ev.partial.of})` : ""}`,
+        );
     } else if (key === "failingFirst") {
-      // The selected tests run before a whole suite: their notice says how they did.
-      continue;
     } else if (key === "bench") {
       sig.push(c.skipped ? "bench skipped" : `bench ${ev.perf?.value ?? "UNREADABLE"} (perf score ${fmt(ev.perf?.score ?? 0)})`);
     } else {
@@ -152,7 +168,10 @@ export function renderFeedback(args: {
   const readLog = (command: string) => `trm_read_log ${JSON.stringify({ sessionId: args.sessionId ?? "<id>", at: String(step), command })}`;
   // Failing tests counted but none named: no failure line below can carry the pointer to the log.
   const unnamed = !!ev.tests && (ev.tests.failed ?? 0) > 0 && ev.tests.failures.length === 0;
-  if (unnamed) head.push(`note: ${ev.tests!.failed} failing test${ev.tests!.failed === 1 ? "" : "s"} counted, but the output names none of them: read it with ${readLog(testKey)}`);
+  if (unnamed)
+    head.push(
+      `note: ${ev.tests!.failed} failing test${ev.tests!.failed === 1 ? "" : "s"} counted, but the output names none of them: read it with ${readLog(testKey)}`,
+    );
   // The formats read, only when the runner's output was there and unreadable (not a command that could
   // not start, nor one killed by the timeout), and only the runner's own: every runner's list cost ~200 tokens.
   const tc = ev.commands.test;
@@ -165,7 +184,12 @@ export function renderFeedback(args: {
   const showGroup = (g: Group) => {
     const d = g.head.item;
     const where = g.locations.filter(Boolean);
-    const places = where.length <= 1 ? (where[0] ? `${where[0]} ` : "") : `${where.length} places: ${where.slice(0, MAX_LOCATIONS).join(", ")}${where.length > MAX_LOCATIONS ? ", …" : ""} — `;
+    const places =
+      where.length <= 1
+        ? where[0]
+          ? `${where[0]} `
+          : ""
+        : `${where.length} places: ${where.slice(0, MAX_LOCATIONS).join(", ")}${where.length > MAX_LOCATIONS ? ", …" : ""} — `;
     return `${places}${d.code ? `${d.code} ` : ""}${truncate(d.message.replace(/\s+/g, " "), 200)}${since(g.head.introducedAtStep)}`;
   };
   const showFail = (f: Correlated<TestFailure>) => {
@@ -177,7 +201,10 @@ export function renderFeedback(args: {
   const nowFailing = new Set(args.failures.map((f) => f.item.name));
   // Fixed only when this output shows it passing: a test that stopped failing because it no longer ran
   // (a crash, a part of a chain skipped by &&, a deleted test, a reporter that names no passes) is not.
-  const gone = ev.commands.test && !ev.commands.test.skipped && ev.tests ? (args.previousFailures ?? []).filter((f) => !nowFailing.has(f.name) && !f.name.startsWith("(")) : [];
+  const gone =
+    ev.commands.test && !ev.commands.test.skipped && ev.tests
+      ? (args.previousFailures ?? []).filter((f) => !nowFailing.has(f.name) && !f.name.startsWith("("))
+      : [];
   const cases = ev.tests?.cases ?? [];
   const passing = new Set(cases.filter((c) => c.status === "passed" && !c.units?.failed).map((c) => c.name));
   // A failed part of a test (a subtest) is seen passing when its test is, with no failed part.
@@ -186,7 +213,8 @@ export function renderFeedback(args: {
   const unseen = gone.filter((f) => !seen(f));
   const t = ev.commands.test;
   const allPass = !!t && !t.skipped && t.exitCode === 0 && !t.timedOut && !!ev.tests && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0;
-  if (allPass && unseen.length > 0) head.push(`note: the suite passes; ${unseen.length} earlier failure${unseen.length === 1 ? " is" : "s are"} no longer named by the runner.`);
+  if (allPass && unseen.length > 0)
+    head.push(`note: the suite passes; ${unseen.length} earlier failure${unseen.length === 1 ? " is" : "s are"} no longer named by the runner.`);
   const isBuild = (d: Correlated<Diagnostic>) => d.item.command === "build" || d.item.command === undefined;
   const errors = args.diagnostics.filter((d) => d.item.severity === "error");
   const sections: { title: string; lines: string[] }[] = [
@@ -205,12 +233,16 @@ export function renderFeedback(args: {
   // other commands gave (at the camelcase baseline, AVA's named failures hid why "lint FAILED").
   // A made-up failure (a crash, a failing part of a chain) is not something parsed out of it.
   const own = (key: string) =>
-    args.diagnostics.filter((d) => (d.item.command ?? "build") === key).length + (key === testKey ? args.failures.filter((f) => !f.item.name.startsWith("(")).length : 0);
+    args.diagnostics.filter((d) => (d.item.command ?? "build") === key).length +
+    (key === testKey ? args.failures.filter((f) => !f.item.name.startsWith("(")).length : 0);
   for (const [key, rec] of Object.entries(ev.commands)) {
     // The selected tests run before a whole suite (failing-first.ts): the whole suite's output speaks.
     if (!rec || rec.skipped || (rec.exitCode === 0 && !rec.timedOut) || key === "failingFirst") continue;
     if (own(key) > 0 && key !== "bench" && !key.startsWith("check:")) continue;
-    sections.push({ title: `${key} output (exit ${rec.exitCode ?? "killed"})`, lines: [capHeadTail(withoutBanners(rec.output).trim(), LIMITS.maxFeedbackOutputChars).text] });
+    sections.push({
+      title: `${key} output (exit ${rec.exitCode ?? "killed"})`,
+      lines: [capHeadTail(withoutBanners(rec.output).trim(), LIMITS.maxFeedbackOutputChars).text],
+    });
   }
 
   let budget = FEEDBACK_BUDGET_CHARS - [...head, tail].join("\n").length;

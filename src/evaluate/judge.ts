@@ -3,10 +3,21 @@
  * re-derives the figures that depend on it. Idempotent: an evaluation already judged (stored, or reused
  * from the cache in another history) is first brought back to its raw counts.
  */
-import { checkWeights, type CheckSpec, type Evaluation } from "./evaluate.js";
-import { testScore, testsPassed, testsScore, weightedScore, type Weights } from "./score.js";
-import { adjustCounts, identityMatters, identityNotice, judgeTests, knownCounts, LOST_MARK, ranTests, rawCounts, type KnownCounts, type TestHistoryPoint } from "./test-identity.js";
-import { FOLLOWS_EXIT, STOPPED_FORMAT, unitsOf, type TestCounts } from "./types.js";
+import { type CheckSpec, checkWeights, type Evaluation } from "./evaluate.js";
+import { testScore, testsPassed, testsScore, type Weights, weightedScore } from "./score.js";
+import {
+  adjustCounts,
+  identityMatters,
+  identityNotice,
+  judgeTests,
+  type KnownCounts,
+  knownCounts,
+  LOST_MARK,
+  ranTests,
+  rawCounts,
+  type TestHistoryPoint,
+} from "./test-identity.js";
+import { FOLLOWS_EXIT, STOPPED_FORMAT, type TestCounts, unitsOf } from "./types.js";
 import { unconfirmedNotice, unconfirmedTests } from "./unconfirmed.js";
 
 /** An earlier evaluated point of the history; `note.testFiles` says which test files its step changed. */
@@ -40,10 +51,22 @@ export function rawTests(ev: Evaluation): Evaluation["tests"] {
   const n = ev.testIdentity?.unconfirmed?.length ?? 0;
   if (!ev.tests || n === 0) return ev.tests;
   const t = ev.tests;
-  return { ...t, failed: t.failed === null ? null : t.failed - n, total: t.total === null ? null : t.total - n, failures: t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)) };
+  return {
+    ...t,
+    failed: t.failed === null ? null : t.failed - n,
+    total: t.total === null ? null : t.total - n,
+    failures: t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)),
+  };
 }
 
-export function judgeEvaluation(ev: Evaluation, step: number, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[], opts: JudgeOptions = {}): Evaluation {
+export function judgeEvaluation(
+  ev: Evaluation,
+  step: number,
+  earlier: JudgePoint[],
+  weights: Weights,
+  checks: CheckSpec[],
+  opts: JudgeOptions = {},
+): Evaluation {
   // No test command, or its run skipped (cascade, a failed quick gate): nothing to judge.
   if (!ev.commands.test || ev.commands.test.skipped) return ev;
   const named = namedCounts(ev.tests);
@@ -51,7 +74,8 @@ export function judgeEvaluation(ev: Evaluation, step: number, earlier: JudgePoin
   if (named) {
     const j = judgeKnown({ ...ev, tests: named }, step, earlier, weights, checks);
     judged = { ...j, tests: { ...j.tests!, skipped: ev.tests!.skipped, total: ev.tests!.total } };
-  } else judged = knownCounts(ev.tests) ? judgeKnown(ev, step, earlier, weights, checks) : judgeUnknown(ev, step, earlier, weights, checks, opts.changedTests ?? []);
+  } else
+    judged = knownCounts(ev.tests) ? judgeKnown(ev, step, earlier, weights, checks) : judgeUnknown(ev, step, earlier, weights, checks, opts.changedTests ?? []);
   return formatChanged(withoutReference(judged, earlier, opts.changedTests ?? []), earlier, weights, checks);
 }
 
@@ -73,7 +97,9 @@ function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, 
   if (!ev.testsPass || !now || !was || now === was || now.includes("+") || was.includes("+") || now === STOPPED_FORMAT) {
     return notices.length === ev.notices.length ? ev : { ...ev, notices };
   }
-  notices.unshift(`${FORMAT_MARK}: step ${first!.step} printed ${was}, this step ${now}, with the same test command. Something besides the runner printed it (the code under test, a changed script or configuration), so the test signal counts as failing.`);
+  notices.unshift(
+    `${FORMAT_MARK}: step ${first!.step} printed ${was}, this step ${now}, with the same test command. Something besides the runner printed it (the code under test, a changed script or configuration), so the test signal counts as failing.`,
+  );
   const components = { ...ev.components, test: 0 };
   return { ...ev, notices, components, testsPass: false, score: weightedScore(components, weights, checkWeights(checks)) };
 }
@@ -125,7 +151,9 @@ function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weigh
   const test = ev.commands.test;
   const exitOk = !!test && test.exitCode === 0 && !test.timedOut;
   let tests = rawTests(ev);
-  let notices = ev.notices.filter((n) => !n.startsWith(UNREADABLE_MARK) && !UNCONFIRMED_RE.test(n) && !n.startsWith(NO_REFERENCE_MARK)).map((n) => n.replace(INSTEAD_OF_EXIT, FOLLOWS_EXIT));
+  let notices = ev.notices
+    .filter((n) => !n.startsWith(UNREADABLE_MARK) && !UNCONFIRMED_RE.test(n) && !n.startsWith(NO_REFERENCE_MARK))
+    .map((n) => n.replace(INSTEAD_OF_EXIT, FOLLOWS_EXIT));
   let testsPass = testsPassed(tests, exitOk);
   const byExit = testsScore(tests, exitOk);
   let component = byExit;
@@ -152,7 +180,13 @@ function judgeUnknown(ev: Evaluation, step: number, earlier: JudgePoint[], weigh
       ...t,
       failed: t.failed === null ? null : t.failed + n,
       total: t.total === null ? null : t.total + n,
-      failures: [...t.failures, ...unconfirmed.map((u) => ({ name: u.name, message: `${LOST_MARK}not reported since step ${u.since} changed ${u.file ?? "a test file"}; the output does not show whether it passes` }))],
+      failures: [
+        ...t.failures,
+        ...unconfirmed.map((u) => ({
+          name: u.name,
+          message: `${LOST_MARK}not reported since step ${u.since} changed ${u.file ?? "a test file"}; the output does not show whether it passes`,
+        })),
+      ],
     };
     notices.unshift(unconfirmedNotice(unconfirmed, t.note));
     component = 0;

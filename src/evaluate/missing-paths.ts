@@ -47,7 +47,13 @@ const NOT_FOUND_RE = /No such file or directory|: not found\b|command not found|
  * Names the first path of `cmd` that the checkout has and the worktree lacks, with what to do.
  * `inWorktree` / `inCheckout` say whether a relative path exists there (lstat, links included).
  */
-export function missingPathNotice(cmd: string, exitCode: number | null, output: string, inWorktree: (rel: string) => boolean, inCheckout: (rel: string) => boolean): string | undefined {
+export function missingPathNotice(
+  cmd: string,
+  exitCode: number | null,
+  output: string,
+  inWorktree: (rel: string) => boolean,
+  inCheckout: (rel: string) => boolean,
+): string | undefined {
   if (exitCode === 0 || (exitCode !== 127 && exitCode !== 126 && !NOT_FOUND_RE.test(output))) return undefined;
   for (const p of pathsInCommand(cmd)) {
     if (inWorktree(p) || !inCheckout(p)) continue;

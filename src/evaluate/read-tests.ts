@@ -3,12 +3,12 @@
  * failures of each runner attributed to it; paths printed after a `cd` resolved against that folder).
  */
 import path from "node:path";
-import { parseDiagnostics, parseTests } from "./parsers/index.js";
-import { MAX_CASES } from "./parsers/tests/common.js";
 import type { ChainSegment } from "./chain.js";
 import { programOf } from "./chain.js";
+import { parseDiagnostics, parseTests } from "./parsers/index.js";
+import { MAX_CASES } from "./parsers/tests/common.js";
 import { isChecker } from "./runner-hint.js";
-import { STOPPED_FORMAT, type CommandOutput, type Diagnostic, type TestCounts, type TestFailure } from "./types.js";
+import { type CommandOutput, type Diagnostic, STOPPED_FORMAT, type TestCounts, type TestFailure } from "./types.js";
 
 /** Re-roots a worktree-relative-to-`dir` path onto the worktree; absolute paths inside `root` become relative. */
 function reroot(file: string | undefined, dir: string, root: string): string | undefined {
@@ -43,8 +43,17 @@ export function prefixesRunners(parts: string[]): boolean {
  * a `cd`) adds nothing when it passed and one failure named after it when it failed. `parts` is the
  * whole chain: the parts after a failing one never ran, and are listed in `notRun`.
  */
-export function readChainTests(segs: ChainSegment[], root: string, junitXml?: string, goModule?: string, parts: string[] = segs.map((s) => s.part)): TestCounts | null {
-  const read: { seg: ChainSegment; t: TestCounts | null }[] = segs.map((seg, i) => ({ seg, t: parseIn(seg.output, root, seg.dir, i === segs.length - 1 ? junitXml : undefined, goModule) }));
+export function readChainTests(
+  segs: ChainSegment[],
+  root: string,
+  junitXml?: string,
+  goModule?: string,
+  parts: string[] = segs.map((s) => s.part),
+): TestCounts | null {
+  const read: { seg: ChainSegment; t: TestCounts | null }[] = segs.map((seg, i) => ({
+    seg,
+    t: parseIn(seg.output, root, seg.dir, i === segs.length - 1 ? junitXml : undefined, goModule),
+  }));
   const runners = read.filter((r) => r.t !== null);
   if (runners.length === 0) return stoppedBeforeTests(segs, parts);
   const prefixed = prefixesRunners(parts);
@@ -64,18 +73,25 @@ export function readChainTests(segs: ChainSegment[], root: string, junitXml?: st
       failed = add(failed, 1);
       total = add(total, 1);
       testsRan = add(testsRan, 1);
-      failures.push({ name: `(${prog} exited ${seg.exitCode ?? "killed"})`, message: `"${seg.part}" failed before or outside the tests; its output is in trm_read_log (command "test").` });
+      failures.push({
+        name: `(${prog} exited ${seg.exitCode ?? "killed"})`,
+        message: `"${seg.part}" failed before or outside the tests; its output is in trm_read_log (command "test").`,
+      });
       continue;
     }
     passed = add(passed, t.passed);
     failed = add(failed, t.failed);
     skipped = add(skipped, t.skipped);
     total = add(total, t.total);
-    testsRan = add(testsRan, t.units ? t.testsRan ?? null : add(t.passed, t.failed));
+    testsRan = add(testsRan, t.units ? (t.testsRan ?? null) : add(t.passed, t.failed));
     units ??= t.units;
     formats.push(t.format);
     if (t.note) notes.push(`${prog}: ${t.note}`);
-    failures.push(...(prefixed ? t.failures.map((f) => ({ ...f, name: `${prog}: ${f.name}`, ...(f.test !== undefined ? { test: `${prog}: ${f.test}` } : {}) })) : t.failures));
+    failures.push(
+      ...(prefixed
+        ? t.failures.map((f) => ({ ...f, name: `${prog}: ${f.name}`, ...(f.test !== undefined ? { test: `${prog}: ${f.test}` } : {}) }))
+        : t.failures),
+    );
   }
   const out: TestCounts = { passed, failed, skipped, total, failures, format: formats.join("+") };
   // A part counted in assertions or subtests: the chain's tests are counted apart from its units.

@@ -4,10 +4,11 @@
  * (`npm test` → package.json's scripts), else in the project files (pyproject.toml, go.mod, Cargo.toml),
  * else in package.json's dependencies: what each runner's descriptor (runners/) says recognises it.
  */
-import { readPrefix } from "../util/read-prefix.js";
+
 import path from "node:path";
+import { readPrefix } from "../util/read-prefix.js";
 import { programOf, splitAndChain } from "./chain.js";
-import { RUNNERS, runnerOfCommand, type RunnerDescriptor } from "./runners/index.js";
+import { RUNNERS, type RunnerDescriptor, runnerOfCommand } from "./runners/index.js";
 import { FOLLOWS_EXIT, type TestCounts } from "./types.js";
 
 function read(file: string): string {
@@ -36,7 +37,7 @@ function expand(cmd: string, cwd: string): string {
 /** The text of a package.json script of the project at `cwd`, if it has one by that name. */
 export function packageScript(name: string, cwd: string): string | undefined {
   try {
-    const s = ((JSON.parse(read(path.join(cwd, "package.json"))) as { scripts?: Record<string, unknown> }).scripts ?? {})[name];
+    const s = (JSON.parse(read(path.join(cwd, "package.json"))) as { scripts?: Record<string, unknown> }).scripts?.[name];
     return typeof s === "string" ? s : undefined;
   } catch {
     return undefined;
@@ -62,10 +63,12 @@ export function projectRunner(cmd: string, cwd: string): { runner: RunnerDescrip
   const deps = dependencies(cwd);
   const runner =
     runnerOfCommand(expand(cmd, cwd)) ??
-    RUNNERS.find((r) => r.recognise.files?.some((f) => {
-      const text = read(path.join(cwd, f.file));
-      return text !== "" && (f.contains?.test(text) ?? true);
-    })) ??
+    RUNNERS.find((r) =>
+      r.recognise.files?.some((f) => {
+        const text = read(path.join(cwd, f.file));
+        return text !== "" && (f.contains?.test(text) ?? true);
+      }),
+    ) ??
     RUNNERS.find((r) => r.recognise.packages?.some((p) => deps.has(p)));
   return { runner, deps };
 }
@@ -73,10 +76,12 @@ export function projectRunner(cmd: string, cwd: string): { runner: RunnerDescrip
 export function countsHint(cmd: string, cwd: string): string {
   const byCmd = match(expand(cmd, cwd));
   if (byCmd) return byCmd;
-  const byFiles = RUNNERS.find((r) => r.recognise.files?.some((f) => {
-    const text = read(path.join(cwd, f.file));
-    return text !== "" && (f.contains?.test(text) ?? true);
-  }));
+  const byFiles = RUNNERS.find((r) =>
+    r.recognise.files?.some((f) => {
+      const text = read(path.join(cwd, f.file));
+      return text !== "" && (f.contains?.test(text) ?? true);
+    }),
+  );
   if (byFiles) return byFiles.readableReport;
   const deps = dependencies(cwd);
   const byPackage = RUNNERS.find((r) => r.recognise.packages?.some((p) => deps.has(p)));
@@ -85,7 +90,8 @@ export function countsHint(cmd: string, cwd: string): string {
 }
 
 /** Programs that check code rather than run tests: in a test chain they run before or after the tests, never beside them. */
-const CHECKERS = /^(xo|eslint|standard|prettier|biome|tsc|tsd|vue-tsc|tslint|stylelint|ruff|flake8|pylint|mypy|pyright|black|isort|golangci-lint|staticcheck|gofmt|clippy|attw|publint|knip)$/;
+const CHECKERS =
+  /^(xo|eslint|standard|prettier|biome|tsc|tsd|vue-tsc|tslint|stylelint|ruff|flake8|pylint|mypy|pyright|black|isort|golangci-lint|staticcheck|gofmt|clippy|attw|publint|knip)$/;
 
 /** A program as programOf gives it, named as the tool it is: `node bin/xo.js` is xo, `python -m mypy.py` mypy. */
 const toolOf = (program: string): string => program.replace(/\.[cm]?js$|\.py$/, "");
@@ -115,7 +121,8 @@ export function chainAdvice(cmd: string, cwd: string): string | undefined {
   if (!parts) return undefined;
   // npm runs a script with node_modules/.bin on PATH; code-trm runs commands as typed, so a bare name
   // taken from a script needs npx (`xo` alone exits 127 there).
-  const typed = (p: string) => (fromScript && /^[\w@][\w./@-]*(\s|$)/.test(p) && !/^(npx|npm|pnpm|yarn|bunx|node|python3?|go|cargo)\b/.test(p) ? `npx ${p}` : p);
+  const typed = (p: string) =>
+    fromScript && /^[\w@][\w./@-]*(\s|$)/.test(p) && !/^(npx|npm|pnpm|yarn|bunx|node|python3?|go|cargo)\b/.test(p) ? `npx ${p}` : p;
   const programs = parts.map((p) => toolOf(programOf(p.trim())));
   const all = parts.map((p, i) => ({ part: typed(p.trim()), program: programs[i]! }));
   // The same test as the chain's reading (read-tests.ts), so that advice and reading never disagree.
@@ -140,12 +147,18 @@ export function countsNotices(t: TestCounts | null, exitCode: number | null | un
   if (t && t.passed !== null && t.failed !== null && t.total !== null) return ok && t.failed === 0 && t.note ? [t.note] : [];
   if (t && t.passed !== null && t.failed !== null) {
     // Only the skipped count is unknown (tape prints nothing for test.skip): the counts still score it.
-    return [`Test counts are partly unknown (${t.note ?? `${t.format} does not print how many were skipped`}); the test score uses the ${t.passed} passed and ${t.failed} failed.`];
+    return [
+      `Test counts are partly unknown (${t.note ?? `${t.format} does not print how many were skipped`}); the test score uses the ${t.passed} passed and ${t.failed} failed.`,
+    ];
   }
   // A command that did not start has no test output to make readable: its own output says what is missing.
-  if (!t && (exitCode === 127 || exitCode === 126)) return [`The test command did not start (exit ${exitCode}: ${exitCode === 127 ? "a program it names was not found" : "not executable"}; its output says which), ${FOLLOWS_EXIT} (fail).`];
+  if (!t && (exitCode === 127 || exitCode === 126))
+    return [
+      `The test command did not start (exit ${exitCode}: ${exitCode === 127 ? "a program it names was not found" : "not executable"}; its output says which), ${FOLLOWS_EXIT} (fail).`,
+    ];
   const how = countsHint(cmd, cwd);
-  if (!t) return [`Test output could not be read, ${FOLLOWS_EXIT} (${exitCode ?? "killed"}: ${ok ? "pass" : "fail"}). To get counts and failing tests: ${how}.`];
+  if (!t)
+    return [`Test output could not be read, ${FOLLOWS_EXIT} (${exitCode ?? "killed"}: ${ok ? "pass" : "fail"}). To get counts and failing tests: ${how}.`];
   const said = [`Test counts are partly unknown (${t.format} does not print them all), ${FOLLOWS_EXIT}. For exact counts: ${how}.`];
   return ok && t.failed === 0 && t.note ? [...said, t.note] : said;
 }

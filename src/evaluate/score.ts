@@ -171,8 +171,15 @@ export function haltDecision(p: Progress | undefined, testsPass: boolean, policy
     reasons.push(`limit: reached maxSteps ${policy.maxSteps}`);
   }
   if (reasons.length === 0) {
-    const why = !testsPass ? "tests failing" : p.step < policy.minSteps ? `minSteps ${policy.minSteps} not reached` : `score ${fmt(p.score)} < ${policy.passThreshold}`;
-    return { shouldHalt: false, reasons: [`${why}; step ${p.step}/${policy.maxSteps}; no-improvement streak ${p.noImproveStreak}/${policy.patienceNoImprove}`] };
+    const why = !testsPass
+      ? "tests failing"
+      : p.step < policy.minSteps
+        ? `minSteps ${policy.minSteps} not reached`
+        : `score ${fmt(p.score)} < ${policy.passThreshold}`;
+    return {
+      shouldHalt: false,
+      reasons: [`${why}; step ${p.step}/${policy.maxSteps}; no-improvement streak ${p.noImproveStreak}/${policy.patienceNoImprove}`],
+    };
   }
   return { shouldHalt: true, reasons };
 }

@@ -14,7 +14,7 @@
 import { shellQuote } from "../util/text.js";
 import { splitAndChain } from "./chain.js";
 import { packageScript } from "./runner-hint.js";
-import { runnerOfCommand, type RunnerDescriptor } from "./runners/index.js";
+import { type RunnerDescriptor, runnerOfCommand } from "./runners/index.js";
 
 /** Beyond this many names (or characters of arguments) a selection runs the whole suite instead. */
 export const MAX_SELECTED = 100;
@@ -36,7 +36,8 @@ function plainParts(cmd: string): string[] | null {
   return splitAndChain(`${cmd} && :`) ? [cmd] : null;
 }
 
-const NPM = /^npm\s+(?:(?:-s|--silent|-q|--quiet)\s+)*(?:(test|t|tst)|(?:run|run-script)\s+(?:(?:-s|--silent)\s+)*([\w:.-]+))((?:\s+(?:-s|--silent|-q|--quiet))*)(\s+--(?:\s.*)?)?$/;
+const NPM =
+  /^npm\s+(?:(?:-s|--silent|-q|--quiet)\s+)*(?:(test|t|tst)|(?:run|run-script)\s+(?:(?:-s|--silent)\s+)*([\w:.-]+))((?:\s+(?:-s|--silent|-q|--quiet))*)(\s+--(?:\s.*)?)?$/;
 
 /** Where the runner's arguments go in `part` (the runner's own), or why they cannot. */
 function insertion(part: string, r: RunnerDescriptor): { at: number } | { off: string } {
@@ -77,10 +78,18 @@ export function selectionFor(testCmd: string, cwd: string): Selection | { off: s
     const head = cmd.slice(0, cmd.length - last.length);
     return make(direct, (text) => `${head}${last.slice(0, at.at).trimEnd()} ${text}${last.slice(at.at)}`.trimEnd());
   }
-  const earlier = parts.slice(0, -1).map((p) => runnerOfCommand(p)).find(Boolean);
+  const earlier = parts
+    .slice(0, -1)
+    .map((p) => runnerOfCommand(p))
+    .find(Boolean);
   if (earlier) return { off: `${earlier.name} is not the last part of the test command, where its arguments would go` };
   const npm = NPM.exec(cmd);
-  if (!npm) return { off: /^(?:yarn|pnpm|bun\s+run)\b/.test(cmd) ? "only npm's scripts are followed (yarn and pnpm pass `--` on differently)" : "the test command does not name a runner code-trm can select tests with" };
+  if (!npm)
+    return {
+      off: /^(?:yarn|pnpm|bun\s+run)\b/.test(cmd)
+        ? "only npm's scripts are followed (yarn and pnpm pass `--` on differently)"
+        : "the test command does not name a runner code-trm can select tests with",
+    };
   const name = npm[1] ? "test" : npm[2]!;
   const script = packageScript(name, cwd)?.trim();
   if (script === undefined) return { off: `package.json has no script "${name}"` };

@@ -25,7 +25,7 @@
  * that fixed subtests, which pytest no longer reports, are not missing tests.
  */
 import { programOf } from "./chain.js";
-import { STOPPED_FORMAT, unitsOf, type TestCase, type TestCounts, type TestFailure } from "./types.js";
+import { STOPPED_FORMAT, type TestCase, type TestCounts, type TestFailure, unitsOf } from "./types.js";
 import type { UnconfirmedTest } from "./unconfirmed.js";
 
 export interface LostTest {
@@ -171,7 +171,13 @@ function testsRanOf(t: KnownCounts): number {
   return t.units && t.testsRan !== undefined ? t.testsRan : t.passed + t.failed;
 }
 
-function byName(current: KnownCounts, cases: TestCase[], ref: { step: number; tests: KnownCounts }, step: number, earlier: { step: number; tests: TestCounts }[]): Omit<TestIdentity, "reference"> {
+function byName(
+  current: KnownCounts,
+  cases: TestCase[],
+  ref: { step: number; tests: KnownCounts },
+  step: number,
+  earlier: { step: number; tests: TestCounts }[],
+): Omit<TestIdentity, "reference"> {
   const refCases = ref.tests.cases!;
   const nowCases = new Map(cases.map((c) => [c.name, c]));
   const now = new Map(cases.map((c) => [c.name, c.status]));
@@ -236,7 +242,13 @@ function byName(current: KnownCounts, cases: TestCase[], ref: { step: number; te
  * adds a test and later deletes it is not scored for it (it was never part of the yardstick), but the
  * feedback names it.
  */
-function droppedSinceReference(now: Map<string, TestCase["status"]>, known: Set<string>, refStep: number, step: number, earlier: { step: number; tests: TestCounts }[]): DroppedTest[] {
+function droppedSinceReference(
+  now: Map<string, TestCase["status"]>,
+  known: Set<string>,
+  refStep: number,
+  step: number,
+  earlier: { step: number; tests: TestCounts }[],
+): DroppedTest[] {
   const firstRan = new Map<string, number>();
   for (const e of earlier) {
     if (e.step <= refStep || !e.tests.cases) continue;
@@ -256,7 +268,13 @@ function droppedSinceReference(now: Map<string, TestCase["status"]>, known: Set<
 }
 
 /** Walks back while the earlier steps show the test in the same state (steps without names are passed over). */
-function lostSince(name: string, how: LostTest["how"], step: number, earlier: { step: number }[], maps: (Map<string, TestCase["status"]> | undefined)[]): number {
+function lostSince(
+  name: string,
+  how: LostTest["how"],
+  step: number,
+  earlier: { step: number }[],
+  maps: (Map<string, TestCase["status"]> | undefined)[],
+): number {
   let since = step;
   for (let i = earlier.length - 1; i >= 0; i--) {
     const m = maps[i];
@@ -271,7 +289,17 @@ function lostSince(name: string, how: LostTest["how"], step: number, earlier: { 
 
 /** Whether the judgement changes the counts or has something to say. */
 export function identityMatters(id: TestIdentity | null | undefined): id is TestIdentity {
-  return !!id && (id.lost.length > 0 || id.extraSkipped > 0 || (id.missing ?? 0) > 0 || (id.fewer ?? 0) > 0 || !!id.added || (id.capped ?? 0) > 0 || (id.padded ?? 0) > 0 || !!id.dropped?.length);
+  return (
+    !!id &&
+    (id.lost.length > 0 ||
+      id.extraSkipped > 0 ||
+      (id.missing ?? 0) > 0 ||
+      (id.fewer ?? 0) > 0 ||
+      !!id.added ||
+      (id.capped ?? 0) > 0 ||
+      (id.padded ?? 0) > 0 ||
+      !!id.dropped?.length)
+  );
 }
 
 /**
@@ -305,7 +333,11 @@ export function adjustCounts(tests: KnownCounts, id: TestIdentity | null): Known
   if (!identityMatters(id)) return tests;
   const d = shifts(id);
   const added: TestFailure[] = id.lost.slice(0, MAX_LOST_LISTED).map((l) => ({ name: l.name, message: `${LOST_MARK}${lostWords(l)}` }));
-  if (id.extraSkipped > 0) added.push({ name: `(${id.extraSkipped} more skipped test${id.extraSkipped === 1 ? "" : "s"})`, message: `${LOST_MARK}more tests skipped than at earlier steps; the output names only the failing tests` });
+  if (id.extraSkipped > 0)
+    added.push({
+      name: `(${id.extraSkipped} more skipped test${id.extraSkipped === 1 ? "" : "s"})`,
+      message: `${LOST_MARK}more tests skipped than at earlier steps; the output names only the failing tests`,
+    });
   if ((id.missing ?? 0) > 0) added.push({ name: `(${id.missing} missing test${id.missing === 1 ? "" : "s"})`, message: `${LOST_MARK}${missingWords(id)}` });
   return {
     ...tests,
@@ -343,7 +375,10 @@ function missingWords(id: TestIdentity): string {
   const n = id.missing ?? 0;
   const why = id.notRun?.length ? ` (the test command stopped before ${id.notRun.map((p) => `\`${p}\``).join(", ")}: an earlier part failed)` : "";
   const tests = id.missingTests ?? n;
-  const units = id.missingTests !== undefined ? ` (counted as the ${n} failed subtests and tests fewer than then, as a missing test may have taken any of them with it)` : "";
+  const units =
+    id.missingTests !== undefined
+      ? ` (counted as the ${n} failed subtests and tests fewer than then, as a missing test may have taken any of them with it)`
+      : "";
   return `${tests} fewer test${tests === 1 ? "" : "s"} ran than the ${id.referenceRan ?? "?"} at step ${id.reference ?? 0}, since step ${id.missingSince ?? "?"}${why}${units}`;
 }
 
@@ -354,21 +389,39 @@ export function identityNotice(id: TestIdentity | null | undefined): string | un
   if (id.lost.length > 0) {
     const shown = id.lost.slice(0, 8).map((l) => `${l.name} (${lostWords(l)})`);
     const how = id.lost.every((l) => l.partly) ? "skipped in part" : "skipped or missing";
-    parts.push(`${id.lost.length} test${id.lost.length === 1 ? "" : "s"} that ran at an earlier step ${id.lost.length === 1 ? "is" : "are"} now ${how} and count${id.lost.length === 1 ? "s" : ""} as failing: ${shown.join(", ")}${id.lost.length > 8 ? ", …" : ""}`);
+    parts.push(
+      `${id.lost.length} test${id.lost.length === 1 ? "" : "s"} that ran at an earlier step ${id.lost.length === 1 ? "is" : "are"} now ${how} and count${id.lost.length === 1 ? "s" : ""} as failing: ${shown.join(", ")}${id.lost.length > 8 ? ", …" : ""}`,
+    );
   }
-  if (id.extraSkipped > 0) parts.push(`${id.extraSkipped} more test${id.extraSkipped === 1 ? "" : "s"} skipped than at earlier steps, counted as failing (the output names only the failing tests)`);
+  if (id.extraSkipped > 0)
+    parts.push(
+      `${id.extraSkipped} more test${id.extraSkipped === 1 ? "" : "s"} skipped than at earlier steps, counted as failing (the output names only the failing tests)`,
+    );
   if (id.added) parts.push(addedWords(id.added, id.reference ?? 0));
   if ((id.capped ?? 0) > 0) {
     const ref = id.reference ?? 0;
-    parts.push(`${id.capped} pass${id.capped === 1 ? "" : "es"} beyond the ${id.referenceRan} tests that ran at step ${ref} ${id.capped === 1 ? "is" : "are"} not counted: the output names only the failing tests, so passing tests added since cannot be told apart and may not raise the score (a verbose or JSON reporter lets code-trm track tests by name)`);
+    parts.push(
+      `${id.capped} pass${id.capped === 1 ? "" : "es"} beyond the ${id.referenceRan} tests that ran at step ${ref} ${id.capped === 1 ? "is" : "are"} not counted: the output names only the failing tests, so passing tests added since cannot be told apart and may not raise the score (a verbose or JSON reporter lets code-trm track tests by name)`,
+    );
   }
-  if ((id.padded ?? 0) > 0) parts.push(`${id.padded} passing assertion${id.padded === 1 ? "" : "s"} beyond what ${id.padded === 1 ? "its test" : "their tests"} ran at step ${id.reference ?? 0} ${id.padded === 1 ? "is" : "are"} not counted: assertions added to a test may not raise the score`);
-  if ((id.missing ?? 0) > 0) parts.push(`${missingWords(id)}: ${(id.missingTests ?? id.missing) === 1 ? "it counts" : "they count"} as failing (the output names only the failing tests, so the missing ones cannot be named; a verbose or JSON reporter lets code-trm name them)`);
-  if ((id.fewer ?? 0) > 0) parts.push(`${id.fewer} fewer test${id.fewer === 1 ? "" : "s"} ran than at step ${id.fewerThanStep} (the output names only the failing tests, so this is not scored; a verbose or JSON reporter lets code-trm track them)`);
+  if ((id.padded ?? 0) > 0)
+    parts.push(
+      `${id.padded} passing assertion${id.padded === 1 ? "" : "s"} beyond what ${id.padded === 1 ? "its test" : "their tests"} ran at step ${id.reference ?? 0} ${id.padded === 1 ? "is" : "are"} not counted: assertions added to a test may not raise the score`,
+    );
+  if ((id.missing ?? 0) > 0)
+    parts.push(
+      `${missingWords(id)}: ${(id.missingTests ?? id.missing) === 1 ? "it counts" : "they count"} as failing (the output names only the failing tests, so the missing ones cannot be named; a verbose or JSON reporter lets code-trm name them)`,
+    );
+  if ((id.fewer ?? 0) > 0)
+    parts.push(
+      `${id.fewer} fewer test${id.fewer === 1 ? "" : "s"} ran than at step ${id.fewerThanStep} (the output names only the failing tests, so this is not scored; a verbose or JSON reporter lets code-trm track them)`,
+    );
   if (id.dropped?.length) {
     const n = id.dropped.length;
     const shown = id.dropped.slice(0, 8).map((d) => `${d.name} (added at step ${d.added}, ${lostWords(d)})`);
-    parts.push(`${n} test${n === 1 ? "" : "s"} added after step ${id.reference ?? 0} ${n === 1 ? "is" : "are"} now skipped or missing (not scored: ${n === 1 ? "it was" : "they were"} not in the reference): ${shown.join(", ")}${n > 8 ? ", …" : ""}`);
+    parts.push(
+      `${n} test${n === 1 ? "" : "s"} added after step ${id.reference ?? 0} ${n === 1 ? "is" : "are"} now skipped or missing (not scored: ${n === 1 ? "it was" : "they were"} not in the reference): ${shown.join(", ")}${n > 8 ? ", …" : ""}`,
+    );
   }
   return parts.length ? parts.join("; ") : undefined;
 }
@@ -376,7 +429,13 @@ export function identityNotice(id: TestIdentity | null | undefined): string | un
 function addedWords(a: AddedTests, ref: number): string {
   const n = a.passed + a.failed + a.skipped;
   const verb = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
-  const how = [a.passed > 0 ? verb(a.passed, "passes", "pass") : "", a.failed > 0 ? verb(a.failed, "fails", "fail") : "", a.skipped > 0 ? `${a.skipped} skipped` : ""].filter((x) => x).join(", ");
+  const how = [
+    a.passed > 0 ? verb(a.passed, "passes", "pass") : "",
+    a.failed > 0 ? verb(a.failed, "fails", "fail") : "",
+    a.skipped > 0 ? `${a.skipped} skipped` : "",
+  ]
+    .filter((x) => x)
+    .join(", ");
   const named = `${a.names.join(", ")}${n > a.names.length ? ", …" : ""}`;
   return `${n} new test${n === 1 ? "" : "s"} since step ${ref}: ${how}; tests that did not run at step ${ref} count toward the score only while they fail (${named})`;
 }

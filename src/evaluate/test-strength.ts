@@ -3,11 +3,12 @@
  * (coverage/), and which of the covered ones a test would not notice changing (mutate/). Shared by the
  * review (trm_review_pr with mutate) and the loop (testStrength at start).
  */
-import type { ChangedLines } from "./coverage/changed-lines.js";
-import { measureChangeCoverage, type CoverageRun } from "./coverage/run-coverage.js";
-import { runMutants, type MutationRun } from "./mutate/run-mutants.js";
+
 import { runCommand } from "../exec/run.js";
 import type { Sandbox } from "../exec/sandbox.js";
+import type { ChangedLines } from "./coverage/changed-lines.js";
+import { type CoverageRun, measureChangeCoverage } from "./coverage/run-coverage.js";
+import { type MutationRun, runMutants } from "./mutate/run-mutants.js";
 
 export interface TestStrengthOptions {
   /** Checkout `k` of the change (k < parallel), made or cleaned by the caller; never the user's. */
@@ -47,16 +48,30 @@ export const DEFAULT_MUTATION_BUDGET_SEC = 180;
 
 export async function measureTestStrength(o: TestStrengthOptions): Promise<TestStrength> {
   const notes: string[] = [];
-  if (o.changed.size === 0) return { coverage: null, mutation: null, notes: ["No JavaScript or TypeScript code lines were added (tests and declarations aside): nothing to measure."] };
+  if (o.changed.size === 0)
+    return { coverage: null, mutation: null, notes: ["No JavaScript or TypeScript code lines were added (tests and declarations aside): nothing to measure."] };
   const first = await o.checkout(0);
   const sb = o.sandbox?.(first);
   const common = { ...(o.signal ? { signal: o.signal } : {}), ...(o.env ? { env: o.env } : {}), ...(o.passEnv ? { passEnv: o.passEnv } : {}) };
   if (o.buildCmd) {
     o.onProgress?.(`building the head: ${o.buildCmd}`);
     const b = await runCommand(o.buildCmd, { cwd: first, timeoutMs: o.timeoutSec * 1000, ...common, ...(sb ? { sandbox: sb } : {}) });
-    if (b.exitCode !== 0 || b.timedOut) return { coverage: null, mutation: null, notes: [`The build failed on the head (${b.timedOut ? "timed out" : `exit ${b.exitCode}`}): the tests' coverage and mutants were not measured.`] };
+    if (b.exitCode !== 0 || b.timedOut)
+      return {
+        coverage: null,
+        mutation: null,
+        notes: [`The build failed on the head (${b.timedOut ? "timed out" : `exit ${b.exitCode}`}): the tests' coverage and mutants were not measured.`],
+      };
   }
-  const coverage = await measureChangeCoverage({ cwd: first, testCmd: o.testCmd, changed: o.changed, timeoutSec: o.timeoutSec, ...common, ...(sb ? { sandbox: sb } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}) });
+  const coverage = await measureChangeCoverage({
+    cwd: first,
+    testCmd: o.testCmd,
+    changed: o.changed,
+    timeoutSec: o.timeoutSec,
+    ...common,
+    ...(sb ? { sandbox: sb } : {}),
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+  });
   notes.push(...coverage.notes);
   if (coverage.measured) notes.push(`Coverage of the change: ${coverage.ran} of ${coverage.added} added code lines ran under "${coverage.cmd}".`);
   let mutation: MutationRun | null = null;
@@ -65,7 +80,9 @@ export async function measureTestStrength(o: TestStrengthOptions): Promise<TestS
     notes.push(...mutation.notes);
     if (mutation.chosen > 0) {
       const killed = mutation.results.filter((r) => r.status !== "survived").length;
-      notes.push(`Mutants of the covered added lines: ${mutation.results.length} of ${mutation.chosen} run in ${Math.round(mutation.durationMs / 1000)} s (${mutation.mode}), ${killed} killed, ${mutation.survived.length} survived.`);
+      notes.push(
+        `Mutants of the covered added lines: ${mutation.results.length} of ${mutation.chosen} run in ${Math.round(mutation.durationMs / 1000)} s (${mutation.mode}), ${killed} killed, ${mutation.survived.length} survived.`,
+      );
     }
   }
   return { coverage, mutation, notes };
@@ -81,7 +98,9 @@ export function strengthFindings(s: TestStrength): StrengthFinding[] {
       file: u.file,
       line: u.start,
       kind: "untested",
-      message: u.loaded ? `No test runs ${span(u.start, u.end)} of this change (${u.lines.length} added code line${u.lines.length > 1 ? "s" : ""}).` : `No test loads ${u.file}: ${span(u.start, u.end)} of this change never run under the tests.`,
+      message: u.loaded
+        ? `No test runs ${span(u.start, u.end)} of this change (${u.lines.length} added code line${u.lines.length > 1 ? "s" : ""}).`
+        : `No test loads ${u.file}: ${span(u.start, u.end)} of this change never run under the tests.`,
     });
   }
   for (const m of s.mutation?.survived ?? []) {

@@ -35,7 +35,8 @@ export function unconfirmedTests(current: TestCounts, step: number, changedNow: 
   const last = new Map<string, { step: number; file?: string }>();
   for (const e of earlier) {
     for (const f of e.tests?.failures ?? []) if (reported(f.name, f.message, mark)) last.set(f.name, { step: e.step, ...(f.file ? { file: f.file } : {}) });
-    for (const c of e.tests?.cases ?? []) if (c.status !== "skipped") last.set(c.name, { step: e.step, ...(last.get(c.name)?.file ? { file: last.get(c.name)!.file } : {}) });
+    for (const c of e.tests?.cases ?? [])
+      if (c.status !== "skipped") last.set(c.name, { step: e.step, ...(last.get(c.name)?.file ? { file: last.get(c.name)!.file } : {}) });
   }
   const now = new Set(current.failures.map((f) => f.name));
   const changes = [...earlier.map((e) => ({ step: e.step, files: e.testFiles ?? [] })), { step, files: changedNow }];

@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { removeFile } from "../util/remove-file.js";
 import { startTime } from "./proc.js";
 import { killMarked, RUN_MARKER } from "./sweep.js";
-import { removeFile } from "../util/remove-file.js";
 
 /**
  * A server killed in the middle of a step cannot stop the command it was running: that process group

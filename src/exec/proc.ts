@@ -41,7 +41,9 @@ export function processAlive(pid: number, st: string): boolean {
 /** Every process /proc lists, or null (not Linux). */
 export function allPids(): number[] | null {
   try {
-    return readdirSync("/proc").map(Number).filter((pid) => Number.isInteger(pid));
+    return readdirSync("/proc")
+      .map(Number)
+      .filter((pid) => Number.isInteger(pid));
   } catch {
     return null;
   }

@@ -1,12 +1,12 @@
-import { randomBytes } from "node:crypto";
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
-import { cleanEnv } from "./env.js";
 import { LIMITS } from "../util/limits.js";
-import { heldCredential, isSecretName, redact, secretValues, StreamRedactor } from "../util/secrets.js";
+import { heldCredential, isSecretName, redact, StreamRedactor, secretValues } from "../util/secrets.js";
 import { stripAnsi } from "../util/text.js";
+import { cleanEnv } from "./env.js";
 import { forgetGroup, recordGroup, recordMarker } from "./orphans.js";
-import { assertSandboxAvailable, sandboxArgv, type Sandbox } from "./sandbox.js";
+import { assertSandboxAvailable, type Sandbox, sandboxArgv } from "./sandbox.js";
 import { killMarked, RUN_MARKER } from "./sweep.js";
 
 export interface RunOptions {
@@ -225,7 +225,10 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
     all.push(redactors.all.push(s));
   };
   // Decoded by the stream: a character split between two reads is joined, not read as two broken halves.
-  for (const [stream, sink, r] of [[child.stdout, stdout, redactors.out], [child.stderr, stderr, redactors.err]] as const) {
+  for (const [stream, sink, r] of [
+    [child.stdout, stdout, redactors.out],
+    [child.stderr, stderr, redactors.err],
+  ] as const) {
     if (!stream) continue; // EMFILE, ENFILE: no pipes; the 'error' event follows
     stream.setEncoding("utf8");
     stream.on("data", onData(sink, r));

@@ -34,32 +34,93 @@ export const INSTALL_BWRAP = "apt-get update && apt-get install -y bubblewrap (D
  * home are re-exposed too.
  */
 export const TOOLCHAIN_PATHS = [
-  ".pyenv", ".rbenv", ".rustup", ".cargo/bin", ".cargo/registry", ".cargo/git", ".nvm", ".volta", ".fnm", ".bun", ".deno",
-  ".asdf", ".local/bin", ".local/lib", ".local/share/mise", ".local/share/pnpm", ".sdkman", ".ghcup", ".elan",
-  "go/pkg/mod", "go/bin", ".m2/repository", ".gradle/caches", ".gradle/wrapper", ".cache/ms-playwright",
+  ".pyenv",
+  ".rbenv",
+  ".rustup",
+  ".cargo/bin",
+  ".cargo/registry",
+  ".cargo/git",
+  ".nvm",
+  ".volta",
+  ".fnm",
+  ".bun",
+  ".deno",
+  ".asdf",
+  ".local/bin",
+  ".local/lib",
+  ".local/share/mise",
+  ".local/share/pnpm",
+  ".sdkman",
+  ".ghcup",
+  ".elan",
+  "go/pkg/mod",
+  "go/bin",
+  ".m2/repository",
+  ".gradle/caches",
+  ".gradle/wrapper",
+  ".cache/ms-playwright",
 ];
 
 /** Credentials that may sit inside a re-exposed folder (a user's sandboxPaths of `~/.config`, say): hidden. */
-const CREDENTIALS = [".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".azure", ".config/gcloud", ".netrc", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".git-credentials", ".cargo/credentials.toml", ".cargo/credentials", ".config/git/credentials", ".config/github-copilot", ".vault-token", ".pgpass", ".my.cnf", ".config/hub", ".terraform.d/credentials.tfrc.json", ".m2/settings.xml", ".gradle/gradle.properties"];
+const CREDENTIALS = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".config/gh",
+  ".docker",
+  ".kube",
+  ".azure",
+  ".config/gcloud",
+  ".netrc",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".pypirc",
+  ".git-credentials",
+  ".cargo/credentials.toml",
+  ".cargo/credentials",
+  ".config/git/credentials",
+  ".config/github-copilot",
+  ".vault-token",
+  ".pgpass",
+  ".my.cnf",
+  ".config/hub",
+  ".terraform.d/credentials.tfrc.json",
+  ".m2/settings.xml",
+  ".gradle/gradle.properties",
+];
 
 let probed: string | null | undefined;
 
 /** The path of a working bwrap, or an actionable error: no silent fallback to running unconfined. */
 export function assertSandboxAvailable(): string {
   if (probed === undefined) {
-    const bin = (process.env.PATH ?? "").split(path.delimiter).map((d) => path.join(d, "bwrap")).find((p) => existsSync(p));
+    const bin = (process.env.PATH ?? "")
+      .split(path.delimiter)
+      .map((d) => path.join(d, "bwrap"))
+      .find((p) => existsSync(p));
     if (!bin) probed = null;
     else {
       try {
-        execFileSync(bin, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
+        execFileSync(
+          bin,
+          ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "true"],
+          { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 },
+        );
         probed = bin;
       } catch (err) {
-        const why = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim().split("\n")[0];
-        throw new UserError(`sandbox: bubblewrap is installed but cannot create a sandbox here (${why}).`, "Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or start without sandbox.");
+        const why = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message)
+          .trim()
+          .split("\n")[0];
+        throw new UserError(
+          `sandbox: bubblewrap is installed but cannot create a sandbox here (${why}).`,
+          "Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or start without sandbox.",
+        );
       }
     }
   }
-  if (!probed) throw new UserError("sandbox: true needs bubblewrap (bwrap), which is not installed.", `Install it: ${INSTALL_BWRAP}; or start without sandbox.`);
+  if (!probed)
+    throw new UserError("sandbox: true needs bubblewrap (bwrap), which is not installed.", `Install it: ${INSTALL_BWRAP}; or start without sandbox.`);
   return probed;
 }
 
@@ -137,7 +198,8 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
   // sandbox, no command can swap it for a link while this one is being set up.
   if (priv) {
     const fresh = new Set<string>();
-    for (const m of masked) for (const r of visibleRoots) if (isInside(r, m) && isInside(home, r) && r !== home) fresh.add(path.relative(home, r).split(path.sep)[0]!);
+    for (const m of masked)
+      for (const r of visibleRoots) if (isInside(r, m) && isInside(home, r) && r !== home) fresh.add(path.relative(home, r).split(path.sep)[0]!);
     for (const name of fresh) {
       unlinkIfNotDir(path.join(priv.home, name));
       args.push("--tmpfs", path.join(home, name));
@@ -165,7 +227,15 @@ function toolchainPaths(home: string): string[] {
     if (existsSync(p)) out.add(p);
   }
   for (const d of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (d && path.isAbsolute(d) && isInside(home, d) && path.resolve(d) !== path.resolve(home) && existsSync(d) && !CREDENTIALS.some((c) => isInside(path.join(home, c), d))) out.add(path.resolve(d));
+    if (
+      d &&
+      path.isAbsolute(d) &&
+      isInside(home, d) &&
+      path.resolve(d) !== path.resolve(home) &&
+      existsSync(d) &&
+      !CREDENTIALS.some((c) => isInside(path.join(home, c), d))
+    )
+      out.add(path.resolve(d));
   }
   return [...out];
 }

@@ -103,7 +103,12 @@ function folderFiles(worktree: string, paths: string[]): string[] {
  * The attributes of `paths` (repository-relative, without NUL) in `worktree`, or null when git could not
  * say. `attributesFile`: core.attributesFile as configured, for the stamp.
  */
-export function attributesOf(worktree: string, commonDir: string, paths: string[], attributesFile: string | null = null): Promise<Map<string, Attributes> | null> {
+export function attributesOf(
+  worktree: string,
+  commonDir: string,
+  paths: string[],
+  attributesFile: string | null = null,
+): Promise<Map<string, Attributes> | null> {
   if (paths.length === 0) return Promise.resolve(new Map());
   const next = inTurn("check-attr", worktree, async () => {
     const stamp = outsideStamp(commonDir, attributesFile);

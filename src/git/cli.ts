@@ -2,10 +2,10 @@ import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "nod
 import { stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { UserError, errorMessage } from "../util/errors.js";
+import { cleanEnv } from "../exec/env.js";
+import { errorMessage, UserError } from "../util/errors.js";
 import { heldCredentials, holdUrlCredentials } from "../util/secrets.js";
 import { shellQuote } from "../util/text.js";
-import { cleanEnv } from "../exec/env.js";
 
 /**
  * The one way code-trm runs the git CLI. Every call:
@@ -58,19 +58,21 @@ const driversByCwd = new Map<string, Promise<string[]>>();
 function driverOverrides(cwd: string): Promise<string[]> {
   let p = driversByCwd.get(cwd);
   if (!p) {
-    p = execa("git", [...CONFIG_ARGS, ...LOCAL_ARGS, "config", "--list", "-z"], { cwd, env: gitEnv(), extendEnv: false, reject: false, stdin: "ignore" }).then((r) => {
-      const off = new Set<string>();
-      for (const entry of String(r.stdout).split("\0")) {
-        const nl = entry.indexOf("\n");
-        const key = (nl < 0 ? entry : entry.slice(0, nl)).trim();
-        // A token in a remote URL is redacted from every output like the environment's credentials.
-        if (nl >= 0) holdUrlCredentials(entry.slice(nl + 1));
-        const m = DRIVER_KEY.exec(key);
-        if (m?.[1]) for (const k of ["clean=", "smudge=", "process=", "required=false"]) off.add(`filter.${m[2]}.${k}`);
-        else if (m?.[4]) off.add(`merge.${m[5]}.driver=`);
-      }
-      return [...off].flatMap((c) => ["-c", c]);
-    });
+    p = execa("git", [...CONFIG_ARGS, ...LOCAL_ARGS, "config", "--list", "-z"], { cwd, env: gitEnv(), extendEnv: false, reject: false, stdin: "ignore" }).then(
+      (r) => {
+        const off = new Set<string>();
+        for (const entry of String(r.stdout).split("\0")) {
+          const nl = entry.indexOf("\n");
+          const key = (nl < 0 ? entry : entry.slice(0, nl)).trim();
+          // A token in a remote URL is redacted from every output like the environment's credentials.
+          if (nl >= 0) holdUrlCredentials(entry.slice(nl + 1));
+          const m = DRIVER_KEY.exec(key);
+          if (m?.[1]) for (const k of ["clean=", "smudge=", "process=", "required=false"]) off.add(`filter.${m[2]}.${k}`);
+          else if (m?.[4]) off.add(`merge.${m[5]}.driver=`);
+        }
+        return [...off].flatMap((c) => ["-c", c]);
+      },
+    );
     driversByCwd.set(cwd, p);
   }
   return p;
@@ -189,7 +191,9 @@ export async function git(cwd: string, args: string[], opts: GitOptions = {}): P
       if (!m || attempt >= 6) throw err;
       const lock = m[1]!;
       if (OWN_LOCK_RE.test(lock)) {
-        const age = await stat(lock).then((s) => Date.now() - s.mtimeMs).catch(() => 0);
+        const age = await stat(lock)
+          .then((s) => Date.now() - s.mtimeMs)
+          .catch(() => 0);
         if (age > STALE_LOCK_MS) await unlink(lock).catch(() => undefined);
       }
       await new Promise((r) => setTimeout(r, 40 * (attempt + 1)));
@@ -203,7 +207,16 @@ export async function git(cwd: string, args: string[], opts: GitOptions = {}): P
  */
 export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
   // stripFinalNewline off: a blob's last byte is content (execa would drop a file's final newline).
-  const r = await execa("git", [...CONFIG_ARGS, ...LOCAL_ARGS, ...(await driverOverrides(cwd)), ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, encoding: "buffer", stdin: "ignore", stripFinalNewline: false, maxBuffer: 256 * 1024 * 1024 });
+  const r = await execa("git", [...CONFIG_ARGS, ...LOCAL_ARGS, ...(await driverOverrides(cwd)), ...args], {
+    cwd,
+    env: gitEnv(),
+    extendEnv: false,
+    reject: false,
+    encoding: "buffer",
+    stdin: "ignore",
+    stripFinalNewline: false,
+    maxBuffer: 256 * 1024 * 1024,
+  });
   if (r.exitCode !== 0) throw new GitError(args, r.exitCode, Buffer.from(r.stderr as Uint8Array).toString("utf8"));
   return Buffer.from(r.stdout as Uint8Array);
 }
@@ -216,7 +229,16 @@ export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
  */
 export function gitProcess(cwd: string, args: string[]) {
   // check-attr, cat-file --batch and update-ref --stdin run no attribute driver.
-  const child = execa("git", [...CONFIG_ARGS, ...LOCAL_ARGS, ...args], { cwd, env: gitEnv(), extendEnv: false, reject: false, buffer: false, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const child = execa("git", [...CONFIG_ARGS, ...LOCAL_ARGS, ...args], {
+    cwd,
+    env: gitEnv(),
+    extendEnv: false,
+    reject: false,
+    buffer: false,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   child.unref();
   for (const s of [child.stdin, child.stdout, child.stderr] as const) (s as unknown as { unref?: () => void } | null)?.unref?.();
   return child;
@@ -240,7 +262,8 @@ export async function openRepo(repoPath: string): Promise<{ top: string; commonD
     statCode = err.code ?? "";
     return null;
   });
-  if (!st && statCode !== "ENAMETOOLONG") throw new UserError(`${repoPath} does not exist.`, "Pass the absolute path of an existing checkout (check it for typos).");
+  if (!st && statCode !== "ENAMETOOLONG")
+    throw new UserError(`${repoPath} does not exist.`, "Pass the absolute path of an existing checkout (check it for typos).");
   if (st && !st.isDirectory()) throw new UserError(`${repoPath} is a file, not a folder.`, "Pass the absolute path of the checkout's top folder.");
   let failure = "";
   const out = await git(repoPath, ["rev-parse", "--show-toplevel", "--git-common-dir", "--absolute-git-dir"]).catch((err: unknown) => {
@@ -256,16 +279,32 @@ export async function openRepo(repoPath: string): Promise<{ top: string; commonD
         `If you trust it, mark it safe: git config --global --add safe.directory ${shellQuote(dubious[1]!)} ; or run code-trm as the repository's owner.`,
       );
     }
-    if (/File name too long/i.test(failure) || path.resolve(repoPath).split("/").some((c) => Buffer.byteLength(c) > 255)) {
-      throw new UserError(`repoPath has a name longer than the file system allows (ENAMETOOLONG, 255 bytes per name): ${repoPath.slice(0, 120)}….`, "Pass the path of an existing checkout.");
+    if (
+      /File name too long/i.test(failure) ||
+      path
+        .resolve(repoPath)
+        .split("/")
+        .some((c) => Buffer.byteLength(c) > 255)
+    ) {
+      throw new UserError(
+        `repoPath has a name longer than the file system allows (ENAMETOOLONG, 255 bytes per name): ${repoPath.slice(0, 120)}….`,
+        "Pass the path of an existing checkout.",
+      );
     }
     if ((await gitOrNull(repoPath, ["rev-parse", "--is-bare-repository"]))?.trim() === "true") {
-      throw new UserError(`${repoPath} is a bare repository: it has no working tree to start from.`, "Pass the path of a checkout (git worktree add, or a clone) instead.");
+      throw new UserError(
+        `${repoPath} is a bare repository: it has no working tree to start from.`,
+        "Pass the path of a checkout (git worktree add, or a clone) instead.",
+      );
     }
-    throw new UserError(`Not a git repository (or not readable): ${repoPath}.`, "Pass repoPath = the absolute path of a git checkout (run `git init` first if it has none).");
+    throw new UserError(
+      `Not a git repository (or not readable): ${repoPath}.`,
+      "Pass repoPath = the absolute path of a git checkout (run `git init` first if it has none).",
+    );
   }
   const [top, common, gitDir] = out.trim().split("\n");
-  if (!top || !common || !gitDir) throw new UserError(`${repoPath} is a bare repository or has no working tree.`, "Pass the path of a checkout with a working tree.");
+  if (!top || !common || !gitDir)
+    throw new UserError(`${repoPath} is a bare repository or has no working tree.`, "Pass the path of a checkout with a working tree.");
   // git prints --git-common-dir relative to the directory it ran in (repoPath), not to the top level.
   return { top, commonDir: path.resolve(repoPath, common), gitDir };
 }

@@ -85,7 +85,9 @@ class CatFile extends LongGit {
       if (!this.head) {
         const nl = this.newline();
         if (nl < 0) return;
-        const head = this.take(nl + 1).toString("latin1", 0, nl).split(" ");
+        const head = this.take(nl + 1)
+          .toString("latin1", 0, nl)
+          .split(" ");
         if (head.length === 2 && head[0] === w.oid && head[1] === "missing") {
           this.waiting.shift();
           w.done(null);

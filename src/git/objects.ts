@@ -85,7 +85,11 @@ const IN_PLACE: StoreIo = {
 
 /** Through the thread pool: the write overlaps what the caller does meanwhile (the candidate's commands). */
 const IN_POOL: StoreIo = {
-  exists: (f) => lstat(f).then(() => true, () => false),
+  exists: (f) =>
+    lstat(f).then(
+      () => true,
+      () => false,
+    ),
   write: (f, d) => writeFile(f, d, { mode: 0o444 }),
   mkdir: (d) => mkdir(d, { recursive: true }),
   rename,
@@ -235,15 +239,22 @@ export async function writeTreeWith(commonDir: string, base: string | null, chan
 export async function putTreeWith(commonDir: string, base: string | null, changes: PathChange[], writes: Promise<void>[], background = false): Promise<string> {
   const split = changes.map((c) => ({ parts: c.path.split("/"), entry: c.entry }));
   const mine: Promise<void>[] = [];
-  const oid = (await rewrite(commonDir, base, split, mine, background).catch(async (err: unknown) => {
-    await Promise.allSettled(mine);
-    throw err;
-  })) ?? putTreeObject(commonDir, [], mine, background);
+  const oid =
+    (await rewrite(commonDir, base, split, mine, background).catch(async (err: unknown) => {
+      await Promise.allSettled(mine);
+      throw err;
+    })) ?? putTreeObject(commonDir, [], mine, background);
   writes.push(...mine);
   return oid;
 }
 
-async function rewrite(commonDir: string, base: string | null, changes: { parts: string[]; entry: PathChange["entry"] }[], writes: Promise<void>[], background: boolean): Promise<string | null> {
+async function rewrite(
+  commonDir: string,
+  base: string | null,
+  changes: { parts: string[]; entry: PathChange["entry"] }[],
+  writes: Promise<void>[],
+  background: boolean,
+): Promise<string | null> {
   const entries = new Map((base ? await readTreeEntries(commonDir, base) : []).map((e) => [e.name, e]));
   const direct = new Map<string, PathChange["entry"]>();
   const nested = new Map<string, { parts: string[]; entry: PathChange["entry"] }[]>();

@@ -34,7 +34,10 @@ export function newSessionId(now = new Date()): string {
 export function checkSessionId(id: string): string {
   if (!SESSION_ID_RE.test(id)) {
     // Never echoed whole: a malformed id may be megabytes.
-    throw new UserError(`Malformed sessionId: ${JSON.stringify(id.slice(0, 60))}${id.length > 60 ? ` (${id.length} characters, shown truncated)` : ""}.`, "Use the sessionId returned by trm_start_session or listed by trm_list_sessions.");
+    throw new UserError(
+      `Malformed sessionId: ${JSON.stringify(id.slice(0, 60))}${id.length > 60 ? ` (${id.length} characters, shown truncated)` : ""}.`,
+      "Use the sessionId returned by trm_start_session or listed by trm_list_sessions.",
+    );
   }
   return id;
 }
@@ -60,7 +63,11 @@ export function sessionRefs(id: string): SessionRefs {
  */
 export function workRoot(commonDir: string): string {
   const real = realOrSelf(commonDir);
-  const name = path.basename(path.basename(real) === ".git" ? path.dirname(real) : real).replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40) || "repo";
+  const name =
+    path
+      .basename(path.basename(real) === ".git" ? path.dirname(real) : real)
+      .replace(/[^A-Za-z0-9._-]/g, "_")
+      .slice(0, 40) || "repo";
   return path.join(stateDir(), "repos", `${name}-${createHash("sha256").update(real).digest("hex").slice(0, 12)}`);
 }
 
@@ -100,7 +107,9 @@ export function sandboxDir(commonDir: string, id: string): string {
 
 /** The private sandbox folder that goes with a worktree of the new layout (`<root>/worktrees/trm-<id>`). */
 export function sandboxDirOfWorktree(wtPath: string): string | null {
-  return path.basename(path.dirname(wtPath)) === "worktrees" && path.basename(path.resolve(wtPath, "..", "..")) !== "trm" ? path.join(path.resolve(wtPath, "..", ".."), "sandbox", path.basename(wtPath)) : null;
+  return path.basename(path.dirname(wtPath)) === "worktrees" && path.basename(path.resolve(wtPath, "..", "..")) !== "trm"
+    ? path.join(path.resolve(wtPath, "..", ".."), "sandbox", path.basename(wtPath))
+    : null;
 }
 
 /** The repository of one of code-trm's worktrees, from its path (`<root>/<kind>/<name>`). */

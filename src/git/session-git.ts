@@ -2,15 +2,15 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { copyFile, mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
-import { git, GitError, gitOrNull, TRM_IDENTITY } from "./cli.js";
-import { commitTreeOf, readObjectRaw } from "./object-read.js";
-import { redact, redactDeep } from "../util/secrets.js";
-import { encodeCommit, prepareNote, type PreparedNote } from "./notes.js";
-import { writeObject } from "./objects.js";
-import { runRefTransaction } from "./ref-writer.js";
-import { readRefSync } from "./ref-read.js";
-import { indexHasFlaggedEntries } from "./index-file.js";
 import { profileMark } from "../util/profile.js";
+import { redact, redactDeep } from "../util/secrets.js";
+import { GitError, git, gitOrNull, TRM_IDENTITY } from "./cli.js";
+import { indexHasFlaggedEntries } from "./index-file.js";
+import { encodeCommit, type PreparedNote, prepareNote } from "./notes.js";
+import { commitTreeOf, readObjectRaw } from "./object-read.js";
+import { writeObject } from "./objects.js";
+import { readRefSync } from "./ref-read.js";
+import { runRefTransaction } from "./ref-writer.js";
 import { commonDirOfWorktree, ensureWorkRoot, sandboxDirOfWorktree, scratchDir } from "./refs.js";
 
 /**
@@ -43,7 +43,11 @@ export function headCommitFast(repo: { gitDir: string; commonDir: string }): str
 }
 
 /** `head` is the user's HEAD as read by the caller (readHead), so the baseline's parent is that very commit. */
-export async function snapshotCheckout(repo: { top: string; gitDir: string; commonDir: string }, id: string, userHead: { commit: string; tree: string } | null): Promise<{
+export async function snapshotCheckout(
+  repo: { top: string; gitDir: string; commonDir: string },
+  id: string,
+  userHead: { commit: string; tree: string } | null,
+): Promise<{
   commit: string;
   tree: string;
   head: string | null;
@@ -137,7 +141,10 @@ async function unflagPresentFiles(top: string, env: Record<string, string>): Pro
   }
   // One flag per call: given both, update-index applies neither (measured with git 2.39). Paths as
   // arguments (it applies no flag to paths read with --stdin), batched under the argument-size limit.
-  for (const [flag, files] of [["--no-skip-worktree", skipWorktree], ["--no-assume-unchanged", assumeUnchanged]] as const) {
+  for (const [flag, files] of [
+    ["--no-skip-worktree", skipWorktree],
+    ["--no-assume-unchanged", assumeUnchanged],
+  ] as const) {
     for (let i = 0; i < files.length; i += 500) await git(top, ["update-index", flag, "--", ...files.slice(i, i + 500)], { env });
   }
 }
@@ -206,7 +213,10 @@ export async function updateRefs(cwd: string, updates: RefUpdate[], reason: stri
   } catch (err) {
     const msg = (err as Error).message;
     if (/expected|already exists|is at/.test(msg)) {
-      throw new UserError(`A session ref was moved outside this server: ${msg.trim()}`, "Another process changed the session. Call trm_get_state to reload it, then retry.");
+      throw new UserError(
+        `A session ref was moved outside this server: ${msg.trim()}`,
+        "Another process changed the session. Call trm_get_state to reload it, then retry.",
+      );
     }
     throw err;
   }
@@ -225,7 +235,10 @@ export async function updateRefsFast(cwd: string, updates: RefUpdate[], reason: 
     const msg = (err as Error).message;
     if (/Unable to create '[^']+\.lock'/.test(msg)) return updateRefs(cwd, updates, reason);
     if (/expected|already exists|is at/.test(msg)) {
-      throw new UserError(`A session ref was moved outside this server: ${msg.trim()}`, "Another process changed the session. Call trm_get_state to reload it, then retry.");
+      throw new UserError(
+        `A session ref was moved outside this server: ${msg.trim()}`,
+        "Another process changed the session. Call trm_get_state to reload it, then retry.",
+      );
     }
     throw new GitError(["update-ref", "--stdin"], undefined, msg);
   }
@@ -374,7 +387,9 @@ export async function branchCheckedOutAt(commonDir: string, ref: string): Promis
       const text = read(path.join(dir, f), "").trim();
       if (text === `ref: ${ref}` || text === ref) {
         if (dir === commonDir) return path.dirname(commonDir);
-        return read(path.join(dir, "gitdir"), dir).trim().replace(/\/\.git$/, "");
+        return read(path.join(dir, "gitdir"), dir)
+          .trim()
+          .replace(/\/\.git$/, "");
       }
     }
   }

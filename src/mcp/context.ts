@@ -18,9 +18,7 @@ export function callContext(extra: SdkExtra): CallContext {
         ? undefined
         : (message: string) => {
             n++;
-            extra
-              .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: n, message } })
-              .catch(() => undefined); // a client that went away must not fail the evaluation
+            extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: n, message } }).catch(() => undefined); // a client that went away must not fail the evaluation
           },
   };
 }

@@ -1,10 +1,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { z, type ZodRawShape } from "zod";
+import type { ZodRawShape, z } from "zod";
 import type { CallContext } from "../session/context.js";
+import { profileMark } from "../util/profile.js";
 import { callContext, type SdkExtra } from "./context.js";
 import { fail, ok } from "./respond.js";
-import { profileMark } from "../util/profile.js";
 
 /** The four hints are always explicit: the SDK's defaults would call every tool destructive and open-world. */
 export type Hints = Required<Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">>;

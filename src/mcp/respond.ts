@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CandidateError, type CandidateIssue } from "../candidate/types.js";
-import { UserError, errorMessage } from "../util/errors.js";
+import { errorMessage, UserError } from "../util/errors.js";
 import { explainSystemError } from "../util/sys-errors.js";
 import { truncate } from "../util/text.js";
 
@@ -16,7 +16,8 @@ export function issueLines(issues: CandidateIssue[]): string[] {
     const where = [i.file, i.hunk !== undefined ? `#${i.hunk}` : ""].filter(Boolean).join(" ");
     parts.push(`- ${where ? `${where}: ` : ""}${i.message}`);
     if (i.expected?.length) parts.push(`  expected:\n${i.expected.map((l) => `    ${l}`).join("\n")}`);
-    if (i.closest) parts.push(`  closest (line ${i.closest.line}, similarity ${i.closest.score.toFixed(2)}):\n${i.closest.text.map((l) => `    ${l}`).join("\n")}`);
+    if (i.closest)
+      parts.push(`  closest (line ${i.closest.line}, similarity ${i.closest.score.toFixed(2)}):\n${i.closest.text.map((l) => `    ${l}`).join("\n")}`);
     if (i.hint) parts.push(`  hint: ${i.hint}`);
   }
   return parts;
@@ -40,7 +41,12 @@ export function fail(err: unknown): CallToolResult {
   process.stderr.write(`code-trm: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   return {
     // Capped: an error may quote its input, and an input may be megabytes.
-    content: [{ type: "text", text: `Unexpected error: ${truncate(errorMessage(err), 4000)}\nWhat to do: nothing was recorded for this call; retry once, and if it persists report it with this message.` }],
+    content: [
+      {
+        type: "text",
+        text: `Unexpected error: ${truncate(errorMessage(err), 4000)}\nWhat to do: nothing was recorded for this call; retry once, and if it persists report it with this message.`,
+      },
+    ],
     isError: true,
   };
 }

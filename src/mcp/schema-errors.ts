@@ -12,7 +12,10 @@ export function schemaErrorHelp(message: string): string | null {
   const fields = [...new Set([...message.matchAll(/ at ([\w.[\]-]+)/g)].map((m) => m[1]!))];
   const which = fields.length ? `fix ${fields.join(", ")}` : "fix the arguments";
   // A best-of-N candidate sent as a JSON number (3.2) is not taken as "3.2": 3.10 would arrive as 3.1.
-  const point = fields.some((f) => f === "at" || f === "from" || f === "to") && /received number/.test(message) ? ` A best-of-N candidate <step>.<k> is sent as a string, e.g. "3.2".` : "";
+  const point =
+    fields.some((f) => f === "at" || f === "from" || f === "to") && /received number/.test(message)
+      ? ` A best-of-N candidate <step>.<k> is sent as a string, e.g. "3.2".`
+      : "";
   return `What to do: ${which} to match the inputSchema of ${tool ?? "the tool"} in tools/list (a missing required argument, a wrong type or an unknown value), then call again.${point} Nothing was done.`;
 }
 

@@ -4,23 +4,30 @@ import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { killAllRunning } from "../exec/run.js";
 import { closeAllGitProcesses } from "../git/long-lived.js";
-import { holdAndScrubCredentials } from "../util/initial-env.js";
 import { SessionManager } from "../session/manager.js";
+import { holdAndScrubCredentials } from "../util/initial-env.js";
 import { leanJsonSchema } from "./lean-schema.js";
-import { LineTransport } from "./stdio-transport.js";
 import { registerTool, type ToolDef } from "./register.js";
+import { explainSchemaErrors } from "./schema-errors.js";
+import { LineTransport } from "./stdio-transport.js";
 import { candidateTools } from "./tools/candidate-tools.js";
 import { fileTools } from "./tools/file-tools.js";
 import { historyTools } from "./tools/history-tools.js";
 import { reviewTools } from "./tools/review-tools.js";
-import { suggestTools } from "./tools/suggest-tools.js";
 import { sessionTools } from "./tools/session-tools.js";
-import { explainSchemaErrors } from "./schema-errors.js";
+import { suggestTools } from "./tools/suggest-tools.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 export function allTools(sessions: SessionManager) {
-  return [...sessionTools(sessions), ...candidateTools(sessions), ...historyTools(sessions), ...fileTools(sessions), ...suggestTools(sessions), ...reviewTools()];
+  return [
+    ...sessionTools(sessions),
+    ...candidateTools(sessions),
+    ...historyTools(sessions),
+    ...fileTools(sessions),
+    ...suggestTools(sessions),
+    ...reviewTools(),
+  ];
 }
 
 export function createServer(sessions = new SessionManager()): McpServer {
@@ -74,5 +81,8 @@ export async function serveStdio(): Promise<void> {
   process.stdin.on("close", shutdown);
   await server.connect(transport);
   process.stderr.write(`code-trm ${pkg.version} serving MCP on stdio\n`);
-  if (scrub.error) process.stderr.write(`code-trm: could not clear ${scrub.held.join(", ")} from the server's initial environment (${scrub.error}); without sandbox: true, commands can read them from /proc/${process.pid}/environ\n`);
+  if (scrub.error)
+    process.stderr.write(
+      `code-trm: could not clear ${scrub.held.join(", ")} from the server's initial environment (${scrub.error}); without sandbox: true, commands can read them from /proc/${process.pid}/environ\n`,
+    );
 }

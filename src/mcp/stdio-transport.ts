@@ -10,9 +10,9 @@
  *   a leading byte-order mark or `params: null` (clients that serialise an absent value) is tolerated.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ClientRequestSchema, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { profileBegin, profileEnd, profileMark } from "../util/profile.js";
+import { ClientRequestSchema, type JSONRPCMessage, JSONRPCMessageSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { LIMITS } from "../util/limits.js";
+import { profileBegin, profileEnd, profileMark } from "../util/profile.js";
 
 /** The SDK's schema of each request a client may send, by method: their params are checked here. */
 const REQUESTS = new Map<string, (typeof ClientRequestSchema.options)[number]>(ClientRequestSchema.options.map((o) => [o.shape.method.value, o]));
@@ -21,7 +21,8 @@ const REQUESTS = new Map<string, (typeof ClientRequestSchema.options)[number]>(C
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
-const INVALID_REQUEST_TEXT = 'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a "method" and, for a request, an "id" (batches are not supported).';
+const INVALID_REQUEST_TEXT =
+  'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0", a "method" and, for a request, an "id" (batches are not supported).';
 
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -74,11 +75,18 @@ export class LineTransport implements Transport {
       this.onerror?.(new Error(`discarded a message of ${size} bytes (limit ${this.maxBytes})`));
       // Unread, its id is unknown: id null, as for a line that is not JSON (JSON-RPC 2.0, section 5).
       const message = `Request of ${size} bytes is larger than code-trm's limit of ${this.maxBytes} bytes per message; it was not read.`;
-      void this.answer(null, INVALID_REQUEST, `${message} Send fewer or smaller files per call (a candidate may hold ${LIMITS.maxCandidateBytes} bytes, ${LIMITS.maxFileBytes} per file).`);
+      void this.answer(
+        null,
+        INVALID_REQUEST,
+        `${message} Send fewer or smaller files per call (a candidate may hold ${LIMITS.maxCandidateBytes} bytes, ${LIMITS.maxFileBytes} per file).`,
+      );
       return;
     }
     profileBegin("request");
-    const line = Buffer.concat(this.chunks, this.size).toString("utf8").replace(/^\uFEFF/, "").replace(/\r$/, "");
+    const line = Buffer.concat(this.chunks, this.size)
+      .toString("utf8")
+      .replace(/^\uFEFF/, "")
+      .replace(/\r$/, "");
     this.chunks = [];
     this.size = 0;
     if (line.trim() === "") return;
@@ -155,15 +163,20 @@ function checkMessage(raw: unknown): { problem: Problem } | { message: JSONRPCMe
   const valid = parsed.success;
   if (typeof method === "string" && isId(id)) {
     // A request whose envelope is right but whose params are not: the SDK would answer -32603 (internal).
-    if (!valid && !JSONRPCMessageSchema.safeParse({ ...raw, params: undefined }).success) return problem({ id, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT });
+    if (!valid && !JSONRPCMessageSchema.safeParse({ ...raw, params: undefined }).success)
+      return problem({ id, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT });
     const checked = REQUESTS.get(method)?.safeParse({ method, params: raw.params });
     if (valid && (!checked || checked.success)) return { message: parsed.data };
-    const issues = checked && !checked.success ? checked.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".") || "params"}: ${i.message}`) : ["params must be an object"];
+    const issues =
+      checked && !checked.success
+        ? checked.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".") || "params"}: ${i.message}`)
+        : ["params must be an object"];
     return problem({ id, code: INVALID_PARAMS, message: `Invalid params for ${method}: ${issues.join("; ")}` });
   }
   if (valid) return { message: parsed.data };
   // A notification (a method, no id) or a response (result or error) is never answered; a request whose
   // id is not a JSON-RPC id (1.5, true, null, past 2^53) is, with id null (JSON-RPC 2.0, section 5).
-  if ((typeof method === "string" && !("id" in raw)) || "result" in raw || "error" in raw) return problem({ id: undefined, code: INVALID_REQUEST, message: "discarded an invalid notification or response" });
+  if ((typeof method === "string" && !("id" in raw)) || "result" in raw || "error" in raw)
+    return problem({ id: undefined, code: INVALID_REQUEST, message: "discarded an invalid notification or response" });
   return problem({ id: isId(id) ? id : null, code: INVALID_REQUEST, message: INVALID_REQUEST_TEXT });
 }

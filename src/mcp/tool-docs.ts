@@ -35,7 +35,9 @@ export function typeText(s: Schema): string {
     const p = props(s);
     if (Object.keys(p).length) {
       const req = required(s);
-      return `{${Object.keys(p).map((k) => (req.has(k) ? k : `${k}?`)).join(", ")}}`;
+      return `{${Object.keys(p)
+        .map((k) => (req.has(k) ? k : `${k}?`))
+        .join(", ")}}`;
     }
     if (s.additionalProperties && typeof s.additionalProperties === "object") return `{[key]: ${typeText(s.additionalProperties as Schema)}}`;
     return "object";
@@ -61,7 +63,10 @@ export function limitsText(s: Schema): string {
   return "";
 }
 
-const hintText = (t: AnyTool) => Object.entries(t.hints).map(([k, v]) => `${k} \`${v}\``).join(", ");
+const hintText = (t: AnyTool) =>
+  Object.entries(t.hints)
+    .map(([k, v]) => `${k} \`${v}\``)
+    .join(", ");
 
 function toolSection(t: AnyTool): string[] {
   const input = z.toJSONSchema(z.object(t.input), { target: "draft-7", io: "input" }) as Schema;
@@ -76,7 +81,9 @@ function toolSection(t: AnyTool): string[] {
     const what = [s.description, notes[k]].filter(Boolean).join("; ");
     return `| \`${k}\` | ${cell(type)} | ${cell(dflt)} | ${cell(what)} |`;
   });
-  const outputs = Object.entries(props(output)).map(([k, s]) => `| \`${k}\` | ${cell(typeText(s))} | ${reqOut.has(k) ? "always" : "optional"} | ${cell(String(s.description ?? ""))} |`);
+  const outputs = Object.entries(props(output)).map(
+    ([k, s]) => `| \`${k}\` | ${cell(typeText(s))} | ${reqOut.has(k) ? "always" : "optional"} | ${cell(String(s.description ?? ""))} |`,
+  );
   return [
     `### \`${t.name}\``,
     "",

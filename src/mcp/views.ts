@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { Evaluation } from "../evaluate/evaluate.js";
 import { fmt } from "../evaluate/score.js";
+import { shortRef } from "../git/refs.js";
 import { bestOffHistoryNote as offHistoryNote, testsTrailer } from "../session/record.js";
 import type { Session } from "../session/session.js";
-import { shortRef } from "../git/refs.js";
 import { truncate } from "../util/text.js";
 
 /**
@@ -19,7 +19,15 @@ export const testsOut = z
     skipped: z.number().nullable(),
     total: z.number().nullable(),
     format: z.string(),
-    failures: z.array(z.object({ name: z.string(), message: z.string().optional(), file: z.string().optional(), line: z.number().optional(), introducedAtStep: z.number().optional() })),
+    failures: z.array(
+      z.object({
+        name: z.string(),
+        message: z.string().optional(),
+        file: z.string().optional(),
+        line: z.number().optional(),
+        introducedAtStep: z.number().optional(),
+      }),
+    ),
   })
   .nullable();
 
@@ -56,7 +64,17 @@ export function evaluationView(ev: Evaluation) {
     // Insertion order is evaluation order: build, test, lint, checks, bench.
     commands: Object.entries(ev.commands).flatMap(([kind, c]) => {
       if (!c) return [];
-      return [{ kind, cmd: c.cmd, ok: !c.skipped && c.exitCode === 0 && !c.timedOut, exitCode: c.exitCode, timedOut: c.timedOut, ...(c.skipped ? { skipped: c.skipped } : {}), durationMs: c.durationMs }];
+      return [
+        {
+          kind,
+          cmd: c.cmd,
+          ok: !c.skipped && c.exitCode === 0 && !c.timedOut,
+          exitCode: c.exitCode,
+          timedOut: c.timedOut,
+          ...(c.skipped ? { skipped: c.skipped } : {}),
+          durationMs: c.durationMs,
+        },
+      ];
     }),
     notices: ev.notices,
   };
@@ -147,7 +165,10 @@ export function stateView(s: Session) {
 export function stateText(v: ReturnType<typeof stateView>, bestNote = ""): string {
   const lines = [
     `session ${v.sessionId} (${v.status}) on ${v.branch}: step ${v.step}, score ${v.score === null ? "-" : fmt(v.score)}, ema ${v.emaScore === null ? "-" : fmt(v.emaScore)}, best ${v.bestScore === null ? "-" : `${fmt(v.bestScore)} at step ${v.bestStep}${bestNote}`}, streak ${v.noImproveStreak}`,
-    ...v.history.map((h) => `  ${String(h.step).padStart(3)} ${h.commit.slice(0, 8)} ${fmt(h.score)}${h.tests === "skip" ? "" : ` tests ${h.tests}`}${h.build === "skip" ? "" : ` build ${h.build}`}  ${h.rationale}${h.testFiles ? ` [changed tests: ${h.testFiles.join(", ")}]` : ""}`),
+    ...v.history.map(
+      (h) =>
+        `  ${String(h.step).padStart(3)} ${h.commit.slice(0, 8)} ${fmt(h.score)}${h.tests === "skip" ? "" : ` tests ${h.tests}`}${h.build === "skip" ? "" : ` build ${h.build}`}  ${h.rationale}${h.testFiles ? ` [changed tests: ${h.testFiles.join(", ")}]` : ""}`,
+    ),
     `halt: ${v.shouldHalt ? "STOP" : "continue"}: ${v.reasons.join("; ")}`,
   ];
   if (v.zNotes) lines.push(`zNotes: ${truncate(v.zNotes, 500)}`);

@@ -61,7 +61,17 @@ export function gitReader(top: string, sha: string): ReadFile {
   };
 }
 
-const ESLINT_FILES = [".eslintrc", ".eslintrc.json", ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.yml", ".eslintrc.yaml", "eslint.config.js", "eslint.config.mjs", "eslint.config.ts"];
+const ESLINT_FILES = [
+  ".eslintrc",
+  ".eslintrc.json",
+  ".eslintrc.js",
+  ".eslintrc.cjs",
+  ".eslintrc.yml",
+  ".eslintrc.yaml",
+  "eslint.config.js",
+  "eslint.config.mjs",
+  "eslint.config.ts",
+];
 const CONFIG_FILES = [".editorconfig", ".prettierrc", ".prettierrc.json", "package.json", "biome.json", "biome.jsonc", ".gitattributes", ...ESLINT_FILES];
 
 /**

@@ -1,5 +1,5 @@
 import { isGeneratedByProject } from "./generated.js";
-import { fileKind, type FileKind } from "./lang.js";
+import { type FileKind, fileKind } from "./lang.js";
 import { lex, looksInsideBlockComment, type Masked } from "./lex.js";
 import type { FileChange, ProjectInfo } from "./types.js";
 

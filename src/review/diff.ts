@@ -1,8 +1,8 @@
-import parseDiff from "parse-diff";
 import { structuredPatch } from "diff";
+import parseDiff from "parse-diff";
+import { type FilePatch, parsePatch } from "../candidate/patch-parse.js";
 import { isBinaryPath } from "./lang.js";
 import type { FileChange, FileStatus } from "./types.js";
-import { parsePatch, type FilePatch } from "../candidate/patch-parse.js";
 
 /**
  * Turns the three textual inputs (a unified diff, a per-file GitHub patch, whole files) into
@@ -95,7 +95,15 @@ function fromFilePatch(fp: FilePatch): FileChange {
       ln++;
     }
   }
-  const change: FileChange = { path, status, binary: fp.binary || (fp.hunks.length === 0 && isBinaryPath(path)), linesAdded: added.length, linesRemoved: removed, known, added };
+  const change: FileChange = {
+    path,
+    status,
+    binary: fp.binary || (fp.hunks.length === 0 && isBinaryPath(path)),
+    linesAdded: added.length,
+    linesRemoved: removed,
+    known,
+    added,
+  };
   if (status === "renamed" && fp.oldPath) change.oldPath = fp.oldPath;
   return change;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { evaluate, type Evaluation } from "../evaluate/evaluate.js";
+import { type Evaluation, evaluate } from "../evaluate/evaluate.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
@@ -76,11 +76,26 @@ export async function fetchPrHead(repoPath: string, ref: PrRef, baseBranch: stri
     // would otherwise also move the user's remote-tracking branches (e.g. origin/main).
     await git(
       repo.top,
-      ["fetch", "--no-tags", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--no-write-commit-graph", "--quiet", "--end-of-options", remote, `+refs/pull/${ref.number}/head:${ns}/head`, `+refs/heads/${baseBranch}:${ns}/base`],
+      [
+        "fetch",
+        "--no-tags",
+        "--no-write-fetch-head",
+        "--refmap=",
+        "--no-recurse-submodules",
+        "--no-write-commit-graph",
+        "--quiet",
+        "--end-of-options",
+        remote,
+        `+refs/pull/${ref.number}/head:${ns}/head`,
+        `+refs/heads/${baseBranch}:${ns}/base`,
+      ],
       { network: true },
     );
   } catch (err) {
-    throw new UserError(`Could not fetch pull request ${ref.number} from remote ${remote}: ${(err as Error).message.split("\n")[0]}`, "Check that the remote is reachable and that you may read the repository.");
+    throw new UserError(
+      `Could not fetch pull request ${ref.number} from remote ${remote}: ${(err as Error).message.split("\n")[0]}`,
+      "Check that the remote is reachable and that you may read the repository.",
+    );
   }
   const head = (await git(repo.top, ["rev-parse", `${ns}/head`])).trim();
   const base = (await git(repo.top, ["rev-parse", `${ns}/base`])).trim();
@@ -96,7 +111,8 @@ function testsLine(ev: Evaluation): string | undefined {
 }
 
 const failing = (ev: Evaluation) => new Set((ev.tests?.failures ?? []).map((f) => f.name));
-const errors = (ev: Evaluation) => new Set(ev.diagnostics.filter((d) => d.severity === "error").map((d) => `${d.file ?? ""} ${d.code ?? ""} ${d.message}`.trim()));
+const errors = (ev: Evaluation) =>
+  new Set(ev.diagnostics.filter((d) => d.severity === "error").map((d) => `${d.file ?? ""} ${d.code ?? ""} ${d.message}`.trim()));
 
 /**
  * Runs the commands on the merge base of `base` and `head` and on `head`, each in a temporary detached

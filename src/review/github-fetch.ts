@@ -38,7 +38,11 @@ function refuse(url: string, origin: string, why: string, redirect: boolean): Of
 }
 
 async function readCapped(res: Response, maxBytes: number, url: string): Promise<Uint8Array> {
-  const tooBig = () => new UserError(`GitHub's answer to ${new URL(url).pathname} is larger than ${maxBytes >= 1 << 20 ? `${Math.round(maxBytes / (1 << 20))} MB` : `${maxBytes} bytes`}: refused.`, "Review the pull request locally (repoPath + base + head).");
+  const tooBig = () =>
+    new UserError(
+      `GitHub's answer to ${new URL(url).pathname} is larger than ${maxBytes >= 1 << 20 ? `${Math.round(maxBytes / (1 << 20))} MB` : `${maxBytes} bytes`}: refused.`,
+      "Review the pull request locally (repoPath + base + head).",
+    );
   const declared = Number(res.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) {
     await res.body?.cancel().catch(() => undefined);
@@ -79,7 +83,8 @@ export function originBoundFetch(baseUrl: string, inner: typeof fetch = globalTh
       const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;
       if (location !== null) {
         await res.body?.cancel().catch(() => undefined);
-        if (hop >= MAX_REDIRECTS) throw new UserError(`The GitHub API at ${origin} redirected more than ${MAX_REDIRECTS} times.`, "Check GITHUB_API_URL / the pull request URL.");
+        if (hop >= MAX_REDIRECTS)
+          throw new UserError(`The GitHub API at ${origin} redirected more than ${MAX_REDIRECTS} times.`, "Check GITHUB_API_URL / the pull request URL.");
         try {
           url = new URL(location, url).href;
         } catch {

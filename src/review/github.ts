@@ -1,13 +1,13 @@
 import { Octokit } from "@octokit/rest";
-import { UserError, errorMessage } from "../util/errors.js";
+import { errorMessage, UserError } from "../util/errors.js";
 import { serverEnv } from "../util/secrets.js";
+import { attachContents, projectInfo } from "./contents.js";
 import { parseFilePatch, parseUnifiedDiff } from "./diff.js";
+import { prContentReader } from "./github-contents.js";
+import { boundedPages, MAX_PAGES, originBoundFetch } from "./github-fetch.js";
 import { isBinaryPath } from "./lang.js";
 import type { PrRef } from "./pr-url.js";
 import type { FileChange, FileStatus, ProjectInfo } from "./types.js";
-import { attachContents, projectInfo } from "./contents.js";
-import { prContentReader } from "./github-contents.js";
-import { boundedPages, MAX_PAGES, originBoundFetch } from "./github-fetch.js";
 
 /**
  * Reads a pull request through the GitHub REST API (Octokit): metadata, the list of changed files
@@ -125,18 +125,26 @@ function header(headers: Record<string, unknown> | undefined, name: string): str
 export function githubError(err: unknown, ctx: ErrorContext): Error {
   const e = err as { status?: unknown; response?: { headers?: Record<string, unknown>; data?: unknown }; cause?: unknown; name?: string };
   // Refused by the origin-bound fetch (another origin, a huge answer): that message says it all.
-  if (e.cause instanceof UserError) return new UserError(redact(e.cause.message, ctx.token), e.cause.hint && redact(e.cause.hint, ctx.token), { api: ctx.baseUrl });
+  if (e.cause instanceof UserError)
+    return new UserError(redact(e.cause.message, ctx.token), e.cause.hint && redact(e.cause.hint, ctx.token), { api: ctx.baseUrl });
   const status = typeof e.status === "number" ? e.status : undefined;
   const pr = `${ctx.ref.owner}/${ctx.ref.repo}#${ctx.ref.number}`;
   const make = (message: string, hint: string): UserError => new UserError(redact(message, ctx.token), redact(hint, ctx.token), { status, api: ctx.baseUrl });
   const setToken = "Set GITHUB_TOKEN (or GH_TOKEN) to a token that can read the repository";
   // Octokit reports network failures and aborts as status 500 without a response.
   if (status === undefined || e.response === undefined) {
-    if (ctx.timedOut()) return make(`GitHub did not answer within ${Math.round(ctx.timeoutMs / 100) / 10} s (${ctx.baseUrl}).`, "Try again; for a very large pull request, review it locally with repoPath + base + head.");
+    if (ctx.timedOut())
+      return make(
+        `GitHub did not answer within ${Math.round(ctx.timeoutMs / 100) / 10} s (${ctx.baseUrl}).`,
+        "Try again; for a very large pull request, review it locally with repoPath + base + head.",
+      );
     if (ctx.cancelled()) return err instanceof Error ? err : new Error("Cancelled.");
     const cause = (e.cause ?? {}) as { code?: string; message?: string; cause?: { code?: string } };
     const code = cause.cause?.code ?? cause.code ?? cause.message ?? errorMessage(err);
-    return make(`Could not reach the GitHub API at ${ctx.baseUrl}: ${code}.`, "Check the network and the URL's host; for GitHub Enterprise set GITHUB_API_URL (e.g. https://HOST/api/v3).");
+    return make(
+      `Could not reach the GitHub API at ${ctx.baseUrl}: ${code}.`,
+      "Check the network and the URL's host; for GitHub Enterprise set GITHUB_API_URL (e.g. https://HOST/api/v3).",
+    );
   }
   const headers = e.response?.headers;
   const remaining = header(headers, "x-ratelimit-remaining");
@@ -172,7 +180,10 @@ export function githubError(err: unknown, ctx: ErrorContext): Error {
   }
   if (status === 401) {
     if (!ctx.sentToken) return make(`GitHub requires authentication to read ${pr} (401).`, `${setToken}.`);
-    return make("GitHub rejected the token (401 Bad credentials).", "Set GITHUB_TOKEN or GH_TOKEN to a valid, unexpired token, or unset both to read public repositories anonymously.");
+    return make(
+      "GitHub rejected the token (401 Bad credentials).",
+      "Set GITHUB_TOKEN or GH_TOKEN to a valid, unexpired token, or unset both to read public repositories anonymously.",
+    );
   }
   if (status === 403) {
     return make(
@@ -203,7 +214,15 @@ export function octokitFor(ref: PrRef, opts: GitHubOptions = {}): { octokit: Oct
     log: SILENT,
     request: { signal, fetch: originBoundFetch(target.baseUrl, opts.fetch ?? globalThis.fetch) },
   });
-  const ctx: ErrorContext = { ref, baseUrl: target.baseUrl, token, sentToken: sendToken, timeoutMs, timedOut: () => timeout.aborted, cancelled: () => opts.signal?.aborted === true };
+  const ctx: ErrorContext = {
+    ref,
+    baseUrl: target.baseUrl,
+    token,
+    sentToken: sendToken,
+    timeoutMs,
+    timedOut: () => timeout.aborted,
+    cancelled: () => opts.signal?.aborted === true,
+  };
   return { octokit, ctx, token, sendToken };
 }
 
@@ -227,7 +246,9 @@ export async function fetchPullRequest(ref: PrRef, opts: GitHubOptions = {}): Pr
     });
     listed = pages.items;
     if (pages.truncated && pages.items.length < GITHUB_FILE_LIMIT) {
-      notes.push(`GitHub's file list went on past ${MAX_PAGES} pages (GitHub itself serves at most ${MAX_PAGES}): stopped there, ${listed.length} files listed; the rest were not reviewed.`);
+      notes.push(
+        `GitHub's file list went on past ${MAX_PAGES} pages (GitHub itself serves at most ${MAX_PAGES}): stopped there, ${listed.length} files listed; the rest were not reviewed.`,
+      );
     }
   } catch (err) {
     throw githubError(err, ctx);
@@ -272,7 +293,10 @@ export async function fetchPullRequest(ref: PrRef, opts: GitHubOptions = {}): Pr
       const e = err as { status?: number; response?: unknown };
       const st = e.response === undefined ? undefined : e.status;
       notes.push(
-        `GitHub did not return the pull request's diff (${st ?? "network error"}${st === 406 ? ": too large" : ""}); ${missing.length} file(s) without a patch were not reviewed: ${missing.slice(0, 5).map((m) => m.path).join(", ")}${missing.length > 5 ? ", …" : ""}.`,
+        `GitHub did not return the pull request's diff (${st ?? "network error"}${st === 406 ? ": too large" : ""}); ${missing.length} file(s) without a patch were not reviewed: ${missing
+          .slice(0, 5)
+          .map((m) => m.path)
+          .join(", ")}${missing.length > 5 ? ", …" : ""}.`,
       );
     }
     if (fromDiff) {
@@ -281,10 +305,20 @@ export async function fetchPullRequest(ref: PrRef, opts: GitHubOptions = {}): Pr
         const d = fromDiff.get(m.path);
         const current = files[m.index]!;
         if (d && d.added.length > 0) {
-          files[m.index] = { ...d, path: current.path, status: current.status, linesAdded: current.linesAdded, linesRemoved: current.linesRemoved, ...(current.oldPath ? { oldPath: current.oldPath } : {}) };
+          files[m.index] = {
+            ...d,
+            path: current.path,
+            status: current.status,
+            linesAdded: current.linesAdded,
+            linesRemoved: current.linesRemoved,
+            ...(current.oldPath ? { oldPath: current.oldPath } : {}),
+          };
         } else unresolved.push(m.path);
       }
-      if (unresolved.length > 0) notes.push(`No patch available for ${unresolved.length} file(s) (binary or too large), not reviewed: ${unresolved.slice(0, 5).join(", ")}${unresolved.length > 5 ? ", …" : ""}.`);
+      if (unresolved.length > 0)
+        notes.push(
+          `No patch available for ${unresolved.length} file(s) (binary or too large), not reviewed: ${unresolved.slice(0, 5).join(", ")}${unresolved.length > 5 ? ", …" : ""}.`,
+        );
     }
   }
 

@@ -35,9 +35,7 @@ export interface LexOptions {
   startInBlockComment?: boolean;
 }
 
-const REGEX_PREV_KEYWORDS = new Set([
-  "return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await", "instanceof",
-]);
+const REGEX_PREV_KEYWORDS = new Set(["return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await", "instanceof"]);
 
 export function lex(text: string, syntax: Syntax, opts: LexOptions = {}): Masked {
   const n = text.length;

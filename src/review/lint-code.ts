@@ -31,7 +31,8 @@ export interface LintCode {
 const ESLINT_NAME = /^\.?eslint/i;
 const NOT_CODE = /^\.eslint(ignore|cache)$/i;
 const JS_TOOL_CONFIG = /^(?:[\w-]+(?:\.[\w-]+)*\.config|\.[\w-]+rc)\.[cm]?[jt]sx?$/i;
-const DATA_TOOL_CONFIG = /^(?:\.(?:babel|prettier|swc|postcss)rc(?:\.(?:json5?|ya?ml|toml))?|(?:babel|prettier)\.config\.json5?|\.pnp\.c?js|\.pnp\.loader\.mjs)$/i;
+const DATA_TOOL_CONFIG =
+  /^(?:\.(?:babel|prettier|swc|postcss)rc(?:\.(?:json5?|ya?ml|toml))?|(?:babel|prettier)\.config\.json5?|\.pnp\.c?js|\.pnp\.loader\.mjs)$/i;
 const ESLINT_CONFIG = /^(?:eslint\.config\.[cm]?[jt]s|\.eslintrc(?:\.(?:c?js|json|ya?ml))?)$/i;
 const READ_EXT = /\.(?:[cm]?[jt]sx?|json5?|ya?ml)$|(?:^|\/)\.[\w-]+rc$/i;
 const RESOLVE_EXT = ["", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".json"];
@@ -66,7 +67,8 @@ export function relativeSpecifiers(text: string, file: string, mode: "all" | "im
   const specs = new Set<string>();
   const REL = String.raw`\.\.?(?:\/[^"'\x60\n]*)?`;
   if (mode === "imports") {
-    for (const m of text.matchAll(new RegExp(String.raw`(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire(?:\.resolve)?\s*\(\s*)(["'\x60])(${REL})\1`, "g"))) specs.add(m[2]!);
+    for (const m of text.matchAll(new RegExp(String.raw`(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire(?:\.resolve)?\s*\(\s*)(["'\x60])(${REL})\1`, "g")))
+      specs.add(m[2]!);
   } else {
     // Quoted (a glob pattern such as "./src/**" in `files` is not a load: only a glob call's is), or bare in YAML.
     for (const m of text.matchAll(new RegExp(String.raw`(["'\x60])(${REL})\1`, "g"))) {
@@ -77,7 +79,9 @@ export function relativeSpecifiers(text: string, file: string, mode: "all" | "im
     }
     for (const m of text.matchAll(/(?<![\w$./-])(\.\.?\/[^\s"'`,;)\]}*?{[]*)(?=[\s"'`,;)\]}]|$)/g)) specs.add(m[1]!);
     for (const m of text.matchAll(/\bglob\w*(?:\.sync)?\(\s*\[?\s*(["'`])([^"'`\n]+)\1/gi)) specs.add(/^\.\.?\//.test(m[2]!) ? m[2]! : `./${m[2]}`);
-    for (const m of text.matchAll(/\b(?:join|resolve)\(\s*(?:__dirname|import\.meta\.dirname|dirname\([^()]*\)|[\w$]*[dD]ir(?:name)?)\s*((?:,\s*(["'`])[^"'`\n]*\2\s*)+)\)/g)) {
+    for (const m of text.matchAll(
+      /\b(?:join|resolve)\(\s*(?:__dirname|import\.meta\.dirname|dirname\([^()]*\)|[\w$]*[dD]ir(?:name)?)\s*((?:,\s*(["'`])[^"'`\n]*\2\s*)+)\)/g,
+    )) {
       specs.add(`./${[...m[1]!.matchAll(/(["'`])([^"'`\n]*)\1/g)].map((x) => x[2]!).join("/")}`);
     }
     for (const m of text.matchAll(/new\s+URL\(\s*(["'`])([^"'`\n]+)\1\s*,\s*import\.meta\.url/g)) specs.add(/^\.\.?\//.test(m[2]!) ? m[2]! : `./${m[2]}`);
@@ -130,7 +134,18 @@ const isAncestorOrSelf = (a: string, b: string): boolean => a === "" || a === ".
 
 /** ESLint's code among the paths `base..head` changes (see the module comment). */
 export async function changedLintCode(top: string, base: string, head: string, linted: string[]): Promise<LintCode> {
-  const diff = await gitOrNull(top, ["diff", "--no-renames", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "--name-only", "-z", base, head, "--"]);
+  const diff = await gitOrNull(top, [
+    "diff",
+    "--no-renames",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--ignore-submodules=none",
+    "--name-only",
+    "-z",
+    base,
+    head,
+    "--",
+  ]);
   if (diff === null) return { found: [], incomplete: `git could not compare ${base.slice(0, 12)} with ${head.slice(0, 12)}` };
   const changed = diff.split("\0").filter(Boolean);
   const found: LintCode["found"] = [];
@@ -222,7 +237,11 @@ export async function changedLintCode(top: string, base: string, head: string, l
       }
       // A folder named whole (a rules folder read at run time): its files are protected above; the first
       // ones are read for what they import from outside it.
-      if (folder) [...tree.keys()].filter((f) => f.startsWith(`${s}/`)).slice(0, FOLDER_READS).forEach((f) => enqueue(f, by, mode));
+      if (folder)
+        [...tree.keys()]
+          .filter((f) => f.startsWith(`${s}/`))
+          .slice(0, FOLDER_READS)
+          .forEach((f) => enqueue(f, by, mode));
     }
   }
   for (const c of changed) {

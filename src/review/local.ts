@@ -1,8 +1,8 @@
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { UserError } from "../util/errors.js";
+import { attachContents, gitReader, projectInfo } from "./contents.js";
 import { parseUnifiedDiff } from "./diff.js";
 import type { PrInfo } from "./github.js";
-import { attachContents, gitReader, projectInfo } from "./contents.js";
 import type { FileChange, ProjectInfo } from "./types.js";
 
 /**
@@ -23,12 +23,15 @@ export interface LocalRange {
 
 async function resolveCommit(top: string, ref: string, which: "base" | "head"): Promise<string> {
   if (ref.trim() === "" || ref.includes("\0") || ref.includes("\n")) {
-    throw new UserError(`Invalid ${which} ref: ${JSON.stringify(ref)}.`, "Pass a branch, tag or commit, e.g. base: \"main\", head: \"feature\".");
+    throw new UserError(`Invalid ${which} ref: ${JSON.stringify(ref)}.`, 'Pass a branch, tag or commit, e.g. base: "main", head: "feature".');
   }
   const out = await gitOrNull(top, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
   const sha = out?.trim();
   if (!sha || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha)) {
-    throw new UserError(`${which} ref ${JSON.stringify(ref)} does not name a commit in ${top}.`, "Check the name with `git branch -a` / `git tag`; fetch it first if it only exists on a remote.");
+    throw new UserError(
+      `${which} ref ${JSON.stringify(ref)} does not name a commit in ${top}.`,
+      "Check the name with `git branch -a` / `git tag`; fetch it first if it only exists on a remote.",
+    );
   }
   return sha;
 }
@@ -37,7 +40,17 @@ async function resolveCommit(top: string, ref: string, which: "base" | "head"): 
  * Diff options that do not depend on the user's configuration (prefixes, external diff drivers,
  * colour, textconv), with function context so rules can see whole functions around a change.
  */
-const DIFF_ARGS = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative", "--function-context"];
+const DIFF_ARGS = [
+  "diff",
+  "--no-color",
+  "--no-ext-diff",
+  "--no-textconv",
+  "--find-renames",
+  "--src-prefix=a/",
+  "--dst-prefix=b/",
+  "--no-relative",
+  "--function-context",
+];
 
 export async function reviewLocalRange(repoPath: string, base: string, head: string): Promise<LocalRange> {
   const { top } = await openRepo(repoPath);

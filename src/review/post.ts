@@ -1,10 +1,10 @@
 import type { Octokit } from "@octokit/rest";
-import { githubError, octokitFor, redact, type GitHubOptions } from "./github.js";
+import { UserError } from "../util/errors.js";
+import { type GitHubOptions, githubError, octokitFor, redact } from "./github.js";
 import { boundedPages } from "./github-fetch.js";
 import type { PrRef } from "./pr-url.js";
 import type { ReviewResult } from "./schema.js";
 import type { ReviewComment } from "./types.js";
-import { UserError } from "../util/errors.js";
 
 /**
  * Posting a review to the pull request: ONE review with inline comments on the head commit, found
@@ -49,7 +49,10 @@ function commentBody(c: ReviewComment): string {
 }
 
 /** The review's body and inline comments (pure: what is sent is what this returns). */
-export function planReview(r: ReviewResult, max = MAX_POSTED): { body: string; comments: PlannedComment[]; inline: ReviewComment[]; notInline: ReviewComment[] } {
+export function planReview(
+  r: ReviewResult,
+  max = MAX_POSTED,
+): { body: string; comments: PlannedComment[]; inline: ReviewComment[]; notInline: ReviewComment[] } {
   const ranked = [...r.comments].sort((a, b) => RANK[a.severity] - RANK[b.severity]);
   const inline = ranked.slice(0, max);
   const notInline = ranked.slice(max);
@@ -69,7 +72,9 @@ export function planReview(r: ReviewResult, max = MAX_POSTED): { body: string; c
 }
 
 async function findOwnReview(octokit: Octokit, ref: PrRef): Promise<{ id: number } | undefined> {
-  const { items: reviews } = await boundedPages(octokit.paginate.iterator(octokit.rest.pulls.listReviews, { owner: ref.owner, repo: ref.repo, pull_number: ref.number, per_page: 100 }));
+  const { items: reviews } = await boundedPages(
+    octokit.paginate.iterator(octokit.rest.pulls.listReviews, { owner: ref.owner, repo: ref.repo, pull_number: ref.number, per_page: 100 }),
+  );
   const own = reviews.filter((rv) => (rv.body ?? "").includes(REVIEW_MARKER));
   return own.length ? { id: own[own.length - 1]!.id } : undefined;
 }
@@ -77,7 +82,10 @@ async function findOwnReview(octokit: Octokit, ref: PrRef): Promise<{ id: number
 export async function postReview(ref: PrRef, r: ReviewResult, headSha: string, dryRun: boolean, opts: GitHubOptions = {}): Promise<PostOutcome> {
   const { octokit, ctx, token, sendToken } = octokitFor(ref, opts);
   if (!dryRun && !sendToken) {
-    throw new UserError(`Posting a review to ${ref.owner}/${ref.repo}#${ref.number} needs a token for ${ref.host}.`, 'Set GITHUB_TOKEN (or GH_TOKEN) to a token with "Pull requests: write", or use post: "dry" to see what would be posted.');
+    throw new UserError(
+      `Posting a review to ${ref.owner}/${ref.repo}#${ref.number} needs a token for ${ref.host}.`,
+      'Set GITHUB_TOKEN (or GH_TOKEN) to a token with "Pull requests: write", or use post: "dry" to see what would be posted.',
+    );
   }
   const plan = planReview(r);
   const p = { owner: ref.owner, repo: ref.repo, pull_number: ref.number };
@@ -89,7 +97,9 @@ export async function postReview(ref: PrRef, r: ReviewResult, headSha: string, d
       const { data } = await octokit.rest.pulls.createReview({ ...p, commit_id: headSha, body: plan.body, event: "COMMENT", comments: plan.comments });
       return { dryRun, action: "create", reviewId: data.id, url: data.html_url, ...base };
     }
-    const { items: old } = await boundedPages(octokit.paginate.iterator(octokit.rest.pulls.listCommentsForReview, { ...p, review_id: earlier.id, per_page: 100 }));
+    const { items: old } = await boundedPages(
+      octokit.paginate.iterator(octokit.rest.pulls.listCommentsForReview, { ...p, review_id: earlier.id, per_page: 100 }),
+    );
     const had = new Set(old.map((oc) => /<!-- code-trm:[^>]*-->/.exec(oc.body ?? "")?.[0]));
     const fresh = plan.inline.filter((c) => !had.has(keyOf(c)));
     const body = fresh.length

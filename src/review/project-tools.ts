@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
+import { type Dirent, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
+import type { Diagnostic } from "../evaluate/types.js";
 import { runCommand } from "../exec/run.js";
 import { assertSandboxAvailable, INSTALL_BWRAP, type Sandbox } from "../exec/sandbox.js";
-import type { Diagnostic } from "../evaluate/types.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
@@ -13,9 +13,9 @@ import { isInside } from "../util/paths.js";
 import { shellQuote } from "../util/text.js";
 import { findRemote } from "./evaluate-pr.js";
 import { fileKind } from "./lang.js";
-import { lintCodeOfChange, type LintCode } from "./lint-code.js";
-import { declaredTools, toolsNote, type ToolStatus } from "./tool-notes.js";
+import { type LintCode, lintCodeOfChange } from "./lint-code.js";
 import type { PrRef } from "./pr-url.js";
+import { declaredTools, type ToolStatus, toolsNote } from "./tool-notes.js";
 import type { FileChange, ReviewComment } from "./types.js";
 
 /**
@@ -46,7 +46,18 @@ export interface ToolsOptions {
   onProgress?: (message: string) => void;
 }
 
-const ESLINT_CONFIGS = ["eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", "eslint.config.ts", ".eslintrc", ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml"];
+const ESLINT_CONFIGS = [
+  "eslint.config.js",
+  "eslint.config.mjs",
+  "eslint.config.cjs",
+  "eslint.config.ts",
+  ".eslintrc",
+  ".eslintrc.js",
+  ".eslintrc.cjs",
+  ".eslintrc.json",
+  ".eslintrc.yml",
+  ".eslintrc.yaml",
+];
 const MAX_TOOL_COMMENTS = 100;
 
 /**
@@ -119,17 +130,26 @@ function plainFiles(wt: string, paths: string[]): Set<string> {
  * probe does not fetch (no lazy fetch of a partial clone either): a missing head gets a note with
  * the command that brings it.
  */
-export async function runProjectToolsOnPr(repoPath: string, ref: PrRef, headSha: string | undefined, files: FileChange[], opts: ToolsOptions = {}): Promise<ToolsResult> {
+export async function runProjectToolsOnPr(
+  repoPath: string,
+  ref: PrRef,
+  headSha: string | undefined,
+  files: FileChange[],
+  opts: ToolsOptions = {},
+): Promise<ToolsResult> {
   const { top } = await openRepo(repoPath);
   if (lintableFiles(files).length === 0) return { comments: [], notes: [] };
   // The id comes from the API answer, which a host the model named may have written.
-  if (!headSha || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(headSha)) return { comments: [], notes: ["The project's ESLint and tsc were skipped: GitHub gave no valid head commit id for the pull request."] };
+  if (!headSha || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(headSha))
+    return { comments: [], notes: ["The project's ESLint and tsc were skipped: GitHub gave no valid head commit id for the pull request."] };
   if ((await gitOrNull(top, ["cat-file", "-e", `${headSha}^{commit}`], { env: { GIT_NO_LAZY_FETCH: "1" } })) === null) {
     const remote = await findRemote(top, ref).catch(() => `https://${ref.host}/${ref.owner}/${ref.repo}.git`);
     const arg = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : shellQuote(s));
     return {
       comments: [],
-      notes: [`The project's ESLint and tsc were skipped: the pull request's head commit ${headSha.slice(0, 12)} is not in ${top}. Fetch it with \`git -C ${arg(top)} fetch ${arg(remote)} pull/${ref.number}/head\` and review again.`],
+      notes: [
+        `The project's ESLint and tsc were skipped: the pull request's head commit ${headSha.slice(0, 12)} is not in ${top}. Fetch it with \`git -C ${arg(top)} fetch ${arg(remote)} pull/${ref.number}/head\` and review again.`,
+      ],
     };
   }
   return runProjectTools(top, headSha, files, opts);
@@ -143,7 +163,10 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
   const hasTsc = existsSync(bin("tsc"));
   let lintable = lintableFiles(files);
   if (lintable.length === 0) return { comments: [], notes };
-  const declared = declaredTools(await gitOrNull(repo.top, ["cat-file", "blob", `${headSha}:package.json`]), ((await gitOrNull(repo.top, ["ls-tree", "--name-only", headSha])) ?? "").split("\n"));
+  const declared = declaredTools(
+    await gitOrNull(repo.top, ["cat-file", "blob", `${headSha}:package.json`]),
+    ((await gitOrNull(repo.top, ["ls-tree", "--name-only", headSha])) ?? "").split("\n"),
+  );
   // ESLint is the project's linter unless it declares another one (oxlint, Biome, xo): then that one is named as not run.
   const eslintProject = declared.linter === undefined || declared.linter === "ESLint";
   const status: ToolStatus = { ran: [], notRun: [], notInstalled: false };
@@ -164,7 +187,10 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     opts.onProgress?.(`checking out head ${headSha.slice(0, 12)} for the project's tools`);
     await addWorktree(repo.top, wt, headSha, "review-tools");
     plain = plainFiles(wt, lintable);
-    if (plain.size < lintable.length) notes.push(`${lintable.length - plain.size} changed file(s) are not plain files of the head (symbolic links or outside it): the project's tools do not report on them.`);
+    if (plain.size < lintable.length)
+      notes.push(
+        `${lintable.length - plain.size} changed file(s) are not plain files of the head (symbolic links or outside it): the project's tools do not report on them.`,
+      );
     lintable = lintable.filter((p) => plain.has(p));
     if (lintable.length === 0) return { comments: [], notes };
     // Node and the tools resolve node_modules by walking up: link the checkout's into the worktree.
@@ -176,7 +202,12 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     const sandbox = confinement(repo.top, wt);
     const run = async (name: string, cmd: string): Promise<void> => {
       opts.onProgress?.(`running the project's ${name}`);
-      const r = await runCommand(cmd, { cwd: wt, timeoutMs: (opts.timeoutSec ?? 300) * 1000, ...(opts.signal ? { signal: opts.signal } : {}), ...(sandbox ? { sandbox } : {}) });
+      const r = await runCommand(cmd, {
+        cwd: wt,
+        timeoutMs: (opts.timeoutSec ?? 300) * 1000,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(sandbox ? { sandbox } : {}),
+      });
       if (r.timedOut) notes.push(`The project's ${name} did not finish within ${opts.timeoutSec ?? 300} s: its diagnostics are missing.`);
       else if (r.spawnError) notes.push(`The project's ${name} could not start: ${r.spawnError}.`);
       const found = parseDiagnostics(`${r.output.stdout}\n${r.output.stderr}`, { cwd: wt }).filter((d) => d.source === (name === "ESLint" ? "eslint" : "tsc"));
@@ -184,7 +215,10 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
       // ESLint exits 2 when it cannot lint (e.g. ESLint 9 on a head that only has an .eslintrc); tsc
       // fails without any file diagnostic on a broken tsconfig. Silence would read as "no findings".
       const broken = name === "ESLint" ? r.exitCode !== 0 && r.exitCode !== 1 : r.exitCode !== 0 && !found.some((d) => d.file);
-      if (broken && !r.timedOut && !r.spawnError) notes.push(`The project's ${name} failed to run (exit ${r.exitCode ?? "by signal"}): ${why(`${r.output.stderr}\n${r.output.stdout}`)} Its diagnostics are missing.`);
+      if (broken && !r.timedOut && !r.spawnError)
+        notes.push(
+          `The project's ${name} failed to run (exit ${r.exitCode ?? "by signal"}): ${why(`${r.output.stderr}\n${r.output.stdout}`)} Its diagnostics are missing.`,
+        );
       if (r.timedOut || r.spawnError || broken) status.notRun.push(`${name} (failed: see above)`);
       else status.ran.push(name);
     };
@@ -214,7 +248,13 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     await removeWorktree(repo.top, wt).catch(() => undefined);
   }
   notes.push(toolsNote(status, declared));
-  return { comments: toolComments(diags, files.filter((f) => plain.has(f.path))), notes };
+  return {
+    comments: toolComments(
+      diags,
+      files.filter((f) => plain.has(f.path)),
+    ),
+    notes,
+  };
 }
 
 /** The first paths of `code`, grouped by reason: "a, b (why), c (why)". Pure. */
@@ -228,7 +268,10 @@ function listed(code: LintCode): string {
 /** Why ESLint must not run on this change, as a note, or null when it may. Pure. */
 export function eslintRefusal(code: LintCode, trustPr: boolean, sandboxed: boolean): string | null {
   if (trustPr || (code.found.length === 0 && !code.incomplete)) return null;
-  const what = code.found.length > 0 ? `this change modifies code ESLint would run on this machine: ${listed(code)}` : `${code.incomplete}, so whether this change modifies code ESLint would run is not known`;
+  const what =
+    code.found.length > 0
+      ? `this change modifies code ESLint would run on this machine: ${listed(code)}`
+      : `${code.incomplete}, so whether this change modifies code ESLint would run is not known`;
   return `ESLint was not run: ${what}. Pass trustPr: true (code-trm review --trust-pr) to run it anyway${sandboxed ? ", in the bubblewrap sandbox" : `, unconfined: bubblewrap is not available (${INSTALL_BWRAP})`}.`;
 }
 
@@ -237,7 +280,10 @@ export function eslintRunNotes(code: LintCode, sandboxed: boolean): string[] {
   const where = sandboxed ? ", in the bubblewrap sandbox" : ", unconfined: bubblewrap is not available";
   if (code.found.length > 0) return [`ESLint ran this change's own code (${listed(code)}) because trustPr was passed${where}.`];
   if (code.incomplete) return [`ESLint ran although ${code.incomplete}, because trustPr was passed${where}.`];
-  if (!sandboxed) return [`The project's ESLint ran without a sandbox, on configuration and plugins the base already had; install bubblewrap to confine it too: ${INSTALL_BWRAP}.`];
+  if (!sandboxed)
+    return [
+      `The project's ESLint ran without a sandbox, on configuration and plugins the base already had; install bubblewrap to confine it too: ${INSTALL_BWRAP}.`,
+    ];
   return [];
 }
 

@@ -23,7 +23,8 @@ export function renderReviewText(r: ReviewResult): string {
   if (r.comments.length > MAX_TEXT_COMMENTS) lines.push(`… ${r.comments.length - MAX_TEXT_COMMENTS} more in structuredContent.comments`);
   if (r.evaluation) {
     const e = r.evaluation;
-    const side = (name: string, x: typeof e.base) => `${name} ${x.commit.slice(0, 12)}: score ${x.score.toFixed(3)}${x.okBuild !== undefined ? `, build ${x.okBuild ? "ok" : "FAILED"}` : ""}${x.tests ? `, tests ${x.tests}` : ""}${x.okLint !== undefined ? `, lint ${x.okLint ? "ok" : "FAILED"}` : ""}`;
+    const side = (name: string, x: typeof e.base) =>
+      `${name} ${x.commit.slice(0, 12)}: score ${x.score.toFixed(3)}${x.okBuild !== undefined ? `, build ${x.okBuild ? "ok" : "FAILED"}` : ""}${x.tests ? `, tests ${x.tests}` : ""}${x.okLint !== undefined ? `, lint ${x.okLint ? "ok" : "FAILED"}` : ""}`;
     lines.push(`Evaluation: ${e.verdict} (${e.scoreDelta >= 0 ? "+" : ""}${e.scoreDelta.toFixed(3)}); ${side("base", e.base)}; ${side("head", e.head)}`);
     if (e.newFailures.length) lines.push(`New test failures: ${e.newFailures.join("; ")}`);
     if (e.fixedTests.length) lines.push(`Fixed tests: ${e.fixedTests.join("; ")}`);
@@ -33,7 +34,9 @@ export function renderReviewText(r: ReviewResult): string {
   if (r.sarif) lines.push("SARIF 2.1.0 log in structuredContent.sarif.");
   if (r.posted) {
     const p = r.posted as { dryRun?: boolean; action?: string; comments?: unknown[]; url?: string };
-    lines.push(`${p.dryRun ? "Would post (dry run)" : "Posted"}: ${p.action} one GitHub review with ${p.comments?.length ?? 0} inline comment(s)${p.url ? ` ${p.url}` : ""}; details in structuredContent.posted.`);
+    lines.push(
+      `${p.dryRun ? "Would post (dry run)" : "Posted"}: ${p.action} one GitHub review with ${p.comments?.length ?? 0} inline comment(s)${p.url ? ` ${p.url}` : ""}; details in structuredContent.posted.`,
+    );
   }
   return lines.join("\n");
 }

@@ -4,15 +4,15 @@ import { serverEnv } from "../util/secrets.js";
 import { sortComments, summarize } from "./assess.js";
 import { buildContext } from "./context.js";
 import { fileChangeFromContents, parseUnifiedDiff } from "./diff.js";
-import { apiTarget, fetchPullRequest, githubToken, redact, type GitHubOptions, type PrInfo } from "./github.js";
+import { evaluateRange, fetchPrHead } from "./evaluate-pr.js";
+import { apiTarget, fetchPullRequest, type GitHubOptions, githubToken, type PrInfo, redact } from "./github.js";
 import { reviewLocalRange } from "./local.js";
+import { postReview } from "./post.js";
 import { parsePrUrl } from "./pr-url.js";
+import { runProjectTools, runProjectToolsOnPr } from "./project-tools.js";
 import { RULES } from "./rules/catalog.js";
 import { toSarif } from "./sarif.js";
 import type { ReviewInput, ReviewResult } from "./schema.js";
-import { evaluateRange, fetchPrHead } from "./evaluate-pr.js";
-import { runProjectTools, runProjectToolsOnPr } from "./project-tools.js";
-import { postReview } from "./post.js";
 import { CATEGORIES, type Category, type FileChange, type ProjectInfo, type ReviewComment } from "./types.js";
 
 /**
@@ -49,27 +49,49 @@ export function selectSource(input: ReviewInput): { source: Source; notes: strin
   if (input.files !== undefined) given.push({ kind: "files", files: input.files });
   if (input.repoPath && input.base && input.head) given.push({ kind: "local", repoPath: input.repoPath, base: input.base, head: input.head });
   if (input.evaluate) {
-    if (!input.repoPath) throw new UserError("evaluate needs repoPath: a local clone of the pull request's repository.", "Add repoPath, and at least one of buildCmd / testCmd / lintCmd.");
-    if (!input.buildCmd && !input.testCmd && !input.lintCmd) throw new UserError("evaluate needs at least one command to run.", "Add buildCmd, testCmd and/or lintCmd.");
-    if (input.diff !== undefined || input.files !== undefined) throw new UserError("evaluate runs commands on commits: it works with prUrl + repoPath, or repoPath + base + head.", "Drop diff/files, or drop evaluate.");
+    if (!input.repoPath)
+      throw new UserError(
+        "evaluate needs repoPath: a local clone of the pull request's repository.",
+        "Add repoPath, and at least one of buildCmd / testCmd / lintCmd.",
+      );
+    if (!input.buildCmd && !input.testCmd && !input.lintCmd)
+      throw new UserError("evaluate needs at least one command to run.", "Add buildCmd, testCmd and/or lintCmd.");
+    if (input.diff !== undefined || input.files !== undefined)
+      throw new UserError(
+        "evaluate runs commands on commits: it works with prUrl + repoPath, or repoPath + base + head.",
+        "Drop diff/files, or drop evaluate.",
+      );
   }
   if (input.mutate) {
-    if (!input.repoPath || !input.testCmd) throw new UserError("mutate needs repoPath (a local clone) and testCmd.", "Add repoPath and testCmd (and buildCmd if the tests need a build).");
-    if (input.diff !== undefined || input.files !== undefined) throw new UserError("mutate runs the tests on a commit: it works with prUrl + repoPath, or repoPath + base + head.", "Drop diff/files, or drop mutate.");
+    if (!input.repoPath || !input.testCmd)
+      throw new UserError("mutate needs repoPath (a local clone) and testCmd.", "Add repoPath and testCmd (and buildCmd if the tests need a build).");
+    if (input.diff !== undefined || input.files !== undefined)
+      throw new UserError("mutate runs the tests on a commit: it works with prUrl + repoPath, or repoPath + base + head.", "Drop diff/files, or drop mutate.");
   }
   if (given.length === 0) {
-    if (input.repoPath) throw new UserError("repoPath alone does not say what to review.", "Add base and head (e.g. base: \"main\", head: \"HEAD\") to review that range.");
+    if (input.repoPath)
+      throw new UserError("repoPath alone does not say what to review.", 'Add base and head (e.g. base: "main", head: "HEAD") to review that range.');
     throw new UserError("Nothing to review.", SOURCES_HINT);
   }
-  if (given.length > 1) throw new UserError(`Several inputs given (${given.map((g) => (g.kind === "pr" ? "prUrl" : g.kind === "local" ? "repoPath+base+head" : g.kind)).join(", ")}).`, SOURCES_HINT);
-  if (input.repoPath && given[0]!.kind !== "local" && given[0]!.kind !== "pr") notes.push("repoPath was ignored: it is used with base + head (local range) or with prUrl.");
-  if (!input.evaluate && !input.mutate && (input.buildCmd || input.testCmd || input.lintCmd)) notes.push("buildCmd / testCmd / lintCmd were ignored: they apply with evaluate: true or mutate: true.");
+  if (given.length > 1)
+    throw new UserError(
+      `Several inputs given (${given.map((g) => (g.kind === "pr" ? "prUrl" : g.kind === "local" ? "repoPath+base+head" : g.kind)).join(", ")}).`,
+      SOURCES_HINT,
+    );
+  if (input.repoPath && given[0]!.kind !== "local" && given[0]!.kind !== "pr")
+    notes.push("repoPath was ignored: it is used with base + head (local range) or with prUrl.");
+  if (!input.evaluate && !input.mutate && (input.buildCmd || input.testCmd || input.lintCmd))
+    notes.push("buildCmd / testCmd / lintCmd were ignored: they apply with evaluate: true or mutate: true.");
   return { source: given[0]!, notes };
 }
 
 function filesFromInput(files: NonNullable<ReviewInput["files"]>): { changes: FileChange[]; notes: string[] } {
   if (files.length === 0) throw new UserError("files is empty.", "Send at least one {path, content} (add originalContent for a modified file).");
-  if (files.length > MAX_FILES_INPUT) throw new UserError(`Too many files (${files.length}; at most ${MAX_FILES_INPUT}).`, "Send a unified diff instead, or review the range locally with repoPath + base + head.");
+  if (files.length > MAX_FILES_INPUT)
+    throw new UserError(
+      `Too many files (${files.length}; at most ${MAX_FILES_INPUT}).`,
+      "Send a unified diff instead, or review the range locally with repoPath + base + head.",
+    );
   let bytes = 0;
   const seen = new Set<string>();
   const changes: FileChange[] = [];
@@ -80,21 +102,31 @@ function filesFromInput(files: NonNullable<ReviewInput["files"]>): { changes: Fi
     if (seen.has(path)) throw new UserError(`File ${path} is given twice.`, "Send each file once.");
     seen.add(path);
     bytes += f.content.length + (f.originalContent?.length ?? 0);
-    if (bytes > LIMITS.maxCandidateBytes) throw new UserError(`files are larger than ${LIMITS.maxCandidateBytes} bytes in total.`, "Send a unified diff of the change instead.");
+    if (bytes > LIMITS.maxCandidateBytes)
+      throw new UserError(`files are larger than ${LIMITS.maxCandidateBytes} bytes in total.`, "Send a unified diff of the change instead.");
     const change = fileChangeFromContents(path, f.content, f.originalContent);
     if (change) changes.push(change);
     else unchanged.push(path);
   }
-  const notes = unchanged.length > 0 ? [`${unchanged.length} file(s) identical to their originalContent, nothing to review: ${unchanged.slice(0, 5).join(", ")}${unchanged.length > 5 ? ", …" : ""}.`] : [];
+  const notes =
+    unchanged.length > 0
+      ? [
+          `${unchanged.length} file(s) identical to their originalContent, nothing to review: ${unchanged.slice(0, 5).join(", ")}${unchanged.length > 5 ? ", …" : ""}.`,
+        ]
+      : [];
   return { changes, notes };
 }
 
 function filesFromDiff(diff: string): FileChange[] {
-  if (diff.length > LIMITS.maxCandidateBytes) throw new UserError(`diff is larger than ${LIMITS.maxCandidateBytes} bytes.`, "Review the range locally with repoPath + base + head instead.");
+  if (diff.length > LIMITS.maxCandidateBytes)
+    throw new UserError(`diff is larger than ${LIMITS.maxCandidateBytes} bytes.`, "Review the range locally with repoPath + base + head instead.");
   if (diff.trim() === "") throw new UserError("diff is empty.", "Send the output of `git diff` (or another unified diff).");
   const files = parseUnifiedDiff(diff);
   if (files.length === 0) {
-    throw new UserError("diff contains no file changes.", "Send a unified diff with file headers (--- a/x, +++ b/x) and @@ hunks, e.g. the output of `git diff`.");
+    throw new UserError(
+      "diff contains no file changes.",
+      "Send a unified diff with file headers (--- a/x, +++ b/x) and @@ hunks, e.g. the output of `git diff`.",
+    );
   }
   return files;
 }
@@ -136,7 +168,14 @@ async function evaluateSource(source: Source, input: ReviewInput, fetched: Fetch
 }
 
 /** The project's own ESLint and tsc on the head: of a local range, or of a pull request in a local clone. */
-async function projectTools(source: Source, input: ReviewInput, prInfo: PrInfo | undefined, files: FileChange[], fetched: FetchedHead | undefined, opts: ReviewOptions) {
+async function projectTools(
+  source: Source,
+  input: ReviewInput,
+  prInfo: PrInfo | undefined,
+  files: FileChange[],
+  fetched: FetchedHead | undefined,
+  opts: ReviewOptions,
+) {
   const toolOpts = { trustPr: input.trustPr, timeoutSec: input.timeoutSec, signal: opts.signal, onProgress: opts.onProgress };
   if (source.kind === "local" && prInfo?.headSha) return runProjectTools(source.repoPath, prInfo.headSha, files, { ...toolOpts, base: prInfo.baseSha });
   if (source.kind !== "pr" || !input.repoPath) return undefined;
@@ -194,7 +233,16 @@ export async function reviewPr(input: ReviewInput, opts: ReviewOptions = {}): Pr
   }
 }
 
-async function reviewFiles(source: Source, input: ReviewInput, files: FileChange[], prInfo: PrInfo | undefined, project: ProjectInfo, notes: string[], fetched: FetchedHead | undefined, opts: ReviewOptions): Promise<ReviewResult> {
+async function reviewFiles(
+  source: Source,
+  input: ReviewInput,
+  files: FileChange[],
+  prInfo: PrInfo | undefined,
+  project: ProjectInfo,
+  notes: string[],
+  fetched: FetchedHead | undefined,
+  opts: ReviewOptions,
+): Promise<ReviewResult> {
   const { categories, onlyLongLines } = selectedCategories(input.focus);
   const contexts = files.map((f) => buildContext(f, project));
   // Loaded on the first review: the rules' syntax trees come from the TypeScript compiler, which cost a
@@ -208,7 +256,12 @@ async function reviewFiles(source: Source, input: ReviewInput, files: FileChange
     notes.push(...tools.notes);
   }
   if (input.mutate && !onlyLongLines) {
-    const range = source.kind === "local" && prInfo?.headSha ? { base: prInfo.baseSha ?? source.base, head: prInfo.headSha } : fetched ? { base: fetched.base, head: fetched.head } : undefined;
+    const range =
+      source.kind === "local" && prInfo?.headSha
+        ? { base: prInfo.baseSha ?? source.base, head: prInfo.headSha }
+        : fetched
+          ? { base: fetched.base, head: fetched.head }
+          : undefined;
     if (!range) notes.push("mutate: the head commit is not known here (a pull request needs repoPath to fetch it): not run.");
     else {
       const { reviewTestStrength } = await import("./test-strength.js");
@@ -225,13 +278,14 @@ async function reviewFiles(source: Source, input: ReviewInput, files: FileChange
     }
   }
   if (onlyLongLines) comments = comments.filter((c) => c.category !== "code-quality" || c.rule === RULES.longLine.id);
-  comments = sortComments(comments, files.map((f) => f.path));
+  comments = sortComments(
+    comments,
+    files.map((f) => f.path),
+  );
   const summary = summarize(files, comments);
 
   if (comments.length > MAX_COMMENTS) {
-    const kept = new Set(
-      [...comments].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]).slice(0, MAX_COMMENTS),
-    );
+    const kept = new Set([...comments].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]).slice(0, MAX_COMMENTS));
     notes.push(`${comments.length} comments found; the ${MAX_COMMENTS} most severe are listed (counts include all). Use focus to narrow the review.`);
     comments = comments.filter((c) => kept.has(c));
   }

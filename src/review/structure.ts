@@ -1,4 +1,4 @@
-import { lineAt, type FileContext, type Segment } from "./context.js";
+import { type FileContext, lineAt, type Segment } from "./context.js";
 
 /**
  * Block structure of JS/TS code, recovered from the masked code of each visible segment by brace
@@ -70,11 +70,18 @@ function headerBefore(code: string, open: number): Header {
   return { text: code.slice(k + 1, open), start: k + 1, stop: "" };
 }
 
-function classify(code: string, open: number): Omit<Block, "segment" | "open" | "close" | "headerLine" | "openLine" | "closeLine" | "controlDepth"> & { headerStart: number } {
+function classify(
+  code: string,
+  open: number,
+): Omit<Block, "segment" | "open" | "close" | "headerLine" | "openLine" | "closeLine" | "controlDepth"> & { headerStart: number } {
   const h = headerBefore(code, open);
   const text = h.text;
   const trimmedStart = h.start + (text.length - text.trimStart().length);
-  const base: { headerStart: number; isAsync: boolean; isCallback: boolean; callee?: string } = { headerStart: trimmedStart, isAsync: false, isCallback: false };
+  const base: { headerStart: number; isAsync: boolean; isCallback: boolean; callee?: string } = {
+    headerStart: trimmedStart,
+    isAsync: false,
+    isCallback: false,
+  };
   let m = CONTROL_PAREN.exec(text);
   if (m && /\)\s*$/.test(text)) return { ...base, kind: "control", keyword: m[1]! };
   m = CONTROL_BARE.exec(text);

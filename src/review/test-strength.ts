@@ -10,10 +10,10 @@ import os from "node:os";
 import path from "node:path";
 import { changedSourceLines } from "../evaluate/coverage/changed-lines.js";
 import { DEFAULT_MUTATION_BUDGET_SEC, measureTestStrength, strengthFindings } from "../evaluate/test-strength.js";
+import { INSTALL_BWRAP } from "../exec/sandbox.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/session-git.js";
-import { INSTALL_BWRAP } from "../exec/sandbox.js";
 import { confinement } from "./project-tools.js";
 import type { FileChange, ReviewComment } from "./types.js";
 
@@ -43,7 +43,13 @@ export function strengthComments(findings: ReturnType<typeof strengthFindings>, 
     }));
 }
 
-export async function reviewTestStrength(repoPath: string, base: string, head: string, files: FileChange[], opts: ReviewStrengthOptions): Promise<{ comments: ReviewComment[]; notes: string[] }> {
+export async function reviewTestStrength(
+  repoPath: string,
+  base: string,
+  head: string,
+  files: FileChange[],
+  opts: ReviewStrengthOptions,
+): Promise<{ comments: ReviewComment[]; notes: string[] }> {
   const repo = await openRepo(repoPath);
   const mergeBase = (await gitOrNull(repo.top, ["merge-base", base, head]))?.trim() || base;
   const inReview = new Set(files.filter((f) => f.status !== "deleted").map((f) => f.path));
@@ -62,7 +68,8 @@ export async function reviewTestStrength(repoPath: string, base: string, head: s
         await addWorktree(repo.top, wt, head, `review-mutate-${k}`);
         made.push(wt);
         // Node resolves node_modules by walking up: the checkout's, linked (read-only in the sandbox).
-        if (existsSync(path.join(repo.top, "node_modules")) && !existsSync(path.join(wt, "node_modules"))) await symlink(path.join(repo.top, "node_modules"), path.join(wt, "node_modules"), "dir");
+        if (existsSync(path.join(repo.top, "node_modules")) && !existsSync(path.join(wt, "node_modules")))
+          await symlink(path.join(repo.top, "node_modules"), path.join(wt, "node_modules"), "dir");
         return wt;
       })();
       checkouts.set(k, p);

@@ -23,21 +23,41 @@ const LINTERS: Array<{ name: string; files?: RegExp; packages: string[] }> = [
 
 /** The linter and type checker a project declares: configuration files at its root first, then its package.json. */
 export function declaredTools(packageJson: string | null, rootFiles: string[]): DeclaredTools {
-  let pkg: { devDependencies?: Record<string, unknown>; dependencies?: Record<string, unknown>; scripts?: Record<string, unknown>; packageManager?: unknown; eslintConfig?: unknown; xo?: unknown } = {};
+  let pkg: {
+    devDependencies?: Record<string, unknown>;
+    dependencies?: Record<string, unknown>;
+    scripts?: Record<string, unknown>;
+    packageManager?: unknown;
+    eslintConfig?: unknown;
+    xo?: unknown;
+  } = {};
   try {
     pkg = JSON.parse(packageJson ?? "{}") as typeof pkg;
   } catch {
     // an unreadable package.json declares nothing
   }
   const deps = new Set([...Object.keys(pkg.devDependencies ?? {}), ...Object.keys(pkg.dependencies ?? {})]);
-  const scripts = Object.values(pkg.scripts ?? {}).filter((s): s is string => typeof s === "string").join("\n");
+  const scripts = Object.values(pkg.scripts ?? {})
+    .filter((s): s is string => typeof s === "string")
+    .join("\n");
   const byFile = LINTERS.find((l) => l.files && rootFiles.some((f) => l.files!.test(f)));
   const byConfigKey = pkg.eslintConfig ? "ESLint" : pkg.xo ? "xo" : undefined;
   // A linter the scripts run counts before one that is merely installed (eslint-config-* beside oxlint).
-  const byScript = LINTERS.find((l) => l.packages.some((p) => deps.has(p)) && new RegExp(`(?:^|[\\s&|;])${l.name === "Biome" ? "biome" : l.packages[0]}\\b`, "m").test(scripts));
+  const byScript = LINTERS.find(
+    (l) => l.packages.some((p) => deps.has(p)) && new RegExp(`(?:^|[\\s&|;])${l.name === "Biome" ? "biome" : l.packages[0]}\\b`, "m").test(scripts),
+  );
   const byPackage = LINTERS.find((l) => l.packages.some((p) => deps.has(p)));
   const typeChecker = /(?:^|[\s&|;])tsgo\b/m.test(scripts) ? "tsgo" : /(?:^|[\s&|;])vue-tsc\b/m.test(scripts) ? "vue-tsc" : undefined;
-  const pm = typeof pkg.packageManager === "string" ? pkg.packageManager.split("@")[0] : rootFiles.includes("pnpm-lock.yaml") ? "pnpm" : rootFiles.includes("yarn.lock") ? "yarn" : rootFiles.includes("bun.lockb") || rootFiles.includes("bun.lock") ? "bun" : "npm";
+  const pm =
+    typeof pkg.packageManager === "string"
+      ? pkg.packageManager.split("@")[0]
+      : rootFiles.includes("pnpm-lock.yaml")
+        ? "pnpm"
+        : rootFiles.includes("yarn.lock")
+          ? "yarn"
+          : rootFiles.includes("bun.lockb") || rootFiles.includes("bun.lock")
+            ? "bun"
+            : "npm";
   return { linter: byFile?.name ?? byConfigKey ?? byScript?.name ?? byPackage?.name, ...(typeChecker ? { typeChecker } : {}), install: `${pm} install` };
 }
 

@@ -3,16 +3,7 @@
  * local range) is reduced to this shape, so the rules never know where the change came from.
  */
 
-export const CATEGORIES = [
-  "type-safety",
-  "logging",
-  "todos",
-  "code-quality",
-  "error-handling",
-  "security",
-  "testing",
-  "size",
-] as const;
+export const CATEGORIES = ["type-safety", "logging", "todos", "code-quality", "error-handling", "security", "testing", "size"] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 export type Severity = "critical" | "warning" | "info";

@@ -8,7 +8,7 @@
  */
 import os from "node:os";
 import { planCandidate } from "../candidate/plan.js";
-import { candidateSchema, type Candidate } from "../candidate/schema.js";
+import { type Candidate, candidateSchema } from "../candidate/schema.js";
 import { worktreeReader } from "../candidate/write.js";
 import { briefLine } from "../evaluate/brief.js";
 import { EvaluationCancelled, type EvaluationRun } from "../evaluate/evaluate.js";
@@ -16,14 +16,14 @@ import { listRefs, writeCommitFast, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { alternativeRef } from "./alternatives.js";
+import { type IndexSync, writeCandidateTree } from "./candidate-tree.js";
 import type { CallContext } from "./context.js";
+import { ensureReference } from "./preflight.js";
 import { stepMessage } from "./record.js";
 import type { Session } from "./session.js";
-import { applyCandidate, evaluateApplied, recordStep, stepNoteOf, type AppliedCandidate, type JudgedTree } from "./submit.js";
-import { writeCandidateTree, type IndexSync } from "./candidate-tree.js";
+import { type AppliedCandidate, applyCandidate, evaluateApplied, type JudgedTree, recordStep, stepNoteOf } from "./submit.js";
+import { landedOps, type TestFileChange, testConfigChanges, testFileChanges } from "./test-files.js";
 import { poolFor } from "./worktree-pool.js";
-import { ensureReference } from "./preflight.js";
-import { landedOps, testConfigChanges, testFileChanges, type TestFileChange } from "./test-files.js";
 
 export const MIN_BATCH = 2;
 export const MAX_BATCH = 8;
@@ -53,7 +53,6 @@ interface Slot {
   commit?: string;
 }
 
-
 function errorText(err: UserError): string {
   return err.hint ? `${err.message} ${err.hint}` : err.message;
 }
@@ -67,12 +66,18 @@ export interface BatchOptions {
 
 export async function submitBatch(s: Session, { items, zNotes, maxParallel }: BatchOptions, ctx: CallContext) {
   if (items.length < MIN_BATCH || items.length > MAX_BATCH) {
-    throw new UserError(`candidates has ${items.length} entries; a batch takes ${MIN_BATCH} to ${MAX_BATCH}.`, "Send one candidate as `candidate`, or 2 to 8 as `candidates`.");
+    throw new UserError(
+      `candidates has ${items.length} entries; a batch takes ${MIN_BATCH} to ${MAX_BATCH}.`,
+      "Send one candidate as `candidate`, or 2 to 8 as `candidates`.",
+    );
   }
   const slots: Slot[] = items.map((it, i) => ({ index: i + 1, rationale: it.rationale ?? "" }));
   for (const sl of slots) {
     if (sl.rationale.length > LIMITS.maxRationaleChars) {
-      throw new UserError(`candidates[${sl.index - 1}].rationale is ${sl.rationale.length} characters; the limit is ${LIMITS.maxRationaleChars}.`, "Shorten it; put long reasoning in zNotes.");
+      throw new UserError(
+        `candidates[${sl.index - 1}].rationale is ${sl.rationale.length} characters; the limit is ${LIMITS.maxRationaleChars}.`,
+        "Shorten it; put long reasoning in zNotes.",
+      );
     }
   }
   const parallel = Math.max(1, Math.min(maxParallel ?? os.availableParallelism(), items.length));
@@ -142,7 +147,10 @@ export async function submitBatch(s: Session, { items, zNotes, maxParallel }: Ba
 
     const evaluated = slots.filter((sl) => sl.judged);
     if (evaluated.length === 0) {
-      throw new UserError(`No candidate could be evaluated: ${slots.map((sl) => `#${sl.index}: ${sl.error ?? "?"}`).join(" | ")}`, "Fix them (trm_validate_candidate checks one without running anything) and resend; nothing was changed.");
+      throw new UserError(
+        `No candidate could be evaluated: ${slots.map((sl) => `#${sl.index}: ${sl.error ?? "?"}`).join(" | ")}`,
+        "Fix them (trm_validate_candidate checks one without running anything) and resend; nothing was changed.",
+      );
     }
     // Strictly greater: on a tie the earlier candidate stays chosen.
     const winner = evaluated.reduce((a, b) => (b.judged!.ev.score > a.judged!.ev.score ? b : a));
@@ -195,7 +203,8 @@ export async function submitBatch(s: Session, { items, zNotes, maxParallel }: Ba
       if (sl === winner) continue;
       const { tree, ev, logs } = sl.judged!;
       if (!s.cache.has(tree)) s.cache.set(tree, { commit: sl.commit!, evaluation: ev });
-      if (Object.keys(logs).length > 0) s.afterReply(() => writeNote(s.worktree, s.refs.logs, sl.commit!, logs, { commonDir: s.config.commonDir, message: `trm: step ${step}.${sl.k} logs` }));
+      if (Object.keys(logs).length > 0)
+        s.afterReply(() => writeNote(s.worktree, s.refs.logs, sl.commit!, logs, { commonDir: s.config.commonDir, message: `trm: step ${step}.${sl.k} logs` }));
     }
     const candidates: CandidateOutcome[] = slots.map((sl) =>
       sl.judged

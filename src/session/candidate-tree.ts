@@ -11,11 +11,11 @@
 import { existsSync, lstatSync, readFileSync, readlinkSync, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { git, GitError, gitOrNull } from "../git/cli.js";
-import { blobId, entryAt, GITLINK_MODE, NeedsGit, putObject, putTreeWith, TREE_MODE, type PathChange } from "../git/objects.js";
+import { GitError, git, gitOrNull } from "../git/cli.js";
+import { blobId, entryAt, GITLINK_MODE, NeedsGit, type PathChange, putObject, putTreeWith, TREE_MODE } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
 import { fileStamp } from "../util/file-stamp.js";
-import { inProcessRules, needsGitRules, type InProcessRules } from "./git-rules.js";
+import { type InProcessRules, inProcessRules, needsGitRules } from "./git-rules.js";
 
 /**
  * The tree of `worktree` = `baseTree` + the files at `paths`; `indexStale`: the index was not written.
@@ -124,7 +124,14 @@ export async function syncIndexChecked(worktree: string, sync: IndexSync | undef
 }
 
 /** The changes as tree entries (blobs written), or null when git's own rules must decide. */
-async function changesOf(commonDir: string, rules: InProcessRules, worktree: string, baseTree: string, paths: string[], writes: Promise<void>[]): Promise<PathChange[] | null> {
+async function changesOf(
+  commonDir: string,
+  rules: InProcessRules,
+  worktree: string,
+  baseTree: string,
+  paths: string[],
+  writes: Promise<void>[],
+): Promise<PathChange[] | null> {
   const changes: PathChange[] = [];
   const added: string[] = [];
   /** Regular files: stored only once git's attributes are known to keep their bytes. */
@@ -156,7 +163,8 @@ async function changesOf(commonDir: string, rules: InProcessRules, worktree: str
       continue;
     }
     let entry: PathChange["entry"] = null;
-    if (st.isSymbolicLink()) entry = { mode: "120000", oid: putObject(commonDir, "blob", Buffer.from(readlinkSync(abs, { encoding: "buffer" })), writes, true) };
+    if (st.isSymbolicLink())
+      entry = { mode: "120000", oid: putObject(commonDir, "blob", Buffer.from(readlinkSync(abs, { encoding: "buffer" })), writes, true) };
     else if (st.isFile()) files.push({ path: rel, content: readFileSync(abs), mode: st.mode & 0o100 ? "100755" : "100644", at: changes.length });
     else return null;
     if (!old) {

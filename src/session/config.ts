@@ -1,8 +1,8 @@
 import os from "node:os";
 import path from "node:path";
+import type { HaltPolicy, PerfDirection, Weights } from "../evaluate/score.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath } from "../util/paths.js";
-import type { HaltPolicy, PerfDirection, Weights } from "../evaluate/score.js";
 
 export const DEFAULT_WEIGHTS: Weights = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
 export const DEFAULT_HALT: HaltPolicy = { maxSteps: 12, passThreshold: 0.95, patienceNoImprove: 3, minSteps: 1 };
@@ -94,7 +94,9 @@ export interface SessionConfig {
   protectTests?: string[];
 }
 
-export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "repoTop" | "commonDir" | "createdAt" | "userHead" | "userBranch" | "uncommittedIncluded"> {
+export function resolveConfig(
+  input: StartInput,
+): Omit<SessionConfig, "id" | "repoTop" | "commonDir" | "createdAt" | "userHead" | "userBranch" | "uncommittedIncluded"> {
   const commands = {
     build: input.buildCmd?.trim() || undefined,
     test: input.testCmd?.trim() || undefined,
@@ -106,7 +108,7 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
   if (!commands.build && !commands.test && !commands.lint && !commands.bench && !input.checks?.length) {
     throw new UserError(
       "No evaluation command given, so nothing could be scored.",
-      'Pass at least one of buildCmd, testCmd, lintCmd, benchCmd (the command you run the tests with as testCmd), or none at all to have them detected from the repository.',
+      "Pass at least one of buildCmd, testCmd, lintCmd, benchCmd (the command you run the tests with as testCmd), or none at all to have them detected from the repository.",
     );
   }
   const weights: Weights = { ...DEFAULT_WEIGHTS, ...input.weights };
@@ -140,7 +142,9 @@ export function resolveConfig(input: StartInput): Omit<SessionConfig, "id" | "re
     checks,
     ...(input.testReport ? { testReport: normalizeRelPath(input.testReport) } : {}),
     ...(input.passEnv?.trim() ? { passEnv: parsePassEnv(input.passEnv) } : {}),
-    ...(input.sandbox ? { sandbox: { network: input.network ?? false, ...(input.sandboxPaths?.length ? { paths: input.sandboxPaths.map(sandboxPath) } : {}) } } : {}),
+    ...(input.sandbox
+      ? { sandbox: { network: input.network ?? false, ...(input.sandboxPaths?.length ? { paths: input.sandboxPaths.map(sandboxPath) } : {}) } }
+      : {}),
     ...(input.protectTests?.length ? { protectTests: input.protectTests.map((g) => g.trim()).filter(Boolean) } : {}),
     ...(input.testStrength ? { testStrength: true } : {}),
   };
@@ -151,7 +155,10 @@ function parsePassEnv(text: string): string[] {
   const names = [...new Set(text.split(/[\s,]+/).filter(Boolean))];
   const bad = names.find((n) => !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(n));
   if (bad !== undefined) {
-    throw new UserError(`passEnv: ${JSON.stringify(bad.slice(0, 80))} is not an environment variable name.`, 'List variable names separated by commas, e.g. passEnv: "NPM_TOKEN,GH_TOKEN".');
+    throw new UserError(
+      `passEnv: ${JSON.stringify(bad.slice(0, 80))} is not an environment variable name.`,
+      'List variable names separated by commas, e.g. passEnv: "NPM_TOKEN,GH_TOKEN".',
+    );
   }
   return names;
 }
@@ -159,6 +166,10 @@ function parsePassEnv(text: string): string[] {
 /** A `sandboxPaths` entry: absolute, or `~/…` in the home folder; re-exposed read-only in the sandbox. */
 function sandboxPath(p: string): string {
   const abs = p === "~" || p.startsWith("~/") ? path.join(os.homedir(), p.slice(1)) : p;
-  if (!path.isAbsolute(abs)) throw new UserError(`sandboxPaths: ${JSON.stringify(p.slice(0, 200))} is not an absolute path.`, "Name folders to show read-only in the sandbox as absolute paths or ~/…, e.g. sandboxPaths: [\"~/.cache/ms-playwright\"].");
+  if (!path.isAbsolute(abs))
+    throw new UserError(
+      `sandboxPaths: ${JSON.stringify(p.slice(0, 200))} is not an absolute path.`,
+      'Name folders to show read-only in the sandbox as absolute paths or ~/…, e.g. sandboxPaths: ["~/.cache/ms-playwright"].',
+    );
   return path.resolve(abs);
 }

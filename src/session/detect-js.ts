@@ -4,7 +4,7 @@
  * its devDependencies name (runners as their descriptors recognise them). Pure: reads through a RepoView.
  */
 import { installFix } from "../evaluate/missing-program.js";
-import { RUNNERS, runnerOfCommand, type RunnerDescriptor } from "../evaluate/runners/index.js";
+import { RUNNERS, type RunnerDescriptor, runnerOfCommand } from "../evaluate/runners/index.js";
 import type { Detected, RepoView } from "./detect-commands.js";
 
 type PmName = "npm" | "pnpm" | "yarn" | "bun";
@@ -45,7 +45,12 @@ function readPackageJson(text: string): PackageJson | undefined {
     const j = JSON.parse(text) as Record<string, unknown>;
     if (!j || typeof j !== "object") return undefined;
     const deps = new Set([...Object.keys(obj(j.dependencies)), ...Object.keys(obj(j.devDependencies))]);
-    return { scripts: scriptsOf(text), deps, packageManager: typeof j.packageManager === "string" ? j.packageManager : undefined, eslintConfig: "eslintConfig" in j };
+    return {
+      scripts: scriptsOf(text),
+      deps,
+      packageManager: typeof j.packageManager === "string" ? j.packageManager : undefined,
+      eslintConfig: "eslintConfig" in j,
+    };
   } catch {
     return undefined;
   }
@@ -56,7 +61,11 @@ export function packageManagerOf(pkg: { packageManager?: string }, repo: RepoVie
   const field = /^(npm|pnpm|yarn|bun)@(\d+)?/.exec(pkg.packageManager ?? "");
   if (field) {
     const name = field[1] as PmName;
-    return { name, from: `package.json packageManager ${JSON.stringify(clip(pkg.packageManager!.split("+")[0]!))}`, ...(name === "yarn" && Number(field[2] ?? 1) >= 2 ? { berry: true } : {}) };
+    return {
+      name,
+      from: `package.json packageManager ${JSON.stringify(clip(pkg.packageManager!.split("+")[0]!))}`,
+      ...(name === "yarn" && Number(field[2] ?? 1) >= 2 ? { berry: true } : {}),
+    };
   }
   if (repo.has("pnpm-lock.yaml")) return { name: "pnpm", from: "pnpm-lock.yaml" };
   if (repo.has("yarn.lock")) {
@@ -101,7 +110,11 @@ export function expandScript(text: string, scripts: Record<string, string>, dept
 }
 
 /** The parts of a script a shell runs one after another. */
-export const partsOf = (text: string) => text.split(/\s*(?:&&|\|\||;)\s*/).map((p) => p.trim()).filter(Boolean);
+export const partsOf = (text: string) =>
+  text
+    .split(/\s*(?:&&|\|\||;)\s*/)
+    .map((p) => p.trim())
+    .filter(Boolean);
 
 /** A part of the script that runs `tool`, made runnable without the package manager (`npx vitest run`). */
 export function directPart(text: string, matches: (part: string) => boolean): string | undefined {
@@ -119,7 +132,9 @@ function runnerOf(expanded: string | undefined, pkg: PackageJson, repo: RepoView
   const byPkg = RUNNERS.find((r) => r.recognise.packages?.some((p) => pkg.deps.has(p)));
   if (byPkg) return { runner: byPkg, from: `devDependencies ${byPkg.recognise.packages!.find((p) => pkg.deps.has(p))}` };
   // Only JavaScript runners here (bun's bunfig.toml): a pytest.ini beside package.json is the Python side's.
-  const byFile = RUNNERS.find((r) => /^(?:npx|bun|node)\b/.test(r.command) && r.recognise.files?.some((f) => repo.has(f.file) && (!f.contains || f.contains.test(repo.read(f.file)))));
+  const byFile = RUNNERS.find(
+    (r) => /^(?:npx|bun|node)\b/.test(r.command) && r.recognise.files?.some((f) => repo.has(f.file) && (!f.contains || f.contains.test(repo.read(f.file)))),
+  );
   return byFile ? { runner: byFile, from: byFile.recognise.files!.find((f) => repo.has(f.file))!.file } : undefined;
 }
 
@@ -146,7 +161,8 @@ export function detectJs(repo: RepoView): Detected | undefined {
     // Plug'n'Play (yarn 2+ without node_modules) resolves nothing without yarn itself.
     if (pm.berry && !repo.has("node_modules")) return undefined;
     const expanded = expandScript(text, pkg.scripts);
-    if (!new RegExp(`\\b${missingPm}\\b`).test(expanded) && !pm.berry) return { cmd: runScript("npm", name), how: `run by npm, as ${pm.name} (${pm.from}) is not installed` };
+    if (!new RegExp(`\\b${missingPm}\\b`).test(expanded) && !pm.berry)
+      return { cmd: runScript("npm", name), how: `run by npm, as ${pm.name} (${pm.from}) is not installed` };
     const direct = directPart(expanded, matches);
     return direct ? { cmd: direct, how: `its runner run directly, as ${pm.name} (${pm.from}) is not installed` } : undefined;
   };
@@ -187,7 +203,8 @@ export function detectJs(repo: RepoView): Detected | undefined {
 
   // Lint: its script, else a linter the project installs (with its config where it needs one).
   const lintText = script("lint");
-  const lintRun = lintText && !WRITES.test(lintText) ? viaScript("lint", (p) => LINTERS.some((l) => new RegExp(`\\b${l.cmd.split(" ")[1]}\\b`).test(p))) : undefined;
+  const lintRun =
+    lintText && !WRITES.test(lintText) ? viaScript("lint", (p) => LINTERS.some((l) => new RegExp(`\\b${l.cmd.split(" ")[1]}\\b`).test(p))) : undefined;
   if (lintRun) {
     out.args.lintCmd = lintRun.cmd;
     out.why.lintCmd = `package.json scripts.lint (${JSON.stringify(clip(lintText!))}) ${lintRun.how}`;
@@ -203,10 +220,14 @@ export function detectJs(repo: RepoView): Detected | undefined {
   if (missingPm) {
     const pmCmd = testText ? runScript(pm.name, "test") : undefined;
     const alt = out.args.testCmd && out.args.testCmd !== pmCmd ? `, or keep testCmd: ${JSON.stringify(out.args.testCmd)} as chosen` : "";
-    out.notes.push(`${pm.name} is not installed (${pm.from} names it; not on the server's PATH)${pmCmd ? `, so ${JSON.stringify(pmCmd)} would exit 127` : ""}: ${installFix(pm.name)} and pass testCmd: ${JSON.stringify(pmCmd ?? runScript(pm.name, "test"))}${alt}.`);
+    out.notes.push(
+      `${pm.name} is not installed (${pm.from} names it; not on the server's PATH)${pmCmd ? `, so ${JSON.stringify(pmCmd)} would exit 127` : ""}: ${installFix(pm.name)} and pass testCmd: ${JSON.stringify(pmCmd ?? runScript(pm.name, "test"))}${alt}.`,
+    );
   }
   if (!repo.has("node_modules") && Object.keys(out.args).length > 0) {
-    out.notes.push(`node_modules is missing in your checkout: install the dependencies there (\`${pm.name === "npm" ? (pm.from === "no lockfile" ? "npm install" : "npm ci") : `${pm.name} install`}\`; the worktree links them), or pass setupCmd.`);
+    out.notes.push(
+      `node_modules is missing in your checkout: install the dependencies there (\`${pm.name === "npm" ? (pm.from === "no lockfile" ? "npm install" : "npm ci") : `${pm.name} install`}\`; the worktree links them), or pass setupCmd.`,
+    );
   }
   return Object.keys(out.args).length > 0 ? out : undefined;
 }

@@ -55,13 +55,19 @@ export function detectPython(repo: RepoView): Detected | undefined {
 
   const pytest = RUNNERS.find((r) => r.id === "pytest")!;
   const byFile = pytest.recognise.files?.find((f) => repo.has(f.file) && (!f.contains || f.contains.test(repo.read(f.file))));
-  const testFiles = testDir ? repo.list(testDir).filter(isTestFile).map((f) => `${testDir}/${f}`) : root.filter(isTestFile);
+  const testFiles = testDir
+    ? repo
+        .list(testDir)
+        .filter(isTestFile)
+        .map((f) => `${testDir}/${f}`)
+    : root.filter(isTestFile);
   const byTests = byFile ? undefined : pytestStyleFile(repo, testFiles);
   const src = srcPackages(repo);
   const config = pytestConfig(repo);
   const pathSet = /^\s*pythonpath\s*=/m.test(config);
   const prefix = src.length > 0 && !pathSet ? "PYTHONPATH=src:$PYTHONPATH " : "";
-  const srcWhy = src.length === 0 ? "" : pathSet ? "; its pytest config sets pythonpath for the src layout" : `; src layout (src/${src[0]}), so src goes on PYTHONPATH`;
+  const srcWhy =
+    src.length === 0 ? "" : pathSet ? "; its pytest config sets pythonpath for the src layout" : `; src layout (src/${src[0]}), so src goes on PYTHONPATH`;
   if (byFile || byTests) {
     out.args.testCmd = `${prefix}${py} -m pytest`;
     out.why.testCmd = `${byFile ? `pytest named in ${byFile.file}` : `${byTests} is written for pytest (unittest would run none of it)`}${srcWhy}`;

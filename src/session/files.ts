@@ -1,13 +1,13 @@
 import fs from "node:fs";
 import { lstat, readFile } from "node:fs/promises";
+import { gitBytes } from "../git/cli.js";
 import { entryAt, GITLINK_MODE, readBlobBytes, TREE_MODE } from "../git/objects.js";
 import { treeOfCommitFast } from "../git/session-git.js";
-import { resolveInside, normalizeRelPath } from "../util/paths.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
+import { normalizeRelPath, resolveInside } from "../util/paths.js";
 import { countLines } from "../util/text.js";
 import { resolvePoint } from "./points.js";
-import { gitBytes } from "../git/cli.js";
 import type { Session } from "./session.js";
 
 export interface FileView {
@@ -106,7 +106,11 @@ export async function readLines(s: Session, { file, startLine, endLine, at }: Li
   if (endLine - startLine > 2000) throw new UserError("At most 2000 lines per call.", "Ask for a smaller range.");
   const rel = normalizeRelPath(file);
   const { bytes } = await readBytes(s, rel, at);
-  if (bytes === null) throw new UserError(`${rel} does not exist${at ? ` at ${at}` : " in the session worktree"}.`, "Check the path (trm_read_files reports exists:false for missing files).");
+  if (bytes === null)
+    throw new UserError(
+      `${rel} does not exist${at ? ` at ${at}` : " in the session worktree"}.`,
+      "Check the path (trm_read_files reports exists:false for missing files).",
+    );
   if (looksBinary(bytes)) throw new UserError(`${rel} is a binary file.`);
   const text = bytes.toString("utf8");
   const all = text.split("\n");

@@ -97,7 +97,12 @@ export async function inProcessRules(s: RulesSession, worktree: string, paths: s
   if (r.blocker !== null) return null;
   return {
     async keepsBytes(files, direction) {
-      const attrs = await attributesOf(worktree, s.config.commonDir, files.map((f) => f.path), r.attributesFile);
+      const attrs = await attributesOf(
+        worktree,
+        s.config.commonDir,
+        files.map((f) => f.path),
+        r.attributesFile,
+      );
       return attrs !== null && files.every((f) => bytesKept(attrs.get(f.path)!, f.content, direction));
     },
   };

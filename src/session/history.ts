@@ -1,14 +1,14 @@
 import { git } from "../git/cli.js";
 import { diffPaths } from "../git/objects.js";
-import { readNote, resolveRefFast, treeOfCommitFast, updateRefsFast, writeTagFast, type RefUpdate } from "../git/session-git.js";
+import { type RefUpdate, readNote, resolveRefFast, treeOfCommitFast, updateRefsFast, writeTagFast } from "../git/session-git.js";
 import { crashPoint } from "../util/crash-point.js";
 import { UserError } from "../util/errors.js";
 import { normalizeRelPath } from "../util/paths.js";
 import { capHeadTail } from "../util/text.js";
+import { syncIndexChecked } from "./candidate-tree.js";
 import { CHECKPOINT_RE, RESERVED_POINTS, resolvePoint } from "./points.js";
 import type { StepEntry, StepNote } from "./record.js";
 import type { Session } from "./session.js";
-import { syncIndexChecked } from "./candidate-tree.js";
 import { planTreeMove, type TreeMove } from "./tree-move.js";
 
 /**
@@ -41,7 +41,10 @@ async function moveTo(s: Session, target: { commit: string; tree: string }, entr
   const leaving = s.entries;
   // In-process: only the subtrees that differ are read (git diff --name-only lists the same paths).
   const changed = await diffPaths(s.config.commonDir, target.tree, s.tipTree);
-  const updates: RefUpdate[] = [{ ref: s.refs.branch, next: target.commit, expected: old }, { ref: "HEAD", next: target.commit }];
+  const updates: RefUpdate[] = [
+    { ref: s.refs.branch, next: target.commit, expected: old },
+    { ref: "HEAD", next: target.commit },
+  ];
   if (keepRef && old !== target.commit) updates.push({ ref: keepRef, next: old });
   // Checked while nothing has moved; a plan that cannot be made or written leaves the files to git.
   const move = await planTreeMove(s, s.tipTree, target.tree, changed).catch(() => null);
@@ -104,7 +107,10 @@ export async function undo(s: Session) {
 
 function checkName(name: string): string {
   if (!CHECKPOINT_RE.test(name) || name.length > 64 || name.endsWith(".lock") || RESERVED_POINTS.has(name) || /^\d+(?:\.\d+)?$/.test(name)) {
-    throw new UserError(`Invalid checkpoint name ${JSON.stringify(name)}.`, "Use letters, digits, '.', '_' or '-' (up to 64), not a number, not <step>.<k> and not baseline/best/current/head.");
+    throw new UserError(
+      `Invalid checkpoint name ${JSON.stringify(name)}.`,
+      "Use letters, digits, '.', '_' or '-' (up to 64), not a number, not <step>.<k> and not baseline/best/current/head.",
+    );
   }
   return name;
 }
@@ -140,7 +146,12 @@ export interface CheckpointInfo {
 }
 
 export async function listCheckpoints(s: Session): Promise<CheckpointInfo[]> {
-  const out = await git(s.config.commonDir, ["for-each-ref", "--sort=creatordate", "--format=%(refname)%00%(*objectname)%00%(objectname)%00%(creatordate:iso-strict)%00%(contents:subject)", s.refs.tagPrefix]);
+  const out = await git(s.config.commonDir, [
+    "for-each-ref",
+    "--sort=creatordate",
+    "--format=%(refname)%00%(*objectname)%00%(objectname)%00%(creatordate:iso-strict)%00%(contents:subject)",
+    s.refs.tagPrefix,
+  ]);
   const list: CheckpointInfo[] = [];
   for (const line of out.split("\n").filter(Boolean)) {
     const [ref, peeled, oid, date, subject] = line.split("\0");

@@ -20,7 +20,10 @@ export async function readLog(s: Session, opts: { at?: string; command?: string;
   const source = entry?.note?.cachedFrom ?? point.commit;
   const logs = (await readNote<Record<string, string>>(s.config.commonDir, s.refs.logs, source)) ?? (await recordedWhole(s, source));
   if (!logs || Object.keys(logs).length === 0) {
-    throw new UserError(`No command output is recorded for ${point.label}.`, "Logs exist for evaluated steps (and the baseline with preflight); pick one from trm_get_state's history.");
+    throw new UserError(
+      `No command output is recorded for ${point.label}.`,
+      "Logs exist for evaluated steps (and the baseline with preflight); pick one from trm_get_state's history.",
+    );
   }
   const available = Object.entries(logs).map(([command, text]) => ({ command, chars: text.length }));
   let command = opts.command;

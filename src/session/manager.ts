@@ -56,7 +56,10 @@ export class SessionManager {
       s = commonDir ? await this.load(commonDir, id) : null;
       if (!s) {
         if (commonDir) await registryDelete(id);
-        throw new UserError(`Unknown sessionId ${id}.`, "If the server restarted or the session was made elsewhere, call trm_list_sessions with the repoPath first; otherwise start a session.");
+        throw new UserError(
+          `Unknown sessionId ${id}.`,
+          "If the server restarted or the session was made elsewhere, call trm_list_sessions with the repoPath first; otherwise start a session.",
+        );
       }
     }
     await healAbandoned(s);
@@ -65,7 +68,11 @@ export class SessionManager {
 
   /** Every session of a repository, active or ended, loaded from git. */
   async list(repoPath: string): Promise<Session[]> {
-    if (!path.isAbsolute(repoPath)) throw new UserError(`repoPath must be absolute: ${repoPath}.`, `Pass the checkout's absolute path${repoPath.startsWith("~") ? "" : `, e.g. ${path.resolve(repoPath)} if it is relative to the server's folder`} (~ is not expanded).`);
+    if (!path.isAbsolute(repoPath))
+      throw new UserError(
+        `repoPath must be absolute: ${repoPath}.`,
+        `Pass the checkout's absolute path${repoPath.startsWith("~") ? "" : `, e.g. ${path.resolve(repoPath)} if it is relative to the server's folder`} (~ is not expanded).`,
+      );
     const repo = await openRepo(repoPath);
     for (const id of await cleanInterruptedStarts(repo.top, repo.commonDir)) {
       process.stderr.write(`code-trm: removed what an interrupted start of session ${id} left (refs, worktree, temporary index)\n`);

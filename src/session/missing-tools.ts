@@ -5,11 +5,53 @@
  * missing-paths.ts and the run itself report); what is missing is named with how to get it.
  */
 import { installFix } from "../evaluate/missing-program.js";
+import { RUNNERS } from "../evaluate/runners/index.js";
 import type { RepoView } from "./detect-commands.js";
 import { directPart, expandScript, partsOf, scriptsOf } from "./detect-js.js";
-import { RUNNERS } from "../evaluate/runners/index.js";
 
-const BUILTINS = new Set(["cd", "echo", "printf", "test", "true", "false", "exit", "export", "set", "unset", "source", ".", ":", "exec", "eval", "if", "then", "else", "fi", "for", "do", "done", "while", "until", "case", "esac", "time", "command", "type", "[", "!", "{", "}", "ulimit", "umask", "wait", "read", "shift", "trap", "return", "local"]);
+const BUILTINS = new Set([
+  "cd",
+  "echo",
+  "printf",
+  "test",
+  "true",
+  "false",
+  "exit",
+  "export",
+  "set",
+  "unset",
+  "source",
+  ".",
+  ":",
+  "exec",
+  "eval",
+  "if",
+  "then",
+  "else",
+  "fi",
+  "for",
+  "do",
+  "done",
+  "while",
+  "until",
+  "case",
+  "esac",
+  "time",
+  "command",
+  "type",
+  "[",
+  "!",
+  "{",
+  "}",
+  "ulimit",
+  "umask",
+  "wait",
+  "read",
+  "shift",
+  "trap",
+  "return",
+  "local",
+]);
 const PMS = new Set(["npm", "pnpm", "yarn", "bun"]);
 
 /** The words a part of a command starts with: its program and, for `npx x` / `python -m x`, the program it runs. */
@@ -98,8 +140,16 @@ export function missingToolNotes(commands: Record<string, string | undefined>, r
     }
     // A script of thousands of unknown words is named by its first few, not word by word.
     const more = missing.length > 6 ? ` and ${missing.length - 6} more` : "";
-    const also = missing.length > 1 ? ` (also not found: ${missing.slice(1, 6).map((m) => m.program).join(", ")}${more})` : "";
-    notes.push(`${key} ${JSON.stringify(cmd)} needs ${first.program}${where}, which is not installed (not found on the server's PATH${node ? " or in node_modules/.bin" : ""}), so it would exit 127: ${installFix(first.program, node)}${alt}.${also}`);
+    const also =
+      missing.length > 1
+        ? ` (also not found: ${missing
+            .slice(1, 6)
+            .map((m) => m.program)
+            .join(", ")}${more})`
+        : "";
+    notes.push(
+      `${key} ${JSON.stringify(cmd)} needs ${first.program}${where}, which is not installed (not found on the server's PATH${node ? " or in node_modules/.bin" : ""}), so it would exit 127: ${installFix(first.program, node)}${alt}.${also}`,
+    );
   }
   return notes;
 }

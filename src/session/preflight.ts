@@ -29,7 +29,8 @@ export async function recordPreflight(s: Session, run: EvaluationRun, why: strin
   }
   s.preflight = run.evaluation;
   // The best only moves up: a best kept from an undone history stays.
-  if (!(await resolveRefFast(commonDir, s.refs.bestTag))) await updateRefs(s.top, [{ ref: s.refs.bestTag, next: s.baseline.commit, expected: null }], "trm: preflight");
+  if (!(await resolveRefFast(commonDir, s.refs.bestTag)))
+    await updateRefs(s.top, [{ ref: s.refs.bestTag, next: s.baseline.commit, expected: null }], "trm: preflight");
   await s.reload();
 }
 
@@ -42,7 +43,8 @@ export async function ensureReference(s: Session, changed: TestFileChange[], ctx
   if (changed.length === 0 || !s.config.commands.test || s.preflight || s.currentStep !== 0) return undefined;
   ctx.progress?.("this step changes tests or their configuration and no preflight ran: running the baseline's commands first (step 0)");
   const run = await s.evaluateHere(0, ctx).catch((err: unknown) => {
-    if (err instanceof EvaluationCancelled) throw new UserError("Cancelled while the baseline's tests ran (before the candidate was written); nothing was recorded.");
+    if (err instanceof EvaluationCancelled)
+      throw new UserError("Cancelled while the baseline's tests ran (before the candidate was written); nothing was recorded.");
     throw err;
   });
   await recordPreflight(s, run, "baseline preflight, run before step 1 because it changes tests or their configuration");
@@ -50,5 +52,10 @@ export async function ensureReference(s: Session, changed: TestFileChange[], ctx
   await s.verifyWorktree(s.tip);
   const ev = run.evaluation;
   const tests = ev.commands.test?.skipped ? `tests skipped (${ev.commands.test.skipped})` : ev.tests ? testsLine(ev.tests) : "tests unreadable";
-  return `no preflight had run and this step changes ${changed.map((c) => c.path).slice(0, 3).join(", ")}${changed.length > 3 ? ", …" : ""}, so the baseline's commands ran first and were recorded as step 0 (score ${fmt(ev.score)}, ${tests}): this step's tests are judged against the baseline's.`;
+  return `no preflight had run and this step changes ${changed
+    .map((c) => c.path)
+    .slice(0, 3)
+    .join(
+      ", ",
+    )}${changed.length > 3 ? ", …" : ""}, so the baseline's commands ran first and were recorded as step 0 (score ${fmt(ev.score)}, ${tests}): this step's tests are judged against the baseline's.`;
 }

@@ -100,7 +100,8 @@ export function otherEnvironments(commands: string[], procEnv: NodeJS.ProcessEnv
     break;
   }
   for (const cmd of commands) {
-    for (const m of cmd.matchAll(/(?:^|[\s;&|(='"])(\/[^\s;&|()'"<>]+)/g)) add(venvOf(m[1]!), `${path.dirname(path.dirname(m[1]!))} (named by "${cmd.length > 60 ? `${cmd.slice(0, 57)}...` : cmd}")`);
+    for (const m of cmd.matchAll(/(?:^|[\s;&|(='"])(\/[^\s;&|()'"<>]+)/g))
+      add(venvOf(m[1]!), `${path.dirname(path.dirname(m[1]!))} (named by "${cmd.length > 60 ? `${cmd.slice(0, 57)}...` : cmd}")`);
   }
   return out;
 }
@@ -110,7 +111,14 @@ export function otherEnvironments(commands: string[], procEnv: NodeJS.ProcessEnv
  * checkout, `wt` the worktree, `linkPaths` the folders linked from the checkout, `pycacheDir` a folder
  * of the session for bytecode, `commands` the session's commands (for environments they name).
  */
-export async function pythonIsolation(top: string, wt: string, linkPaths: string[], pycacheDir: string, commands: string[] = [], procEnv: NodeJS.ProcessEnv = process.env): Promise<PythonIsolation> {
+export async function pythonIsolation(
+  top: string,
+  wt: string,
+  linkPaths: string[],
+  pycacheDir: string,
+  commands: string[] = [],
+  procEnv: NodeJS.ProcessEnv = process.env,
+): Promise<PythonIsolation> {
   const env: Record<string, string> = { PYTHONPYCACHEPREFIX: pycacheDir };
   const redirected: string[] = [];
   const notices: string[] = [];

@@ -92,7 +92,9 @@ export function stepMessage(id: string, note: StepNote): string {
     ...(ev.commands.test ? [`TRM-Tests: ${testsTrailer(ev)}`] : []),
     ...(ev.commands.build ? [`TRM-Build: ${okTrailer(ev.okBuild)}`] : []),
     ...(ev.commands.lint ? [`TRM-Lint: ${okTrailer(ev.okLint, ev.commands.lint.skipped)}`] : []),
-    ...Object.entries(ev.checks ?? {}).map(([name, ok]) => `TRM-Check-${trailerKey(name)}: ${ev.commands[`check:${name}`]?.skipped ? "skip" : ok ? "ok" : "fail"}`),
+    ...Object.entries(ev.checks ?? {}).map(
+      ([name, ok]) => `TRM-Check-${trailerKey(name)}: ${ev.commands[`check:${name}`]?.skipped ? "skip" : ok ? "ok" : "fail"}`,
+    ),
     ...(ev.perf ? [`TRM-Perf: ${ev.perf.value ?? "unreadable"}`] : []),
     `TRM-Mode: ${note.candidate.mode}`,
     ...(note.cachedFrom ? [`TRM-Cached-From: ${note.cachedFrom}`] : []),

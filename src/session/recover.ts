@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { gitOrNull } from "../git/cli.js";
-import { scratchDir, SESSION_ID_RE, worktreePath } from "../git/refs.js";
+import { SESSION_ID_RE, scratchDir, worktreePath } from "../git/refs.js";
 import { addWorktree, removeWorktree, resolveRefFast } from "../git/session-git.js";
 import { acquireOwner, ownerAlive, ownerFile, readOwner, startingFile } from "./owner-lock.js";
 import { registryDelete } from "./registry.js";
@@ -28,7 +28,17 @@ export async function interruptedStarts(commonDir: string): Promise<string[]> {
 
 /** What an interrupted start of `id` left: its worktree, refs and temporary files. */
 export async function interruptedStartLeftovers(commonDir: string, id: string) {
-  const refs = ((await gitOrNull(commonDir, ["for-each-ref", "--format=%(refname)", `refs/heads/trm/${id}`, `refs/tags/trm/${id}/`, `refs/notes/trm/${id}`, `refs/notes/trm-logs/${id}`, `refs/trm/${id}/`])) ?? "")
+  const refs = (
+    (await gitOrNull(commonDir, [
+      "for-each-ref",
+      "--format=%(refname)",
+      `refs/heads/trm/${id}`,
+      `refs/tags/trm/${id}/`,
+      `refs/notes/trm/${id}`,
+      `refs/notes/trm-logs/${id}`,
+      `refs/trm/${id}/`,
+    ])) ?? ""
+  )
     .split("\n")
     .filter(Boolean);
   const wt = worktreePath(commonDir, id);

@@ -77,7 +77,13 @@ async function withFileLock<T>(fn: () => Promise<T>): Promise<T> {
  */
 async function takeOver(lock: string): Promise<void> {
   const aside = `${lock}.${randomBytes(4).toString("hex")}.dead`;
-  if (!(await rename(lock, aside).then(() => true, () => false))) return;
+  if (
+    !(await rename(lock, aside).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return;
   if (!(await lockDead(aside))) await link(aside, lock).catch(() => undefined);
   await rm(aside, { force: true });
   await cleanLeftovers();

@@ -21,7 +21,10 @@ export async function assertNoSecretsIn(worktree: string, paths: string[]): Prom
       // Deleted by the candidate: nothing to scan.
     }
     if (text !== null && secrets.some((s) => text.includes(s))) {
-      throw new UserError(`The candidate's file ${p} contains the value of a credential in the server's environment; code-trm does not commit credentials.`, "Remove the value from the file (read it from the environment at run time instead), then submit again. Nothing was recorded.");
+      throw new UserError(
+        `The candidate's file ${p} contains the value of a credential in the server's environment; code-trm does not commit credentials.`,
+        "Remove the value from the file (read it from the environment at run time instead), then submit again. Nothing was recorded.",
+      );
     }
   }
 }

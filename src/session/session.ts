@@ -1,31 +1,31 @@
-import { profileMark } from "../util/profile.js";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { healWrites } from "./write-journal.js";
-import { forgetInProcess } from "./git-rules.js";
-import { closeGitProcesses } from "../git/long-lived.js";
-import { evaluate, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
+import { type Evaluation, type EvaluationRun, evaluate } from "../evaluate/evaluate.js";
 import type { FailingFirst } from "../evaluate/failing-first.js";
 import { failingFirstPlan } from "../evaluate/failing-first-plan.js";
+import { bestPerf, foldProgress, type HaltDecision, haltDecision, IMPROVEMENT_EPSILON, type Progress } from "../evaluate/score.js";
 import { selectionFor } from "../evaluate/select-command.js";
-import { bestPerf, foldProgress, haltDecision, IMPROVEMENT_EPSILON, type HaltDecision, type Progress } from "../evaluate/score.js";
+import { reapRecordedAll } from "../exec/orphans.js";
+import { killMarked } from "../exec/sweep.js";
 import { git, gitOrNull } from "../git/cli.js";
-import { sessionRefs, shortRef, worktreePath, type SessionRefs } from "../git/refs.js";
+import { closeGitProcesses } from "../git/long-lived.js";
+import { type SessionRefs, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
 import { branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { progressIntervalMs } from "../util/limits.js";
+import { profileMark } from "../util/profile.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
+import { forgetInProcess } from "./git-rules.js";
 import { Mutex } from "./mutex.js";
-import { pythonIsolation, type PythonIsolation } from "./python-env.js";
-import { removePool } from "./worktree-pool.js";
-import { reapRecordedAll } from "../exec/orphans.js";
-import { killMarked } from "../exec/sweep.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
+import { type PythonIsolation, pythonIsolation } from "./python-env.js";
 import type { BaselineNote, StepEntry, StepNote } from "./record.js";
-import { submitCandidate, type SubmitOptions } from "./submit.js";
+import { type SubmitOptions, submitCandidate } from "./submit.js";
+import { removePool } from "./worktree-pool.js";
+import { healWrites } from "./write-journal.js";
 
 /** The best step ever evaluated in the session (tag `trm/<id>/best`), on the current history or not. */
 export interface SessionBest {
@@ -113,7 +113,16 @@ export class Session {
     const kept = (await gitOrNull(this.config.commonDir, ["for-each-ref", "--format=%(objectname)", this.refs.keepPrefix, this.refs.tagPrefix])) ?? "";
     const tips = [...new Set(kept.split("\n").filter((l) => /^[0-9a-f]{40,64}$/.test(l)))];
     if (tips.length === 0) return;
-    const out = (await gitOrNull(this.config.commonDir, ["log", "--max-count=500", `--notes=${this.refs.notes}`, "--format=%x1e%H%x1f%T%x1f%N", ...tips, `^${this.baseline.commit}`, "--"])) ?? "";
+    const out =
+      (await gitOrNull(this.config.commonDir, [
+        "log",
+        "--max-count=500",
+        `--notes=${this.refs.notes}`,
+        "--format=%x1e%H%x1f%T%x1f%N",
+        ...tips,
+        `^${this.baseline.commit}`,
+        "--",
+      ])) ?? "";
     for (const rec of out.split("\x1e")) {
       const [commit, tree, note] = rec.split("\x1f");
       if (!commit || !tree || !note?.trim() || this.cache.has(tree.trim())) continue;
@@ -159,7 +168,8 @@ export class Session {
     }
     // A session written before the tag only moved up, or a tag removed by hand: the current history's best.
     const own = this.bestEntry();
-    if (own && (!found || own.evaluation.score > found.score + IMPROVEMENT_EPSILON)) found = { commit: own.commit, step: own.step, score: own.evaluation.score, onCurrentHistory: true };
+    if (own && (!found || own.evaluation.score > found.score + IMPROVEMENT_EPSILON))
+      found = { commit: own.commit, step: own.step, score: own.evaluation.score, onCurrentHistory: true };
     this.best = found;
     return found;
   }
@@ -211,7 +221,10 @@ export class Session {
 
   assertActive(): void {
     if (this.status !== "active") {
-      throw new UserError(`Session ${this.id} has ${this.status === "ended" ? "ended" : "lost its worktree"}.`, `Start a new session; this one's work stays on branch ${shortRef(this.refs.branch)}.`);
+      throw new UserError(
+        `Session ${this.id} has ${this.status === "ended" ? "ended" : "lost its worktree"}.`,
+        `Start a new session; this one's work stays on branch ${shortRef(this.refs.branch)}.`,
+      );
     }
   }
 
@@ -227,9 +240,12 @@ export class Session {
    * synchronous parts (file reads, spawning git) would otherwise run ahead of the answer.
    */
   afterReply(work: () => Promise<void>): void {
-    this.pendingWrites = this.pendingWrites.then(() => new Promise<void>((r) => setImmediate(r))).then(work).catch((err: unknown) => {
-      process.stderr.write(`code-trm: a deferred write of session ${this.id} failed: ${(err as Error).message}\n`);
-    });
+    this.pendingWrites = this.pendingWrites
+      .then(() => new Promise<void>((r) => setImmediate(r)))
+      .then(work)
+      .catch((err: unknown) => {
+        process.stderr.write(`code-trm: a deferred write of session ${this.id} failed: ${(err as Error).message}\n`);
+      });
   }
 
   settle(): Promise<void> {
@@ -248,7 +264,9 @@ export class Session {
   /** After a step: the worktree checked against `commit`, reset only when the commands changed tracked files. */
   async verifyWorktree(commit: string): Promise<void> {
     this.worktreeAt = null;
-    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
+    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], {
+      env: { GIT_OPTIONAL_LOCKS: "1" },
+    });
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
     if (head !== commit || status.split("\n").some((l) => l && !l.startsWith("#"))) await git(this.worktree, ["reset", "--hard", "-q", commit]);
     this.worktreeAt = commit;
@@ -277,11 +295,14 @@ export class Session {
     profileMark("tip");
     if (!tip) throw new UserError(`The session branch ${shortRef(this.refs.branch)} was deleted.`, "Start a new session.");
     if (tip !== this.tip) await this.reload();
-    if (await healWrites(this.writeJournal, this.worktree, this.tip).finally(() => profileMark("heal"))) process.stderr.write(`code-trm: removed a candidate left half-written by a previous server in session ${this.id}\n`);
+    if (await healWrites(this.writeJournal, this.worktree, this.tip).finally(() => profileMark("heal")))
+      process.stderr.write(`code-trm: removed a candidate left half-written by a previous server in session ${this.id}\n`);
     if (this.worktreeAt === this.tip) return;
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
     // the same second as the index stay "racily clean" and would be re-hashed on every step otherwise.
-    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], { env: { GIT_OPTIONAL_LOCKS: "1" } });
+    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], {
+      env: { GIT_OPTIONAL_LOCKS: "1" },
+    });
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
     const dirty = status.split("\n").some((l) => l && !l.startsWith("#"));
     if (head !== this.tip || dirty) await git(this.worktree, ["reset", "--hard", "-q", this.tip]);
@@ -322,7 +343,17 @@ export class Session {
   /** Read from the linked environments once per process and worktree: derivable again after a restart. */
   pythonIsolation(worktree = this.worktree): Promise<PythonIsolation> {
     let p = this.isolation.get(worktree);
-    if (!p) this.isolation.set(worktree, (p = pythonIsolation(this.top, worktree, this.config.linkPaths, this.pycacheDir, [...Object.values(this.config.commands), ...(this.config.checks ?? []).map((c) => c.cmd)].filter((c): c is string => typeof c === "string"))));
+    if (!p)
+      this.isolation.set(
+        worktree,
+        (p = pythonIsolation(
+          this.top,
+          worktree,
+          this.config.linkPaths,
+          this.pycacheDir,
+          [...Object.values(this.config.commands), ...(this.config.checks ?? []).map((c) => c.cmd)].filter((c): c is string => typeof c === "string"),
+        )),
+      );
     return p;
   }
 
@@ -330,7 +361,13 @@ export class Session {
    * Runs the session's commands in `worktree` (the session's own, or a pool worktree of a batch, whose
    * running command is recorded next to the session's so that a crash leaves no orphan either).
    */
-  async evaluateHere(step: number, ctx: CallContext, previousBestPerf = this.previousBestPerf(), changedFiles: string[] = [], worktree = this.worktree): Promise<EvaluationRun> {
+  async evaluateHere(
+    step: number,
+    ctx: CallContext,
+    previousBestPerf = this.previousBestPerf(),
+    changedFiles: string[] = [],
+    worktree = this.worktree,
+  ): Promise<EvaluationRun> {
     // The commands may change tracked files.
     if (worktree === this.worktree) this.worktreeAt = null;
     // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
@@ -383,7 +420,10 @@ export class Session {
 
   /** Best bench value of the current history, against which a new one is normalised. */
   previousBestPerf(): number | undefined {
-    return bestPerf(this.entries.map((e) => e.evaluation.perf?.value ?? undefined), this.config.perfDirection);
+    return bestPerf(
+      this.entries.map((e) => e.evaluation.perf?.value ?? undefined),
+      this.config.perfDirection,
+    );
   }
 
   /** Removes the worktree; keeps branch, tags and notes unless `discard`. */

@@ -1,6 +1,9 @@
 import { constants, existsSync, rmSync, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
 import path from "node:path";
+import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
+import { chainAdvice } from "../evaluate/runner-hint.js";
+import { failingFirstNote } from "../evaluate/select-command.js";
 import { runCommand } from "../exec/run.js";
 import { assertSandboxAvailable } from "../exec/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
@@ -8,28 +11,24 @@ import { looseCommitTree } from "../git/object-read.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
 import { addWorktree, headCommitFast, prepareNoteOf, readHead, removeWorktree, resolveRefFast, snapshotCheckout, updateRefs } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
-import { explainSystemError, trmRefInTheWay } from "../util/sys-errors.js";
+import { progressIntervalMs } from "../util/limits.js";
 import { normalizeRelPath } from "../util/paths.js";
+import { profileMark } from "../util/profile.js";
+import { explainSystemError, trmRefInTheWay } from "../util/sys-errors.js";
 import { capHeadTail, shellQuote } from "../util/text.js";
 import { resolveConfig, type SessionConfig, type StartInput } from "./config.js";
 import type { CallContext } from "./context.js";
-import type { BaselineNote } from "./record.js";
+import { type Detected, detectCommands, nestedCommands } from "./detect-commands.js";
+import { folderView } from "./detect-io.js";
+import { linkIgnored } from "./link-paths.js";
+import { missingToolNotes } from "./missing-tools.js";
 import { acquireOwner, releaseOwner, startingFile } from "./owner-lock.js";
 import { commandPolicy } from "./policy.js";
+import { recordPreflight } from "./preflight.js";
+import type { BaselineNote } from "./record.js";
 import { registryDelete, registrySet } from "./registry.js";
 import { Session } from "./session.js";
-import { progressIntervalMs } from "../util/limits.js";
-import { layerWorkspaces, type LayerResult } from "./workspaces.js";
-import { linkIgnored } from "./link-paths.js";
-import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
-import { chainAdvice } from "../evaluate/runner-hint.js";
-import { failingFirstNote } from "../evaluate/select-command.js";
-import { recordPreflight } from "./preflight.js";
-import { detectCommands, nestedCommands, type Detected } from "./detect-commands.js";
-import { folderView } from "./detect-io.js";
-import { missingToolNotes } from "./missing-tools.js";
-import { profileMark } from "../util/profile.js";
-
+import { type LayerResult, layerWorkspaces } from "./workspaces.js";
 
 export interface SetupResult {
   cmd: string;
@@ -45,7 +44,10 @@ export interface SetupResult {
  */
 export async function startSession(input: StartInput, ctx: CallContext) {
   if (!path.isAbsolute(input.repoPath)) {
-    throw new UserError(`repoPath must be absolute: ${input.repoPath}.`, `Pass the checkout's absolute path${input.repoPath.startsWith("~") ? "" : `, e.g. ${path.resolve(input.repoPath)} if it is relative to the server's folder (${process.cwd()})`}; ~ is not expanded.`);
+    throw new UserError(
+      `repoPath must be absolute: ${input.repoPath}.`,
+      `Pass the checkout's absolute path${input.repoPath.startsWith("~") ? "" : `, e.g. ${path.resolve(input.repoPath)} if it is relative to the server's folder (${process.cwd()})`}; ~ is not expanded.`,
+    );
   }
   // No command given: the repository's own, read from its files (nothing of it runs), as if given.
   let opened: Awaited<ReturnType<typeof openRepo>> | undefined;
@@ -63,7 +65,18 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   const repo = opened ?? (await openRepo(input.repoPath));
   // Commands that cannot run (a package manager or tool not installed) are said now, not by a baseline of 0.
   const c = partial.commands;
-  const cannotRun = missingToolNotes({ buildCmd: c.build, testCmd: c.test, quickTestCmd: c.quickTest, lintCmd: c.lint, benchCmd: c.bench, ...Object.fromEntries(partial.checks.map((k) => [`checks.${k.name}`, k.cmd])) }, folderView(repo.top), !!c.setup);
+  const cannotRun = missingToolNotes(
+    {
+      buildCmd: c.build,
+      testCmd: c.test,
+      quickTestCmd: c.quickTest,
+      lintCmd: c.lint,
+      benchCmd: c.bench,
+      ...Object.fromEntries(partial.checks.map((k) => [`checks.${k.name}`, k.cmd])),
+    },
+    folderView(repo.top),
+    !!c.setup,
+  );
   // Everything code-trm makes lives in the git directory: an unwritable one is said as such, up front.
   await access(repo.commonDir, constants.W_OK).catch((err: NodeJS.ErrnoException) => {
     throw explainSystemError(Object.assign(err, { path: repo.commonDir })) ?? err;
@@ -79,7 +92,9 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   profileMark("start-checks");
   const started = performance.now();
   // Snapshot and checkout of a very large repository can take longer than a client waits in silence.
-  const ticker = ctx.progress ? setInterval(() => ctx.progress!(`starting the session (${Math.round((performance.now() - started) / 1000)}s)`), progressIntervalMs()) : undefined;
+  const ticker = ctx.progress
+    ? setInterval(() => ctx.progress!(`starting the session (${Math.round((performance.now() - started) / 1000)}s)`), progressIntervalMs())
+    : undefined;
   try {
     const made = await createSession(input, ctx, partial, linkPaths, repo, started);
     return { ...made, ...(detected ? { detected } : {}), notes: [...(detected?.notes ?? []), ...cannotRun, ...made.notes] };
@@ -88,7 +103,14 @@ export async function startSession(input: StartInput, ctx: CallContext) {
   }
 }
 
-async function createSession(input: StartInput, ctx: CallContext, partial: ReturnType<typeof resolveConfig>, linkPaths: string[], repo: Awaited<ReturnType<typeof openRepo>>, started: number) {
+async function createSession(
+  input: StartInput,
+  ctx: CallContext,
+  partial: ReturnType<typeof resolveConfig>,
+  linkPaths: string[],
+  repo: Awaited<ReturnType<typeof openRepo>>,
+  started: number,
+) {
   const id = newSessionId();
   const refs = sessionRefs(id);
   const wt = worktreePath(repo.commonDir, id);
@@ -111,14 +133,26 @@ async function createSession(input: StartInput, ctx: CallContext, partial: Retur
   }
 }
 
-async function createSessionOwned(input: StartInput, ctx: CallContext, partial: ReturnType<typeof resolveConfig>, linkPaths: string[], repo: Awaited<ReturnType<typeof openRepo>>, started: number, id: string) {
+async function createSessionOwned(
+  input: StartInput,
+  ctx: CallContext,
+  partial: ReturnType<typeof resolveConfig>,
+  linkPaths: string[],
+  repo: Awaited<ReturnType<typeof openRepo>>,
+  started: number,
+  id: string,
+) {
   const refs = sessionRefs(id);
   const wt = worktreePath(repo.commonDir, id);
   // The checkout of the worktree (the slow part) starts from the user's HEAD while the baseline is
   // built; a reset then brings in only the files their uncommitted work changed. HEAD's commit is read
   // in-process so that the checkout starts at once; its tree (for the comparison) meanwhile.
   const fast = headCommitFast(repo);
-  const add = (commit: string) => addWorktree(repo.top, wt, commit, id).then(() => true, (err: unknown) => err);
+  const add = (commit: string) =>
+    addWorktree(repo.top, wt, commit, id).then(
+      () => true,
+      (err: unknown) => err,
+    );
   const fastEarly = fast ? add(fast) : null;
   profileMark("add-begun");
   const head = (fast ? await treeOfHead(repo, fast) : null) ?? (await readHead(repo.top));
@@ -154,8 +188,18 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     // first): one git process, and never a session branch without its record.
     const results = await Promise.allSettled([
       (async () => {
-        const note = await prepareNoteOf(repo.commonDir, refs.notes, snap.commit, { v: 1, kind: "baseline", config } satisfies BaselineNote, "trm: baseline record (session config)");
-        await updateRefs(repo.top, [{ ref: refs.branch, next: snap.commit, expected: null }, { ref: refs.baselineTag, next: snap.commit, expected: null }, note], "trm: session start");
+        const note = await prepareNoteOf(
+          repo.commonDir,
+          refs.notes,
+          snap.commit,
+          { v: 1, kind: "baseline", config } satisfies BaselineNote,
+          "trm: baseline record (session config)",
+        );
+        await updateRefs(
+          repo.top,
+          [{ ref: refs.branch, next: snap.commit, expected: null }, { ref: refs.baselineTag, next: snap.commit, expected: null }, note],
+          "trm: session start",
+        );
       })(),
       (async () => {
         const ready = await early;
@@ -215,7 +259,12 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
     if (!setup.ok && !input.allowSetupFailure) {
       await discardStart(repo.top, wt, refs, snap.commit);
       await registryDelete(id);
-      const last = r.output.all.trimEnd().split("\n").slice(-15).map((l) => `  ${l.slice(0, 300)}`).join("\n");
+      const last = r.output.all
+        .trimEnd()
+        .split("\n")
+        .slice(-15)
+        .map((l) => `  ${l.slice(0, 300)}`)
+        .join("\n");
       throw new UserError(
         `setupCmd failed (${r.timedOut ? "timed out" : `exit ${r.exitCode}`}), so the session was not started and nothing of it was kept: ${r.cmd}\n${last || "  (no output)"}`,
         "Fix the command (it runs in a fresh worktree of your repository, without ignored files such as node_modules or .env: see linkPaths), or pass allowSetupFailure: true to start anyway.",
@@ -228,14 +277,24 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
   if (config.commands.test) notes.push(failingFirstNote(config.commands.test, wt, config.selectTests !== false));
   profileMark("python");
   if (layer.redirected.length > 0) {
-    notes.push(`workspace packages are linked from the worktree's own node_modules (${layer.redirected.slice(0, 6).join(", ")}${layer.redirected.length > 6 ? ", …" : ""}), so one package is tested against the candidate's version of another; everything else is reached from your checkout's node_modules.`);
+    notes.push(
+      `workspace packages are linked from the worktree's own node_modules (${layer.redirected.slice(0, 6).join(", ")}${layer.redirected.length > 6 ? ", …" : ""}), so one package is tested against the candidate's version of another; everything else is reached from your checkout's node_modules.`,
+    );
   }
   let preflightFeedback: string | undefined;
   if (input.preflight) {
     const run = await session.evaluateHere(0, ctx);
     const ev = run.evaluation;
     await recordPreflight(session, run, "baseline preflight", { v: 1, kind: "baseline", config });
-    preflightFeedback = renderFeedback({ step: 0, ev, progress: session.progress()!, halt: session.halt(), diagnostics: correlateDiagnostics(ev, 0, []), failures: correlateFailures(ev, 0, []), sessionId: id });
+    preflightFeedback = renderFeedback({
+      step: 0,
+      ev,
+      progress: session.progress()!,
+      halt: session.halt(),
+      diagnostics: correlateDiagnostics(ev, 0, []),
+      failures: correlateFailures(ev, 0, []),
+      sessionId: id,
+    });
   }
   // A fresh checkout's files share the second of its index ("racily clean"): the first status re-hashes
   // every one of them (64 ms at 5,000 files). Done after the reply, the first step finds it done.
@@ -247,7 +306,8 @@ async function createSessionOwned(input: StartInput, ctx: CallContext, partial: 
 }
 
 /** Whether the caller gave any evaluation command (then nothing is detected: the caller's commands win). */
-const hasCommand = (input: StartInput): boolean => [input.buildCmd, input.testCmd, input.lintCmd, input.benchCmd].some((c) => !!c?.trim()) || !!input.checks?.length;
+const hasCommand = (input: StartInput): boolean =>
+  [input.buildCmd, input.testCmd, input.lintCmd, input.benchCmd].some((c) => !!c?.trim()) || !!input.checks?.length;
 
 function nothingDetected(top: string, nested: ReturnType<typeof nestedCommands>): UserError {
   return new UserError(
@@ -293,11 +353,18 @@ async function initSubmodules(wt: string, timeoutSec: number, ctx: CallContext):
     ((await gitOrNull(wt, ["config", "--get-regexp", "^submodule\\..*\\.url$"])) ?? "")
       .split("\n")
       .filter(Boolean)
-      .map((l) => l.split(/\s+/, 1)[0]!.replace(/^submodule\./, "").replace(/\.url$/, "")),
+      .map((l) =>
+        l
+          .split(/\s+/, 1)[0]!
+          .replace(/^submodule\./, "")
+          .replace(/\.url$/, ""),
+      ),
   );
   const ready = listed.filter((m) => known.has(m.name));
   const missing = listed.filter((m) => !known.has(m.name)).map((m) => m.path);
-  const notInit = missing.length ? ` Not initialised in your checkout either, so not here: ${missing.join(", ")} (run \`git submodule update --init\` in your checkout, or use setupCmd).` : "";
+  const notInit = missing.length
+    ? ` Not initialised in your checkout either, so not here: ${missing.join(", ")} (run \`git submodule update --init\` in your checkout, or use setupCmd).`
+    : "";
   if (ready.length === 0) return { ok: missing.length === 0, message: `submodules: none initialised.${notInit}` };
   ctx.progress?.("initialising submodules");
   const quoted = ready.map((m) => shellQuote(m.path)).join(" ");
@@ -305,15 +372,19 @@ async function initSubmodules(wt: string, timeoutSec: number, ctx: CallContext):
   // also copy keys like `update` or `active` into it. --checkout ignores an `update = rebase` set there.
   // Nested submodules are initialised inside the clones, which belong to the worktree.
   const noHooks = "git -c core.hooksPath=/dev/null";
-  const r = await runCommand(`${noHooks} submodule update --checkout -- ${quoted} && ${noHooks} submodule foreach --quiet --recursive '${noHooks} submodule update --init --checkout'`, {
-    cwd: wt,
-    timeoutMs: Math.max(timeoutSec, 120) * 1000,
-    signal: ctx.signal,
-    env: { GIT_TERMINAL_PROMPT: "0" },
-    onTick: (ms) => ctx.progress?.(`initialising submodules (${Math.round(ms / 1000)}s)`),
-    tickMs: progressIntervalMs(),
-  });
-  if (r.exitCode === 0 && !r.timedOut) return { ok: missing.length === 0, message: `submodules initialised in the worktree: ${ready.map((m) => m.path).join(", ")}.${notInit}` };
+  const r = await runCommand(
+    `${noHooks} submodule update --checkout -- ${quoted} && ${noHooks} submodule foreach --quiet --recursive '${noHooks} submodule update --init --checkout'`,
+    {
+      cwd: wt,
+      timeoutMs: Math.max(timeoutSec, 120) * 1000,
+      signal: ctx.signal,
+      env: { GIT_TERMINAL_PROMPT: "0" },
+      onTick: (ms) => ctx.progress?.(`initialising submodules (${Math.round(ms / 1000)}s)`),
+      tickMs: progressIntervalMs(),
+    },
+  );
+  if (r.exitCode === 0 && !r.timedOut)
+    return { ok: missing.length === 0, message: `submodules initialised in the worktree: ${ready.map((m) => m.path).join(", ")}.${notInit}` };
   // git's last line is often only "failed to clone ... a second time"; the cause is in its fatal/error lines.
   const lines = r.output.stderr.trim().split("\n").filter(Boolean);
   const causes = lines.filter((l) => /^(fatal|error):/i.test(l.trim()));

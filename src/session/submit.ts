@@ -6,30 +6,30 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { applyPlan, worktreeReader } from "../candidate/write.js";
-import { planCandidate } from "../candidate/plan.js";
 import { suggestMode } from "../candidate/mode-suggest.js";
+import { planCandidate } from "../candidate/plan.js";
 import type { Candidate } from "../candidate/schema.js";
-import { rescore, EvaluationCancelled, type Evaluation, type EvaluationRun } from "../evaluate/evaluate.js";
+import { applyPlan, worktreeReader } from "../candidate/write.js";
+import { type Evaluation, EvaluationCancelled, type EvaluationRun, rescore } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { judgeEvaluation } from "../evaluate/judge.js";
 import { foldProgress, IMPROVEMENT_EPSILON } from "../evaluate/score.js";
 import { gitOrNull } from "../git/cli.js";
-import { prepareNoteOf, resolveRefFast, updateRefsFast, writeCommitFast, type RefUpdate } from "../git/session-git.js";
-import { UserError } from "../util/errors.js";
+import { scratchDir } from "../git/refs.js";
+import { prepareNoteOf, type RefUpdate, resolveRefFast, updateRefsFast, writeCommitFast } from "../git/session-git.js";
 import { crashPoint } from "../util/crash-point.js";
+import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { profileMark } from "../util/profile.js";
+import { type IndexSync, syncIndex, syncIndexChecked, writeCandidateTree } from "./candidate-tree.js";
 import type { CallContext } from "./context.js";
-import { bestOffHistoryNote, stepMessage, type StepNote } from "./record.js";
-import { syncIndex, syncIndexChecked, writeCandidateTree, type IndexSync } from "./candidate-tree.js";
+import { ensureReference } from "./preflight.js";
+import { bestOffHistoryNote, type StepNote, stepMessage } from "./record.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
-import { assertTestsUntouched, describeTestChanges, landedOps, testConfigChanges, testFileChanges, type TestFileChange } from "./test-files.js";
-import { ensureReference } from "./preflight.js";
+import { assertTestsUntouched, describeTestChanges, landedOps, type TestFileChange, testConfigChanges, testFileChanges } from "./test-files.js";
 import { testStrengthNotes } from "./test-strength.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
-import { scratchDir } from "../git/refs.js";
 
 /** One candidate to submit: the change, why (the commit message), and notes carried to later steps. */
 export interface SubmitOptions {
@@ -151,7 +151,13 @@ export interface JudgedTree {
  * tree) and judges it against the tests of earlier steps. Throws on a tree equal to the tip's; the
  * caller undoes the write on any failure.
  */
-export async function evaluateApplied(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, inflight?: Map<string, Promise<EvaluationRun>>): Promise<JudgedTree> {
+export async function evaluateApplied(
+  s: Session,
+  applied: AppliedCandidate,
+  step: number,
+  ctx: CallContext,
+  inflight?: Map<string, Promise<EvaluationRun>>,
+): Promise<JudgedTree> {
   await assertNoSecretsIn(applied.worktree, applied.paths);
   assertNoNestedRepository(applied.worktree, applied.paths);
   profileMark("secret-scan");
@@ -188,10 +194,20 @@ function assertNoNestedRepository(worktree: string, paths: string[]): void {
   }
 }
 
-async function evaluateTree(s: Session, applied: AppliedCandidate, step: number, ctx: CallContext, tree: string, inflight: Map<string, Promise<EvaluationRun>> | undefined) {
+async function evaluateTree(
+  s: Session,
+  applied: AppliedCandidate,
+  step: number,
+  ctx: CallContext,
+  tree: string,
+  inflight: Map<string, Promise<EvaluationRun>> | undefined,
+) {
   await crashPoint("step-tree-written");
   if (tree === s.tipTree) {
-    throw new UserError("The candidate changes nothing: every file already has that content.", "Send a candidate that changes at least one file (read the current content with trm_read_files).");
+    throw new UserError(
+      "The candidate changes nothing: every file already has that content.",
+      "Send a candidate that changes at least one file (read the current content with trm_read_files).",
+    );
   }
   const prevBest = s.previousBestPerf();
   // A partial run is judged against the history it ran in (its last full run): never reused elsewhere.
@@ -264,7 +280,9 @@ export async function recordStep(
       // trm_read_log reads them from the record (logs.ts).
       const [record, logNote] = await Promise.all([
         prepareNoteOf(s.config.commonDir, s.refs.notes, commit, note, `trm: step ${step} record`),
-        Object.entries(logs).some(([k, text]) => ev.commands[k]?.output !== text) ? prepareNoteOf(s.config.commonDir, s.refs.logs, commit, logs, `trm: step ${step} logs`) : null,
+        Object.entries(logs).some(([k, text]) => ev.commands[k]?.output !== text)
+          ? prepareNoteOf(s.config.commonDir, s.refs.logs, commit, logs, `trm: step ${step} logs`)
+          : null,
       ]);
       profileMark("notes");
       await crashPoint("step-note-written");
@@ -286,7 +304,8 @@ export async function recordStep(
         profileMark("update-ref");
         break;
       } catch (err) {
-        const moved = async (n: { ref: string; expected: string | null } | null) => n !== null && (await resolveRefFast(s.config.commonDir, n.ref)) !== n.expected;
+        const moved = async (n: { ref: string; expected: string | null } | null) =>
+          n !== null && (await resolveRefFast(s.config.commonDir, n.ref)) !== n.expected;
         if (attempt >= 3 || !((await moved(record)) || (await moved(logNote)))) throw err;
       }
     }
@@ -334,8 +353,23 @@ export async function recordStep(
   const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
   const notes = [...(r.notes ?? []), ...(testNote ? [testNote] : [])];
   // The session's best, which an undo, restore or reset leaves in place, not the current history's.
-  const best = s.best && s.best.commit !== commit && s.best.score > progress.bestScore ? { score: s.best.score, step: s.best.step, note: bestOffHistoryNote(s.id, s.best) } : undefined;
-  const feedback = renderFeedback({ step, ev, progress, halt, diagnostics, failures, cachedFrom, previousFailures, sessionId: s.id, ...(notes.length ? { notes } : {}), ...(best ? { best } : {}) });
+  const best =
+    s.best && s.best.commit !== commit && s.best.score > progress.bestScore
+      ? { score: s.best.score, step: s.best.step, note: bestOffHistoryNote(s.id, s.best) }
+      : undefined;
+  const feedback = renderFeedback({
+    step,
+    ev,
+    progress,
+    halt,
+    diagnostics,
+    failures,
+    cachedFrom,
+    previousFailures,
+    sessionId: s.id,
+    ...(notes.length ? { notes } : {}),
+    ...(best ? { best } : {}),
+  });
   profileMark("feedback");
   return { step, commit, tree, ev, progress, halt, diagnostics, failures, feedback, plan, cachedFrom, note, modeSuggestion };
 }
@@ -351,7 +385,12 @@ export function stepNoteOf(
 ): { note: StepNote; progress: NonNullable<ReturnType<typeof foldProgress>> } {
   const { ev, cachedFrom } = c.judged;
   const progress = foldProgress(
-    [...s.entries, { step, evaluation: ev }].map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass, partial: !!e.evaluation.partial })),
+    [...s.entries, { step, evaluation: ev }].map((e) => ({
+      step: e.step,
+      score: e.evaluation.score,
+      testsPass: e.evaluation.testsPass,
+      partial: !!e.evaluation.partial,
+    })),
     s.config.emaAlpha,
   )!;
   const note: StepNote = {

@@ -11,10 +11,10 @@ import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { removeEmptyParents } from "../candidate/write.js";
-import { entryAt, readBlobBytes, type PathChange } from "../git/objects.js";
-import { indexStamp, stillIs, type IndexSync } from "./candidate-tree.js";
-import { inProcessRules, needsGitRules } from "./git-rules.js";
+import { entryAt, type PathChange, readBlobBytes } from "../git/objects.js";
 import { scratchDir } from "../git/refs.js";
+import { type IndexSync, indexStamp, stillIs } from "./candidate-tree.js";
+import { inProcessRules, needsGitRules } from "./git-rules.js";
 
 /** Past this many paths git's own checkout is as quick, and a move that large is rare. */
 const MAX_PATHS = 256;

@@ -11,8 +11,8 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, statSync, symlinkSync, u
 import { lstat, mkdir, readdir, readFile, readlink, realpath, symlink, unlink } from "node:fs/promises";
 import path from "node:path";
 import { realOr } from "../evaluate/environment.js";
-import { isInside } from "../util/paths.js";
 import { matchesGlobExactly } from "../util/glob.js";
+import { isInside } from "../util/paths.js";
 
 const MAX_PACKAGES = 500;
 const MAX_DEPTH = 4;
@@ -25,7 +25,11 @@ export function workspacePatterns(packageJson: string | undefined, pnpmYaml: str
     try {
       const j = JSON.parse(packageJson) as { workspaces?: unknown };
       const w = j.workspaces;
-      const list = Array.isArray(w) ? w : w && typeof w === "object" && Array.isArray((w as { packages?: unknown }).packages) ? (w as { packages: unknown[] }).packages : [];
+      const list = Array.isArray(w)
+        ? w
+        : w && typeof w === "object" && Array.isArray((w as { packages?: unknown }).packages)
+          ? (w as { packages: unknown[] }).packages
+          : [];
       for (const p of list) if (typeof p === "string") out.push(p);
     } catch {
       // An unreadable package.json is the build's to report.
@@ -58,7 +62,8 @@ async function packageDirs(root: string, patterns: string[]): Promise<string[]> 
       if (!e.isDirectory() || SKIP_DIRS.has(e.name) || e.name.startsWith(".")) continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
       // packages/* names packages/a, not packages/a/src.
-      if (include.some((p) => matchesGlobExactly(r, p)) && !exclude.some((p) => matchesGlobExactly(r, p)) && existsSync(path.join(root, r, "package.json"))) out.push(r);
+      if (include.some((p) => matchesGlobExactly(r, p)) && !exclude.some((p) => matchesGlobExactly(r, p)) && existsSync(path.join(root, r, "package.json")))
+        out.push(r);
       await walk(r, depth + 1);
     }
   };
@@ -80,7 +85,10 @@ export interface LayerResult {
  */
 export async function layerWorkspaces(top: string, wt: string): Promise<LayerResult> {
   const result: LayerResult = { layers: [], redirected: [] };
-  const patterns = workspacePatterns(await readFile(path.join(wt, "package.json"), "utf8").catch(() => undefined), await readFile(path.join(wt, "pnpm-workspace.yaml"), "utf8").catch(() => undefined));
+  const patterns = workspacePatterns(
+    await readFile(path.join(wt, "package.json"), "utf8").catch(() => undefined),
+    await readFile(path.join(wt, "pnpm-workspace.yaml"), "utf8").catch(() => undefined),
+  );
   if (patterns.length === 0) {
     if (layerPlain(top, wt)) result.layers.push("node_modules");
     return result;
@@ -130,7 +138,8 @@ function layerPlain(top: string, wt: string): boolean {
     return false;
   }
   const st = lstatSync(to, { throwIfNoEntry: false });
-  if (st?.isSymbolicLink() && realOr(to) === realOr(from)) unlinkSync(to); // a linkPaths link: a layer instead
+  if (st?.isSymbolicLink() && realOr(to) === realOr(from))
+    unlinkSync(to); // a linkPaths link: a layer instead
   else if (st) return false; // the worktree has its own (tracked, or setupCmd installed it)
   mkdirSync(to);
   for (const name of names) if (!CACHES.has(name)) symlinkSync(path.join(from, name), path.join(to, name));
@@ -193,7 +202,14 @@ async function isDir(p: string): Promise<boolean> {
   const st = await lstat(p).catch(() => null);
   if (!st) return false;
   if (st.isDirectory()) return true;
-  return st.isSymbolicLink() && !!(await realpath(p).then((r) => lstat(r)).catch(() => null))?.isDirectory();
+  return (
+    st.isSymbolicLink() &&
+    !!(
+      await realpath(p)
+        .then((r) => lstat(r))
+        .catch(() => null)
+    )?.isDirectory()
+  );
 }
 
 async function someAsync<T>(xs: T[], f: (x: T) => Promise<boolean>): Promise<boolean> {

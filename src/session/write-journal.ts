@@ -53,7 +53,13 @@ export async function healWrites(file: string, worktree: string, tip: string): P
       // Only names git listed under the worktree, removed as entries (a link, never its target).
       if ((await lstat(abs).catch(() => null))?.isDirectory() === false) await unlink(abs).catch(() => undefined);
       for (let d = path.dirname(abs); d !== root && d.startsWith(root + path.sep); d = path.dirname(d)) {
-        if (!(await rmdir(d).then(() => true, () => false))) break;
+        if (
+          !(await rmdir(d).then(
+            () => true,
+            () => false,
+          ))
+        )
+          break;
       }
     }
   }

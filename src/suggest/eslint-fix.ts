@@ -1,9 +1,9 @@
-import type { Sandbox } from "../exec/sandbox.js";
 import { existsSync, readFileSync } from "node:fs";
 import { lstat, realpath, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { Diagnostic } from "../evaluate/types.js";
+import type { Sandbox } from "../exec/sandbox.js";
 import { normalizeRelPath } from "../util/paths.js";
 import { runToolFixer } from "./fixers/run.js";
 import type { ToolFixer } from "./fixers/types.js";
@@ -71,7 +71,6 @@ export function eslintFiles(diagnostics: Diagnostic[]): string[] {
   return [...out].sort();
 }
 
-
 interface EslintJsonResult {
   filePath: string;
   messages: { ruleId: string | null; severity: number }[];
@@ -89,10 +88,16 @@ function parseJsonReport(stdout: string): EslintJsonResult[] | null {
 }
 
 /** Fixed problems by rule: what the lint reported minus what eslint still reports after fixing. */
-export function fixedByRule(before: Diagnostic[], after: EslintJsonResult[] | null, scratch: string, files: string[]): { fixed: { rule: string; count: number }[]; remaining: number } {
+export function fixedByRule(
+  before: Diagnostic[],
+  after: EslintJsonResult[] | null,
+  scratch: string,
+  files: string[],
+): { fixed: { rule: string; count: number }[]; remaining: number } {
   const count = new Map<string, number>();
   const wanted = new Set(files);
-  for (const d of before) if (d.source === "eslint" && d.file && wanted.has(d.file)) count.set(d.code ?? "(no rule)", (count.get(d.code ?? "(no rule)") ?? 0) + 1);
+  for (const d of before)
+    if (d.source === "eslint" && d.file && wanted.has(d.file)) count.set(d.code ?? "(no rule)", (count.get(d.code ?? "(no rule)") ?? 0) + 1);
   let remaining = 0;
   for (const r of after ?? []) {
     const rel = path.relative(scratch, r.filePath).split(path.sep).join("/");
@@ -103,7 +108,10 @@ export function fixedByRule(before: Diagnostic[], after: EslintJsonResult[] | nu
       if (count.has(k)) count.set(k, count.get(k)! - 1);
     }
   }
-  const fixed = [...count.entries()].filter(([, n]) => n > 0).map(([rule, n]) => ({ rule, count: n })).sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule));
+  const fixed = [...count.entries()]
+    .filter(([, n]) => n > 0)
+    .map(([rule, n]) => ({ rule, count: n }))
+    .sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule));
   return { fixed, remaining };
 }
 
@@ -143,7 +151,9 @@ export async function eslintFixes(opts: EslintFixOptions): Promise<EslintFixResu
   }
   const eslint = resolveEslint(opts.worktree);
   if (!eslint) {
-    result.notes.push("ESLint problems were reported but eslint is not resolvable from the worktree (no node_modules/eslint): no eslint --fix. Start the session with setupCmd or linkPaths: [\"node_modules\"].");
+    result.notes.push(
+      'ESLint problems were reported but eslint is not resolvable from the worktree (no node_modules/eslint): no eslint --fix. Start the session with setupCmd or linkPaths: ["node_modules"].',
+    );
     return done();
   }
   result.eslintVersion = eslint.version;

@@ -1,5 +1,3 @@
-import type { Sandbox } from "../exec/sandbox.js";
-import { commandPolicy } from "../session/policy.js";
 import { constants, existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -9,20 +7,22 @@ import type { TreeReader } from "../candidate/types.js";
 import { worktreeReader } from "../candidate/write.js";
 import type { Evaluation } from "../evaluate/evaluate.js";
 import type { Diagnostic } from "../evaluate/types.js";
+import type { Sandbox } from "../exec/sandbox.js";
+import { scratchDir } from "../git/refs.js";
 import type { CallContext } from "../session/context.js";
+import { commandPolicy } from "../session/policy.js";
 import type { Session } from "../session/session.js";
 import { errorMessage } from "../util/errors.js";
 import { isInside, resolveInside } from "../util/paths.js";
 import { firstLine, truncate } from "../util/text.js";
-import { eslintFixes, ESLINT_TIMEOUT_MS, type EslintFixResult } from "./eslint-fix.js";
+import { ESLINT_TIMEOUT_MS, type EslintFixResult, eslintFixes } from "./eslint-fix.js";
 import { runToolFixes, type ToolFixRun } from "./fixers/registry.js";
 import type { RanCommand } from "./fixers/types.js";
 import { ruleFix } from "./rules.js";
 import { rewritesToCandidate, rewritesToFilesCandidate } from "./to-candidate.js";
 import { isTscTarget, isWorktreeFile, type TsFix, type TsFixResult } from "./ts-fixes.js";
 import { typescriptFixesOffThread } from "./ts-off-thread.js";
-import { priorityRank, type FileRewrite, type Fixer, type FixSuggestion, type Priority } from "./types.js";
-import { scratchDir } from "../git/refs.js";
+import { type FileRewrite, type Fixer, type FixSuggestion, type Priority, priorityRank } from "./types.js";
 
 /**
  * `trm_suggest_fix`: candidates that fix the last evaluation's errors, made by the repository's real
@@ -51,7 +51,6 @@ export interface FixesResult {
 
 /** Suggestions returned at most; the combined TypeScript fix comes first, so the list can stay short. */
 export const MAX_FIX_SUGGESTIONS = 8;
-
 
 function issueOf(ds: Diagnostic[]): string {
   const d = ds[0]!;
@@ -208,7 +207,16 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
     if (tsTargets.length > 0) {
       ctx.progress?.(`TypeScript language service: looking for fixes of ${tsTargets.length} error(s)`);
       try {
-        const ts = await typescriptFixesOffThread({ worktree: session.worktree, diagnostics, buildCmd: session.config.commands.build, budgetMs: opts.typescriptBudgetMs, ...(session.config.sandbox ? { ownTypeScript: true } : {}) }, ctx.signal);
+        const ts = await typescriptFixesOffThread(
+          {
+            worktree: session.worktree,
+            diagnostics,
+            buildCmd: session.config.commands.build,
+            budgetMs: opts.typescriptBudgetMs,
+            ...(session.config.sandbox ? { ownTypeScript: true } : {}),
+          },
+          ctx.signal,
+        );
         timings.typescriptMs = ts.ms;
         notes.push(...ts.notes);
         dropped += ts.rejected;
@@ -234,14 +242,27 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
       });
       timings.eslintMs = r.ms;
       notes.push(...r.notes);
-      const d = eslintDraft(r, ev.okLint === false, diagnostics.filter((x) => x.source === "eslint"));
+      const d = eslintDraft(
+        r,
+        ev.okLint === false,
+        diagnostics.filter((x) => x.source === "eslint"),
+      );
       if (d) drafts.push(d);
     }
 
-    const commands: RanCommand[] = Object.values(ev.commands).flatMap((c) => (c && !c.skipped ? [{ cmd: c.cmd, failed: c.exitCode !== 0, output: c.output }] : []));
+    const commands: RanCommand[] = Object.values(ev.commands).flatMap((c) =>
+      c && !c.skipped ? [{ cmd: c.cmd, failed: c.exitCode !== 0, output: c.output }] : [],
+    );
     const tools = await runToolFixes(
       { diagnostics, commands },
-      { worktree: session.worktree, ...sandboxOf(session), scratchParent: scratchDir(session.config.commonDir), timeoutMs: opts.toolTimeoutMs, signal: ctx.signal, progress: ctx.progress },
+      {
+        worktree: session.worktree,
+        ...sandboxOf(session),
+        scratchParent: scratchDir(session.config.commonDir),
+        timeoutMs: opts.toolTimeoutMs,
+        signal: ctx.signal,
+        progress: ctx.progress,
+      },
     );
     for (const r of tools.runs) {
       notes.push(...r.run.notes);
@@ -263,10 +284,20 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
       const key = JSON.stringify(candidate);
       if (seen.has(key)) continue;
       seen.add(key);
-      suggestions.push({ priority: d.priority, issue: d.issue, candidateToFix: candidate, rationale: d.rationale, fixer: d.fixer, files: d.rewrites.map((r) => r.path) });
+      suggestions.push({
+        priority: d.priority,
+        issue: d.issue,
+        candidateToFix: candidate,
+        rationale: d.rationale,
+        fixer: d.fixer,
+        files: d.rewrites.map((r) => r.path),
+      });
     }
     // Stable: within a priority, the producers' order (combined fix first, then by error order).
-    const ranked = suggestions.map((s, i) => ({ s, i })).sort((a, b) => priorityRank(a.s.priority) - priorityRank(b.s.priority) || a.i - b.i).map((x) => x.s);
+    const ranked = suggestions
+      .map((s, i) => ({ s, i }))
+      .sort((a, b) => priorityRank(a.s.priority) - priorityRank(b.s.priority) || a.i - b.i)
+      .map((x) => x.s);
     const limit = opts.limit ?? MAX_FIX_SUGGESTIONS;
     if (ranked.length > limit) notes.push(`${ranked.length} fixes found; the first ${limit} are listed.`);
     if (ranked.length === 0 && diagnostics.length === 0) notes.push(noDiagnosticsNote(ev));
@@ -282,8 +313,11 @@ export async function suggestFixes(session: Session, ctx: CallContext = {}, opts
  */
 export function noDiagnosticsNote(ev: Evaluation): string {
   const placed = (ev.tests?.failures ?? []).filter((f) => f.file);
-  if (placed.length === 0) return "The last evaluation reported no diagnostics with a location, so there is nothing for a fixer to work on; see trm_get_suggestions.";
-  const shown = placed.slice(0, 6).map((f) => `${f.name} at ${f.file}${f.line ? `:${f.line}` : ""}${f.message ? ` (${truncate(firstLine(f.message), 80)})` : ""}`);
+  if (placed.length === 0)
+    return "The last evaluation reported no diagnostics with a location, so there is nothing for a fixer to work on; see trm_get_suggestions.";
+  const shown = placed
+    .slice(0, 6)
+    .map((f) => `${f.name} at ${f.file}${f.line ? `:${f.line}` : ""}${f.message ? ` (${truncate(firstLine(f.message), 80)})` : ""}`);
   return `No compiler or lint diagnostic for a fixer to work on, but ${placed.length} failing test${placed.length === 1 ? "" : "s"} point${placed.length === 1 ? "s" : ""} at code: ${shown.join("; ")}${placed.length > 6 ? "; …" : ""}. Read those places (trm_read_lines) and fix the code under test; trm_get_suggestions groups the failures by cause.`;
 }
 

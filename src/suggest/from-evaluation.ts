@@ -1,9 +1,9 @@
 import type { CommandKind, Evaluation } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures } from "../evaluate/feedback.js";
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
+import { hintFromCommand } from "../evaluate/runner-hint.js";
 import { bestPerf, fmt, type PerfDirection } from "../evaluate/score.js";
 import type { Diagnostic } from "../evaluate/types.js";
-import { hintFromCommand } from "../evaluate/runner-hint.js";
 import { firstLine, truncate } from "../util/text.js";
 import type { Priority, Suggestion } from "./types.js";
 
@@ -74,11 +74,11 @@ function where(d: { file?: string; line?: number }): string {
   return d.file ? `${d.file}${d.line ? `:${d.line}` : ""}` : "";
 }
 
-
 /** What to do about a compiler error, by code; the generic advice is the fallback. */
 function buildAction(d: Diagnostic): string {
   const code = d.code ?? "";
-  if (/^TS(2304|2552|2551|2339|2305|2724)$/.test(code)) return "Import or declare the missing name, or correct its spelling; trm_suggest_fix may have the exact edit.";
+  if (/^TS(2304|2552|2551|2339|2305|2724)$/.test(code))
+    return "Import or declare the missing name, or correct its spelling; trm_suggest_fix may have the exact edit.";
   if (/^TS(7006|7005|7031|7034|7019)$/.test(code)) return "Give it an explicit type (trm_suggest_fix can infer one from usage).";
   if (/^TS(2322|2345|2741|2739|2740|2769)$/.test(code)) return "Make the value match the declared type, or change the declaration if the value is right.";
   if (/^TS(2307|2834|2835|2792)$/.test(code)) return "Fix the import path (NodeNext ESM needs the .js extension on relative imports) or add the dependency.";
@@ -105,7 +105,10 @@ function groupDiagnostics(ds: { d: Diagnostic; since: number }[], make: (d: Diag
     else groups.set(k, [x]);
   }
   return [...groups.values()].map((g) => {
-    const others = g.slice(1).map((x) => where(x.d)).filter(Boolean);
+    const others = g
+      .slice(1)
+      .map((x) => where(x.d))
+      .filter(Boolean);
     const extra = others.length ? ` (also at ${others.slice(0, 3).join(", ")}${others.length > 3 ? `, +${others.length - 3} more` : ""})` : "";
     return make(g[0]!.d, Math.min(...g.map((x) => x.since)), extra);
   });
@@ -151,7 +154,12 @@ function diagnosticSuggestions(last: Point, earlier: Point[], cwd: string | unde
       })),
     );
     if (build.length === 0) {
-      out.push({ priority: "critical", category: "build", message: commandFailure(ev, "build") || "build failed", action: "Read the build output (trm_read_log) and fix the first error it reports." });
+      out.push({
+        priority: "critical",
+        category: "build",
+        message: commandFailure(ev, "build") || "build failed",
+        action: "Read the build output (trm_read_log) and fix the first error it reports.",
+      });
     }
   }
 
@@ -168,7 +176,12 @@ function diagnosticSuggestions(last: Point, earlier: Point[], cwd: string | unde
       })),
     );
     if (lint.length === 0) {
-      out.push({ priority: "medium", category: "lint", message: commandFailure(ev, "lint") || "lint failed", action: "Read the lint output and fix what it reports." });
+      out.push({
+        priority: "medium",
+        category: "lint",
+        message: commandFailure(ev, "lint") || "lint failed",
+        action: "Read the lint output and fix what it reports.",
+      });
     }
   }
   return out;
@@ -193,7 +206,8 @@ function testSuggestions(last: Point, earlier: Point[], sessionId: string | unde
   const groups = new Map<string, typeof failures>();
   for (const c of failures) {
     const f = c.item;
-    const key = f.message || f.file ? `${firstLine(f.message ?? "")}\u0000${f.file ?? ""}:${f.line ?? ""}\u0000${c.introducedAtStep === last.step}` : `\u0001${f.name}`;
+    const key =
+      f.message || f.file ? `${firstLine(f.message ?? "")}\u0000${f.file ?? ""}:${f.line ?? ""}\u0000${c.introducedAtStep === last.step}` : `\u0001${f.name}`;
     const g = groups.get(key);
     if (g) g.push(c);
     else groups.set(key, [c]);
@@ -204,12 +218,18 @@ function testSuggestions(last: Point, earlier: Point[], sessionId: string | unde
     const priority: Priority = isNew ? "high" : "medium";
     const since = isNew ? (earlier.length ? ` (new at step ${last.step})` : "") : ` (since step ${introducedAtStep})`;
     const where = f.file ? ` at ${f.file}${f.line ? `:${f.line}` : ""}` : "";
-    const names = `${group.slice(0, 3).map((g) => g.item.name).join(", ")}${group.length > 3 ? ", …" : ""}`;
+    const names = `${group
+      .slice(0, 3)
+      .map((g) => g.item.name)
+      .join(", ")}${group.length > 3 ? ", …" : ""}`;
     const msg =
       group.length > 1
         ? `${group.length} tests fail${since} with one cause${where}: ${firstLine(f.message ?? "") || "(no message)"} (${names})`
         : `test fails${since}: ${f.name}${f.message ? ` — ${firstLine(f.message)}` : ""}`;
-    const unread = !f.message && !f.file ? ` No message or place was printed: read the output with trm_read_log ${JSON.stringify({ ...(sessionId ? { sessionId } : {}), at: String(last.step), command: "test" })}.` : "";
+    const unread =
+      !f.message && !f.file
+        ? ` No message or place was printed: read the output with trm_read_log ${JSON.stringify({ ...(sessionId ? { sessionId } : {}), at: String(last.step), command: "test" })}.`
+        : "";
     return {
       priority,
       category: "test",
@@ -260,7 +280,12 @@ function regressionSuggestions(input: EvaluationInput): Suggestion[] {
   }
   const bench = last.evaluation.commands.bench;
   if (bench && !bench.skipped && last.evaluation.perf?.value === null) {
-    out.push({ priority: "medium", category: "perf", message: `no benchmark number read (${commandFailure(last.evaluation, "bench") || "no output"})`, action: "Make the bench command exit 0 and print the number last (or JSON {\"value\": n})." });
+    out.push({
+      priority: "medium",
+      category: "perf",
+      message: `no benchmark number read (${commandFailure(last.evaluation, "bench") || "no output"})`,
+      action: 'Make the bench command exit 0 and print the number last (or JSON {"value": n}).',
+    });
   }
   return out;
 }
@@ -285,12 +310,16 @@ function checkSuggestions(ev: Evaluation): Suggestion[] {
 function noticeSuggestions(ev: Evaluation): Suggestion[] {
   return ev.notices
     .filter((n) => n !== "this commit has no evaluation record")
-    .map((n): Suggestion => ({
-      priority: /^Dependencies not installed/.test(n) ? "critical" : /timed out/.test(n) ? "high" : "medium",
-      category: "environment",
-      message: truncate(n, MAX_MESSAGE),
-      action: /timed out/.test(n) ? "Make the command faster or raise timeoutSec when starting the session." : "Fix the environment first: until then failures say little about the code.",
-    }));
+    .map(
+      (n): Suggestion => ({
+        priority: /^Dependencies not installed/.test(n) ? "critical" : /timed out/.test(n) ? "high" : "medium",
+        category: "environment",
+        message: truncate(n, MAX_MESSAGE),
+        action: /timed out/.test(n)
+          ? "Make the command faster or raise timeoutSec when starting the session."
+          : "Fix the environment first: until then failures say little about the code.",
+      }),
+    );
 }
 
 /** Every suggestion the recorded evaluations support, in producer order (rank them with rankSuggestions). */

@@ -1,5 +1,5 @@
 import { git } from "../git/cli.js";
-import { reviewPr, type ReviewComment } from "../review/index.js";
+import { type ReviewComment, reviewPr } from "../review/index.js";
 import { errorMessage } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { truncate } from "../util/text.js";
@@ -55,7 +55,17 @@ export function suggestionsFromReview(comments: ReviewComment[]): Suggestion[] {
  * Options that do not depend on the user's git configuration, with function context so that rules
  * needing a whole construct (a function's length, a catch block) see all of it.
  */
-const DIFF_ARGS = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative", "--function-context"];
+const DIFF_ARGS = [
+  "diff",
+  "--no-color",
+  "--no-ext-diff",
+  "--no-textconv",
+  "--find-renames",
+  "--src-prefix=a/",
+  "--dst-prefix=b/",
+  "--no-relative",
+  "--function-context",
+];
 
 /**
  * Reviews `from..to` (two commit ids the session owns, never client strings) in the repository at
@@ -64,7 +74,8 @@ const DIFF_ARGS = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--fi
  */
 export async function staticSuggestions(gitDir: string, from: string, to: string): Promise<{ suggestions: Suggestion[]; note?: string }> {
   if (from === to) return { suggestions: [] };
-  if (!/^[0-9a-f]{40,64}$/.test(from) || !/^[0-9a-f]{40,64}$/.test(to)) return { suggestions: [], note: "static review skipped: the session points are not commit ids" };
+  if (!/^[0-9a-f]{40,64}$/.test(from) || !/^[0-9a-f]{40,64}$/.test(to))
+    return { suggestions: [], note: "static review skipped: the session points are not commit ids" };
   try {
     const diff = await git(gitDir, [...DIFF_ARGS, from, to, "--"]);
     if (diff.trim() === "") return { suggestions: [] };

@@ -29,6 +29,7 @@ export async function getSuggestions(session: Session, limit = TOP_SUGGESTIONS):
   const review = await staticSuggestions(session.config.commonDir, session.baseline.commit, session.tip);
   if (review.note) notes.push(review.note);
   const { top, omitted } = rankSuggestions([...fromEval, ...review.suggestions], limit);
-  if (top.length === 0 && entries.length > 0) notes.push("Nothing to suggest: the last step has no recorded problem and the changed files pass the review rules.");
+  if (top.length === 0 && entries.length > 0)
+    notes.push("Nothing to suggest: the last step has no recorded problem and the changed files pass the review rules.");
   return { step: session.currentStep, suggestions: top, omitted, notes };
 }

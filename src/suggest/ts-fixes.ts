@@ -74,7 +74,14 @@ const MAX_TRIES_PER_ERROR = 4;
 /** Fixes that hide the error instead of fixing it. */
 const DENIED = new Set(["disableJsDiagnostics", "addConvertToUnknownForNonOverlappingTypes"]);
 /** Fixes that make the code compile with a stub a person still has to write. */
-const PLACEHOLDERS = new Set(["fixMissingFunctionDeclaration", "fixMissingMember", "fixMissingProperties", "fixMissingAttributes", "fixClassDoesntImplementInheritedAbstractMember", "fixClassIncorrectlyImplementsInterface"]);
+const PLACEHOLDERS = new Set([
+  "fixMissingFunctionDeclaration",
+  "fixMissingMember",
+  "fixMissingProperties",
+  "fixMissingAttributes",
+  "fixClassDoesntImplementInheritedAbstractMember",
+  "fixClassIncorrectlyImplementsInterface",
+]);
 /** Preferred fixes first; the service's own order decides among the rest. */
 const PREFERRED = ["spelling", "import", "inferFromUsage", "fixAddMissingTypeAnnotation", "addMissingAwait", "addMissingConst", "fixImportNonExportedMember"];
 
@@ -216,7 +223,10 @@ export async function typescriptFixes(opts: TsFixOptions): Promise<TsFixResult> 
   for (const [configPath, { parsed, targets: group }] of byConfig) {
     const focus = [...new Set(group.map((d) => path.join(opts.worktree, d.file!)))];
     const project = new TsProject(ts, configPath, parsed, opts.worktree, focus, deadline, opts.maxRootFiles);
-    if (project.limited) notes.push(`${path.relative(opts.worktree, configPath)} has ${parsed.fileNames.length} files: the language service loaded only the files with errors and what they import, so an import fix may be missing.`);
+    if (project.limited)
+      notes.push(
+        `${path.relative(opts.worktree, configPath)} has ${parsed.fileNames.length} files: the language service loaded only the files with errors and what they import, so an import fix may be missing.`,
+      );
     try {
       await fixGroup(ts, project, opts.worktree, group, result);
     } catch (err) {
@@ -264,7 +274,9 @@ async function fixGroup(ts: TsModule, project: TsProject, worktree: string, grou
       continue;
     }
     const errs = errorsBefore(abs);
-    const match = errs.find((e) => e.code === code && e.start === pos) ?? errs.find((e) => e.code === code && e.start !== undefined && sf.getLineAndCharacterOfPosition(e.start).line === d.line! - 1);
+    const match =
+      errs.find((e) => e.code === code && e.start === pos) ??
+      errs.find((e) => e.code === code && e.start !== undefined && sf.getLineAndCharacterOfPosition(e.start).line === d.line! - 1);
     if (!match || match.start === undefined) {
       result.notes.push(`TypeScript ${ts.version} does not report ${d.code} at ${d.file}:${d.line}; no fix for it.`);
       result.unfixed.push(d);
@@ -312,7 +324,10 @@ async function fixGroup(ts: TsModule, project: TsProject, worktree: string, grou
         rewrites,
         errorsBefore: before,
         errorsAfter: check.after,
-        alternatives: actions.filter((x) => x.a !== a).map((x) => x.a.description).slice(0, 3),
+        alternatives: actions
+          .filter((x) => x.a !== a)
+          .map((x) => x.a.description)
+          .slice(0, 3),
         placeholder: PLACEHOLDERS.has(a.fixName),
         changes,
       };
@@ -345,4 +360,3 @@ async function fixGroup(ts: TsModule, project: TsProject, worktree: string, grou
   }
   result.combined = { rewrites, fixes: taken.map((i) => real[i]!), errorsBefore: before, errorsAfter: after };
 }
-

@@ -39,7 +39,6 @@ export function loadTypeScript(worktree: string, repository = true): LoadedTypeS
   return { ts: own, version: own.version, origin: "code-trm" };
 }
 
-
 /**
  * The tsconfig a build command names with `-p` / `--project` (a file, or a directory holding
  * tsconfig.json), when it lies inside the worktree. Only read, never run.

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { typescriptFixes, type TsFixOptions, type TsFixResult } from "./ts-fixes.js";
+import { type TsFixOptions, type TsFixResult, typescriptFixes } from "./ts-fixes.js";
 
 /** Time the worker gets beyond the service's own budget before it is terminated. */
 const GRACE_MS = 10_000;
@@ -31,7 +31,9 @@ export function typescriptFixesOffThread(opts: TsFixOptions, signal?: AbortSigna
     const onAbort = () => finish(() => reject(new Error("cancelled")));
     if (signal?.aborted) return onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
-    worker.once("message", (m: { ok: true; result: TsFixResult } | { ok: false; error: string }) => finish(() => (m.ok ? resolve(m.result) : reject(new Error(m.error)))));
+    worker.once("message", (m: { ok: true; result: TsFixResult } | { ok: false; error: string }) =>
+      finish(() => (m.ok ? resolve(m.result) : reject(new Error(m.error)))),
+    );
     worker.once("error", (err) => finish(() => reject(err)));
     worker.once("exit", (code) => finish(() => reject(new Error(`the TypeScript worker exited (${code}) without an answer`))));
   });

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { typescriptFixes, type TsFixOptions } from "./ts-fixes.js";
+import { type TsFixOptions, typescriptFixes } from "./ts-fixes.js";
 
 // Worker entry: the language service runs here, off the server's thread (see ts-off-thread.ts).
 typescriptFixes(workerData as TsFixOptions).then(

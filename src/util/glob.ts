@@ -28,7 +28,15 @@ export function matchesGlob(file: string, glob: string): boolean {
 /** The whole path against the whole pattern: no any-depth names, no folder covering its contents. */
 export function matchesGlobExactly(file: string, glob: string): boolean {
   const segs = file.split("/").filter((s) => s !== "" && s !== ".");
-  return expandBraces(glob.trim()).some((alt) => matchSegments(alt.replace(/^\.\//, "").split("/").filter((s) => s !== ""), segs));
+  return expandBraces(glob.trim()).some((alt) =>
+    matchSegments(
+      alt
+        .replace(/^\.\//, "")
+        .split("/")
+        .filter((s) => s !== ""),
+      segs,
+    ),
+  );
 }
 
 function matchSegments(ps: string[], ss: string[]): boolean {

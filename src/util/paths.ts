@@ -90,7 +90,10 @@ async function walk(start: string, parts: string[], settle: (pos: string, via: s
     if (own) ownLeft = todo.length;
     if (missing !== undefined && (seg === ".." || seg === "." || seg === "")) {
       // `missing/..`, `missing/.`, `missing/`: the kernel fails here (ENOENT, ENOTDIR, EISDIR).
-      throw new UserError(`A symbolic link treats ${missing} as a folder, but it does not exist or is not one.`, "Point the link at a folder that exists, or use the target's own path.");
+      throw new UserError(
+        `A symbolic link treats ${missing} as a folder, but it does not exist or is not one.`,
+        "Point the link at a folder that exists, or use the target's own path.",
+      );
     }
     if (seg === "..") {
       cur = path.dirname(cur);
@@ -137,7 +140,13 @@ export async function resolveInside(root: string, input: string): Promise<{ rel:
   const { real, entry } = await walk(realRoot, rel.split("/"), (pos, via) => {
     const link = via === undefined ? "" : ` (${isInside(realRoot, via) ? path.relative(realRoot, via) || "." : via} is a symbolic link)`;
     if (!isInside(realRoot, pos)) return `Path leaves the worktree through a symlink: ${rel}${link}.`;
-    if (path.relative(realRoot, pos).split(path.sep).some((s) => s.toLowerCase() === ".git")) return `Path resolves into .git through a symlink: ${rel}${link}.`;
+    if (
+      path
+        .relative(realRoot, pos)
+        .split(path.sep)
+        .some((s) => s.toLowerCase() === ".git")
+    )
+      return `Path resolves into .git through a symlink: ${rel}${link}.`;
     return undefined;
   });
   return { rel, abs: path.join(root, ...rel.split("/")), real, entry };

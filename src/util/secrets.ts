@@ -14,10 +14,18 @@ const SECRET_NAME_RE =
 
 /** Names that match the pattern above but hold no credential and are needed by ordinary tools. */
 const NOT_SECRET = new Set([
-  "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "XAUTHORITY", "KEY", "TRM_SESSION_ID",
+  "SSH_AUTH_SOCK",
+  "GPG_AGENT_INFO",
+  "XAUTHORITY",
+  "KEY",
+  "TRM_SESSION_ID",
   // AWS settings that hold no credential (a CA bundle path, a region): tools need them, and their values
   // would be redacted from ordinary output.
-  "AWS_CA_BUNDLE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_CONFIG_FILE",
+  "AWS_CA_BUNDLE",
+  "AWS_REGION",
+  "AWS_DEFAULT_REGION",
+  "AWS_PROFILE",
+  "AWS_CONFIG_FILE",
 ]);
 
 export function isSecretName(name: string): boolean {
@@ -114,7 +122,12 @@ export function redact(text: string, secrets: readonly string[] = secretValues()
 export function redactDeep<T>(value: T, secrets: readonly string[] = secretValues()): T {
   if (secrets.length === 0) return value;
   // A secret that spans JSON syntax would break the parse: that throws rather than storing it.
-  return JSON.parse(redact(JSON.stringify(value), secrets.map((s) => JSON.stringify(s).slice(1, -1)))) as T;
+  return JSON.parse(
+    redact(
+      JSON.stringify(value),
+      secrets.map((s) => JSON.stringify(s).slice(1, -1)),
+    ),
+  ) as T;
 }
 
 /**

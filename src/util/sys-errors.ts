@@ -13,11 +13,19 @@ export function explainSystemError(err: unknown): UserError | null {
   const text = `${e.message}\n${typeof e.stderr === "string" ? e.stderr : ""}`;
   const where = e.path ? ` ${truncate(e.path, 200)}` : "";
   if (e.code === "ENAMETOOLONG" || /File name too long/i.test(text)) {
-    return new UserError(`A file or folder name is too long for the file system (ENAMETOOLONG)${where ? `:${where}` : ""}.`, "Use names of at most 255 bytes per path component (4096 for a whole path). Nothing was recorded.");
+    return new UserError(
+      `A file or folder name is too long for the file system (ENAMETOOLONG)${where ? `:${where}` : ""}.`,
+      "Use names of at most 255 bytes per path component (4096 for a whole path). Nothing was recorded.",
+    );
   }
   const blocked = /cannot lock ref '(refs\/(heads|tags|notes)\/trm)\/[^']*': '(refs\/(?:heads|tags|notes)\/trm)' exists/.exec(text);
   if (blocked) return trmRefInTheWay(blocked[3]!);
-  if (e.code === "EROFS" || e.code === "EACCES" || e.code === "EPERM" || /Read-only file system|Permission denied|unable to create temporary file|insufficient permission/i.test(text)) {
+  if (
+    e.code === "EROFS" ||
+    e.code === "EACCES" ||
+    e.code === "EPERM" ||
+    /Read-only file system|Permission denied|unable to create temporary file|insufficient permission/i.test(text)
+  ) {
     const why = e.code === "EROFS" || /Read-only file system/i.test(text) ? "it is on a read-only file system" : "permission is denied";
     return new UserError(
       `code-trm cannot write${where || " in the repository"}: ${why}. It keeps its refs, notes and worktrees in the repository's git directory, so that directory must be writable.`,

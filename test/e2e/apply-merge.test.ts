@@ -17,13 +17,22 @@ afterAll(async () => {
 });
 
 function cli(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [MAIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" },
+    timeout: 60_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 async function fixedSession(repo: string) {
   const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
-  const s1 = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)), rationale: "fix median" });
+  const s1 = await srv.call<Any>("trm_submit_candidate", {
+    sessionId,
+    candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)),
+    rationale: "fix median",
+  });
   return { id: sessionId as string, commit: s1.commit as string };
 }
 
@@ -68,7 +77,11 @@ describe("code-trm apply merges with the user's uncommitted edits", () => {
     expect(line.startsWith(`node ${MAIN} apply ${id}`)).toBe(true);
     const cmd = line.split("   #")[0]!;
     // From outside the checkout: the line names it (--repo).
-    const r = spawnSync("sh", ["-c", cmd], { cwd: path.dirname(repo), encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: repo, CODE_TRM_STATE_DIR: srv.stateDir } });
+    const r = spawnSync("sh", ["-c", cmd], {
+      cwd: path.dirname(repo),
+      encoding: "utf8",
+      env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: repo, CODE_TRM_STATE_DIR: srv.stateDir },
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^applied session/);
   });

@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer, tmpEnv } from "../helpers/client.js";
+import { startServer, type TestServer, textOf, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT } from "../helpers/fixtures.js";
 import { checkoutState, g, makeMessy, makeRepo, ROOT, tmpDir } from "../helpers/repo.js";
 
@@ -37,7 +37,12 @@ const start = async (repo: string, extra: Any = {}) =>
   (await srv.call<Any>("trm_start_session", { repoPath: repo, buildCmd: "node --check src/stats.js", testCmd: "node --test", ...extra })) as Any;
 
 function cli(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: tmpDir("trm-home-"), CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: tmpDir("trm-home-"), CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" },
+    timeout: 60_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -108,7 +113,9 @@ describe("best of N", () => {
     // `code-trm log` lists the candidates under their step.
     const log = cli(repo, "log", id);
     expect(log.code).toBe(0);
-    expect(log.out).toMatch(/\n\s*3\s+\S+[^\n]*fix sum and median[^\n]*\n\s*3\.1\s[^\n]*breaks the build\n\s*3\.2\s[^\n]*fix sum\n\s*3\.3\s[^\n]*\(chosen\) fix sum and median\n/);
+    expect(log.out).toMatch(
+      /\n\s*3\s+\S+[^\n]*fix sum and median[^\n]*\n\s*3\.1\s[^\n]*breaks the build\n\s*3\.2\s[^\n]*fix sum\n\s*3\.3\s[^\n]*\(chosen\) fix sum and median\n/,
+    );
     const logJson = JSON.parse(cli(repo, "log", id, "--json").out);
     expect(logJson.steps.find((x: Any) => x.step === 3).alternatives.map((a: Any) => [a.at, a.chosen])).toEqual([
       ["3.1", false],
@@ -159,7 +166,10 @@ describe("best of N", () => {
     const r = await srv.call<Any>("trm_submit_candidate", {
       sessionId: id,
       candidates: [
-        { candidate: { mode: "modify", changes: [{ file: "src/stats.js", edits: [{ type: "replace", oldText: "not in the file", newText: "x" }] }] }, rationale: "stale" },
+        {
+          candidate: { mode: "modify", changes: [{ file: "src/stats.js", edits: [{ type: "replace", oldText: "not in the file", newText: "x" }] }] },
+          rationale: "stale",
+        },
         { candidate: fix, rationale: "fix sum" },
         { candidate: { mode: "bogus" } },
         { candidate: fix, rationale: "fix sum again" },
@@ -212,7 +222,11 @@ describe("best of N", () => {
     const s = await start(repo, { buildCmd: undefined, testCmd: "sleep 29.173" });
     const id = s.sessionId as string;
     const ac = new AbortController();
-    const p = srv.call("trm_submit_candidate", { sessionId: id, candidates: [{ candidate: filesCandidate("a.txt", "a\n") }, { candidate: filesCandidate("b.txt", "b\n") }] }, { signal: ac.signal });
+    const p = srv.call(
+      "trm_submit_candidate",
+      { sessionId: id, candidates: [{ candidate: filesCandidate("a.txt", "a\n") }, { candidate: filesCandidate("b.txt", "b\n") }] },
+      { signal: ac.signal },
+    );
     const running = () => Number(spawnSync("pgrep", ["-c", "-f", "sleep 29[.]173"], { encoding: "utf8" }).stdout.trim() || 0);
     for (let i = 0; i < 100 && running() < 2; i++) await new Promise((res) => setTimeout(res, 100));
     // Both candidates' test commands run at once, each in its own pool worktree.
@@ -231,7 +245,11 @@ describe("best of N", () => {
     const repo = brokenRepo();
     const before = checkoutState(repo);
     const crashing = await startServer({ stateDir: srv.stateDir });
-    const s = await crashing.call<Any>("trm_start_session", { repoPath: repo, testCmd: "if [ -f slow ]; then touch leftover; sleep 27.391; fi; if [ -f leftover ]; then exit 3; fi; node --test", timeoutSec: 20 });
+    const s = await crashing.call<Any>("trm_start_session", {
+      repoPath: repo,
+      testCmd: "if [ -f slow ]; then touch leftover; sleep 27.391; fi; if [ -f leftover ]; then exit 3; fi; node --test",
+      timeoutSec: 20,
+    });
     const id = s.sessionId as string;
     const slow = (content: string) => ({ mode: "files", files: [{ path: "slow", content }] });
     void crashing.call("trm_submit_candidate", { sessionId: id, candidates: [{ candidate: slow("1") }, { candidate: slow("2") }] }).catch(() => undefined);

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer, tmpEnv } from "../helpers/client.js";
+import { startServer, type TestServer, textOf, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, MEDIAN_WRONG, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo, ROOT } from "../helpers/repo.js";
 
@@ -18,7 +18,12 @@ afterAll(async () => {
 const submit = (id: string, c: Any, rationale = "") => srv.call<Any>("trm_submit_candidate", { sessionId: id, candidate: c, rationale });
 
 function cli(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(ROOT, "dist", "cli", "main.js"), ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [path.join(ROOT, "dist", "cli", "main.js"), ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" },
+    timeout: 60_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -44,7 +49,11 @@ describe("the session's best is never lost", () => {
     expect(read.files[0].content).toBe(g(repo, "show", `${right.commit}:src/stats.js`));
 
     // A worse step after the reset is new to this history (streak 0) but does not take the tag.
-    const worseRaw = await srv.raw("trm_submit_candidate", { sessionId: id, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_WRONG)), rationale: "worse" });
+    const worseRaw = await srv.raw("trm_submit_candidate", {
+      sessionId: id,
+      candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_WRONG)),
+      rationale: "worse",
+    });
     const worse = worseRaw.structuredContent as Any;
     expect(worse).toMatchObject({ step: 1, bestScore: 1, noImproveStreak: 1 });
     // Its text and its commit's trailer say the session's best too, not this history's.
@@ -88,7 +97,11 @@ describe("the session's best is never lost", () => {
     expect(first.score).toBe(1);
     await srv.call("trm_undo", { sessionId: id });
     expect(textOf(await srv.raw("trm_get_state", { sessionId: id }))).toMatch(/not on the current history/);
-    const again = await srv.raw("trm_submit_candidate", { sessionId: id, candidate: filesCandidate("src/stats.js", `${statsWith(repo, MEDIAN_RIGHT)}// the same fix, written again\n`), rationale: "fix again" });
+    const again = await srv.raw("trm_submit_candidate", {
+      sessionId: id,
+      candidate: filesCandidate("src/stats.js", `${statsWith(repo, MEDIAN_RIGHT)}// the same fix, written again\n`),
+      rationale: "fix again",
+    });
     const r = again.structuredContent as Any;
     expect(r).toMatchObject({ step: 1, score: 1, bestScore: 1 });
     expect(g(repo, "rev-parse", `trm/${id}/best`).trim()).toBe(r.commit);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, textOf } from "../helpers/client.js";
 import { checkoutState, g, makeRepo } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
@@ -48,7 +48,8 @@ describe("candidates over stdio", () => {
   });
 
   it("reports a patch that matches nowhere with the closest lines, and changes nothing", async () => {
-    const stale = "--- a/src/stats.js\n+++ b/src/stats.js\n@@ -1,3 +1,3 @@\n export function sum(values) {\n-  return values.reduce((a, b) => a + b);\n+  return values.reduce((a, b) => a + b, 0);\n }\n";
+    const stale =
+      "--- a/src/stats.js\n+++ b/src/stats.js\n@@ -1,3 +1,3 @@\n export function sum(values) {\n-  return values.reduce((a, b) => a + b);\n+  return values.reduce((a, b) => a + b, 0);\n }\n";
     const v = await srv.call<Any>("trm_validate_candidate", { sessionId: id, candidate: { mode: "patch", patch: stale } });
     expect(v.valid).toBe(false);
     expect(v.errors[0]).toMatchObject({ file: "src/stats.js", hunk: 1 });
@@ -67,7 +68,15 @@ describe("candidates over stdio", () => {
       sessionId: id,
       candidate: {
         mode: "modify",
-        changes: [{ file: "src/stats.js", edits: [{ type: "replace", oldText: "xs.length === 0 ? NaN", newText: "xs.length === 0 ? 0" }, { type: "insertBefore", line: 1, content: "// stats helpers" }] }],
+        changes: [
+          {
+            file: "src/stats.js",
+            edits: [
+              { type: "replace", oldText: "xs.length === 0 ? NaN", newText: "xs.length === 0 ? 0" },
+              { type: "insertBefore", line: 1, content: "// stats helpers" },
+            ],
+          },
+        ],
       },
     });
     expect(m.step).toBe(2);
@@ -76,7 +85,10 @@ describe("candidates over stdio", () => {
     expect(text).toContain("xs.length === 0 ? 0 :");
     const d = await srv.call<Any>("trm_submit_candidate", {
       sessionId: id,
-      candidate: { mode: "diff", diffs: [{ path: "package.json", diff: '@@ -1,3 +1,3 @@\n {\n-  "name": "js-stats",\n+  "name": "js-stats-fixed",\n   "private": true,' }] },
+      candidate: {
+        mode: "diff",
+        diffs: [{ path: "package.json", diff: '@@ -1,3 +1,3 @@\n {\n-  "name": "js-stats",\n+  "name": "js-stats-fixed",\n   "private": true,' }],
+      },
     });
     expect(d.step).toBe(3);
     expect(readFileSync(path.join(wt, "package.json"), "utf8")).toContain('"js-stats-fixed"');
@@ -85,7 +97,18 @@ describe("candidates over stdio", () => {
   it("refuses invalid candidates in validation with every problem listed", async () => {
     const v = await srv.call<Any>("trm_validate_candidate", {
       sessionId: id,
-      candidate: { mode: "modify", changes: [{ file: "src/stats.js", edits: [{ type: "replaceLine", line: 999, content: "x" }, { type: "replace", oldText: "no such text", newText: "y" }] }] },
+      candidate: {
+        mode: "modify",
+        changes: [
+          {
+            file: "src/stats.js",
+            edits: [
+              { type: "replaceLine", line: 999, content: "x" },
+              { type: "replace", oldText: "no such text", newText: "y" },
+            ],
+          },
+        ],
+      },
     });
     expect(v.valid).toBe(false);
     expect(v.errors.length).toBe(2);

@@ -2,10 +2,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workRoot } from "../../src/git/refs.js";
 import { startServer, type TestServer, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, MEDIAN_WRONG, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeMessy, makeRepo, ROOT, tmpDir } from "../helpers/repo.js";
-import { workRoot } from "../../src/git/refs.js";
 
 /** `f` as the server with that state folder computes it. */
 function withStateDir<T>(dir: string, f: () => T): T {
@@ -50,7 +50,8 @@ const json = (cwd: string, ...args: string[]) => {
 
 const submit = (id: string, c: Any, rationale: string) => srv.call<Any>("trm_submit_candidate", { sessionId: id, candidate: c, rationale });
 // The whole suite at every step: MEDIAN_WRONG breaks a test that passed (failing first: docs/failing-first.md).
-const start = async (repo: string, preflight = true) => (await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight, selectTests: false })).sessionId as string;
+const start = async (repo: string, preflight = true) =>
+  (await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight, selectTests: false })).sessionId as string;
 
 /** A session with history: a wrong step undone, the wrong step again (checkpointed), then the fix plus a new file. */
 async function sessionWithHistory(repo: string) {
@@ -59,7 +60,13 @@ async function sessionWithHistory(repo: string) {
   await srv.call("trm_undo", { sessionId: id });
   await submit(id, filesCandidate("src/stats.js", statsWith(repo, MEDIAN_WRONG)), "median: the first element again");
   await srv.call("trm_save_checkpoint", { sessionId: id, name: "wrong", description: "the wrong fix" });
-  const fix = { mode: "files", files: [{ path: "src/stats.js", content: statsWith(repo, MEDIAN_RIGHT) }, { path: "NOTES-trm.md", content: "fixed median\n" }] };
+  const fix = {
+    mode: "files",
+    files: [
+      { path: "src/stats.js", content: statsWith(repo, MEDIAN_RIGHT) },
+      { path: "NOTES-trm.md", content: "fixed median\n" },
+    ],
+  };
   const s3 = await submit(id, fix, "median: mean of the middle pair for even lengths");
   return { id, best: s3.commit as string };
 }
@@ -74,7 +81,11 @@ describe("help, version and usage errors", () => {
       for (const c of ["sessions", "log", "diff", "apply", "prune", "demo", "serve"]) expect(r.out).toContain(c);
     }
     for (const c of ["sessions", "log", "diff", "apply", "prune", "demo", "serve"]) {
-      for (const args of [[c, "--help"], [c, "-h"], ["help", c]]) {
+      for (const args of [
+        [c, "--help"],
+        [c, "-h"],
+        ["help", c],
+      ]) {
         const r = cli(dir, ...args);
         expect(r.code, `${args.join(" ")}: ${r.err}`).toBe(0);
         expect(r.out).toContain(`usage: code-trm ${c === "serve" ? "[serve]" : c}`);
@@ -150,7 +161,22 @@ describe("reading sessions: sessions, log, diff", () => {
     expect(j.repo).toBe(g(repo, "rev-parse", "--show-toplevel").trim());
     expect(j.sessions.map((s: Any) => s.sessionId)).toEqual([id, idle]);
     expect(Object.keys(j.sessions[0]).sort()).toEqual(
-      ["ageSeconds", "bestScore", "bestStep", "branch", "createdAt", "emaScore", "lastActivityAt", "readable", "score", "sessionId", "status", "step", "tests", "worktreePath"].sort(),
+      [
+        "ageSeconds",
+        "bestScore",
+        "bestStep",
+        "branch",
+        "createdAt",
+        "emaScore",
+        "lastActivityAt",
+        "readable",
+        "score",
+        "sessionId",
+        "status",
+        "step",
+        "tests",
+        "worktreePath",
+      ].sort(),
     );
     expect(j.sessions[0]).toMatchObject({ branch: `trm/${id}`, status: "active", step: 2, score: 1, bestScore: 1, bestStep: 2, tests: "4/4", readable: true });
     expect(j.sessions[1]).toMatchObject({ status: "active", step: 0, score: null, bestScore: null });
@@ -164,7 +190,9 @@ describe("reading sessions: sessions, log, diff", () => {
     expect(lines[1]).toMatch(/^step 2 · score 1\.000 · ema 0\.953 · best 1\.000 at step 2 · streak 0 · halt: stop \(success/);
     const table = lines.slice(3, 7);
     expect(table[0]).toMatch(/^STEP\s+COMMIT\s+SCORE\s+EMA\s+TESTS\s+RATIONALE$/);
-    expect(table[1]).toMatch(new RegExp(`^\\s+2\\s+${best.slice(0, 10)}\\s+1\\.000\\s+0\\.953\\s+4/4\\s+median: mean of the middle pair for even lengths <- best$`));
+    expect(table[1]).toMatch(
+      new RegExp(`^\\s+2\\s+${best.slice(0, 10)}\\s+1\\.000\\s+0\\.953\\s+4/4\\s+median: mean of the middle pair for even lengths <- best$`),
+    );
     expect(table[2]).toMatch(/^\s+1\s+[0-9a-f]{10}\s+0\.500\s+0\.525\s+2\/4\s+median: the first element again \(cached\)$/);
     expect(table[3]).toMatch(/^\s+0\s+baseline\s+0\.750\s+0\.750\s+3\/4\s+\(baseline preflight\)$/);
     expect(r.out).toMatch(/checkpoints:\n {2}wrong {2}step 1 {2}score 0\.500 {2}[0-9a-f]{10} {2}the wrong fix/);
@@ -173,7 +201,17 @@ describe("reading sessions: sessions, log, diff", () => {
 
   it("log --json: the same as data", () => {
     const j = json(repo, "log", id, "--json");
-    expect(j).toMatchObject({ sessionId: id, branch: `trm/${id}`, status: "active", step: 2, score: 1, bestScore: 1, bestStep: 2, noImproveStreak: 0, halt: { shouldHalt: true } });
+    expect(j).toMatchObject({
+      sessionId: id,
+      branch: `trm/${id}`,
+      status: "active",
+      step: 2,
+      score: 1,
+      bestScore: 1,
+      bestStep: 2,
+      noImproveStreak: 0,
+      halt: { shouldHalt: true },
+    });
     expect(j.steps.map((s: Any) => [s.step, s.score, s.best, s.testsSummary])).toEqual([
       [0, 0.75, false, "3/4"],
       [1, 0.5, false, "2/4"],
@@ -272,11 +310,17 @@ describe("apply", () => {
     writeFileSync(path.join(repo, "src/stats.js"), `${readFileSync(path.join(repo, "src/stats.js"), "utf8")}// mine, not committed\n`);
     writeFileSync(path.join(repo, "NOTES-trm.md"), "my own notes\n");
     const before = checkoutState(repo);
-    for (const args of [["apply", id], ["apply", id, "--best"], ["apply", id, "--dry-run"]]) {
+    for (const args of [
+      ["apply", id],
+      ["apply", id, "--best"],
+      ["apply", id, "--dry-run"],
+    ]) {
       const r = cli(repo, ...args);
       expect(r.code).toBe(1);
       // stats.js would merge (the user's line is apart from the session's); the new file the user also wrote cannot.
-      expect(r.err).toMatch(/Refused: 1 file the session changed has uncommitted changes of yours that conflict with the session's:\n  NOTES-trm\.md: the session adds this file, and yours differs\nNothing was changed\.\nCommit or set aside/);
+      expect(r.err).toMatch(
+        /Refused: 1 file the session changed has uncommitted changes of yours that conflict with the session's:\n  NOTES-trm\.md: the session adds this file, and yours differs\nNothing was changed\.\nCommit or set aside/,
+      );
       expect(r.out).toBe("");
       expect(checkoutState(repo)).toEqual(before);
     }
@@ -374,7 +418,14 @@ describe("prune", () => {
     const refs = g(repo, "for-each-ref", "--format=%(refname)");
     // Ended: the work undo left behind is gone; branch, tags and notes (the user's result) stay.
     expect(refs).not.toContain(`refs/trm/${ended}/undone/`);
-    for (const r of [`refs/heads/trm/${ended}`, `refs/tags/trm/${ended}/baseline`, `refs/tags/trm/${ended}/best`, `refs/tags/trm/${ended}/wrong`, `refs/notes/trm/${ended}`]) expect(refs).toContain(r);
+    for (const r of [
+      `refs/heads/trm/${ended}`,
+      `refs/tags/trm/${ended}/baseline`,
+      `refs/tags/trm/${ended}/best`,
+      `refs/tags/trm/${ended}/wrong`,
+      `refs/notes/trm/${ended}`,
+    ])
+      expect(refs).toContain(r);
     // Abandoned: its locked worktree entry is gone and it is marked ended; its branch stays.
     expect(refs).toContain(`refs/trm/${abandoned}/ended`);
     expect(refs).toContain(`refs/heads/trm/${abandoned}`);
@@ -432,7 +483,10 @@ describe("prune after an interrupted pull request evaluation", () => {
     const repo = makeRepo("js-stats");
     const common = path.join(repo, ".git");
     // Where an evaluation puts them: code-trm's folder of the repository, in the state folder.
-    const reviewRoot = path.join(withStateDir(srv.stateDir, () => workRoot(common)), "review");
+    const reviewRoot = path.join(
+      withStateDir(srv.stateDir, () => workRoot(common)),
+      "review",
+    );
     mkdirSync(reviewRoot, { recursive: true });
     const wt = path.join(reviewRoot, "trm-review-0badcafe-head");
     g(repo, "worktree", "add", "-q", "--detach", "--lock", "--reason", "code-trm session review-head", wt, "HEAD");
@@ -454,14 +508,23 @@ describe("prune after an interrupted pull request evaluation", () => {
   });
 });
 
-
 describe("apply under the user's own diff settings", () => {
   it("writes to the right paths with diff.noprefix and diff.context=0, and says so when run again after a commit", async () => {
     const repo = makeRepo("js-stats");
     g(repo, "config", "diff.noprefix", "true");
     g(repo, "config", "diff.context", "0");
     const id = await start(repo, false);
-    await submit(id, { mode: "files", files: [{ path: "src/util/new.js", content: "export const x = 1;\n" }, { path: "src/stats.js", content: statsWith(repo, MEDIAN_RIGHT) }] }, "fix and add");
+    await submit(
+      id,
+      {
+        mode: "files",
+        files: [
+          { path: "src/util/new.js", content: "export const x = 1;\n" },
+          { path: "src/stats.js", content: statsWith(repo, MEDIAN_RIGHT) },
+        ],
+      },
+      "fix and add",
+    );
     const first = cli(repo, "apply", id);
     expect(first.err).toBe("");
     expect(first.code).toBe(0);

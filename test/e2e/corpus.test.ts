@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CandidateIssue } from "../../src/candidate/types.js";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, textOf } from "../helpers/client.js";
 import { CASES, findIssue, loadCase, readTree } from "../helpers/patch-corpus.js";
 import { checkoutState, g, tmpDir } from "../helpers/repo.js";
 

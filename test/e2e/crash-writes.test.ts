@@ -37,11 +37,18 @@ describe("a server killed between a step's in-process writes and its ref update"
       // The third step stops at the point: two steps are answered before it.
       const { repo, before, stateDir, crashFile, a, sessionId, worktreePath } = await crashingSession(`${point}:3`);
       const commits: string[] = [];
-      for (const i of [1, 2]) commits.push((await a.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate(`new/n${i}.txt`, `${i}\n`) })).commit);
+      for (const i of [1, 2])
+        commits.push((await a.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate(`new/n${i}.txt`, `${i}\n`) })).commit);
       // The third edits a tracked file and adds a new one, in a new folder.
       const pending = a.call<Any>("trm_submit_candidate", {
         sessionId,
-        candidate: { mode: "files", files: [{ path: "src/stats.js", content: "export const x = 3;\n" }, { path: "deep/er/n3.txt", content: "3\n" }] },
+        candidate: {
+          mode: "files",
+          files: [
+            { path: "src/stats.js", content: "export const x = 3;\n" },
+            { path: "deep/er/n3.txt", content: "3\n" },
+          ],
+        },
       });
       // After the reply (index point) the step is answered; before it, the call never returns.
       const answered = point === "step-index-stale";
@@ -58,7 +65,10 @@ describe("a server killed between a step's in-process writes and its ref update"
       const onBranch = g(repo, "rev-list", "--first-parent", branch, `^trm/${sessionId}/baseline`).trim().split("\n").filter(Boolean).reverse();
       expect(onBranch).toEqual(commits);
       // Every step has its record, and the notes hold nothing for a step that is not on the branch.
-      const noted = g(repo, "notes", `--ref=trm/${sessionId}`, "list").trim().split("\n").map((l) => l.split(" ")[1]);
+      const noted = g(repo, "notes", `--ref=trm/${sessionId}`, "list")
+        .trim()
+        .split("\n")
+        .map((l) => l.split(" ")[1]);
       for (const c of commits) expect(noted).toContain(c);
       expect(noted.length).toBe(commits.length + 1);
       expect(JSON.parse(g(repo, "notes", `--ref=trm/${sessionId}`, "show", commits.at(-1)!)).step).toBe(commits.length);
@@ -93,7 +103,13 @@ describe("a server killed in the middle of an undo", () => {
       const s1 = await a.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const x = 1;\n") });
       await a.call<Any>("trm_submit_candidate", {
         sessionId,
-        candidate: { mode: "files", files: [{ path: "src/stats.js", content: "export const x = 2;\n" }, { path: "deep/er/n2.txt", content: "2\n" }] },
+        candidate: {
+          mode: "files",
+          files: [
+            { path: "src/stats.js", content: "export const x = 2;\n" },
+            { path: "deep/er/n2.txt", content: "2\n" },
+          ],
+        },
       });
       const pending = a.call<Any>("trm_undo", { sessionId });
       // The reply comes before the index point, never before the refs point.

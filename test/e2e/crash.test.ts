@@ -33,7 +33,9 @@ describe("a server killed in the middle of a step", () => {
       repoPath: repo,
       testCmd: `if test -f ${slow}; then sleep 300 & echo $! > ${orphanPid}; wait; fi # ${marker}\nnode --test`,
     });
-    const pending = a.call("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) }).catch((e: Error) => e);
+    const pending = a
+      .call("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) })
+      .catch((e: Error) => e);
     // Wait until the candidate is written and its test command runs (its pid file exists), then kill the
     // server outright. Waiting on the worktree alone raced the command's start on a loaded machine.
     for (let i = 0; i < 600 && !existsSync(orphanPid); i++) await new Promise((r) => setTimeout(r, 50));

@@ -1,7 +1,7 @@
 import { existsSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, textOf } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
 import { installRunners, needs, RUNNERS, rustEnv } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
@@ -34,7 +34,11 @@ function jsRepo(files: Record<string, string>): string {
 }
 
 /** The server's PATH without the folders that hold `program` (pnpm is then "not installed"). */
-const pathWithout = (program: string) => (process.env.PATH ?? "").split(path.delimiter).filter((d) => d && !existsSync(path.join(d, program))).join(path.delimiter);
+const pathWithout = (program: string) =>
+  (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((d) => d && !existsSync(path.join(d, program)))
+    .join(path.delimiter);
 const onPath = (program: string) => (process.env.PATH ?? "").split(path.delimiter).some((d) => d && existsSync(path.join(d, program)));
 
 let srv: TestServer;
@@ -55,7 +59,11 @@ async function firstStep(server: TestServer, repo: string, lib: string, wrong: s
   const raw = await server.raw("trm_start_session", { repoPath: repo });
   expect(raw.isError, textOf(raw)).toBeFalsy();
   const start = raw.structuredContent as Any;
-  const step = await server.call<Any>("trm_submit_candidate", { sessionId: start.sessionId, candidate: filesCandidate(lib, wrong), rationale: "clamp to hi (forgets lo)" });
+  const step = await server.call<Any>("trm_submit_candidate", {
+    sessionId: start.sessionId,
+    candidate: filesCandidate(lib, wrong),
+    rationale: "clamp to hi (forgets lo)",
+  });
   await server.call("trm_end_session", { sessionId: start.sessionId, discard: true });
   expect(checkoutState(repo)).toEqual(before);
   return { start, text: textOf(raw), step };
@@ -70,9 +78,16 @@ function expectWrongFix(step: Any, below: RegExp): void {
 
 describe.concurrent("a start with only repoPath", () => {
   it("npm: package.json's test script, run by npm (package-lock.json)", async () => {
-    const repo = jsRepo({ "package.json": JSON.stringify({ name: "calc", private: true, type: "module", scripts: { test: "vitest run" } }), "package-lock.json": '{ "lockfileVersion": 3 }\n', "test/clamp.test.js": vitestSuite });
+    const repo = jsRepo({
+      "package.json": JSON.stringify({ name: "calc", private: true, type: "module", scripts: { test: "vitest run" } }),
+      "package-lock.json": '{ "lockfileVersion": 3 }\n',
+      "test/clamp.test.js": vitestSuite,
+    });
     const { start, text, step } = await firstStep(srv, repo, "lib.js", esm(WRONG));
-    expect(start.detected).toEqual({ commands: { testCmd: "npm test" }, why: { testCmd: expect.stringMatching(/scripts\.test \("vitest run"\) run by npm \(package-lock\.json\)/) } });
+    expect(start.detected).toEqual({
+      commands: { testCmd: "npm test" },
+      why: { testCmd: expect.stringMatching(/scripts\.test \("vitest run"\) run by npm \(package-lock\.json\)/) },
+    });
     expect(text).toContain('commands detected (none given), as you would pass them: {"testCmd":"npm test"}');
     expect(start.notes.join("\n")).toMatch(/Vitest can also print a report code-trm reads exactly .* testCmd is kept as the project runs it/);
     expectWrongFix(step, /below rises to lo/);
@@ -80,7 +95,13 @@ describe.concurrent("a start with only repoPath", () => {
 
   it("pnpm declared but not installed: the script's runner run directly, and the fix named", async () => {
     const repo = jsRepo({
-      "package.json": JSON.stringify({ name: "calc", private: true, type: "module", packageManager: "pnpm@9.0.0", scripts: { test: "pnpm test:unit", "test:unit": "vitest run" } }),
+      "package.json": JSON.stringify({
+        name: "calc",
+        private: true,
+        type: "module",
+        packageManager: "pnpm@9.0.0",
+        scripts: { test: "pnpm test:unit", "test:unit": "vitest run" },
+      }),
       "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
       "test/clamp.test.js": vitestSuite,
     });
@@ -92,7 +113,11 @@ describe.concurrent("a start with only repoPath", () => {
   }, 180_000);
 
   it("yarn (yarn.lock): yarn runs the script, or npm when yarn is not installed", async () => {
-    const repo = jsRepo({ "package.json": JSON.stringify({ name: "calc", private: true, type: "module", scripts: { test: "mocha" } }), "yarn.lock": "# yarn lockfile v1\n", "test/clamp.test.js": mochaSuite });
+    const repo = jsRepo({
+      "package.json": JSON.stringify({ name: "calc", private: true, type: "module", scripts: { test: "mocha" } }),
+      "yarn.lock": "# yarn lockfile v1\n",
+      "test/clamp.test.js": mochaSuite,
+    });
     const { start, step } = await firstStep(srv, repo, "lib.js", esm(WRONG));
     expect(start.detected.commands).toEqual({ testCmd: onPath("yarn") ? "yarn test" : "npm test" });
     expect(start.detected.why.testCmd).toMatch(/yarn\.lock/);
@@ -100,60 +125,86 @@ describe.concurrent("a start with only repoPath", () => {
   }, 180_000);
 
   const py = needs(["python3", "pytest"]);
-  it.skipIf(py.skip)(`Python src layout with pytest: src on PYTHONPATH, no install needed${py.why}`, async () => {
-    const calc = (body: string) => `def add(a, b):\n    return a + b\n\n\ndef clamp(x, lo, hi):\n    return ${body}\n`;
-    const repo = repoFromFiles(
-      {
-        ".gitignore": ".pytest_cache\n__pycache__\n",
-        "pyproject.toml": '[project]\nname = "calc"\nversion = "0.1.0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
-        "src/calc/__init__.py": calc("max(lo, x)"),
-        "tests/test_calc.py": `from calc import add, clamp\n${CASES.map(([n, a, b]) => `\n\ndef test_${n.replace(/ /g, "_")}():\n    assert ${a} == ${b}\n`).join("")}`,
-      },
-      "trm-detect-py-",
-    );
-    const { start, step } = await firstStep(srv, repo, "src/calc/__init__.py", calc("min(hi, x)"));
-    expect(start.detected.commands).toEqual({ testCmd: "PYTHONPATH=src:$PYTHONPATH python3 -m pytest" });
-    expect(start.detected.why.testCmd).toMatch(/pytest named in pyproject\.toml; src layout \(src\/calc\)/);
-    expectWrongFix(step, /test_below_rises_to_lo/);
-  }, 180_000);
+  it.skipIf(py.skip)(
+    `Python src layout with pytest: src on PYTHONPATH, no install needed${py.why}`,
+    async () => {
+      const calc = (body: string) => `def add(a, b):\n    return a + b\n\n\ndef clamp(x, lo, hi):\n    return ${body}\n`;
+      const repo = repoFromFiles(
+        {
+          ".gitignore": ".pytest_cache\n__pycache__\n",
+          "pyproject.toml": '[project]\nname = "calc"\nversion = "0.1.0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+          "src/calc/__init__.py": calc("max(lo, x)"),
+          "tests/test_calc.py": `from calc import add, clamp\n${CASES.map(([n, a, b]) => `\n\ndef test_${n.replace(/ /g, "_")}():\n    assert ${a} == ${b}\n`).join("")}`,
+        },
+        "trm-detect-py-",
+      );
+      const { start, step } = await firstStep(srv, repo, "src/calc/__init__.py", calc("min(hi, x)"));
+      expect(start.detected.commands).toEqual({ testCmd: "PYTHONPATH=src:$PYTHONPATH python3 -m pytest" });
+      expect(start.detected.why.testCmd).toMatch(/pytest named in pyproject\.toml; src layout \(src\/calc\)/);
+      expectWrongFix(step, /test_below_rises_to_lo/);
+    },
+    180_000,
+  );
 
   const go = needs(["go"]);
-  it.skipIf(go.skip)(`go: go test ./... and go vet ./...${go.why}`, async () => {
-    // Go 1.19 (Debian's) has no min and max of its own.
-    const calc = (body: string) => `package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Clamp(x, lo, hi int) int { return ${body} }\n\nfunc min(a, b int) int {\n\tif a < b {\n\t\treturn a\n\t}\n\treturn b\n}\n\nfunc max(a, b int) int {\n\tif a > b {\n\t\treturn a\n\t}\n\treturn b\n}\n`;
-    const repo = repoFromFiles(
-      {
-        "go.mod": "module example.com/calc\n\ngo 1.19\n",
-        "calc.go": calc("max(lo, x)"),
-        "calc_test.go": `package calc\n\nimport "testing"\n\nfunc TestClampBelow(t *testing.T) {\n\tif got := Clamp(-1, 0, 10); got != 0 {\n\t\tt.Errorf("got %d", got)\n\t}\n}\n\nfunc TestClampAbove(t *testing.T) {\n\tif got := Clamp(11, 0, 10); got != 10 {\n\t\tt.Errorf("got %d", got)\n\t}\n}\n`,
-      },
-      "trm-detect-go-",
-    );
-    const { start, step } = await firstStep(srv, repo, "calc.go", calc("min(hi, x)"));
-    expect(start.detected.commands).toEqual({ testCmd: "go test ./...", buildCmd: "go vet ./..." });
-    // go test without -v names only failures: the test score follows the exit code; go vet passes.
-    expect(step.okBuild).toBe(true);
-    expect(step.tests.failures.map((f: Any) => f.name)).toEqual([expect.stringMatching(/TestClampBelow/)]);
-    expect(step.score).toBeCloseTo(0.3 / (0.3 + 0.5), 6);
-  }, 180_000);
+  it.skipIf(go.skip)(
+    `go: go test ./... and go vet ./...${go.why}`,
+    async () => {
+      // Go 1.19 (Debian's) has no min and max of its own.
+      const calc = (body: string) =>
+        `package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Clamp(x, lo, hi int) int { return ${body} }\n\nfunc min(a, b int) int {\n\tif a < b {\n\t\treturn a\n\t}\n\treturn b\n}\n\nfunc max(a, b int) int {\n\tif a > b {\n\t\treturn a\n\t}\n\treturn b\n}\n`;
+      const repo = repoFromFiles(
+        {
+          "go.mod": "module example.com/calc\n\ngo 1.19\n",
+          "calc.go": calc("max(lo, x)"),
+          "calc_test.go": `package calc\n\nimport "testing"\n\nfunc TestClampBelow(t *testing.T) {\n\tif got := Clamp(-1, 0, 10); got != 0 {\n\t\tt.Errorf("got %d", got)\n\t}\n}\n\nfunc TestClampAbove(t *testing.T) {\n\tif got := Clamp(11, 0, 10); got != 10 {\n\t\tt.Errorf("got %d", got)\n\t}\n}\n`,
+        },
+        "trm-detect-go-",
+      );
+      const { start, step } = await firstStep(srv, repo, "calc.go", calc("min(hi, x)"));
+      expect(start.detected.commands).toEqual({ testCmd: "go test ./...", buildCmd: "go vet ./..." });
+      // go test without -v names only failures: the test score follows the exit code; go vet passes.
+      expect(step.okBuild).toBe(true);
+      expect(step.tests.failures.map((f: Any) => f.name)).toEqual([expect.stringMatching(/TestClampBelow/)]);
+      expect(step.score).toBeCloseTo(0.3 / (0.3 + 0.5), 6);
+    },
+    180_000,
+  );
 
   const cargo = needs(["cargo"]);
-  it.skipIf(cargo.skip)(`cargo: cargo test${cargo.why}`, async () => {
-    const lib = (body: string) => `pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\npub fn clamp(x: i64, lo: i64, hi: i64) -> i64 {\n    ${body}\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n${CASES.map(([n, a, b]) => `\n    #[test]\n    fn ${n.replace(/ /g, "_")}() {\n        assert_eq!(${a}, ${b});\n    }\n`).join("")}}\n`;
-    const repo = repoFromFiles({ ".gitignore": "/target\n", "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n', "src/lib.rs": lib("x.max(lo)") }, "trm-detect-rs-");
-    const { start, step } = await firstStep(srv, repo, "src/lib.rs", lib("x.min(hi)"));
-    expect(start.detected.commands).toEqual({ testCmd: "cargo test" });
-    expectWrongFix(step, /below_rises_to_lo/);
-  }, 300_000);
+  it.skipIf(cargo.skip)(
+    `cargo: cargo test${cargo.why}`,
+    async () => {
+      const lib = (body: string) =>
+        `pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\npub fn clamp(x: i64, lo: i64, hi: i64) -> i64 {\n    ${body}\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n${CASES.map(([n, a, b]) => `\n    #[test]\n    fn ${n.replace(/ /g, "_")}() {\n        assert_eq!(${a}, ${b});\n    }\n`).join("")}}\n`;
+      const repo = repoFromFiles(
+        {
+          ".gitignore": "/target\n",
+          "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
+          "src/lib.rs": lib("x.max(lo)"),
+        },
+        "trm-detect-rs-",
+      );
+      const { start, step } = await firstStep(srv, repo, "src/lib.rs", lib("x.min(hi)"));
+      expect(start.detected.commands).toEqual({ testCmd: "cargo test" });
+      expectWrongFix(step, /below_rises_to_lo/);
+    },
+    300_000,
+  );
 });
 
 describe("commands that cannot run", () => {
   it("a given command whose script needs pnpm is named at start; its baseline is 'baseline', not 'improved', and blamed on pnpm", async () => {
-    const repo = jsRepo({ "package.json": JSON.stringify({ name: "calc", private: true, type: "module", scripts: { test: "pnpm lint && vitest run", lint: "node -e 0" } }), "test/clamp.test.js": vitestSuite });
+    const repo = jsRepo({
+      "package.json": JSON.stringify({ name: "calc", private: true, type: "module", scripts: { test: "pnpm lint && vitest run", lint: "node -e 0" } }),
+      "test/clamp.test.js": vitestSuite,
+    });
     const raw = await noPnpm.raw("trm_start_session", { repoPath: repo, testCmd: "npm test", preflight: true });
     const start = raw.structuredContent as Any;
     expect(start.detected).toBeUndefined();
-    expect(start.notes[0]).toMatch(/^testCmd "npm test" needs pnpm \(in package\.json scripts\.test\), which is not installed .*`corepack enable`.*or pass testCmd: "npx vitest run"\./);
+    expect(start.notes[0]).toMatch(
+      /^testCmd "npm test" needs pnpm \(in package\.json scripts\.test\), which is not installed .*`corepack enable`.*or pass testCmd: "npx vitest run"\./,
+    );
     expect(start.preflight.score).toBe(0);
     expect(start.feedback).toMatch(/^step 0: score 0\.000 \(best 0\.000 at step 0, ema 0\.000\) baseline\n/);
     expect(start.feedback).not.toMatch(/improved/);
@@ -167,7 +218,9 @@ describe("commands that cannot run", () => {
     const before = checkoutState(repo);
     const raw = await srv.raw("trm_start_session", { repoPath: repo });
     expect(raw.isError).toBe(true);
-    expect(textOf(raw)).toMatch(/No evaluation command given, and none could be detected in .*no package\.json test script.*Pass the command you run the tests with as testCmd/s);
+    expect(textOf(raw)).toMatch(
+      /No evaluation command given, and none could be detected in .*no package\.json test script.*Pass the command you run the tests with as testCmd/s,
+    );
     expect(checkoutState(repo)).toEqual(before);
   }, 60_000);
 

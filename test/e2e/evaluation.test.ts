@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, textOf } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
 import { makeRepo } from "../helpers/repo.js";
 
@@ -36,7 +36,13 @@ describe("evaluation signals and raw logs", () => {
     expect(r.score).toBeCloseTo(1 / 1.5, 6);
     expect(r.feedback).toMatch(/check:security FAILED/);
     expect(r.feedback).toMatch(/found a hard-coded key/);
-    const dup = await srv.raw("trm_start_session", { repoPath: repo, checks: [{ name: "a", cmd: "true", weight: 1 }, { name: "a", cmd: "true", weight: 1 }] });
+    const dup = await srv.raw("trm_start_session", {
+      repoPath: repo,
+      checks: [
+        { name: "a", cmd: "true", weight: 1 },
+        { name: "a", cmd: "true", weight: 1 },
+      ],
+    });
     expect(textOf(dup)).toMatch(/Two checks are named a/);
   });
 
@@ -79,7 +85,12 @@ describe("evaluation signals and raw logs", () => {
 
   it("scores a bench where higher is better", async () => {
     const repo = makeRepo("js-stats");
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, benchCmd: "cat score.txt 2>/dev/null || echo 100", perfDirection: "higher", preflight: true });
+    const s = await srv.call<Any>("trm_start_session", {
+      repoPath: repo,
+      benchCmd: "cat score.txt 2>/dev/null || echo 100",
+      perfDirection: "higher",
+      preflight: true,
+    });
     expect(s.preflight.perf).toEqual({ value: 100, score: 1 });
     const worse = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("score.txt", "ops/s: 80\n") });
     expect(worse.perf).toEqual({ value: 80, score: 0.8 });

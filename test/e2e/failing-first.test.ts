@@ -2,7 +2,6 @@ import { symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
-import { filesCandidate } from "../helpers/fixtures.js";
 import { installRunners, needs, RUNNERS, rustEnv } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
@@ -47,7 +46,8 @@ const CLAMP = [
 /** A JavaScript suite: `add` and five clamp tests in a describe block (or titled `clamp: …` without one). */
 function jsSuite(o: { head: string; test: string; skip: string; describe?: string; eq: (a: string, b: string) => string; end?: string }) {
   return (how?: "skip" | "delete" | "rename") => {
-    const one = (fn: string, name: string, a: string, b: string) => `${fn}(${JSON.stringify(name)}, ${o.end === undefined ? `() => { ${o.eq(a, b)}; }` : `(t) => { ${o.eq(a, b)}; ${o.end} }`});`;
+    const one = (fn: string, name: string, a: string, b: string) =>
+      `${fn}(${JSON.stringify(name)}, ${o.end === undefined ? `() => { ${o.eq(a, b)}; }` : `(t) => { ${o.eq(a, b)}; ${o.end} }`});`;
     const lines = CLAMP.flatMap(([n, a, b]) => {
       const name = o.describe ? n : `clamp: ${n}`;
       if (n !== "above falls to hi" || !how) return [one(o.test, name, a, b)];
@@ -71,7 +71,13 @@ const CASES: Record<string, Case> = {
     source: esm,
     bodies: JS,
     testFile: "test/clamp.test.js",
-    tests: jsSuite({ head: `import { describe, expect, test } from "vitest";\n${IMPORT}`, test: "test", skip: "test.skip", describe: "describe", eq: expectEq }),
+    tests: jsSuite({
+      head: `import { describe, expect, test } from "vitest";\n${IMPORT}`,
+      test: "test",
+      skip: "test.skip",
+      describe: "describe",
+      eq: expectEq,
+    }),
     selection: /^npx vitest run '-t' '\^\(\?:clamp above falls to hi\|clamp far above \\\(100\\\) falls to hi\)\$'$/,
     failing: above,
   },
@@ -117,7 +123,13 @@ const CASES: Record<string, Case> = {
     source: esm,
     bodies: JS,
     testFile: "test/clamp.test.js",
-    tests: jsSuite({ head: `import { describe, test } from "node:test";\nimport assert from "node:assert/strict";\n${IMPORT}`, test: "test", skip: "test.skip", describe: "describe", eq: assertEq }),
+    tests: jsSuite({
+      head: `import { describe, test } from "node:test";\nimport assert from "node:assert/strict";\n${IMPORT}`,
+      test: "test",
+      skip: "test.skip",
+      describe: "describe",
+      eq: assertEq,
+    }),
     selection: /^node --test '--test-name-pattern' '\^\(\?:clamp above falls to hi\|above falls to hi\|.*' test\/$/,
     failing: above,
   },
@@ -138,7 +150,15 @@ const CASES: Record<string, Case> = {
         ["add", "1 + 1", "2"],
       ];
       return `import pytest\nfrom calc import clamp\n\n${cases
-        .flatMap(([n, a, b]) => (n !== "above" || !how ? [t(n!, a!, b!)] : how === "delete" ? [] : how === "skip" ? [`@pytest.mark.skip\n${t(n!, a!, b!)}`] : [t(`${n}_renamed`, a!, b!)]))
+        .flatMap(([n, a, b]) =>
+          n !== "above" || !how
+            ? [t(n!, a!, b!)]
+            : how === "delete"
+              ? []
+              : how === "skip"
+                ? [`@pytest.mark.skip\n${t(n!, a!, b!)}`]
+                : [t(`${n}_renamed`, a!, b!)],
+        )
         .join("\n")}`;
     },
     selection: /^python3 -m pytest -q 'tests\/test_calc\.py::test_above' 'tests\/test_calc\.py::test_far_above'$/,
@@ -157,7 +177,10 @@ afterAll(async () => {
 });
 
 function repoOf(c: Case): string {
-  const dir = repoFromFiles({ ".gitignore": "node_modules\n", ...TYPE_MODULE, ...c.other, [c.lib]: c.source(c.bodies.bug), [c.testFile]: c.tests() }, "trm-ff-");
+  const dir = repoFromFiles(
+    { ".gitignore": "node_modules\n", ...TYPE_MODULE, ...c.other, [c.lib]: c.source(c.bodies.bug), [c.testFile]: c.tests() },
+    "trm-ff-",
+  );
   if (c.node) symlinkSync(path.join(RUNNERS, "node_modules"), path.join(dir, "node_modules"));
   return dir;
 }
@@ -167,67 +190,79 @@ async function start(c: Case, repo: string, extra: Any = {}): Promise<Any> {
 }
 
 const submit = (sessionId: string, files: Record<string, string>, rationale: string) =>
-  srv.call<Any>("trm_submit_candidate", { sessionId, candidate: { mode: "files", files: Object.entries(files).map(([p, content]) => ({ path: p, content })) }, rationale });
+  srv.call<Any>("trm_submit_candidate", {
+    sessionId,
+    candidate: { mode: "files", files: Object.entries(files).map(([p, content]) => ({ path: p, content })) },
+    rationale,
+  });
 
 const commandOf = (r: Any, kind: string) => (r.commandMs ? Object.keys(r.commandMs) : []).includes(kind);
 
 describe.concurrent("failing first, each runner run for real", () => {
   for (const [name, c] of Object.entries(CASES)) {
     const tools = name === "pytest" ? needs(["pytest"]) : { skip: false, why: "" };
-    it.skipIf(tools.skip)(`${name}: \`${c.cmd}\` judges a step that leaves the failing tests failing by them alone, then runs the whole suite for the fix${tools.why}`, async () => {
-      const repo = repoOf(c);
-      const before = checkoutState(repo);
-      const s = await start(c, repo);
-      expect(s.notes.join("\n")).toMatch(/failing first: after a step with failing tests/);
-      expect(s.preflight.tests).toMatchObject({ passed: 4, failed: 2, total: 6 });
-      expect(s.preflight.tests.failures.map((f: Any) => f.name)).toEqual(c.failing.map((re) => expect.stringMatching(re)));
+    it.skipIf(tools.skip)(
+      `${name}: \`${c.cmd}\` judges a step that leaves the failing tests failing by them alone, then runs the whole suite for the fix${tools.why}`,
+      async () => {
+        const repo = repoOf(c);
+        const before = checkoutState(repo);
+        const s = await start(c, repo);
+        expect(s.notes.join("\n")).toMatch(/failing first: after a step with failing tests/);
+        expect(s.preflight.tests).toMatchObject({ passed: 4, failed: 2, total: 6 });
+        expect(s.preflight.tests.failures.map((f: Any) => f.name)).toEqual(c.failing.map((re) => expect.stringMatching(re)));
 
-      const same = await submit(s.sessionId, { [c.lib]: c.source(c.bodies.same) }, "a change that fixes nothing");
-      const log = await srv.call<Any>("trm_read_log", { sessionId: s.sessionId, at: "1", command: "test", limit: 100_000 });
-      expect(same.partial, `${same.feedback}\n${log.content}`).toBe(true);
-      expect(same.ran).toBe("2 of 6");
-      const state = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
-      expect(state.last.commands.map((x: Any) => x.cmd)).toEqual([expect.stringMatching(c.selection)]);
-      // The two still fail; the four that did not run count as they were at step 0: 4 / 6, as the baseline.
-      expect(same.tests).toMatchObject({ passed: 4, failed: 2, total: 6 });
-      expect(same.score).toBeCloseTo(4 / 6, 6);
-      expect(same.improved).toBe(false);
-      expect(same.shouldHalt).toBe(false);
-      expect(same.feedback).toMatch(/PARTIAL: ran 2 of 6/);
-      expect(same.feedback).toMatch(/Still fail: .*above.*far_? ?above.*\. The other 4 did not run: they count as they were at step 0/);
+        const same = await submit(s.sessionId, { [c.lib]: c.source(c.bodies.same) }, "a change that fixes nothing");
+        const log = await srv.call<Any>("trm_read_log", { sessionId: s.sessionId, at: "1", command: "test", limit: 100_000 });
+        expect(same.partial, `${same.feedback}\n${log.content}`).toBe(true);
+        expect(same.ran).toBe("2 of 6");
+        const state = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
+        expect(state.last.commands.map((x: Any) => x.cmd)).toEqual([expect.stringMatching(c.selection)]);
+        // The two still fail; the four that did not run count as they were at step 0: 4 / 6, as the baseline.
+        expect(same.tests).toMatchObject({ passed: 4, failed: 2, total: 6 });
+        expect(same.score).toBeCloseTo(4 / 6, 6);
+        expect(same.improved).toBe(false);
+        expect(same.shouldHalt).toBe(false);
+        expect(same.feedback).toMatch(/PARTIAL: ran 2 of 6/);
+        expect(same.feedback).toMatch(/Still fail: .*above.*far_? ?above.*\. The other 4 did not run: they count as they were at step 0/);
 
-      const right = await submit(s.sessionId, { [c.lib]: c.source(c.bodies.right) }, "clamp to both bounds");
-      expect(right.partial).toBeUndefined();
-      expect(commandOf(right, "failingFirst")).toBe(true);
-      expect(right.feedback).toMatch(/Failing first: the 2 tests that failed at step 0 pass now, so the whole suite ran/);
-      expect(right.tests).toMatchObject({ passed: 6, failed: 0, total: 6 });
-      expect(right.score).toBe(1);
-      expect(right.shouldHalt).toBe(true);
-      expect(checkoutState(repo)).toEqual(before);
-      await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
-    }, 240_000);
+        const right = await submit(s.sessionId, { [c.lib]: c.source(c.bodies.right) }, "clamp to both bounds");
+        expect(right.partial).toBeUndefined();
+        expect(commandOf(right, "failingFirst")).toBe(true);
+        expect(right.feedback).toMatch(/Failing first: the 2 tests that failed at step 0 pass now, so the whole suite ran/);
+        expect(right.tests).toMatchObject({ passed: 6, failed: 0, total: 6 });
+        expect(right.score).toBe(1);
+        expect(right.shouldHalt).toBe(true);
+        expect(checkoutState(repo)).toEqual(before);
+        await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
+      },
+      240_000,
+    );
 
-    it.skipIf(tools.skip)(`${name}: deleting, skipping or renaming a selected test runs the whole suite, which judges it as at any step${tools.why}`, async () => {
-      const s = await start(c, repoOf(c));
-      for (const how of ["delete", "skip", "rename"] as const) {
-        // The fix of the other failing test, with the first one gone: never 1, never partial.
-        const r = await submit(s.sessionId, { [c.lib]: c.source(c.bodies.right), [c.testFile]: c.tests(how) }, `fix and ${how} a failing test`);
-        expect(r.partial, `${how}: ${r.feedback}`).toBeUndefined();
-        // Not found by the runner (pytest: "not found", exit 4), or fewer or other tests than selected ran.
-        expect(r.feedback).toMatch(/Failing first: .*(did not run among the selected tests|ran for the 2 selected|matched no test)/);
-        if (how !== "rename") {
-          expect(r.score, `${how}: ${r.feedback}`).toBeLessThan(1);
-          expect(r.shouldHalt).toBe(false);
-          expect(r.feedback).toMatch(/now (skipped|missing)|went missing|skipped at step|fewer tests? ran|more tests? skipped/);
-        } else {
-          // A renamed test is judged by the whole suite as at any step: by name where the output names every test
-          // (the old name went missing), by count where it names only the failing ones (the same test, passing).
-          expect(r.feedback).toMatch(/went missing|tests 6\/6 passed/);
+    it.skipIf(tools.skip)(
+      `${name}: deleting, skipping or renaming a selected test runs the whole suite, which judges it as at any step${tools.why}`,
+      async () => {
+        const s = await start(c, repoOf(c));
+        for (const how of ["delete", "skip", "rename"] as const) {
+          // The fix of the other failing test, with the first one gone: never 1, never partial.
+          const r = await submit(s.sessionId, { [c.lib]: c.source(c.bodies.right), [c.testFile]: c.tests(how) }, `fix and ${how} a failing test`);
+          expect(r.partial, `${how}: ${r.feedback}`).toBeUndefined();
+          // Not found by the runner (pytest: "not found", exit 4), or fewer or other tests than selected ran.
+          expect(r.feedback).toMatch(/Failing first: .*(did not run among the selected tests|ran for the 2 selected|matched no test)/);
+          if (how !== "rename") {
+            expect(r.score, `${how}: ${r.feedback}`).toBeLessThan(1);
+            expect(r.shouldHalt).toBe(false);
+            expect(r.feedback).toMatch(/now (skipped|missing)|went missing|skipped at step|fewer tests? ran|more tests? skipped/);
+          } else {
+            // A renamed test is judged by the whole suite as at any step: by name where the output names every test
+            // (the old name went missing), by count where it names only the failing ones (the same test, passing).
+            expect(r.feedback).toMatch(/went missing|tests 6\/6 passed/);
+          }
+          await srv.call("trm_undo", { sessionId: s.sessionId });
         }
-        await srv.call("trm_undo", { sessionId: s.sessionId });
-      }
-      await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
-    }, 240_000);
+        await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
+      },
+      240_000,
+    );
   }
 });
 
@@ -276,37 +311,50 @@ describe("failing first, the rules around it", () => {
 const go = needs(["go"]);
 const cargo = needs(["cargo"]);
 describe.concurrent("failing first with native runners", () => {
-  it.skipIf(go.skip)(`go test -v: -run with the failing tests' package${go.why}`, async () => {
-    const lib = (body: string) => `package calc\n\nfunc Clamp(x, lo, hi int) int {\n\t${body}\n}\n`;
-    const bug = "if x < lo {\n\t\treturn lo\n\t}\n\treturn x";
-    const repo = repoFromFiles({
-      "go.mod": "module example.com/calc\n\ngo 1.19\n",
-      "calc.go": lib(bug),
-      "calc_test.go": `package calc\n\nimport "testing"\n\nfunc TestInside(t *testing.T) { if Clamp(5, 0, 10) != 5 { t.Fatal("inside") } }\nfunc TestBelow(t *testing.T) { if Clamp(-1, 0, 10) != 0 { t.Fatal("below") } }\nfunc TestAbove(t *testing.T) { if Clamp(11, 0, 10) != 10 { t.Fatal("above") } }\nfunc TestFarAbove(t *testing.T) { if Clamp(100, 0, 10) != 10 { t.Fatal("far") } }\n`,
-    });
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "go test -v ./...", preflight: true, timeoutSec: 300 });
-    expect(s.preflight.tests).toMatchObject({ passed: 2, failed: 2 });
-    const same = await submit(s.sessionId, { "calc.go": lib(`${bug} + 0`) }, "nothing");
-    const state = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
-    expect(same.partial, same.feedback).toBe(true);
-    expect(same.ran).toBe("2 of 4");
-    expect(state.last.commands[0].cmd).toBe("go test -v ./... 'example.com/calc' '-run' '^(?:TestAbove|TestFarAbove)$'");
-    const right = await submit(s.sessionId, { "calc.go": lib(`if x < lo {\n\t\treturn lo\n\t}\n\tif x > hi {\n\t\treturn hi\n\t}\n\treturn x`) }, "fix");
-    expect(right.score).toBe(1);
-    expect(right.shouldHalt).toBe(true);
-  }, 300_000);
+  it.skipIf(go.skip)(
+    `go test -v: -run with the failing tests' package${go.why}`,
+    async () => {
+      const lib = (body: string) => `package calc\n\nfunc Clamp(x, lo, hi int) int {\n\t${body}\n}\n`;
+      const bug = "if x < lo {\n\t\treturn lo\n\t}\n\treturn x";
+      const repo = repoFromFiles({
+        "go.mod": "module example.com/calc\n\ngo 1.19\n",
+        "calc.go": lib(bug),
+        "calc_test.go": `package calc\n\nimport "testing"\n\nfunc TestInside(t *testing.T) { if Clamp(5, 0, 10) != 5 { t.Fatal("inside") } }\nfunc TestBelow(t *testing.T) { if Clamp(-1, 0, 10) != 0 { t.Fatal("below") } }\nfunc TestAbove(t *testing.T) { if Clamp(11, 0, 10) != 10 { t.Fatal("above") } }\nfunc TestFarAbove(t *testing.T) { if Clamp(100, 0, 10) != 10 { t.Fatal("far") } }\n`,
+      });
+      const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "go test -v ./...", preflight: true, timeoutSec: 300 });
+      expect(s.preflight.tests).toMatchObject({ passed: 2, failed: 2 });
+      const same = await submit(s.sessionId, { "calc.go": lib(`${bug} + 0`) }, "nothing");
+      const state = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
+      expect(same.partial, same.feedback).toBe(true);
+      expect(same.ran).toBe("2 of 4");
+      expect(state.last.commands[0].cmd).toBe("go test -v ./... 'example.com/calc' '-run' '^(?:TestAbove|TestFarAbove)$'");
+      const right = await submit(s.sessionId, { "calc.go": lib(`if x < lo {\n\t\treturn lo\n\t}\n\tif x > hi {\n\t\treturn hi\n\t}\n\treturn x`) }, "fix");
+      expect(right.score).toBe(1);
+      expect(right.shouldHalt).toBe(true);
+    },
+    300_000,
+  );
 
-  it.skipIf(cargo.skip)(`cargo test: libtest filters after --, --exact${cargo.why}`, async () => {
-    const lib = (body: string) => `pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 { let _ = hi; ${body} }\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test] fn inside() { assert_eq!(clamp(5, 0, 10), 5); }\n    #[test] fn above() { assert_eq!(clamp(11, 0, 10), 10); }\n    #[test] fn above_far() { assert_eq!(clamp(100, 0, 10), 10); }\n}\n`;
-    const repo = repoFromFiles({ "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n', "src/lib.rs": lib("x.max(lo)"), ".gitignore": "target\n" });
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "cargo test --offline", preflight: true, timeoutSec: 300 });
-    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 2 });
-    const same = await submit(s.sessionId, { "src/lib.rs": lib("x.max(lo) + 0") }, "nothing");
-    expect(same.partial, same.feedback).toBe(true);
-    expect(same.ran).toBe("2 of 3");
-    const state = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
-    expect(state.last.commands[0].cmd).toMatch(/^cargo test --offline '--' '--exact' 'tests::above(_far)?' 'tests::above(_far)?'$/);
-    const right = await submit(s.sessionId, { "src/lib.rs": lib("x.max(lo).min(hi)") }, "fix");
-    expect(right.score).toBe(1);
-  }, 300_000);
+  it.skipIf(cargo.skip)(
+    `cargo test: libtest filters after --, --exact${cargo.why}`,
+    async () => {
+      const lib = (body: string) =>
+        `pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 { let _ = hi; ${body} }\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test] fn inside() { assert_eq!(clamp(5, 0, 10), 5); }\n    #[test] fn above() { assert_eq!(clamp(11, 0, 10), 10); }\n    #[test] fn above_far() { assert_eq!(clamp(100, 0, 10), 10); }\n}\n`;
+      const repo = repoFromFiles({
+        "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+        "src/lib.rs": lib("x.max(lo)"),
+        ".gitignore": "target\n",
+      });
+      const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "cargo test --offline", preflight: true, timeoutSec: 300 });
+      expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 2 });
+      const same = await submit(s.sessionId, { "src/lib.rs": lib("x.max(lo) + 0") }, "nothing");
+      expect(same.partial, same.feedback).toBe(true);
+      expect(same.ran).toBe("2 of 3");
+      const state = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
+      expect(state.last.commands[0].cmd).toMatch(/^cargo test --offline '--' '--exact' 'tests::above(_far)?' 'tests::above(_far)?'$/);
+      const right = await submit(s.sessionId, { "src/lib.rs": lib("x.max(lo).min(hi)") }, "fix");
+      expect(right.score).toBe(1);
+    },
+    300_000,
+  );
 });

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, textOf } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo } from "../helpers/repo.js";
 
@@ -118,7 +118,14 @@ afterAll(async () => {
 
 describe("links whose text goes up after another link", () => {
   it("a modify or a whole-file write of x (-> d/../config) cannot reach the user's .git/config", async () => {
-    await expectRefused("trm_submit_candidate", { sessionId, rationale: "r", candidate: { mode: "modify", changes: [{ file: "x", edits: [{ type: "replace", oldText: "[core]", newText: "[core]\n\tfsmonitor = touch /tmp/pwned" }] }] } });
+    await expectRefused("trm_submit_candidate", {
+      sessionId,
+      rationale: "r",
+      candidate: {
+        mode: "modify",
+        changes: [{ file: "x", edits: [{ type: "replace", oldText: "[core]", newText: "[core]\n\tfsmonitor = touch /tmp/pwned" }] }],
+      },
+    });
     await expectRefused("trm_submit_candidate", { sessionId, rationale: "r", candidate: filesCandidate("x", "[core]\n\tfsmonitor = touch /tmp/pwned\n") });
     await expectRefused("trm_validate_candidate", { sessionId, candidate: filesCandidate("x", "[core]\n") });
   });
@@ -159,7 +166,13 @@ describe("links whose text goes up after another link", () => {
     await expectRefused("trm_submit_candidate", {
       sessionId,
       rationale: "r",
-      candidate: { mode: "files", files: [{ path: "ok/new.txt", content: "fine\n" }, { path: "lexw", content: "escaped\n" }] },
+      candidate: {
+        mode: "files",
+        files: [
+          { path: "ok/new.txt", content: "fine\n" },
+          { path: "lexw", content: "escaped\n" },
+        ],
+      },
     });
     expect(existsSync(path.join(worktree, "ok"))).toBe(false);
     expect(existsSync(path.join(parent, "canary", "OUT"))).toBe(false);
@@ -168,7 +181,11 @@ describe("links whose text goes up after another link", () => {
   it("git hooks cannot be planted through a link, also from a nested folder", async () => {
     await expectRefused("trm_submit_candidate", { sessionId, rationale: "r", candidate: filesCandidate("hooks/pre-commit", "#!/bin/sh\ntouch /tmp/pwned\n") });
     await expectRefused("trm_submit_candidate", { sessionId, rationale: "r", candidate: filesCandidate("nested/dir/h/post-checkout", "#!/bin/sh\n") });
-    await expectRefused("trm_submit_candidate", { sessionId, rationale: "r", candidate: { mode: "create", files: [{ path: "nested/dir/h/pre-push", content: "#!/bin/sh\n" }] } });
+    await expectRefused("trm_submit_candidate", {
+      sessionId,
+      rationale: "r",
+      candidate: { mode: "create", files: [{ path: "nested/dir/h/pre-push", content: "#!/bin/sh\n" }] },
+    });
   });
 
   it("a dangling link cannot create a file in .git; deletes through links are refused", async () => {
@@ -184,7 +201,11 @@ describe("links whose text goes up after another link", () => {
   });
 
   it("a link that stays inside still works (control): inner/x.js lands in src", async () => {
-    const r = await srv.call<Any>("trm_submit_candidate", { sessionId, rationale: "via a link inside", candidate: filesCandidate("inner/extra.js", "export const x = 1;\n") });
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId,
+      rationale: "via a link inside",
+      candidate: filesCandidate("inner/extra.js", "export const x = 1;\n"),
+    });
     expect(r.step).toBe(1);
     expect(readFileSync(path.join(worktree, "src", "extra.js"), "utf8")).toBe("export const x = 1;\n");
   });
@@ -268,7 +289,11 @@ describe("hostile output, large requests, crashes", () => {
     const errors: Error[] = [];
     srv.client.onerror = (e) => errors.push(e);
     const stop = new AbortController();
-    const call = srv.client.callTool({ name: "trm_submit_candidate", arguments: { sessionId, rationale: "too big", candidate: filesCandidate("huge.txt", huge) } }, undefined, { signal: stop.signal, timeout: 120_000 });
+    const call = srv.client.callTool(
+      { name: "trm_submit_candidate", arguments: { sessionId, rationale: "too big", candidate: filesCandidate("huge.txt", huge) } },
+      undefined,
+      { signal: stop.signal, timeout: 120_000 },
+    );
     for (let i = 0; i < 1200 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(errors).toHaveLength(1);
     stop.abort();

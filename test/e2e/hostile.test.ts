@@ -3,20 +3,19 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
 import { textOf, tmpEnv } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
-import { checkoutState, g, makeMessy } from "../helpers/repo.js";
-
 /**
  * Hostile commands and hostile timing (issue 9, items 2, 6, 7, 8 and the sandbox). Every scenario ends
  * with the user's checkout byte-identical, nothing changed outside the repository and the worktree,
  * the canary credentials absent from every tool output and every git object, and the server answering.
  */
 import { type Any, BIN, expectNoCanary, hostileServer, outsideWorld, repoOf, SECRETS, tmp, until } from "../helpers/hostile.js";
+import { checkoutState, g, makeMessy } from "../helpers/repo.js";
 
 function alive(pid: number): boolean {
   try {
@@ -27,7 +26,12 @@ function alive(pid: number): boolean {
 }
 
 function cli(cwd: string, stateDir: string, home: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: home, CODE_TRM_STATE_DIR: stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: home, CODE_TRM_STATE_DIR: stateDir, GIT_CONFIG_NOSYSTEM: "1" },
+    timeout: 60_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -47,7 +51,11 @@ describe("credentials", () => {
     });
     expect(s.setup.output).toContain("PATH=");
     expect(s.setup.output).not.toContain("GITHUB_TOKEN");
-    const r = await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)), rationale: "fix median" });
+    const r = await h.call("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)),
+      rationale: "fix median",
+    });
     expect(r.tests.failed).toBe(0);
     const log = await h.call("trm_read_log", { sessionId: s.sessionId, command: "test" });
     expect(log.content).toContain("PATH=");
@@ -209,7 +217,9 @@ describe("prune and interrupted starts", () => {
     process.kill(h.srv.pid!, "SIGKILL");
     expect(await pending).toBeInstanceOf(Error);
     rmSync(started);
-    const id = readdirSync(path.join(repo, ".git", "trm", "run")).find((n) => n.endsWith(".starting"))!.replace(/\.starting$/, "");
+    const id = readdirSync(path.join(repo, ".git", "trm", "run"))
+      .find((n) => n.endsWith(".starting"))!
+      .replace(/\.starting$/, "");
     expect(g(repo, "for-each-ref", "refs/heads/trm/")).toContain(id);
     const [root] = readdirSync(path.join(stateDir, "repos")).map((n) => path.join(stateDir, "repos", n));
     expect(readdirSync(path.join(root!, "worktrees"))).toContain(`trm-${id}`);
@@ -262,7 +272,8 @@ sandboxTests("sandbox: true (bubblewrap)", () => {
     expect(s.sandbox).toBe(true);
     const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
     // $HOME lives in /tmp here, so its write lands in the private /tmp (checked by the snapshot below).
-    for (const b of ["blocked-checkout", "blocked-gitconfig", "blocked-outside", "blocked-ssh", "blocked-net", "blocked-pointer", "hidden-sockets"]) expect(log).toContain(b);
+    for (const b of ["blocked-checkout", "blocked-gitconfig", "blocked-outside", "blocked-ssh", "blocked-net", "blocked-pointer", "hidden-sockets"])
+      expect(log).toContain(b);
     expect(readFileSync(path.join(s.worktreePath, ".git"), "utf8")).toMatch(/^gitdir: \//);
     expect(log).toContain("private");
     expect(readFileSync(path.join(s.worktreePath, "written-in-worktree.txt"), "utf8")).toBe("ok\n");
@@ -271,7 +282,13 @@ sandboxTests("sandbox: true (bubblewrap)", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(statSync(path.join(s.worktreePath, "escaped.log")).size).toBe(size);
     // network: true lets the same command through.
-    const n = await h.call("trm_start_session", { repoPath: repo, testCmd: `node -e 'fetch("http://127.0.0.1:${port}").then(r=>r.text()).then(t=>console.log("net-"+t),()=>console.log("blocked-net"))'`, sandbox: true, network: true, preflight: true });
+    const n = await h.call("trm_start_session", {
+      repoPath: repo,
+      testCmd: `node -e 'fetch("http://127.0.0.1:${port}").then(r=>r.text()).then(t=>console.log("net-"+t),()=>console.log("blocked-net"))'`,
+      sandbox: true,
+      network: true,
+      preflight: true,
+    });
     expect((await h.call("trm_read_log", { sessionId: n.sessionId, at: "baseline", command: "test" })).content).toContain("net-reached");
     server.close();
     expectNoCanary(repo, h.seen);
@@ -287,7 +304,21 @@ sandboxTests("sandbox: true (bubblewrap)", () => {
     const before = checkoutState(repo);
     const transport = new StdioClientTransport({
       command: "bwrap",
-      args: ["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", path.join(repo, ".git"), path.join(repo, ".git"), "--die-with-parent", process.execPath, BIN],
+      args: [
+        "--bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--ro-bind",
+        path.join(repo, ".git"),
+        path.join(repo, ".git"),
+        "--die-with-parent",
+        process.execPath,
+        BIN,
+      ],
       env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: w.home, CODE_TRM_STATE_DIR: tmp("trm-state-"), GIT_CONFIG_NOSYSTEM: "1" },
       stderr: "pipe",
     });
@@ -307,7 +338,14 @@ sandboxTests("sandbox: true (bubblewrap)", () => {
     const repo = repoOf();
     const before = checkoutState(repo);
     const bin = tmp("trm-bin-");
-    for (const t of ["git", "sh", "bash"]) execFileSync("ln", ["-s", execFileSync("sh", ["-c", `command -v ${t}`]).toString().trim(), path.join(bin, t)]);
+    for (const t of ["git", "sh", "bash"])
+      execFileSync("ln", [
+        "-s",
+        execFileSync("sh", ["-c", `command -v ${t}`])
+          .toString()
+          .trim(),
+        path.join(bin, t),
+      ]);
     const h = await hostileServer({ home: w.home, path: bin });
     const r = await h.raw("trm_start_session", { repoPath: repo, testCmd: "true", sandbox: true });
     expect(r.isError).toBe(true);

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, textOf } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo } from "../helpers/repo.js";
 
@@ -76,9 +76,15 @@ describe("starting a session", () => {
   it("fails the start when setupCmd fails, with its last lines, and leaves no session behind", async () => {
     const repo = makeRepo("js-stats");
     const before = checkoutState(repo);
-    const r = await srv.raw("trm_start_session", { repoPath: repo, testCmd: "node --test", setupCmd: "echo installing; echo 'npm ERR! missing script: ci' >&2; exit 3" });
+    const r = await srv.raw("trm_start_session", {
+      repoPath: repo,
+      testCmd: "node --test",
+      setupCmd: "echo installing; echo 'npm ERR! missing script: ci' >&2; exit 3",
+    });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/setupCmd failed \(exit 3\), so the session was not started[\s\S]*npm ERR! missing script: ci[\s\S]*What to do: [\s\S]*allowSetupFailure: true/);
+    expect(textOf(r)).toMatch(
+      /setupCmd failed \(exit 3\), so the session was not started[\s\S]*npm ERR! missing script: ci[\s\S]*What to do: [\s\S]*allowSetupFailure: true/,
+    );
     expect(g(repo, "for-each-ref", "refs/tags/trm/", "refs/heads/trm/", "refs/notes/").trim()).toBe("");
     expect(g(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
     expect((await srv.call<Any>("trm_list_sessions", { repoPath: repo })).sessions).toEqual([]);

@@ -2,7 +2,7 @@
  * A message past LIMITS.maxRequestBytes (121 MiB) is skipped unread, as a raw client sends it, and
  * answered with an error for id null: whatever it holds, the server stays up and answers the next request.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tmpEnv } from "../helpers/client.js";
@@ -20,7 +20,11 @@ function rawServer() {
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-  const answers = () => out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Answer);
+  const answers = () =>
+    out
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Answer);
   const write = (text: string) => new Promise<void>((r) => (child.stdin.write(text) ? r() : child.stdin.once("drain", () => r())));
   const answerTo = async (id: unknown) => {
     for (let i = 0; i < 400; i++) {
@@ -39,7 +43,12 @@ afterEach(() => {
   child = undefined;
 });
 
-const init = { jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } };
+const init = {
+  jsonrpc: "2.0",
+  id: "init",
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+};
 const line = (m: object) => `${JSON.stringify(m)}\n`;
 const pad = "x".repeat(122 * 1024 * 1024);
 
@@ -68,6 +77,8 @@ describe("an oversized message", () => {
     await srv.write(line({ method: "tools/call", params: { name: "trm_get_state", arguments: args }, jsonrpc: "2.0", id: 2 }));
     await srv.write(line({ jsonrpc: "2.0", id: 3, method: "ping" }));
     expect(await srv.answerTo(3)).toMatchObject({ result: {} });
-    expect(srv.answers().filter((a) => a.id !== "init" && a.id !== 3)).toEqual([{ jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32600 }) }]);
+    expect(srv.answers().filter((a) => a.id !== "init" && a.id !== 3)).toEqual([
+      { jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32600 }) },
+    ]);
   });
 });

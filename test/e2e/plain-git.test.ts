@@ -15,7 +15,12 @@ afterAll(async () => {
 });
 
 function cli(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(ROOT, "dist", "cli", "main.js"), ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [path.join(ROOT, "dist", "cli", "main.js"), ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, CODE_TRM_STATE_DIR: srv.stateDir, GIT_CONFIG_NOSYSTEM: "1" },
+    timeout: 60_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -27,10 +32,19 @@ describe("the session's history in plain git", () => {
       repoPath: repo,
       testCmd: "node --test",
       // "noisy" prints more than the record keeps (64 KiB), so the step gets a logs note too.
-      checks: [{ name: "has-manifest", cmd: "test -f package.json", weight: 0.1 }, { name: "no_todo", cmd: "! grep -rq TODO src", weight: 0.1 }, { name: "noisy", cmd: "seq 1 20000", weight: 0.1 }],
+      checks: [
+        { name: "has-manifest", cmd: "test -f package.json", weight: 0.1 },
+        { name: "no_todo", cmd: "! grep -rq TODO src", weight: 0.1 },
+        { name: "noisy", cmd: "seq 1 20000", weight: 0.1 },
+      ],
     });
-    const rationale = "Median of an even-length list is the mean of the two middle elements, not the upper one; this also fixes the empty list case.\n\nSecond paragraph: why.";
-    const s1 = await srv.call<Any>("trm_submit_candidate", { sessionId: id, candidate: filesCandidate("src/stats.js", `${statsWith(repo, MEDIAN_RIGHT)}// TODO\n`), rationale });
+    const rationale =
+      "Median of an even-length list is the mean of the two middle elements, not the upper one; this also fixes the empty list case.\n\nSecond paragraph: why.";
+    const s1 = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: id,
+      candidate: filesCandidate("src/stats.js", `${statsWith(repo, MEDIAN_RIGHT)}// TODO\n`),
+      rationale,
+    });
     const subject = g(repo, "log", "-1", "--format=%s", s1.commit).trim();
     expect(subject.length).toBeLessThanOrEqual(80);
     expect(subject).toMatch(/^trm step 1: Median of an even-length list is the mean of the two middle\.\.\.$/);

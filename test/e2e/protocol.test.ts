@@ -33,7 +33,10 @@ describe("MCP conventions", () => {
     }
     // A missing file fails above (in CI; elsewhere it is written): here, a tool renamed or removed.
     const listedFiles = new Set(tools.map((t) => `${t.name}.json`));
-    expect(readdirSync(TOOL_SNAPSHOTS).filter((f) => !listedFiles.has(f)), "snapshots of tools no longer listed: delete them").toEqual([]);
+    expect(
+      readdirSync(TOOL_SNAPSHOTS).filter((f) => !listedFiles.has(f)),
+      "snapshots of tools no longer listed: delete them",
+    ).toEqual([]);
     await srv.close();
   });
 
@@ -88,10 +91,20 @@ describe("MCP conventions", () => {
     const waitFor = async (id: number) => {
       for (let i = 0; i < 600 && !out.includes(`"id":${id}`); i++) await new Promise((r) => setTimeout(r, 50));
     };
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    });
     await waitFor(1);
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "trm_start_session", arguments: { repoPath: repo, testCmd: "echo noisy; echo more >&2; node --test", preflight: true } } });
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "trm_start_session", arguments: { repoPath: repo, testCmd: "echo noisy; echo more >&2; node --test", preflight: true } },
+    });
     await waitFor(2);
     child.kill();
     const lines = out.split("\n").filter(Boolean);

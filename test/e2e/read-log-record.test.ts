@@ -1,4 +1,4 @@
-import { expect, describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
 import { g, makeRepo } from "../helpers/repo.js";

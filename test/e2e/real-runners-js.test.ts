@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
-import { installRunners, JS_BODIES, needs, refineWith, type RunnerCase } from "../helpers/real-runners.js";
+import { installRunners, JS_BODIES, needs, type RunnerCase, refineWith } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
 /**
@@ -17,7 +17,8 @@ const TYPE_MODULE = { "package.json": '{ "name": "calc", "private": true, "type"
 
 /** The five tests, written with `test`/`it` and `describe` and an equality assertion of the runner's. */
 function suite(o: { head: string; test: string; describe?: string; eq: (a: string, b: string) => string; end?: string; tail?: string }): string {
-  const one = (name: string, a: string, b: string) => `${o.test}(${JSON.stringify(name)}, ${o.end === undefined ? `() => ${o.eq(a, b)}` : `(t) => { ${o.eq(a, b)}; ${o.end} }`});`;
+  const one = (name: string, a: string, b: string) =>
+    `${o.test}(${JSON.stringify(name)}, ${o.end === undefined ? `() => ${o.eq(a, b)}` : `(t) => { ${o.eq(a, b)}; ${o.end} }`});`;
   const clamp = [
     ["inside stays", "clamp(5, 0, 10)", "5"],
     ["below rises to lo", "clamp(-1, 0, 10)", "0"],
@@ -54,7 +55,15 @@ const CASES: Record<string, RunnerCase> = {
     node: true,
     lib: ["lib.js", esm],
     bodies: JS_BODIES,
-    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import { describe, expect, test } from "vitest";\n${IMPORT_ESM}`, test: "test", describe: "describe", eq: expectEq }) },
+    files: {
+      ...TYPE_MODULE,
+      "test/clamp.test.js": suite({
+        head: `import { describe, expect, test } from "vitest";\n${IMPORT_ESM}`,
+        test: "test",
+        describe: "describe",
+        eq: expectEq,
+      }),
+    },
     summary: (p, f) => new RegExp(`Tests\\s+${f ? `${f} failed \\| ` : ""}${p} passed \\(5\\)`),
     below: /clamp.*below rises to lo/,
   },
@@ -64,7 +73,10 @@ const CASES: Record<string, RunnerCase> = {
     node: true,
     lib: ["lib.js", esm],
     bodies: JS_BODIES,
-    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import assert from "node:assert/strict";\n${IMPORT_ESM}`, test: "it", describe: "describe", eq: assertEq }) },
+    files: {
+      ...TYPE_MODULE,
+      "test/clamp.test.js": suite({ head: `import assert from "node:assert/strict";\n${IMPORT_ESM}`, test: "it", describe: "describe", eq: assertEq }),
+    },
     summary: (p, f) => new RegExp(`${p} passing[\\s\\S]*${f ? `${f} failing` : ""}`),
     below: /clamp.*below rises to lo/,
   },
@@ -74,7 +86,10 @@ const CASES: Record<string, RunnerCase> = {
     node: true,
     lib: ["lib.js", esm],
     bodies: JS_BODIES,
-    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import test from "ava";\n${IMPORT_ESM}`, test: "test", eq: (a, b) => `t.is(${a}, ${b})`, end: "" }) },
+    files: {
+      ...TYPE_MODULE,
+      "test/clamp.test.js": suite({ head: `import test from "ava";\n${IMPORT_ESM}`, test: "test", eq: (a, b) => `t.is(${a}, ${b})`, end: "" }),
+    },
     summary: (p, f) => (f ? new RegExp(`${f} tests? failed`) : new RegExp(`${p} tests passed`)),
     below: /clamp: below rises to lo/,
   },
@@ -83,7 +98,15 @@ const CASES: Record<string, RunnerCase> = {
     cmd: "node --test",
     lib: ["lib.js", esm],
     bodies: JS_BODIES,
-    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import { describe, test } from "node:test";\nimport assert from "node:assert/strict";\n${IMPORT_ESM}`, test: "test", describe: "describe", eq: assertEq }) },
+    files: {
+      ...TYPE_MODULE,
+      "test/clamp.test.js": suite({
+        head: `import { describe, test } from "node:test";\nimport assert from "node:assert/strict";\n${IMPORT_ESM}`,
+        test: "test",
+        describe: "describe",
+        eq: assertEq,
+      }),
+    },
     summary: (p, f) => new RegExp(`# pass ${p}\\n# fail ${f}`),
     below: /clamp.*below rises to lo/,
   },
@@ -93,7 +116,10 @@ const CASES: Record<string, RunnerCase> = {
     node: true,
     lib: ["lib.js", cjs],
     bodies: JS_BODIES,
-    files: { ...CJS, "test/clamp.test.js": suite({ head: `const test = require("tape");\n${IMPORT_CJS}`, test: "test", eq: (a, b) => `t.equal(${a}, ${b})`, end: "t.end();" }) },
+    files: {
+      ...CJS,
+      "test/clamp.test.js": suite({ head: `const test = require("tape");\n${IMPORT_CJS}`, test: "test", eq: (a, b) => `t.equal(${a}, ${b})`, end: "t.end();" }),
+    },
     summary: (p, f) => new RegExp(`# tests 5\\n# pass  ${p}${f ? `\\n# fail  ${f}` : ""}`),
     below: /clamp: below rises to lo/,
     // tape counts assertions and prints nothing for a skipped test: code-trm leaves skipped and total unknown.
@@ -119,7 +145,15 @@ const CASES: Record<string, RunnerCase> = {
     node: true,
     lib: ["lib.js", esm],
     bodies: JS_BODIES,
-    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import { test } from "uvu";\nimport * as assert from "uvu/assert";\n${IMPORT_ESM}`, test: "test", eq: (a, b) => `assert.is(${a}, ${b})`, tail: "test.run();\n" }) },
+    files: {
+      ...TYPE_MODULE,
+      "test/clamp.test.js": suite({
+        head: `import { test } from "uvu";\nimport * as assert from "uvu/assert";\n${IMPORT_ESM}`,
+        test: "test",
+        eq: (a, b) => `assert.is(${a}, ${b})`,
+        tail: "test.run();\n",
+      }),
+    },
     summary: (p) => new RegExp(`Total:\\s+5\\s+Passed:\\s+${p}\\s`),
     below: /clamp: below rises to lo/,
   },
@@ -132,7 +166,8 @@ const CASES: Record<string, RunnerCase> = {
     files: {
       ...TYPE_MODULE,
       // What `npx jasmine init` writes: without it jasmine finds no specs.
-      "spec/support/jasmine.json": '{ "spec_dir": "spec", "spec_files": ["**/*[sS]pec.?(m)js"], "helpers": ["helpers/**/*.?(m)js"], "env": { "random": true } }\n',
+      "spec/support/jasmine.json":
+        '{ "spec_dir": "spec", "spec_files": ["**/*[sS]pec.?(m)js"], "helpers": ["helpers/**/*.?(m)js"], "env": { "random": true } }\n',
       "spec/clamp.spec.js": suite({ head: IMPORT_ESM, test: "it", describe: "describe", eq: expectEq }),
     },
     summary: (_p, f) => new RegExp(`5 specs, ${f} failures?`),
@@ -145,7 +180,15 @@ const CASES: Record<string, RunnerCase> = {
     node: true,
     lib: ["lib.js", esm],
     bodies: JS_BODIES,
-    files: { ...TYPE_MODULE, "test/clamp.test.js": suite({ head: `import { describe, expect, test } from "bun:test";\n${IMPORT_ESM}`, test: "test", describe: "describe", eq: expectEq }) },
+    files: {
+      ...TYPE_MODULE,
+      "test/clamp.test.js": suite({
+        head: `import { describe, expect, test } from "bun:test";\n${IMPORT_ESM}`,
+        test: "test",
+        describe: "describe",
+        eq: expectEq,
+      }),
+    },
     summary: (p, f) => new RegExp(`^ ${p} pass\\n ${f} fail\\n`, "m"),
     below: /clamp > below rises to lo/,
   },
@@ -174,13 +217,16 @@ const bwrap = needs(["bwrap"]);
 describe.concurrent("JavaScript runners under sandbox: true give the same verdicts", () => {
   for (const name of ["vitest", "jest", "mocha", "node:test"]) {
     const c = CASES[name]!;
-    it.skipIf(bwrap.skip)(`${c.runner} in the sandbox${bwrap.why}`, async () => {
-      const ms = await refineWith(srv, c, { sandbox: true });
-      console.log(`[real-runners] ${c.runner} (sandbox): ${ms} ms`);
-    }, 180_000);
+    it.skipIf(bwrap.skip)(
+      `${c.runner} in the sandbox${bwrap.why}`,
+      async () => {
+        const ms = await refineWith(srv, c, { sandbox: true });
+        console.log(`[real-runners] ${c.runner} (sandbox): ${ms} ms`);
+      },
+      180_000,
+    );
   }
 });
-
 
 /** Colour as CLI libraries decide it (commander, chalk): NO_COLOR / FORCE_COLOR, else left to the terminal. */
 const COLOR_JS = `export function useColor() {

@@ -18,7 +18,10 @@ describe("ref transactions through the long-lived update-ref", () => {
   it("finish when nothing else keeps the process alive, and the idle writer lets it exit", () => {
     const repo = makeRepo("js-stats");
     const head = g(repo, "rev-parse", "HEAD").trim();
-    const r = runScript(repo, `await runRefTransaction(process.cwd(), [{ ref: "refs/trm/x/one", next: "${head}", expected: null }], "test");\nconsole.log("done");`);
+    const r = runScript(
+      repo,
+      `await runRefTransaction(process.cwd(), [{ ref: "refs/trm/x/one", next: "${head}", expected: null }], "test");\nconsole.log("done");`,
+    );
     // Before: the idle-unref'd process let Node leave in the middle of the transaction, exit 0, no "done".
     expect(r.stdout.trim()).toBe("done");
     expect(r.status).toBe(0);

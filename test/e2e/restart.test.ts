@@ -13,7 +13,12 @@ describe("sessions survive a server restart", () => {
     const stateDir = tmpDir("trm-state-");
     const a = await startServer({ stateDir });
     const { sessionId } = await a.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
-    const s1 = await a.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_WRONG)), rationale: "wrong", zNotes: "try sorting first" });
+    const s1 = await a.call<Any>("trm_submit_candidate", {
+      sessionId,
+      candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_WRONG)),
+      rationale: "wrong",
+      zNotes: "try sorting first",
+    });
     const stateBefore = await a.call<Any>("trm_get_state", { sessionId });
     // A hard kill, not a clean shutdown: nothing can be flushed on the way out.
     process.kill(a.pid!, "SIGKILL");

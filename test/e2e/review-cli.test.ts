@@ -2,15 +2,20 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkoutState, g, ROOT, tmpDir } from "../helpers/repo.js";
 import { tmpEnv } from "../helpers/client.js";
+import { checkoutState, g, ROOT, tmpDir } from "../helpers/repo.js";
 
 /** `code-trm review` as CI runs it: the built command line, no terminal, exit codes and SARIF. */
 
 const BIN = path.join(ROOT, "dist", "cli", "main.js");
 
 function cli(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...tmpEnv(), PATH: process.env.PATH ?? "", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" },
+    timeout: 60_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

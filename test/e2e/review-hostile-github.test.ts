@@ -1,8 +1,8 @@
-import { Octokit } from "@octokit/rest";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Octokit } from "@octokit/rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
-import { fileJson, json, notFound, prJson, startHostileServer, type HostileServer } from "../helpers/hostile-github.js";
+import { startServer, type TestServer, textOf } from "../helpers/client.js";
+import { fileJson, type HostileServer, json, notFound, prJson, startHostileServer } from "../helpers/hostile-github.js";
 
 /**
  * A GitHub API that lies (test/helpers/hostile-github.ts) against the real server over stdio, with a
@@ -86,7 +86,11 @@ function github(req: IncomingMessage, res: ServerResponse): void {
   if (repo === "redirect") return json(res, 302, { message: "Found" }, { location: `${other.url}${url.pathname}${url.search}` });
   if (repo === "huge") return hugePage(res);
   if (repo === "many") {
-    return json(res, 200, Array.from({ length: 20_000 }, (_, i) => fileJson(`src/f${i}.ts`)));
+    return json(
+      res,
+      200,
+      Array.from({ length: 20_000 }, (_, i) => fileJson(`src/f${i}.ts`)),
+    );
   }
   const next = nextPageOf(repo, req);
   json(res, 200, [fileJson("src/a.ts")], next ? { link: `<${next}>; rel="next"` } : {});
@@ -149,7 +153,12 @@ describe("a hostile GitHub API cannot take the token elsewhere", () => {
     const r = await review("renamed");
     expect(r.isError).toBeFalsy();
     expect((r.structuredContent as Any).summary.filesChanged).toBe(1);
-    expect(gh.requests.slice(from).filter((q) => q.url.startsWith("/repositories/7/")).map((q) => q.authorization)).toEqual([`token ${TOKEN}`, `token ${TOKEN}`]);
+    expect(
+      gh.requests
+        .slice(from)
+        .filter((q) => q.url.startsWith("/repositories/7/"))
+        .map((q) => q.authorization),
+    ).toEqual([`token ${TOKEN}`, `token ${TOKEN}`]);
   });
 
   it("a next page that names itself is read 30 times, then the review ends with a note", async () => {
@@ -197,9 +206,13 @@ describe("controls: the same servers against plain Octokit", () => {
 
   it("octokit.paginate sends the token to the next page's origin", async () => {
     const [a, b] = [other.requests.length, other2.requests.length];
-    await plain().paginate("GET /repos/acme/next-port/pulls/1/files", { per_page: 100 }).catch(() => undefined);
+    await plain()
+      .paginate("GET /repos/acme/next-port/pulls/1/files", { per_page: 100 })
+      .catch(() => undefined);
     expect(seenFor(other, "next-port", a).map((q) => q.authorization)).toEqual([`token ${TOKEN}`]);
-    await plain().paginate("GET /repos/acme/next-ip/pulls/1/files", { per_page: 100 }).catch(() => undefined);
+    await plain()
+      .paginate("GET /repos/acme/next-ip/pulls/1/files", { per_page: 100 })
+      .catch(() => undefined);
     expect(seenFor(other2, "next-ip", b).map((q) => q.authorization)).toEqual([`token ${TOKEN}`]);
   });
 
@@ -213,7 +226,9 @@ describe("controls: the same servers against plain Octokit", () => {
 
   it("fetch follows a redirect to another origin (without the token: fetch drops it)", async () => {
     const from = other.requests.length;
-    await plain().request("GET /repos/acme/redirect/pulls/1/files").catch(() => undefined);
+    await plain()
+      .request("GET /repos/acme/redirect/pulls/1/files")
+      .catch(() => undefined);
     expect(seenFor(other, "redirect", from).map((q) => q.authorization)).toEqual([undefined]);
   });
 });

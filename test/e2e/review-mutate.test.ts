@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, tmpEnv, type TestServer } from "../helpers/client.js";
-import { checkoutState, g, repoFromFiles, ROOT } from "../helpers/repo.js";
+import { startServer, type TestServer, tmpEnv } from "../helpers/client.js";
+import { checkoutState, g, ROOT, repoFromFiles } from "../helpers/repo.js";
 
 /**
  * trm_review_pr / code-trm review with mutate: the head's tests run with Node's V8 coverage and with
@@ -21,12 +21,22 @@ test("inside", () => assert.equal(clamp(3, 0, 5), 3));
 
 /** main: clamp returns x. topic: clamp learns lo and hi but no test goes above hi, and stats is half tested. good: all tested. */
 function fixture(): string {
-  const repo = repoFromFiles({ "package.json": '{"type":"module"}\n', "src/clamp.js": "export function clamp(x, lo, hi) {\n  return x;\n}\n", "test/clamp.test.js": 'import { test } from "node:test";\ntest("nothing yet", () => {});\n' });
+  const repo = repoFromFiles({
+    "package.json": '{"type":"module"}\n',
+    "src/clamp.js": "export function clamp(x, lo, hi) {\n  return x;\n}\n",
+    "test/clamp.test.js": 'import { test } from "node:test";\ntest("nothing yet", () => {});\n',
+  });
   const clamp = "export function clamp(x, lo, hi) {\n  if (x < lo) {\n    return lo;\n  }\n  if (x > hi) {\n    return hi;\n  }\n  return x;\n}\n";
   g(repo, "checkout", "-q", "-b", "topic");
   writeFileSync(path.join(repo, "src/clamp.js"), clamp);
-  writeFileSync(path.join(repo, "src/stats.js"), "export function stats(xs) {\n  const n = xs.length;\n  const sum = xs.reduce((a, b) => a + b, 0);\n  return { n, mean: sum / n };\n}\n");
-  writeFileSync(path.join(repo, "test/clamp.test.js"), `${TEST_LO_MID}import { stats } from "../src/stats.js";\ntest("stats counts", () => assert.equal(stats([1, 2, 3]).n, 3));\n`);
+  writeFileSync(
+    path.join(repo, "src/stats.js"),
+    "export function stats(xs) {\n  const n = xs.length;\n  const sum = xs.reduce((a, b) => a + b, 0);\n  return { n, mean: sum / n };\n}\n",
+  );
+  writeFileSync(
+    path.join(repo, "test/clamp.test.js"),
+    `${TEST_LO_MID}import { stats } from "../src/stats.js";\ntest("stats counts", () => assert.equal(stats([1, 2, 3]).n, 3));\n`,
+  );
   g(repo, "add", "-A");
   g(repo, "commit", "-q", "-m", "clamp and stats");
   g(repo, "checkout", "-q", "-b", "good", "main");
@@ -46,7 +56,8 @@ afterAll(async () => {
   await srv?.close();
 });
 
-const findings = (r: Any) => (r.comments as Any[]).filter((c) => c.rule === "untested-change" || c.rule === "surviving-mutant").map((c) => [c.file, c.line, c.rule]);
+const findings = (r: Any) =>
+  (r.comments as Any[]).filter((c) => c.rule === "untested-change" || c.rule === "surviving-mutant").map((c) => [c.file, c.line, c.rule]);
 
 describe("a review that runs the tests: untested lines and surviving mutants of the change", () => {
   it("reports the branch no test takes and the mutants every test passes, and leaves the user's checkout as it was", async () => {
@@ -93,7 +104,23 @@ describe("a review that runs the tests: untested lines and surviving mutants of 
     const t0 = Date.now();
     let out = "";
     try {
-      out = execFileSync(process.execPath, [path.join(ROOT, "dist/cli/main.js"), "review", "main..topic", "--repo", repo, "--mutate", "--test-cmd", `node --test test/clamp.test.js ${path.join(repo, "slow.test.mjs")}`, "--mutate-budget", "10", "--json"], { encoding: "utf8", env: { ...process.env, ...tmpEnv() } });
+      out = execFileSync(
+        process.execPath,
+        [
+          path.join(ROOT, "dist/cli/main.js"),
+          "review",
+          "main..topic",
+          "--repo",
+          repo,
+          "--mutate",
+          "--test-cmd",
+          `node --test test/clamp.test.js ${path.join(repo, "slow.test.mjs")}`,
+          "--mutate-budget",
+          "10",
+          "--json",
+        ],
+        { encoding: "utf8", env: { ...process.env, ...tmpEnv() } },
+      );
     } catch (err) {
       out = (err as { stdout: string }).stdout;
     }
@@ -114,8 +141,18 @@ describe("a review that runs the tests: untested lines and surviving mutants of 
     const before = checkoutState(repo);
     const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", testStrength: true });
     const stats = "export function stats(xs) {\n  const n = xs.length;\n  const sum = xs.reduce((a, b) => a + b, 0);\n  return { n, mean: sum / n };\n}\n";
-    const weakTest = 'import { test } from "node:test";\nimport assert from "node:assert";\nimport { stats } from "../src/stats.js";\ntest("stats counts", () => assert.equal(stats([1, 2, 3]).n, 3));\n';
-    const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: { mode: "files", files: [{ path: "src/stats.js", content: stats }, { path: "test/stats.test.js", content: weakTest }] } });
+    const weakTest =
+      'import { test } from "node:test";\nimport assert from "node:assert";\nimport { stats } from "../src/stats.js";\ntest("stats counts", () => assert.equal(stats([1, 2, 3]).n, 3));\n';
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId,
+      candidate: {
+        mode: "files",
+        files: [
+          { path: "src/stats.js", content: stats },
+          { path: "test/stats.test.js", content: weakTest },
+        ],
+      },
+    });
     expect(r.shouldHalt).toBe(true);
     expect(r.feedback).toMatch(/testStrength: src\/stats\.js:3 Surviving mutant \(ArithmeticOperator\)/);
     expect(r.feedback).toMatch(/testStrength: src\/stats\.js:4 Surviving mutant[\s\S]*\+  return \{ n, mean: sum \* n \};/);

@@ -19,10 +19,22 @@ const BASE = "8cfecc654a07ea6aed0adfdfa75edd031900ebab";
 const HEAD = "6923762d740b00c0302390cfda50aecf13c8ee2b";
 const WHO = "Typed Dev";
 const WHEN = "2026-01-05T10:00:00+00:00";
-const FIXED = { GIT_AUTHOR_NAME: WHO, GIT_AUTHOR_EMAIL: "dev@typed.example", GIT_AUTHOR_DATE: WHEN, GIT_COMMITTER_NAME: WHO, GIT_COMMITTER_EMAIL: "dev@typed.example", GIT_COMMITTER_DATE: WHEN };
+const FIXED = {
+  GIT_AUTHOR_NAME: WHO,
+  GIT_AUTHOR_EMAIL: "dev@typed.example",
+  GIT_AUTHOR_DATE: WHEN,
+  GIT_COMMITTER_NAME: WHO,
+  GIT_COMMITTER_EMAIL: "dev@typed.example",
+  GIT_COMMITTER_DATE: WHEN,
+};
 
 function gFixed(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, ...FIXED, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, ...FIXED, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 /** The user's clone of acme/typed-lib, on main; with `withHead`, the PR's head is on the branch mean-ratio. */
@@ -78,7 +90,12 @@ describe("the project's ESLint and tsc on a pull request's head", () => {
     // The dry run returns exactly what it would post: the tools' findings as inline comments.
     expect(r.posted).toMatchObject({ dryRun: true, action: "create", commitId: HEAD });
     const inline = (r.posted.comments as Any[]).map((c) => [c.path, c.line, /`(tsc|eslint)\/[^`]+`/.exec(c.body)?.[0]]);
-    expect(inline).toEqual(expect.arrayContaining([["src/math.ts", 8, "`tsc/TS2322`"], ["src/format.js", 6, "`eslint/prefer-const`"]]));
+    expect(inline).toEqual(
+      expect.arrayContaining([
+        ["src/math.ts", 8, "`tsc/TS2322`"],
+        ["src/format.js", 6, "`eslint/prefer-const`"],
+      ]),
+    );
     expect(posts()).toBe(postsBefore);
 
     // The user's checkout (uncommitted edit of src/math.ts, staged file, stash) is exactly as it was.

@@ -3,8 +3,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, tmpEnv, type TestServer } from "../helpers/client.js";
-import { json, notFound, prJson, startHostileServer, type HostileServer } from "../helpers/hostile-github.js";
+import { startServer, type TestServer, tmpEnv } from "../helpers/client.js";
+import { type HostileServer, json, notFound, prJson, startHostileServer } from "../helpers/hostile-github.js";
 import { clone, evil } from "../helpers/lint-attack.js";
 import { ROOT, tmpDir } from "../helpers/repo.js";
 
@@ -20,8 +20,22 @@ type Any = Record<string, any>;
 const PR = "https://github.com/acme/app/pull/3";
 
 const FILES = [
-  { filename: "src/app.js", status: "modified", additions: 4, deletions: 0, changes: 4, patch: "@@ -1 +1,5 @@\n export const app = 1;\n+export function f() {\n+  let x = 2;\n+  return x;\n+}" },
-  { filename: "tools/rules.js", status: "modified", additions: 4, deletions: 1, changes: 5, patch: "@@ -1 +1,4 @@\n-export default {};\n+import fs from \"node:fs\";\n+try {} catch {}\n+throw new Error(\"PR code ran\");\n+export default {};" },
+  {
+    filename: "src/app.js",
+    status: "modified",
+    additions: 4,
+    deletions: 0,
+    changes: 4,
+    patch: "@@ -1 +1,5 @@\n export const app = 1;\n+export function f() {\n+  let x = 2;\n+  return x;\n+}",
+  },
+  {
+    filename: "tools/rules.js",
+    status: "modified",
+    additions: 4,
+    deletions: 1,
+    changes: 5,
+    patch: '@@ -1 +1,4 @@\n-export default {};\n+import fs from "node:fs";\n+try {} catch {}\n+throw new Error("PR code ran");\n+export default {};',
+  },
 ];
 
 let gh: HostileServer;
@@ -47,7 +61,8 @@ afterAll(async () => {
   await gh?.close();
 });
 
-const refusal = "ESLint was not run: this change modifies code ESLint would run on this machine: tools/rules.js (loaded by eslint.config.js). Pass trustPr: true (code-trm review --trust-pr) to run it anyway";
+const refusal =
+  "ESLint was not run: this change modifies code ESLint would run on this machine: tools/rules.js (loaded by eslint.config.js). Pass trustPr: true (code-trm review --trust-pr) to run it anyway";
 const ran = "ESLint ran this change's own code (tools/rules.js (loaded by eslint.config.js)) because trustPr was passed";
 const failed = "The project's ESLint failed to run (exit 2): PR code ran. Its diagnostics are missing.";
 
@@ -70,7 +85,9 @@ describe("a pull request's own lint code", () => {
       const r = await fromUrl.call<Any>("trm_review_pr", { prUrl: `${gh.url}/acme/lie/pull/3`, repoPath: attack.dir });
       expect(r.prInfo.baseSha).toBe(attack.head);
       expect((r.notes as string[]).find((n) => n.startsWith("ESLint was not run"))).toMatch(
-        new RegExp(`^ESLint was not run: the base commit comes from 127\\.0\\.0\\.1:${gh.port}, which is not a configured GitHub host, so whether this change modifies code ESLint would run is not known\\. Pass trustPr: true`),
+        new RegExp(
+          `^ESLint was not run: the base commit comes from 127\\.0\\.0\\.1:${gh.port}, which is not a configured GitHub host, so whether this change modifies code ESLint would run is not known\\. Pass trustPr: true`,
+        ),
       );
       expect(r.notes).not.toContain(failed);
     } finally {

@@ -2,8 +2,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { textOf } from "../helpers/client.js";
-import { serveWithRecordedGitHub } from "../helpers/github-server.js";
 import { MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
+import { serveWithRecordedGitHub } from "../helpers/github-server.js";
 import { checkoutState, g, makeRepo, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
@@ -11,7 +11,8 @@ const servers = serveWithRecordedGitHub();
 
 describe("trm_review_pr over stdio", () => {
   it("reviews a unified diff and returns SARIF on request", async () => {
-    const diff = "--- a/src/db.ts\n+++ b/src/db.ts\n@@ -1,2 +1,3 @@\n import { db } from './conn';\n+export const find = (id: string) => db.query(\"SELECT * FROM users WHERE id = '\" + id + \"'\");\n export {};\n";
+    const diff =
+      "--- a/src/db.ts\n+++ b/src/db.ts\n@@ -1,2 +1,3 @@\n import { db } from './conn';\n+export const find = (id: string) => db.query(\"SELECT * FROM users WHERE id = '\" + id + \"'\");\n export {};\n";
     const r = await servers.srv.call<Any>("trm_review_pr", { diff, format: "sarif" });
     expect(r.summary.assessment).toBe("needs-changes");
     expect(r.comments).toEqual([expect.objectContaining({ file: "src/db.ts", line: 2, severity: "critical", category: "security", cwe: "CWE-89" })]);
@@ -22,11 +23,11 @@ describe("trm_review_pr over stdio", () => {
     const diff = [
       "--- a/test/cart.test.ts",
       "+++ b/test/cart.test.ts",
-      "@@ -10,4 +10,7 @@ describe(\"cart\", () => {",
-      "   it(\"adds\", () => {",
+      '@@ -10,4 +10,7 @@ describe("cart", () => {',
+      '   it("adds", () => {',
       "     expect(add(1)).toBe(1);",
       "   });",
-      "+  it.only(\"removes\", () => {",
+      '+  it.only("removes", () => {',
       "+    expect(remove(1)).toBe(0);",
       "+  });",
       " });",
@@ -34,15 +35,17 @@ describe("trm_review_pr over stdio", () => {
       "+++ b/src/sync.ts",
       "@@ -20,6 +20,7 @@ export class Sync {",
       "   run(): void {",
-      "     this.log(\"start\");",
+      '     this.log("start");',
       "+    fetch(this.url).then((r) => this.apply(r));",
-      "     this.log(\"done\");",
+      '     this.log("done");',
       "   }",
       " }",
       "",
     ].join("\n");
     const r = await servers.srv.call<Any>("trm_review_pr", { diff });
-    expect(r.comments.map((c: Any) => `${c.file}:${c.line}:${c.rule}`)).toEqual(expect.arrayContaining(["test/cart.test.ts:13:test-only", "src/sync.ts:22:floating-promise"]));
+    expect(r.comments.map((c: Any) => `${c.file}:${c.line}:${c.rule}`)).toEqual(
+      expect.arrayContaining(["test/cart.test.ts:13:test-only", "src/sync.ts:22:floating-promise"]),
+    );
   });
 
   it("reviews a GitHub pull request through the API (a local recorded server)", async () => {
@@ -67,7 +70,10 @@ describe("trm_review_pr over stdio", () => {
     const bare = path.join(tmpDir("trm-remote-"), "stats.git");
     g(upstream, "clone", "-q", "--bare", upstream, bare);
     g(upstream, "checkout", "-q", "-b", "fix-median");
-    const fixed = statsWith(upstream, MEDIAN_RIGHT).replace("  const mid = Math.floor(s.length / 2);\n", '  const mid = Math.floor(s.length / 2);\n  console.log("median of", s.length);\n');
+    const fixed = statsWith(upstream, MEDIAN_RIGHT).replace(
+      "  const mid = Math.floor(s.length / 2);\n",
+      '  const mid = Math.floor(s.length / 2);\n  console.log("median of", s.length);\n',
+    );
     writeFileSync(path.join(upstream, "src/stats.js"), fixed);
     g(upstream, "commit", "-q", "-am", "Fix median for even-length input");
     g(upstream, "push", "-q", bare, "HEAD:refs/pull/7/head");
@@ -86,7 +92,12 @@ describe("trm_review_pr over stdio", () => {
     const before = checkoutState(user);
     expect(before.refs.join("\n")).toMatch(/refs\/remotes\/origin\/main/);
 
-    const r = await servers.srv.call<Any>("trm_review_pr", { prUrl: "https://github.com/acme/stats/pull/7", repoPath: user, evaluate: true, testCmd: "node --test" });
+    const r = await servers.srv.call<Any>("trm_review_pr", {
+      prUrl: "https://github.com/acme/stats/pull/7",
+      repoPath: user,
+      evaluate: true,
+      testCmd: "node --test",
+    });
     expect(r.evaluation).toMatchObject({ verdict: "better", fixedTests: ["median of even length"], newFailures: [] });
     expect(r.evaluation.base.tests).toBe("3/4");
     expect(r.evaluation.head.tests).toBe("4/4");

@@ -21,12 +21,14 @@ afterAll(async () => {
 
 function avaRepo(): string {
   const repo = makeRepo("ava-replay");
-  for (const f of ["many-passing", "many-2-failing", "many-18-failing"]) cpSync(path.join(ROOT, "fixtures/outputs/ava", `${f}.txt`), path.join(repo, "replay", `${f}.txt`));
+  for (const f of ["many-passing", "many-2-failing", "many-18-failing"])
+    cpSync(path.join(ROOT, "fixtures/outputs/ava", `${f}.txt`), path.join(repo, "replay", `${f}.txt`));
   g(repo, "add", "-A");
   g(repo, "commit", "-q", "-m", "captured AVA outputs");
   return repo;
 }
-const bugs = (n: number) => filesCandidate("lib.js", `// How many of double(0..19) come out wrong; a candidate "fixes" the code by changing it.\nexport const BUG_COUNT = ${n};\n`);
+const bugs = (n: number) =>
+  filesCandidate("lib.js", `// How many of double(0..19) come out wrong; a candidate "fixes" the code by changing it.\nexport const BUG_COUNT = ${n};\n`);
 
 describe("AVA in an xo && ava && tsd chain", () => {
   it("scores 2 → 18 failures lower, lists the newly fixed tests, and leaves the checkout alone", async () => {
@@ -75,7 +77,9 @@ describe("AVA in an xo && ava && tsd chain", () => {
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: bugs(0), rationale: "right fix" });
     expect(r.score).toBe(1);
     expect(r.feedback).toMatch(/tests UNREADABLE \(exit 0: passing\)/);
-    expect(r.feedback).toMatch(/note: Test output could not be read, so the test score follows the exit code \(0: pass\)\. To get counts and failing tests: AVA: add --tap/);
+    expect(r.feedback).toMatch(
+      /note: Test output could not be read, so the test score follows the exit code \(0: pass\)\. To get counts and failing tests: AVA: add --tap/,
+    );
     expect(checkoutState(repo)).toEqual(before);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, textOf } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
 import { checkoutState, g, makeMessy, makeRepo, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
@@ -71,11 +71,24 @@ describe("bad input gets an actionable error and changes nothing", () => {
   it("applies all-or-nothing: one bad file means no file is written and no step recorded", async () => {
     await expectError(
       "trm_submit_candidate",
-      { sessionId, candidate: { mode: "files", files: [{ path: "good.txt", content: "g" }, { path: "../bad.txt", content: "b" }] } },
+      {
+        sessionId,
+        candidate: {
+          mode: "files",
+          files: [
+            { path: "good.txt", content: "g" },
+            { path: "../bad.txt", content: "b" },
+          ],
+        },
+      },
       /escapes/,
     );
     expect(existsSync(path.join(worktree, "good.txt"))).toBe(false);
-    await expectError("trm_submit_candidate", { sessionId, candidate: { mode: "create", files: [{ path: "package.json", content: "{}" }] } }, /already exists[\s\S]*mode files/);
+    await expectError(
+      "trm_submit_candidate",
+      { sessionId, candidate: { mode: "create", files: [{ path: "package.json", content: "{}" }] } },
+      /already exists[\s\S]*mode files/,
+    );
     await expectError("trm_submit_candidate", { sessionId, candidate: { mode: "delete", paths: ["nope.js"] } }, /does not exist/);
     await expectError("trm_submit_candidate", { sessionId, candidate: { mode: "files" } }, /needs a non-empty "files"[\s\S]*Example/);
     expect((await srv.call<Any>("trm_get_state", { sessionId })).step).toBe(0);
@@ -83,7 +96,11 @@ describe("bad input gets an actionable error and changes nothing", () => {
   });
 
   it("says so when a candidate writes a file git ignores, and records nothing", async () => {
-    const text = await expectError("trm_submit_candidate", { sessionId, candidate: filesCandidate("debug.log", "noise\n") }, /will not record[\s\S]*ignored[\s\S]*What to do/);
+    const text = await expectError(
+      "trm_submit_candidate",
+      { sessionId, candidate: filesCandidate("debug.log", "noise\n") },
+      /will not record[\s\S]*ignored[\s\S]*What to do/,
+    );
     expect(text).not.toMatch(/Unexpected error/);
     expect(existsSync(path.join(worktree, "debug.log"))).toBe(false);
     expect((await srv.call<Any>("trm_get_state", { sessionId })).step).toBe(0);

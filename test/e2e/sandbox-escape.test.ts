@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, w
 import net from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Any, expectNoCanary, hostileServer, outsideWorld, repoOf, tmp } from "../helpers/hostile.js";
-import { filesCandidate } from "../helpers/fixtures.js";
-import { checkoutState, g, makeRepo, ROOT } from "../helpers/repo.js";
 import { shellQuote } from "../../src/util/text.js";
+import { filesCandidate } from "../helpers/fixtures.js";
+import { type Any, expectNoCanary, hostileServer, outsideWorld, repoOf, tmp } from "../helpers/hostile.js";
+import { checkoutState, g, makeRepo, ROOT } from "../helpers/repo.js";
 
 const hasBwrap = spawnSync("sh", ["-c", "command -v bwrap"]).status === 0;
 // In CI the sandbox tests must run: .ci/run installs bubblewrap, and a missing one is a failure there.
@@ -80,7 +80,10 @@ sandboxTests("the sandbox is a boundary (bubblewrap)", () => {
     addSubmodule(repo);
     // The repository's own config (through an include) defines drivers the user trusts: a command's
     // .gitattributes must not make the server run them on the command's files.
-    writeFileSync(path.join(repo, ".git", "drivers.cfg"), `[filter "trap"]\n\tclean = "${trap(marker, "repo-filter")}"\n\tsmudge = "${trap(marker, "repo-smudge")}"\n[merge "trap"]\n\tdriver = "${trap(marker, "repo-merge")}"\n`);
+    writeFileSync(
+      path.join(repo, ".git", "drivers.cfg"),
+      `[filter "trap"]\n\tclean = "${trap(marker, "repo-filter")}"\n\tsmudge = "${trap(marker, "repo-smudge")}"\n[merge "trap"]\n\tdriver = "${trap(marker, "repo-merge")}"\n`,
+    );
     g(repo, "config", "include.path", "drivers.cfg");
     const before = checkoutState(repo);
     const outsideBefore = w.snap();
@@ -132,7 +135,13 @@ sandboxTests("the sandbox is a boundary (bubblewrap)", () => {
     const open = await h.call("trm_start_session", { repoPath: repo, testCmd: cmd, preflight: true });
     const openLog = (await h.call("trm_read_log", { sessionId: open.sessionId, at: "baseline", command: "test" })).content as string;
     for (const n of ["home", "checkout", "outside"]) expect(openLog).toContain(`reached-${n}`);
-    const s = await h.call("trm_start_session", { repoPath: repo, testCmd: cmd, sandbox: true, sandboxPaths: [path.join(w.home, ".colima"), w.outside], preflight: true });
+    const s = await h.call("trm_start_session", {
+      repoPath: repo,
+      testCmd: cmd,
+      sandbox: true,
+      sandboxPaths: [path.join(w.home, ".colima"), w.outside],
+      preflight: true,
+    });
     const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
     for (const n of ["home", "checkout", "outside"]) expect(log).toContain(`blocked-${n}`);
     expect(log).not.toContain("reached-");
@@ -340,10 +349,17 @@ else: print("read-"+ctypes.string_at(l.shmat(i,None,0o10000)).decode())' ${op}`;
     expect(s.preflight.tests.failed).toBeGreaterThan(0);
     expect(existsSync(path.join(repo, "node_modules", ".vite-temp"))).toBe(false);
     // A write into the checkout is refused by the sandbox, and the feedback says so.
-    const t = await h.call("trm_start_session", { repoPath: repo, testCmd: `echo x > ${path.join(repo, "node_modules", "dep", "cache.json")}`, sandbox: true, preflight: true });
+    const t = await h.call("trm_start_session", {
+      repoPath: repo,
+      testCmd: `echo x > ${path.join(repo, "node_modules", "dep", "cache.json")}`,
+      sandbox: true,
+      preflight: true,
+    });
     expect(t.feedback).toMatch(/sandbox keeps everything outside the worktree read-only[^\n]*node_modules\/dep\/cache\.json/);
     // There, no cache setting helps: the worktree needs a node_modules of its own.
-    expect(t.feedback).toMatch(/node_modules the worktree links from your checkout: give the worktree a node_modules of its own \(setupCmd "rm -rf node_modules && npm ci"/);
+    expect(t.feedback).toMatch(
+      /node_modules the worktree links from your checkout: give the worktree a node_modules of its own \(setupCmd "rm -rf node_modules && npm ci"/,
+    );
     expect(checkoutState(repo)).toEqual(before);
     rmSync(path.join(repo, "node_modules"), { recursive: true, force: true });
     await h.srv.close();
@@ -354,7 +370,12 @@ else: print("read-"+ctypes.string_at(l.shmat(i,None,0o10000)).decode())' ${op}`;
     const repo = repoOf();
     const before = checkoutState(repo);
     const h = await hostileServer({ home: w.home });
-    const s = await h.call("trm_start_session", { repoPath: repo, testCmd: "test -d scratch/.git || git init -q scratch; node --test", sandbox: true, preflight: true });
+    const s = await h.call("trm_start_session", {
+      repoPath: repo,
+      testCmd: "test -d scratch/.git || git init -q scratch; node --test",
+      sandbox: true,
+      preflight: true,
+    });
     // Other candidates work.
     expect((await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("notes.txt", "x\n") })).step).toBe(1);
     const r = await h.raw("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("scratch/notes.txt", "x\n") });

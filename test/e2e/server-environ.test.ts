@@ -57,7 +57,11 @@ describe("the server's credentials and /proc", () => {
       const repo = makeRepo("js-stats");
       const before = checkoutState(repo);
       const report = path.join(dir, "report.json");
-      const s = await servers.srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: `node ${dir}/probe.mjs ${dir}/needles.json ${report}`, preflight: true });
+      const s = await servers.srv.call<Any>("trm_start_session", {
+        repoPath: repo,
+        testCmd: `node ${dir}/probe.mjs ${dir}/needles.json ${report}`,
+        preflight: true,
+      });
       const r = JSON.parse(readFileSync(report, "utf8")) as { ancestors: number[]; readable: number[]; found: Any[] };
       // The scan reached the server (an ancestor of the command) and read its block, and it finds what is there.
       expect(r.ancestors).toContain(servers.srv.pid);

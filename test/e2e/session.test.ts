@@ -66,7 +66,14 @@ describe("a whole session on a JS project tested with node --test", () => {
 
     // Plain git tells the story: one commit per step with trailers, a note with the full record, tags.
     const branch = start.branch;
-    const log = g(repo, "log", "--format=%s|%(trailers:key=TRM-Step,valueonly,separator=)|%(trailers:key=TRM-Tests,valueonly,separator=)", `${branch}/baseline..${branch}`).trim().split("\n");
+    const log = g(
+      repo,
+      "log",
+      "--format=%s|%(trailers:key=TRM-Step,valueonly,separator=)|%(trailers:key=TRM-Tests,valueonly,separator=)",
+      `${branch}/baseline..${branch}`,
+    )
+      .trim()
+      .split("\n");
     expect(log).toEqual(["trm step 2: median: mean of the middle pair for even lengths|2|4/4", "trm step 1: median: take the first element|1|2/4"]);
     const note = JSON.parse(g(repo, "notes", `--ref=trm/${start.sessionId}`, "show", branch));
     expect(note).toMatchObject({ kind: "step", step: 2, score: 1 });
@@ -82,7 +89,9 @@ describe("a whole session on a JS project tested with node --test", () => {
     const end = await srv.call<Any>("trm_end_session", { sessionId: start.sessionId });
     expect(end).toMatchObject({ ok: true, branch, bestCommit: s2.commit, bestStep: 2 });
     // The test PATH has no code-trm: the command is printed in the form that runs as printed.
-    expect(end.howToApply[0]).toBe(`node ${path.join(ROOT, "dist", "cli", "main.js")} apply ${start.sessionId} --repo '${repo}'   # as uncommitted changes in your working tree (add --best for the best step)`);
+    expect(end.howToApply[0]).toBe(
+      `node ${path.join(ROOT, "dist", "cli", "main.js")} apply ${start.sessionId} --repo '${repo}'   # as uncommitted changes in your working tree (add --best for the best step)`,
+    );
     // The baseline carried uncommitted work: a merge would commit it too, so the git way is a diff.
     expect(end.howToApply[1]).toMatch(new RegExp(`^git -C '${repo}' diff trm/${start.sessionId}/baseline ${branch} \\| git -C '${repo}' apply `));
     expect(end.howToApply.join("\n")).not.toMatch(/git merge|--3way/);
@@ -142,10 +151,18 @@ describe("a TypeScript project built with tsc", () => {
   it("reports tsc diagnostics with file and line, skips tests after a failed build, and recovers", async () => {
     const repo = makeRepo("ts-shapes");
     const before = checkoutState(repo);
-    const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, buildCmd: tsc, testCmd: "node -e \"console.log('ok 1 - t'); console.log('1..1')\"", preflight: true });
+    const { sessionId } = await srv.call<Any>("trm_start_session", {
+      repoPath: repo,
+      buildCmd: tsc,
+      testCmd: "node -e \"console.log('ok 1 - t'); console.log('1..1')\"",
+      preflight: true,
+    });
     const broken = await srv.call<Any>("trm_submit_candidate", {
       sessionId,
-      candidate: filesCandidate("src/index.ts", 'import { area, type Shape } from "./shapes.js";\n\nexport function totalArea(shapes: Shape[]): string {\n  return shapes.reduce((acc, s) => acc + area(s), 0);\n}\n'),
+      candidate: filesCandidate(
+        "src/index.ts",
+        'import { area, type Shape } from "./shapes.js";\n\nexport function totalArea(shapes: Shape[]): string {\n  return shapes.reduce((acc, s) => acc + area(s), 0);\n}\n',
+      ),
       rationale: "return a string",
     });
     expect(broken.okBuild).toBe(false);
@@ -154,7 +171,10 @@ describe("a TypeScript project built with tsc", () => {
     expect(broken.diagnostics[0]).toMatchObject({ file: "src/index.ts", line: 4, code: "TS2322", introducedAtStep: 1 });
     const fixed = await srv.call<Any>("trm_submit_candidate", {
       sessionId,
-      candidate: filesCandidate("src/index.ts", 'import { area, type Shape } from "./shapes.js";\n\nexport function totalArea(shapes: Shape[]): number {\n  return shapes.reduce((acc, s) => acc + area(s), 0);\n}\n'),
+      candidate: filesCandidate(
+        "src/index.ts",
+        'import { area, type Shape } from "./shapes.js";\n\nexport function totalArea(shapes: Shape[]): number {\n  return shapes.reduce((acc, s) => acc + area(s), 0);\n}\n',
+      ),
     });
     expect(fixed).toMatchObject({ okBuild: true, score: 1, diagnostics: [] });
     expect(checkoutState(repo)).toEqual(before);
@@ -202,8 +222,12 @@ describe("a repository with submodules", () => {
     g(repo, "submodule", "deinit", "-q", "-f", "libs/stats");
     const before = checkoutState(repo);
     // Cloning a submodule from a local path needs the file transport allowed globally, as a user would.
-    const local = await startServer({ gitconfig: "[protocol \"file\"]\n\tallow = always\n" });
-    const s = await local.call<Any>("trm_start_session", { repoPath: repo, testCmd: "test -f libs/shapes/src/shapes.ts && echo 'ok 1 - shapes' && echo '1..1'", preflight: true });
+    const local = await startServer({ gitconfig: '[protocol "file"]\n\tallow = always\n' });
+    const s = await local.call<Any>("trm_start_session", {
+      repoPath: repo,
+      testCmd: "test -f libs/shapes/src/shapes.ts && echo 'ok 1 - shapes' && echo '1..1'",
+      preflight: true,
+    });
     expect(s.submodules.ok).toBe(false);
     expect(s.submodules.message).toMatch(/initialised in the worktree: libs\/shapes\..*Not initialised in your checkout either, so not here: libs\/stats/);
     expect(existsSync(path.join(s.worktreePath, "libs/shapes/src/shapes.ts"))).toBe(true);

@@ -56,7 +56,9 @@ describe("a step spawns no git process on its path", () => {
     await srv.call<Any>("trm_restore_checkpoint", { sessionId, name: "cp" });
     await srv.call<Any>("trm_get_state", { sessionId });
     expect(gitCalls(srv.stderr(), mark)).toEqual(["git update-index --add --remove"]);
-    expect((await srv.call<Any>("trm_list_checkpoints", { sessionId })).checkpoints.map((c: Any) => [c.name, c.commit, c.description])).toEqual([["cp", cp.commit, "two steps in"]]);
+    expect((await srv.call<Any>("trm_list_checkpoints", { sessionId })).checkpoints.map((c: Any) => [c.name, c.commit, c.description])).toEqual([
+      ["cp", cp.commit, "two steps in"],
+    ]);
     // The full output of a step whose record holds it whole is read from the record.
     const log = await srv.call<Any>("trm_read_log", { sessionId, command: "lint" });
     expect(log).toMatchObject({ command: "lint", content: "linted\n", truncated: false });

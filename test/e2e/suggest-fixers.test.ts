@@ -29,7 +29,10 @@ function needs(tools: string[]): { skip: boolean; why: string } {
 
 // The server runs with an empty HOME: rustup's cargo finds its toolchains through these.
 const rustEnv: Record<string, string> = {};
-for (const [k, d] of [["RUSTUP_HOME", ".rustup"], ["CARGO_HOME", ".cargo"]] as const) {
+for (const [k, d] of [
+  ["RUSTUP_HOME", ".rustup"],
+  ["CARGO_HOME", ".cargo"],
+] as const) {
   const v = process.env[k] ?? path.join(os.homedir(), d);
   if (existsSync(v)) rustEnv[k] = v;
 }
@@ -104,7 +107,11 @@ describe("trm_suggest_fix with other toolchains' fixers", () => {
   const rf = needs(["ruff"]);
   it.skipIf(rf.skip)(`ruff format: a failing ruff format --check gets the formatted file${rf.why}`, async () => {
     const { s, step } = await fixRoundTrip("py-unused", { lintCmd: "ruff format --check pkg" }, "ruff-format", async (sessionId) => {
-      const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("pkg/config.py", "DEFAULTS = {  'mean':0, 'count' : 1 }\n"), rationale: "add config" });
+      const r = await srv.call<Any>("trm_submit_candidate", {
+        sessionId,
+        candidate: filesCandidate("pkg/config.py", "DEFAULTS = {  'mean':0, 'count' : 1 }\n"),
+        rationale: "add config",
+      });
       expect(r.okLint).toBe(false);
     });
     expect(s).toMatchObject({ priority: "medium", files: ["pkg/config.py"], issue: "formatting (ruff format --check failed): pkg/config.py" });

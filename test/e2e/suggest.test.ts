@@ -25,7 +25,11 @@ async function brokenSession() {
   const repo = makeRepo("ts-fixable");
   const before = checkoutState(repo);
   const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, buildCmd: tsc });
-  const first = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("NOTES.md", "Fixing the report module.\n"), rationale: "notes" });
+  const first = await srv.call<Any>("trm_submit_candidate", {
+    sessionId,
+    candidate: filesCandidate("NOTES.md", "Fixing the report module.\n"),
+    rationale: "notes",
+  });
   expect(first.okBuild).toBe(false);
   expect(first.diagnostics.map((d: Any) => [d.file, d.line, d.code])).toEqual([
     ["src/report.ts", 4, "TS2304"],
@@ -57,7 +61,10 @@ describe("trm_suggest_fix end to end", () => {
     const { sessionId } = await brokenSession();
     const fix = await srv.call<Any>("trm_suggest_fix", { sessionId });
     const singles = fix.suggestions.filter((s: Any) => !/^\d+ tsc errors/.test(s.issue));
-    expect(singles.map((s: Any) => s.issue)).toEqual(["src/report.ts:4 TS2304 Cannot find name 'add'.", "src/report.ts:7 TS7006 Parameter 'value' implicitly has an 'any' type."]);
+    expect(singles.map((s: Any) => s.issue)).toEqual([
+      "src/report.ts:4 TS2304 Cannot find name 'add'.",
+      "src/report.ts:7 TS7006 Parameter 'value' implicitly has an 'any' type.",
+    ]);
     let last: Any = {};
     for (const s of singles) last = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: s.candidateToFix, rationale: s.issue });
     expect(last).toMatchObject({ okBuild: true, score: 1 });

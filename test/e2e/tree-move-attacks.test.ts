@@ -12,7 +12,6 @@ import { checkoutState, entriesBelow, g, removeTmpDirs, tmpDir } from "../helper
 type Any = Record<string, any>;
 afterAll(removeTmpDirs);
 
-
 /** The session worktree against a fresh checkout of its HEAD, its index clean. */
 function expectAtHead(repo: string, wt: string) {
   const head = g(wt, "rev-parse", "HEAD").trim();
@@ -67,7 +66,15 @@ describe("undo, restore and reset over committed links, executables and odd name
     await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: { mode: "delete", paths: ["lnk"] } });
     await srv.call<Any>("trm_submit_candidate", {
       sessionId,
-      candidate: { mode: "files", files: [{ path: "lnk", content: "now a file\n" }, { path: "-dash.txt", content: "dash 2\n" }, { path: "sp ace [x] *.txt", content: "odd 2\n" }, { path: "sub/deep/er/new.txt", content: "n\n" }] },
+      candidate: {
+        mode: "files",
+        files: [
+          { path: "lnk", content: "now a file\n" },
+          { path: "-dash.txt", content: "dash 2\n" },
+          { path: "sp ace [x] *.txt", content: "odd 2\n" },
+          { path: "sub/deep/er/new.txt", content: "n\n" },
+        ],
+      },
     });
     await srv.call("trm_save_checkpoint", { sessionId, name: "two" });
     // 3: the executable and the linked folder go.
@@ -104,7 +111,10 @@ describe("restoring a checkpoint the session left, after a lazy preflight", () =
     await srv.call<Any>("trm_reset_to_baseline", { sessionId });
     // A step that changes a test file at the baseline: the baseline's commands run first (step 0).
     const t = readFileSync(path.join(repo, "test/stats.test.js"), "utf8");
-    const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: { mode: "files", files: [{ path: "test/stats.test.js", content: t + "\n// more\n" }] } });
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId,
+      candidate: { mode: "files", files: [{ path: "test/stats.test.js", content: t + "\n// more\n" }] },
+    });
     expect(r.step).toBe(1);
     expect((await srv.call<Any>("trm_get_state", { sessionId })).history.map((h: Any) => h.step)).toEqual([0, 1]);
     for (const name of ["two", "one", "two"]) {

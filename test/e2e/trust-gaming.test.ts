@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
-import { checkoutState, g, makeRepo, repoFromFiles, ROOT } from "../helpers/repo.js";
+import { checkoutState, g, makeRepo, ROOT, repoFromFiles } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 let srv: TestServer;
@@ -24,7 +24,8 @@ const repoOf = (files: Record<string, string>): string => repoFromFiles(files, "
 
 const success = (r: Any) => r.reasons.join(" ").includes("success");
 
-const PY_TESTS = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
+const PY_TESTS =
+  "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
 const PY_UNITTESTS =
   "import unittest\nfrom calc import add, mul\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n";
 const CALC_PY = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a + b\n";
@@ -54,14 +55,21 @@ describe("counts-only runners: deleting the failing test does not pass", () => {
       expect(r.feedback).toMatch(/this step changed test files: test_calc\.py \(modified\)/);
       // The real fix, on the restored tests, is what passes.
       await srv.call("trm_undo", { sessionId: s.sessionId });
-      const fixed = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("calc.py", CALC_PY.replace("return a + b\n", "return a + b\n").replace(/def mul\(a, b\):\n {4}return a \+ b/, "def mul(a, b):\n    return a * b")) });
+      const fixed = await srv.call<Any>("trm_submit_candidate", {
+        sessionId: s.sessionId,
+        candidate: filesCandidate(
+          "calc.py",
+          CALC_PY.replace("return a + b\n", "return a + b\n").replace(/def mul\(a, b\):\n {4}return a \+ b/, "def mul(a, b):\n    return a * b"),
+        ),
+      });
       expect(fixed.score).toBe(1);
       expect(success(fixed)).toBe(true);
       expect(checkoutState(repo)).toEqual(before);
     });
   }
 
-  const CALC_TEST = 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Errorf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Errorf("Mul(2, 3) = %d", Mul(2, 3))\n\t}\n}\n';
+  const CALC_TEST =
+    'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Errorf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Errorf("Mul(2, 3) = %d", Mul(2, 3))\n\t}\n}\n';
   const goRepo = () =>
     repoOf({
       "go.mod": "module example.com/calc\n\ngo 1.19\n",
@@ -74,15 +82,23 @@ describe("counts-only runners: deleting the failing test does not pass", () => {
     const before = checkoutState(repo);
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "go test ./...", preflight: true });
     expect(s.preflight.tests).toMatchObject({ passed: null, failed: 1 });
-    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("calc_test.go", CALC_TEST.replace(/\nfunc TestMul[\s\S]*$/, "")) });
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("calc_test.go", CALC_TEST.replace(/\nfunc TestMul[\s\S]*$/, "")),
+    });
     // Before: `ok example.com/calc` exits 0: 1.000 and "success".
     expect(r.score).toBe(0);
     expect(success(r)).toBe(false);
-    expect(r.feedback).toMatch(/1 test that failed at an earlier step is no longer reported, and a step since changed its test file: example\.com\/calc\.TestMul \(reported at step 0; calc_test\.go changed at step 1\)/);
+    expect(r.feedback).toMatch(
+      /1 test that failed at an earlier step is no longer reported, and a step since changed its test file: example\.com\/calc\.TestMul \(reported at step 0; calc_test\.go changed at step 1\)/,
+    );
     expect(r.feedback).toMatch(/go test -v or -json/);
     // The fix of the code leaves the test file alone: the package passing is its pass.
     await srv.call("trm_undo", { sessionId: s.sessionId });
-    const fixed = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a * b }\n") });
+    const fixed = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a * b }\n"),
+    });
     expect(fixed.score).toBe(1);
     expect(success(fixed)).toBe(true);
     expect(fixed.feedback).toMatch(/no longer reported, not seen passing \(1\):\n {2}- example\.com\/calc\.TestMul/);
@@ -103,7 +119,9 @@ describe("no preflight: a step that changes test files is judged against the bas
     // Before: the first step was its own reference: 3/3 = 1.000 and "success: all tests pass".
     expect(r.score).toBe(0.75);
     expect(success(r)).toBe(false);
-    expect(r.feedback).toMatch(/note: no preflight had run and this step changes test\/stats\.test\.js, so the baseline's commands ran first and were recorded as step 0 \(score 0\.750, tests 3\/4 passed, 1 failed\)/);
+    expect(r.feedback).toMatch(
+      /note: no preflight had run and this step changes test\/stats\.test\.js, so the baseline's commands ran first and were recorded as step 0 \(score 0\.750, tests 3\/4 passed, 1 failed\)/,
+    );
     expect(r.feedback).toMatch(/median of even length \(went missing at step 1\)/);
     const st = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
     expect(st.history.map((h: Any) => [h.step, h.score])).toEqual([
@@ -128,7 +146,10 @@ describe("no preflight: a step that changes test files is judged against the bas
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "npm test" });
     const pkg = JSON.parse(readFileSync(path.join(repo, "package.json"), "utf8"));
     pkg.scripts.test = "node --test --test-name-pattern='sum|mean|odd'";
-    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("package.json", `${JSON.stringify(pkg, null, 2)}\n`) });
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("package.json", `${JSON.stringify(pkg, null, 2)}\n`),
+    });
     expect(r.feedback).toMatch(/note: no preflight had run and this step changes package\.json, so the baseline's commands ran first/);
     expect(r.score).toBeLessThan(1);
     expect(success(r)).toBe(false);
@@ -158,20 +179,30 @@ test("median of even length", () => { expect(median([4, 1, 3, 2])).toBe(2.5); })
     const repo = repoOf({
       ".gitignore": "node_modules\n",
       "package.json": JSON.stringify({ name: "vt", private: true, type: "module" }),
-      "src/stats.js": "export const sum = (xs) => xs.reduce((a, b) => a + b, 0);\nexport const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };\n",
+      "src/stats.js":
+        "export const sum = (xs) => xs.reduce((a, b) => a + b, 0);\nexport const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };\n",
       [TEST_FILE]: VITEST_TESTS,
     });
     symlinkSync(path.join(ROOT, "node_modules"), path.join(repo, "node_modules"));
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node_modules/.bin/vitest run --reporter=json --allowOnly", linkPaths: ["node_modules"], preflight: true });
+    const s = await srv.call<Any>("trm_start_session", {
+      repoPath: repo,
+      testCmd: "node_modules/.bin/vitest run --reporter=json --allowOnly",
+      linkPaths: ["node_modules"],
+      preflight: true,
+    });
     expect(s.preflight.tests).toMatchObject({ passed: 3, failed: 1, skipped: 0 });
-    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate(TEST_FILE, VITEST_TESTS.replace('test("sum adds numbers"', 'test.only("sum adds numbers"')) });
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate(TEST_FILE, VITEST_TESTS.replace('test("sum adds numbers"', 'test.only("sum adds numbers"')),
+    });
     // Without identity: 1 passed, 3 skipped = 1.000 and "success".
     expect(r.tests).toMatchObject({ passed: 1, failed: 3, skipped: 0, total: 4 });
     expect(r.score).toBe(0.25);
     expect(success(r)).toBe(false);
     expect(r.feedback).toMatch(/3 tests that ran at an earlier step are now skipped or missing and count as failing: /);
-    for (const name of ["sum of nothing", "median of odd length", "median of even length"]) expect(r.feedback).toMatch(new RegExp(`${name} \\(skipped at step 1\\)`));
+    for (const name of ["sum of nothing", "median of odd length", "median of even length"])
+      expect(r.feedback).toMatch(new RegExp(`${name} \\(skipped at step 1\\)`));
     expect(checkoutState(repo)).toEqual(before);
   });
 });

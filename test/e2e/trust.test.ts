@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, textOf, type TestServer } from "../helpers/client.js";
+import { startServer, type TestServer, textOf } from "../helpers/client.js";
 import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo, repoFromFiles } from "../helpers/repo.js";
 
@@ -46,7 +46,9 @@ describe("candidates cannot game the tests", () => {
     expect(r.shouldHalt).toBe(false);
     expect(r.tests).toMatchObject({ passed: 3, failed: 1, skipped: 0, total: 4 });
     expect(r.feedback).toMatch(/note: this step changed test files: test\/stats.test.js \(modified\)/);
-    expect(r.feedback).toMatch(/1 test that ran at an earlier step is now skipped or missing and counts as failing: .*median of even length \(skipped at step 1\)/);
+    expect(r.feedback).toMatch(
+      /1 test that ran at an earlier step is now skipped or missing and counts as failing: .*median of even length \(skipped at step 1\)/,
+    );
     const st = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
     expect(st.history.at(-1).testFiles).toEqual(["test/stats.test.js (modified)"]);
     // Derivable from git alone: a new server reads the same from the step's record.
@@ -96,7 +98,13 @@ describe("candidates cannot game the tests", () => {
     const before = checkoutState(repo);
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", protectTests: ["test/**"] });
     const src = readFileSync(path.join(repo, TEST_FILE), "utf8");
-    const cand = { mode: "files", files: [{ path: "src/stats.js", content: statsWith(repo, MEDIAN_RIGHT) }, { path: TEST_FILE, content: src.replace("2.5", "1") }] };
+    const cand = {
+      mode: "files",
+      files: [
+        { path: "src/stats.js", content: statsWith(repo, MEDIAN_RIGHT) },
+        { path: TEST_FILE, content: src.replace("2.5", "1") },
+      ],
+    };
     const v = await srv.call<Any>("trm_validate_candidate", { sessionId: s.sessionId, candidate: cand });
     expect(v.valid).toBe(false);
     const res = await srv.raw("trm_submit_candidate", { sessionId: s.sessionId, candidate: cand });
@@ -107,7 +115,10 @@ describe("candidates cannot game the tests", () => {
     expect(readFileSync(path.join(st.worktreePath, TEST_FILE), "utf8")).toBe(src);
     expect(readFileSync(path.join(st.worktreePath, "src/stats.js"), "utf8")).toBe(readFileSync(path.join(repo, "src/stats.js"), "utf8"));
     // The code fix alone is fine.
-    const ok = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) });
+    const ok = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)),
+    });
     expect(ok.score).toBe(1);
     expect(checkoutState(repo)).toEqual(before);
   });
@@ -164,7 +175,8 @@ describe("candidates cannot game the tests", () => {
 
 describe("tests tracked by name for go test -v", () => {
   it("deleting the failing Go test counts it as failing (go test -v names its tests)", async () => {
-    const calcTest = 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Errorf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Errorf("Mul(2, 3) = %d", Mul(2, 3))\n\t}\n}\n';
+    const calcTest =
+      'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Errorf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Errorf("Mul(2, 3) = %d", Mul(2, 3))\n\t}\n}\n';
     const repo = repoOf({
       "go.mod": "module example.com/calc\n\ngo 1.19\n",
       "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a + b }\n",
@@ -185,7 +197,8 @@ describe("tests tracked by name for go test -v", () => {
 
 describe("tests a candidate adds do not raise the score (padding)", () => {
   const PAD = "test/pad.test.js";
-  const padding = (n: number, name = "trivially true") => `import { test } from "node:test";\n${Array.from({ length: n }, (_, i) => `test("${name} ${i}", () => {});`).join("\n")}\n`;
+  const padding = (n: number, name = "trivially true") =>
+    `import { test } from "node:test";\n${Array.from({ length: n }, (_, i) => `test("${name} ${i}", () => {});`).join("\n")}\n`;
 
   it("97 trivial new tests leave the score at the reference's, at that step and every later one", async () => {
     const repo = repoFrom("js-stats");
@@ -196,13 +209,18 @@ describe("tests a candidate adds do not raise the score (padding)", () => {
     const r1 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate(PAD, padding(97)) });
     expect(r1.score).toBe(0.75);
     expect(r1.tests).toMatchObject({ passed: 3, failed: 1 });
-    expect(r1.feedback).toMatch(/97 new tests since step 0: 97 pass; tests that did not run at step 0 count toward the score only while they fail \(trivially true 0, /);
+    expect(r1.feedback).toMatch(
+      /97 new tests since step 0: 97 pass; tests that did not run at step 0 count toward the score only while they fail \(trivially true 0, /,
+    );
     // The padding of step 1 is not the reference of step 2: an unrelated change still scores 0.75.
     const r2 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/note.js", "export const note = 1;\n") });
     expect(r2.score).toBe(0.75);
     expect(r2.feedback).toMatch(/97 new tests since step 0: 97 pass/);
     // The real fix is what moves it.
-    const r3 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) });
+    const r3 = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)),
+    });
     expect(r3.score).toBe(1);
     expect(r3.reasons.join(" ")).toMatch(/success: all tests pass/);
     expect(checkoutState(repo)).toEqual(before);
@@ -217,7 +235,10 @@ describe("tests a candidate adds do not raise the score (padding)", () => {
     expect(r1.tests).toMatchObject({ passed: 3, failed: 2 });
     expect(r1.score).toBe(0.6);
     expect(r1.feedback).toMatch(/1 new test since step 0: 1 fails;.*\(median of two\)/);
-    const r2 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) });
+    const r2 = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)),
+    });
     expect(r2.tests).toMatchObject({ passed: 4, failed: 0 });
     expect(r2.score).toBe(1);
     expect(r2.reasons.join(" ")).toMatch(/success: all tests pass/);
@@ -227,7 +248,8 @@ describe("tests a candidate adds do not raise the score (padding)", () => {
   it("counts-only output (unittest without -v): passes beyond the reference's test count are not counted, and it says so", async () => {
     const repo = repoOf({
       "calc.py": "def add(a, b):\n    return a - b\n",
-      "test_calc.py": "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n",
+      "test_calc.py":
+        "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n",
     });
     const before = checkoutState(repo);
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "python3 -m unittest", preflight: true });
@@ -251,7 +273,8 @@ describe("evaluations run the candidate's own code", () => {
       "packages/a/index.js": "exports.double = (x) => x + x + 1;\n",
       "packages/a/cli.js": "#!/usr/bin/env node\nconsole.log(require('./index.js').double(21));\n",
       "packages/b/package.json": JSON.stringify({ name: "@scope/b", version: "1.0.0", dependencies: { a: "1.0.0" } }),
-      "packages/b/test/b.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\nconst { double } = require('a');\ntest('b doubles through a', () => assert.strictEqual(double(2), 4));\n",
+      "packages/b/test/b.test.js":
+        "const test = require('node:test');\nconst assert = require('node:assert');\nconst { double } = require('a');\ntest('b doubles through a', () => assert.strictEqual(double(2), 4));\n",
     });
     // node_modules exactly as `npm install` (npm 11.19.1, offline) lays out this workspace: relative links.
     mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
@@ -261,10 +284,18 @@ describe("evaluations run the candidate's own code", () => {
     symlinkSync("../a/cli.js", path.join(repo, "node_modules/.bin/a-cli"));
     execFileSync("chmod", ["+x", path.join(repo, "packages/a/cli.js")]);
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "cd packages/b && node --test", checks: [{ name: "cli", cmd: "test \"$(node_modules/.bin/a-cli)\" = 42", weight: 0.1 }], preflight: true });
+    const s = await srv.call<Any>("trm_start_session", {
+      repoPath: repo,
+      testCmd: "cd packages/b && node --test",
+      checks: [{ name: "cli", cmd: 'test "$(node_modules/.bin/a-cli)" = 42', weight: 0.1 }],
+      preflight: true,
+    });
     expect(s.notes.join("\n")).toMatch(/node_modules\/a -> packages\/a/);
     expect(s.preflight.tests).toMatchObject({ passed: 0, failed: 1 });
-    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("packages/a/index.js", "exports.double = (x) => x + x;\n") });
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("packages/a/index.js", "exports.double = (x) => x + x;\n"),
+    });
     expect(r.tests).toMatchObject({ passed: 1, failed: 0 });
     expect(r.score).toBe(1);
     expect(r.feedback).not.toMatch(/YOUR CHECKOUT/);
@@ -286,7 +317,8 @@ describe("evaluations run the candidate's own code", () => {
       "src/pkg/__init__.py": "",
       "src/pkg/core.py": "def add(a, b):\n    return a + c\n",
       "tests/__init__.py": "",
-      "tests/test_core.py": "import unittest\nfrom pkg.core import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n",
+      "tests/test_core.py":
+        "import unittest\nfrom pkg.core import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n",
     });
     // A venv with an editable install as pip writes one for a src layout (a .pth naming the checkout's src).
     execFileSync("python3", ["-m", "venv", "--without-pip", path.join(repo, ".venv")]);
@@ -304,7 +336,10 @@ describe("evaluations run the candidate's own code", () => {
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: ".venv/bin/python -m unittest -v", linkPaths: [".venv"], preflight: true });
     expect(s.notes.join("\n")).toMatch(/editable install in \.venv points into your checkout \(src\)/);
     expect(s.preflight.score).toBe(0);
-    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/pkg/core.py", "def add(a, b):\n    return a + b\n") });
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("src/pkg/core.py", "def add(a, b):\n    return a + b\n"),
+    });
     expect(r.score).toBe(1);
     expect(r.feedback).not.toMatch(/YOUR CHECKOUT/);
     expect(checkoutState(repo)).toEqual(before);
@@ -315,12 +350,21 @@ describe("evaluations run the candidate's own code", () => {
     const repo = pythonRepo();
     const before = checkoutState(repo);
     // A command that points at the checkout by absolute path: the traceback names the checkout's file.
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: `PYTHONPATH=${repo}/src .venv/bin/python -m unittest -v`, linkPaths: [".venv"], preflight: true });
-    expect(s.feedback).toMatch(/note: THESE RESULTS CAME PARTLY FROM YOUR CHECKOUT, NOT FROM THE CANDIDATE: the test output names files of your checkout outside the worktree \(src\/pkg\/core\.py\)/);
+    const s = await srv.call<Any>("trm_start_session", {
+      repoPath: repo,
+      testCmd: `PYTHONPATH=${repo}/src .venv/bin/python -m unittest -v`,
+      linkPaths: [".venv"],
+      preflight: true,
+    });
+    expect(s.feedback).toMatch(
+      /note: THESE RESULTS CAME PARTLY FROM YOUR CHECKOUT, NOT FROM THE CANDIDATE: the test output names files of your checkout outside the worktree \(src\/pkg\/core\.py\)/,
+    );
     // No linkPaths: the ignored venv is not in the worktree.
     const s2 = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: ".venv/bin/python -m unittest -v", preflight: true });
     expect(s2.preflight.commands[0].exitCode).toBe(127);
-    expect(s2.feedback).toMatch(/Dependency missing in the worktree: ".venv\/bin\/python -m unittest -v" uses \.venv\/bin\/python.*linkPaths: \["\.venv"\] or create it with setupCmd/);
+    expect(s2.feedback).toMatch(
+      /Dependency missing in the worktree: ".venv\/bin\/python -m unittest -v" uses \.venv\/bin\/python.*linkPaths: \["\.venv"\] or create it with setupCmd/,
+    );
     expect(checkoutState(repo)).toEqual(before);
     expect(execFileSync("find", [repo, "-name", "__pycache__", "-not", "-path", "*/.git/*"], { encoding: "utf8" })).toBe("");
   });

@@ -1,14 +1,18 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ROOT, tmpDir } from "./repo.js";
 
 export interface TestServer {
   client: Client;
   /** Calls a tool and returns its structured content; throws with the text when the result is an error. */
-  call<T = Record<string, unknown>>(name: string, args: Record<string, unknown>, opts?: { onprogress?: (p: unknown) => void; signal?: AbortSignal }): Promise<T>;
+  call<T = Record<string, unknown>>(
+    name: string,
+    args: Record<string, unknown>,
+    opts?: { onprogress?: (p: unknown) => void; signal?: AbortSignal },
+  ): Promise<T>;
   /** Calls a tool and returns the raw result (for error results). */
   raw(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   stderr: () => string;

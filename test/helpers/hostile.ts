@@ -86,4 +86,3 @@ export async function until(cond: () => boolean, ms = 20_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-

@@ -29,7 +29,10 @@ export function clone(attack: (dir: string, marker: string) => void): { dir: str
   mkdirSync(path.join(dir, "tools"));
   writeFileSync(path.join(dir, ".gitignore"), "node_modules\n");
   writeFileSync(path.join(dir, "package.json"), '{ "name": "app", "private": true, "type": "module" }\n');
-  writeFileSync(path.join(dir, "eslint.config.js"), 'import rules from "./tools/rules.js";\nimport local from "eslint-plugin-local";\nexport default [{ files: ["**/*.js"], plugins: { local }, rules }];\n');
+  writeFileSync(
+    path.join(dir, "eslint.config.js"),
+    'import rules from "./tools/rules.js";\nimport local from "eslint-plugin-local";\nexport default [{ files: ["**/*.js"], plugins: { local }, rules }];\n',
+  );
   writeFileSync(path.join(dir, "tools", "rules.js"), 'export default { "prefer-const": "error" };\n');
   writeFileSync(path.join(dir, "src", "app.js"), "export const app = 1;\n");
   g(dir, "init", "-q", "-b", "main");

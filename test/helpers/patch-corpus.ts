@@ -51,7 +51,9 @@ export interface CorpusCase {
 export function loadCase(name: string): CorpusCase {
   const dir = path.join(CORPUS, name);
   const json = (f: string) => JSON.parse(readFileSync(path.join(dir, f), "utf8"));
-  const candidate: Candidate = existsSync(path.join(dir, "candidate.json")) ? json("candidate.json") : { mode: "patch", patch: readFileSync(path.join(dir, "patch.diff"), "utf8") };
+  const candidate: Candidate = existsSync(path.join(dir, "candidate.json"))
+    ? json("candidate.json")
+    : { mode: "patch", patch: readFileSync(path.join(dir, "patch.diff"), "utf8") };
   return {
     name,
     before: readTree(path.join(dir, "before")),

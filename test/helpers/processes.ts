@@ -18,7 +18,11 @@ export function processesIn(dir: string, running?: string): number[] {
     const pid = Number(name);
     if (!Number.isInteger(pid)) continue;
     try {
-      if ([real, `${real} (deleted)`].includes(readlinkSync(`/proc/${pid}/cwd`)) && (running === undefined || readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(running))) pids.push(pid);
+      if (
+        [real, `${real} (deleted)`].includes(readlinkSync(`/proc/${pid}/cwd`)) &&
+        (running === undefined || readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(running))
+      )
+        pids.push(pid);
     } catch {
       // Gone meanwhile, or another user's.
     }

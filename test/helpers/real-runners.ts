@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect } from "vitest";
 import type { TestServer } from "./client.js";
 import { filesCandidate } from "./fixtures.js";
-import { checkoutState, repoFromFiles, ROOT } from "./repo.js";
+import { checkoutState, ROOT, repoFromFiles } from "./repo.js";
 
 /**
  * Real test runners run for real through the real server (issue 22): each runner gets a small git
@@ -29,7 +29,11 @@ export function installRunners(): void {
   // A linked node_modules is another checkout's install (a second worktree of this repository): npm ci
   // through the link would empty that copy, and its lock file's age here says nothing about it.
   if (fresh() || lstatSync(path.join(RUNNERS, "node_modules"), { throwIfNoEntry: false })?.isSymbolicLink()) return;
-  execFileSync("flock", ["package.json", "sh", "-c", "[ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund"], { cwd: RUNNERS, stdio: ["ignore", "ignore", "inherit"], timeout: 600_000 });
+  execFileSync("flock", ["package.json", "sh", "-c", "[ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund"], {
+    cwd: RUNNERS,
+    stdio: ["ignore", "ignore", "inherit"],
+    timeout: 600_000,
+  });
   if (!fresh()) throw new Error(`npm ci in ${RUNNERS} did not install the runners`);
 }
 
@@ -122,7 +126,11 @@ export async function refineWith(srv: TestServer, c: RunnerCase, opts: { sandbox
   expect(base.score).toBeCloseTo(score(3, 2), 6);
 
   const candidate = (body: string) => filesCandidate(c.lib[0], c.lib[1](body));
-  const wrong = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: candidate(c.bodies.wrong), rationale: "clamp to hi (forgets lo)" });
+  const wrong = await srv.call<Any>("trm_submit_candidate", {
+    sessionId: s.sessionId,
+    candidate: candidate(c.bodies.wrong),
+    rationale: "clamp to hi (forgets lo)",
+  });
   const wrongLog = await testLog(srv, s.sessionId, "1");
   expect(wrong.tests, `${where} wrong fix: ${wrong.feedback}\n${wrongLog}`).toMatchObject(counts(4, 1));
   expect(wrongLog).toMatch(c.summary(4, 1));
@@ -131,7 +139,11 @@ export async function refineWith(srv: TestServer, c: RunnerCase, opts: { sandbox
   expect(wrong.tests.failures.map((f: Any) => f.name)).toEqual([expect.stringMatching(c.below)]);
   expect(wrong.feedback).toMatch(/new test failures \(1\):/);
 
-  const right = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: candidate(c.bodies.right), rationale: "clamp to both bounds" });
+  const right = await srv.call<Any>("trm_submit_candidate", {
+    sessionId: s.sessionId,
+    candidate: candidate(c.bodies.right),
+    rationale: "clamp to both bounds",
+  });
   const rightLog = await testLog(srv, s.sessionId, "2");
   expect(right.tests, `${where} right fix: ${right.feedback}\n${rightLog}`).toMatchObject({ ...counts(5, 0), failures: [] });
   expect(rightLog).toMatch(c.summary(5, 0));

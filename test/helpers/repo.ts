@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, lstatSync, readlinkSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -11,7 +11,15 @@ export function g(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, GIT_AUTHOR_NAME: "Test User", GIT_AUTHOR_EMAIL: "user@example.com", GIT_COMMITTER_NAME: "Test User", GIT_COMMITTER_EMAIL: "user@example.com", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "Test User",
+      GIT_AUTHOR_EMAIL: "user@example.com",
+      GIT_COMMITTER_NAME: "Test User",
+      GIT_COMMITTER_EMAIL: "user@example.com",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_CONFIG_NOSYSTEM: "1",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }
@@ -59,7 +67,10 @@ function hashTree(dir: string, rel = ""): Record<string, string> {
     const st = lstatSync(path.join(dir, r));
     if (st.isDirectory()) Object.assign(out, hashTree(dir, r));
     else if (st.isSymbolicLink()) out[r] = `link:${readlinkSync(path.join(dir, r))}`;
-    else out[r] = `${st.mode.toString(8)}:${createHash("sha1").update(readFileSync(path.join(dir, r))).digest("hex")}`;
+    else
+      out[r] = `${st.mode.toString(8)}:${createHash("sha1")
+        .update(readFileSync(path.join(dir, r)))
+        .digest("hex")}`;
   }
   return out;
 }
@@ -76,7 +87,11 @@ export function checkoutState(dir: string) {
     .filter((l) => l && !/^refs\/(heads\/trm\/|tags\/trm\/|notes\/trm\/|notes\/trm-logs\/|trm\/)/.test(l));
   return {
     files: hashTree(dir),
-    index: existsSync(path.join(gitDir, "index")) ? createHash("sha1").update(readFileSync(path.join(gitDir, "index"))).digest("hex") : null,
+    index: existsSync(path.join(gitDir, "index"))
+      ? createHash("sha1")
+          .update(readFileSync(path.join(gitDir, "index")))
+          .digest("hex")
+      : null,
     // The repository's config is theirs too (e.g. `git submodule init` in a worktree would write it).
     config: readFileSync(path.join(gitDir, "config"), "utf8"),
     head: readFileSync(path.join(gitDir, "HEAD"), "utf8"),

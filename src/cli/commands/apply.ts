@@ -1,16 +1,16 @@
 import { lstat, readlink, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { git, GitError, gitOrNull } from "../../git/cli.js";
-import { resolvePoint, type Point } from "../../session/points.js";
+import { GitError, git, gitOrNull } from "../../git/cli.js";
+import { type Point, resolvePoint } from "../../session/points.js";
 import type { Session } from "../../session/session.js";
+import { cliCommand } from "../../util/cli-name.js";
 import { UserError } from "../../util/errors.js";
 import { expectPositionals, flagBool, flagString } from "../args.js";
-import { printJson, type Command } from "../command.js";
+import { type Command, printJson } from "../command.js";
 import { checkId, findSession, openCheckout, type Repo } from "../find.js";
 import { plural } from "../format.js";
-import { diffBytes, withTempFile } from "../patch.js";
 import { mergeFile } from "../merge3.js";
-import { cliCommand } from "../../util/cli-name.js";
+import { diffBytes, withTempFile } from "../patch.js";
 
 /** One path the session changed, with its state at the baseline ("000000" mode = absent). */
 export interface Change {
@@ -47,7 +47,9 @@ export async function uncommittedPaths(top: string, paths: string[]): Promise<Se
   const dirty = new Set<string>();
   for (const part of chunks(paths, 500)) {
     // GIT_OPTIONAL_LOCKS=0 (set by git()) keeps status from refreshing, i.e. rewriting, the user's index.
-    const out = await git(top, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=no", "--no-renames", "--", ...part], { env: { GIT_LITERAL_PATHSPECS: "1" } });
+    const out = await git(top, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=no", "--no-renames", "--", ...part], {
+      env: { GIT_LITERAL_PATHSPECS: "1" },
+    });
     for (const rec of out.split("\0")) {
       const fields = rec.startsWith("1 ") ? 8 : rec.startsWith("u ") ? 10 : rec.startsWith("? ") ? 1 : rec.startsWith("2 ") ? 9 : -1;
       if (fields < 0) continue;
@@ -136,14 +138,27 @@ interface ApplyPlan {
  * Three-way merges the files both the user and the session changed (`touched`). Only content changes
  * of regular files merge; a file one side added, deleted or re-typed is a conflict as it stands.
  */
-async function mergeTouched(commonDir: string, top: string, changes: Change[], touched: string[]): Promise<{ merged: Map<string, Buffer>; conflicts: { path: string; where: string }[] }> {
+async function mergeTouched(
+  commonDir: string,
+  top: string,
+  changes: Change[],
+  touched: string[],
+): Promise<{ merged: Map<string, Buffer>; conflicts: { path: string; where: string }[] }> {
   const merged = new Map<string, Buffer>();
   const conflicts: { path: string; where: string }[] = [];
   for (const p of touched) {
     const c = changes.find((x) => x.path === p)!;
     const st = await lstat(path.join(top, p)).catch(() => null);
     if (c.status !== "M" || c.baseMode !== c.targetMode || !c.baseMode.startsWith("100") || !st?.isFile()) {
-      conflicts.push({ path: p, where: c.status === "A" ? "the session adds this file, and yours differs" : c.status === "D" ? "the session deletes this file, which you changed" : "changed in a way that cannot be merged line by line (type or mode)" });
+      conflicts.push({
+        path: p,
+        where:
+          c.status === "A"
+            ? "the session adds this file, and yours differs"
+            : c.status === "D"
+              ? "the session deletes this file, which you changed"
+              : "changed in a way that cannot be merged line by line (type or mode)",
+      });
       continue;
     }
     const m = await mergeFile(commonDir, top, p, c.baseOid, c.targetOid);
@@ -185,12 +200,25 @@ export const applyCommand: Command = {
     const checkout: Repo = await openCheckout(repoArg, io.cwd);
     const s = await findSession(checkId(id, "apply"), repoArg, io.cwd);
     if (!(await sameRepository(checkout.commonDir, s.config.commonDir))) {
-      throw new UserError(`Session ${s.id} belongs to another repository (${s.config.repoTop}), not to ${checkout.top}.`, "Run apply inside a checkout of the session's repository.");
+      throw new UserError(
+        `Session ${s.id} belongs to another repository (${s.config.repoTop}), not to ${checkout.top}.`,
+        "Run apply inside a checkout of the session's repository.",
+      );
     }
     const dryRun = flagBool(args, "dry-run");
     const { target, changes } = await planApply(s, flagBool(args, "best"));
     const where = `${target.label}${target.step !== undefined && target.label !== `step ${target.step}` ? `, step ${target.step}` : ""}`;
-    const report = (applied: boolean, merged = new Map<string, Buffer>()) => ({ alreadyApplied: false, sessionId: s.id, target: target.label, step: target.step ?? null, commit: target.commit, checkout: checkout.top, dryRun, applied, files: changes.map((c) => ({ path: c.path, status: c.status, ...(merged.has(c.path) ? { merged: true } : {}) })) });
+    const report = (applied: boolean, merged = new Map<string, Buffer>()) => ({
+      alreadyApplied: false,
+      sessionId: s.id,
+      target: target.label,
+      step: target.step ?? null,
+      commit: target.commit,
+      checkout: checkout.top,
+      dryRun,
+      applied,
+      files: changes.map((c) => ({ path: c.path, status: c.status, ...(merged.has(c.path) ? { merged: true } : {}) })),
+    });
     if (changes.length === 0) {
       if (flagBool(args, "json")) printJson(io, report(false));
       else io.out(`nothing to apply: the session's ${target.label} has the same files as its baseline\n`);
@@ -198,7 +226,10 @@ export const applyCommand: Command = {
     }
     const submodules = changes.filter((c) => c.baseMode === "160000" || c.targetMode === "160000");
     if (submodules.length) {
-      throw new UserError(`The session changed submodules (${submodules.map((c) => c.path).join(", ")}); apply only brings in files.`, `Use git: git diff trm/${s.id}/baseline ${target.commit.slice(0, 12)}.`);
+      throw new UserError(
+        `The session changed submodules (${submodules.map((c) => c.path).join(", ")}); apply only brings in files.`,
+        `Use git: git diff trm/${s.id}/baseline ${target.commit.slice(0, 12)}.`,
+      );
     }
     const touched = await conflictingPaths(checkout.top, changes);
     // Already there (applied before, perhaps committed since): say so, whatever else the files show.
@@ -224,7 +255,11 @@ export const applyCommand: Command = {
           await git(checkout.top, ["apply", "--check", "--whitespace=nowarn", "--", file]);
         } catch (err) {
           if (!(err instanceof GitError)) throw err;
-          const why = err.stderr.trim().split("\n").map((l) => `  ${l.replace(/^error: /, "")}`).join("\n");
+          const why = err.stderr
+            .trim()
+            .split("\n")
+            .map((l) => `  ${l.replace(/^error: /, "")}`)
+            .join("\n");
           throw new UserError(
             `The session's changes do not apply cleanly to your checkout:\n${why}\nNothing was changed.`,
             `Your files differ from the session's baseline (e.g. commits since the session started). To merge with conflict markers (this writes your index): git diff trm/${s.id}/baseline ${target.commit.slice(0, 12)} | git apply --3way`,
@@ -244,7 +279,9 @@ export const applyCommand: Command = {
       [
         `${dryRun ? "would apply" : "applied"} session ${s.id} (${where}, ${target.commit.slice(0, 12)}) to ${checkout.top}${dryRun ? " (dry run: nothing changed)" : " as uncommitted changes"}:`,
         ...changes.map((c) => ` ${color(c.status)} ${c.path}${merged.has(c.path) ? " (merged with your uncommitted changes)" : ""}`),
-        dryRun ? "it applies cleanly; run without --dry-run to apply." : `${plural(changes.length, "file")} changed; index, HEAD, branches and stash untouched.`,
+        dryRun
+          ? "it applies cleanly; run without --dry-run to apply."
+          : `${plural(changes.length, "file")} changed; index, HEAD, branches and stash untouched.`,
         ...(dryRun ? [] : [`review: git diff    undo: git diff trm/${s.id}/baseline ${target.commit.slice(0, 12)} | git apply -R`]),
       ].join("\n") + "\n",
     );

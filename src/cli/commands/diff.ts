@@ -1,7 +1,7 @@
-import { diffPoints, type DiffResult } from "../../session/history.js";
+import { type DiffResult, diffPoints } from "../../session/history.js";
 import { resolvePoint } from "../../session/points.js";
 import { expectPositionals, flagBool, flagString } from "../args.js";
-import { printJson, type Command, type Io } from "../command.js";
+import { type Command, type Io, printJson } from "../command.js";
 import { checkId, findSession } from "../find.js";
 import { plural } from "../format.js";
 import { diffBytes } from "../patch.js";
@@ -59,7 +59,16 @@ export const diffCommand: Command = {
       io.out(renderStat(r.files, io));
       return 0;
     }
-    const view = { sessionId: s.id, from: r.from, to: r.to, fromCommit: a.commit, toCommit: b.commit, files: r.files, linesAdded: r.linesAdded, linesRemoved: r.linesRemoved };
+    const view = {
+      sessionId: s.id,
+      from: r.from,
+      to: r.to,
+      fromCommit: a.commit,
+      toCommit: b.commit,
+      files: r.files,
+      linesAdded: r.linesAdded,
+      linesRemoved: r.linesRemoved,
+    };
     if (stat) printJson(io, view);
     else printJson(io, { ...view, diff: (await diffBytes(s.config.commonDir, a.commit, b.commit, { paths: args.rest })).toString("utf8") });
     return 0;

@@ -3,17 +3,17 @@ import { foldProgress } from "../../evaluate/score.js";
 import { git } from "../../git/cli.js";
 import { shortRef } from "../../git/refs.js";
 import { readNote } from "../../git/session-git.js";
+import { figuresView } from "../../mcp/views.js";
 import { listAlternatives } from "../../session/alternatives.js";
 import { listCheckpoints } from "../../session/history.js";
-import { testsTrailer, type StepNote } from "../../session/record.js";
+import { type StepNote, testsTrailer } from "../../session/record.js";
 import type { Session } from "../../session/session.js";
 import { cliCommand } from "../../util/cli-name.js";
 import { truncate } from "../../util/text.js";
 import { expectPositionals, flagBool, flagString } from "../args.js";
-import { printJson, type Command, type Io } from "../command.js";
+import { type Command, type Io, printJson } from "../command.js";
 import { checkId, findSession, latestSessionId } from "../find.js";
-import { figuresView } from "../../mcp/views.js";
-import { colorScore, fmtScore, printable, table, type Align } from "../format.js";
+import { type Align, colorScore, fmtScore, printable, table } from "../format.js";
 
 type CommandStatus = "ok" | "fail" | "timeout" | "skip" | null;
 
@@ -98,13 +98,13 @@ export async function logView(s: Session) {
     const mine = alternatives.filter((a) => a.step === st.step && st.step > 0 && (a.parent === parent || a.commit === st.commit));
     if (mine.length) {
       st.alternatives = mine.map((a) => ({
-          at: a.at,
-          commit: a.commit,
-          chosen: a.commit === st.commit,
-          score: a.note?.score ?? null,
-          testsSummary: a.note?.evaluation.commands.test ? testsTrailer(a.note.evaluation) : null,
-          build: a.note ? commandStatus(a.note.evaluation, "build") : null,
-          rationale: a.note ? (a.note.rationale.split("\n")[0] ?? "").trim() : "(no evaluation record)",
+        at: a.at,
+        commit: a.commit,
+        chosen: a.commit === st.commit,
+        score: a.note?.score ?? null,
+        testsSummary: a.note?.evaluation.commands.test ? testsTrailer(a.note.evaluation) : null,
+        build: a.note ? commandStatus(a.note.evaluation, "build") : null,
+        rationale: a.note ? (a.note.rationale.split("\n")[0] ?? "").trim() : "(no evaluation record)",
       }));
     }
   }
@@ -119,7 +119,15 @@ export async function logView(s: Session) {
     bestOnCurrentHistory: s.best?.onCurrentHistory ?? true,
     halt: { shouldHalt: halt.shouldHalt, reasons: halt.reasons },
     steps,
-    checkpoints: checkpoints.map((c) => ({ name: c.name, commit: c.commit, step: c.step, score: c.score, createdAt: c.createdAt, description: c.description, onCurrentHistory: c.onCurrentHistory })),
+    checkpoints: checkpoints.map((c) => ({
+      name: c.name,
+      commit: c.commit,
+      step: c.step,
+      score: c.score,
+      createdAt: c.createdAt,
+      description: c.description,
+      onCurrentHistory: c.onCurrentHistory,
+    })),
     kept: await keptWork(s),
   };
 }
@@ -141,33 +149,55 @@ function renderLog(v: LogView, io: Io): string {
   const threshold = 0.95;
   const cmdCell = (c: CommandStatus) => (c === "ok" ? p.green(c) : c === "fail" || c === "timeout" ? p.red(c) : p.dim(c ?? "-"));
   const has = { tests: !!v.commands.test, build: !!v.commands.build, lint: !!v.commands.lint, perf: !!v.commands.bench };
-  const headers = ["STEP", "COMMIT", "SCORE", "EMA", ...(has.tests ? ["TESTS"] : []), ...(has.build ? ["BUILD"] : []), ...(has.lint ? ["LINT"] : []), ...(has.perf ? ["PERF"] : []), "RATIONALE"];
-  const align: Align[] = ["right", "left", "right", "right", ...(has.tests ? (["right"] as const) : []), ...(has.build ? (["left"] as const) : []), ...(has.lint ? (["left"] as const) : []), ...(has.perf ? (["right"] as const) : []), "left"];
+  const headers = [
+    "STEP",
+    "COMMIT",
+    "SCORE",
+    "EMA",
+    ...(has.tests ? ["TESTS"] : []),
+    ...(has.build ? ["BUILD"] : []),
+    ...(has.lint ? ["LINT"] : []),
+    ...(has.perf ? ["PERF"] : []),
+    "RATIONALE",
+  ];
+  const align: Align[] = [
+    "right",
+    "left",
+    "right",
+    "right",
+    ...(has.tests ? (["right"] as const) : []),
+    ...(has.build ? (["left"] as const) : []),
+    ...(has.lint ? (["left"] as const) : []),
+    ...(has.perf ? (["right"] as const) : []),
+    "left",
+  ];
   // Newest first, as git log prints; a batch's candidates right under their step.
-  const rows = [...v.steps].reverse().flatMap((st) => [
-    [
-      String(st.step),
-      p.yellow(st.step === 0 ? "baseline" : st.commit.slice(0, 10)),
-      colorScore(p, st.score, threshold),
-      fmtScore(st.ema),
-      ...(has.tests ? [st.testsSummary ?? "-"] : []),
-      ...(has.build ? [cmdCell(st.build)] : []),
-      ...(has.lint ? [cmdCell(st.lint)] : []),
-      ...(has.perf ? [st.perf === null ? "-" : String(st.perf)] : []),
-      `${truncate(printable(st.rationale), 72)}${st.cachedFrom ? p.dim(" (cached)") : ""}${st.best ? ` ${p.bold(p.green("<- best"))}` : ""}`,
-    ],
-    ...(st.alternatives ?? []).map((a) => [
-      p.dim(`  ${a.at}`),
-      p.dim(a.commit.slice(0, 10)),
-      a.score === null ? p.dim("-") : colorScore(p, a.score, threshold),
-      p.dim("-"),
-      ...(has.tests ? [a.testsSummary ?? "-"] : []),
-      ...(has.build ? [cmdCell(a.build)] : []),
-      ...(has.lint ? [p.dim("-")] : []),
-      ...(has.perf ? [p.dim("-")] : []),
-      `${a.chosen ? "(chosen) " : ""}${truncate(printable(a.rationale), 64)}`,
-    ]),
-  ]);
+  const rows = [...v.steps]
+    .reverse()
+    .flatMap((st) => [
+      [
+        String(st.step),
+        p.yellow(st.step === 0 ? "baseline" : st.commit.slice(0, 10)),
+        colorScore(p, st.score, threshold),
+        fmtScore(st.ema),
+        ...(has.tests ? [st.testsSummary ?? "-"] : []),
+        ...(has.build ? [cmdCell(st.build)] : []),
+        ...(has.lint ? [cmdCell(st.lint)] : []),
+        ...(has.perf ? [st.perf === null ? "-" : String(st.perf)] : []),
+        `${truncate(printable(st.rationale), 72)}${st.cachedFrom ? p.dim(" (cached)") : ""}${st.best ? ` ${p.bold(p.green("<- best"))}` : ""}`,
+      ],
+      ...(st.alternatives ?? []).map((a) => [
+        p.dim(`  ${a.at}`),
+        p.dim(a.commit.slice(0, 10)),
+        a.score === null ? p.dim("-") : colorScore(p, a.score, threshold),
+        p.dim("-"),
+        ...(has.tests ? [a.testsSummary ?? "-"] : []),
+        ...(has.build ? [cmdCell(a.build)] : []),
+        ...(has.lint ? [p.dim("-")] : []),
+        ...(has.perf ? [p.dim("-")] : []),
+        `${a.chosen ? "(chosen) " : ""}${truncate(printable(a.rationale), 64)}`,
+      ]),
+    ]);
   if (!v.baseline.evaluated) {
     rows.push(["0", p.yellow("baseline"), p.dim("-"), p.dim("-"), ...headers.slice(4, -1).map(() => p.dim("-")), p.dim("(baseline, not evaluated)")]);
   }
@@ -180,7 +210,9 @@ function renderLog(v: LogView, io: Io): string {
   if (v.checkpoints.length) {
     lines.push("", p.bold("checkpoints:"));
     for (const c of v.checkpoints) {
-      lines.push(`  ${c.name}  step ${c.step ?? "?"}  score ${fmtScore(c.score)}  ${c.commit.slice(0, 10)}${c.onCurrentHistory ? "" : " (off the current history)"}${c.description ? `  ${truncate(printable(c.description), 60)}` : ""}`);
+      lines.push(
+        `  ${c.name}  step ${c.step ?? "?"}  score ${fmtScore(c.score)}  ${c.commit.slice(0, 10)}${c.onCurrentHistory ? "" : " (off the current history)"}${c.description ? `  ${truncate(printable(c.description), 60)}` : ""}`,
+      );
     }
   }
   // A kept ref whose commits all came back onto the branch (a restore of the same point, a resubmit) is history, not lost work.

@@ -4,10 +4,10 @@ import { forgetWorktreeEntry, removeWorktree, updateRefs } from "../../git/sessi
 import { registryDelete } from "../../session/registry.js";
 import { errorMessage } from "../../util/errors.js";
 import { expectPositionals, flagBool, flagString, UsageError } from "../args.js";
-import { printJson, type Command, type Io } from "../command.js";
+import { type Command, type Io, printJson } from "../command.js";
 import { openCheckout, type Repo } from "../find.js";
 import { shortPath } from "../format.js";
-import { planPrune, type PruneAction, type PrunePlan } from "../prune-plan.js";
+import { type PruneAction, type PrunePlan, planPrune } from "../prune-plan.js";
 
 interface Outcome {
   action: PruneAction;
@@ -74,7 +74,9 @@ function render(repo: Repo, plan: PrunePlan, outcomes: Outcome[] | null, io: Io)
   for (const s of plan.sessions) {
     const mine = plan.actions.filter((a) => a.sessionId === s.sessionId);
     if (!s.pruned) {
-      lines.push(`session ${s.sessionId} (${s.status}): kept${s.reason === "active" ? "" : s.reason.startsWith("in use") ? `, ${s.reason}` : `, ${s.reason}, nothing to remove`}`);
+      lines.push(
+        `session ${s.sessionId} (${s.status}): kept${s.reason === "active" ? "" : s.reason.startsWith("in use") ? `, ${s.reason}` : `, ${s.reason}, nothing to remove`}`,
+      );
       if (s.status !== "active" && s.kept.length) lines.push(`  keeps ${s.kept.join(", ")} (--delete-branches removes them)`);
       continue;
     }

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { ReviewInput, ReviewResult } from "../../review/index.js";
 import { UserError } from "../../util/errors.js";
 import { expectPositionals, flagBool, flagString, UsageError } from "../args.js";
-import { printJson, type Command, type Io } from "../command.js";
+import { type Command, type Io, printJson } from "../command.js";
 
 /**
  * `code-trm review <prUrl | base..head>`: the review for people and CI. Exit code 1 when the
@@ -25,14 +25,19 @@ function paintText(r: ReviewResult, io: Io, renderReviewText: (r: ReviewResult) 
   const p = io.paint;
   return text
     .split("\n")
-    .map((l) => (l.startsWith("Assessment: ") ? p.bold(r.summary.assessment === "needs-changes" ? p.red(l) : r.summary.assessment === "approved" ? p.green(l) : p.yellow(l)) : l.replace(/\[(critical|warning|info)\]/, (_, s: string) => `[${s === "critical" ? p.red(s) : s === "warning" ? p.yellow(s) : p.dim(s)}]`)))
+    .map((l) =>
+      l.startsWith("Assessment: ")
+        ? p.bold(r.summary.assessment === "needs-changes" ? p.red(l) : r.summary.assessment === "approved" ? p.green(l) : p.yellow(l))
+        : l.replace(/\[(critical|warning|info)\]/, (_, s: string) => `[${s === "critical" ? p.red(s) : s === "warning" ? p.yellow(s) : p.dim(s)}]`),
+    )
     .join("\n");
 }
 
 export const reviewCommand: Command = {
   name: "review",
   summary: "review a pull request or a local range (text, JSON or SARIF)",
-  usage: "code-trm review <prUrl | base..head> [--repo <path>] [--json] [--sarif <file>] [--trust-pr] [--mutate --test-cmd <cmd> [--build-cmd <cmd>] [--mutate-budget <s>]]",
+  usage:
+    "code-trm review <prUrl | base..head> [--repo <path>] [--json] [--sarif <file>] [--trust-pr] [--mutate --test-cmd <cmd> [--build-cmd <cmd>] [--mutate-budget <s>]]",
   description: [
     "Reviews a GitHub pull request (URL or OWNER/REPO#N; GITHUB_TOKEN for private repositories) or the",
     "local range base..head of a repository (default: the current one), as trm_review_pr does: comments",

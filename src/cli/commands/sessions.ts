@@ -1,8 +1,8 @@
+import { summaryLine } from "../../mcp/views.js";
 import { expectPositionals, flagBool } from "../args.js";
-import { printJson, type Command } from "../command.js";
+import { type Command, printJson } from "../command.js";
 import { loadSessions, openCheckout, statusOf } from "../find.js";
 import { colorScore, fmtAge, table } from "../format.js";
-import { summaryLine } from "../../mcp/views.js";
 
 export const sessionsCommand: Command = {
   name: "sessions",

@@ -17,7 +17,9 @@ export const isJsSource = (file: string): boolean => /\.(?:[cm]?[jt]sx?)$/.test(
 
 /** Test files and fixtures: their lines run as tests, they are not the code under test. */
 export const isTestFile = (file: string): boolean =>
-  /(^|\/)(__tests__|__mocks__|tests?|spec|fixtures?|e2e)\//.test(file) || /\.(test|spec|e2e)\.[cm]?[jt]sx?$/.test(file) || /(^|\/)tests?\.[cm]?[jt]sx?$/.test(file);
+  /(^|\/)(__tests__|__mocks__|tests?|spec|fixtures?|e2e)\//.test(file) ||
+  /\.(test|spec|e2e)\.[cm]?[jt]sx?$/.test(file) ||
+  /(^|\/)tests?\.[cm]?[jt]sx?$/.test(file);
 
 /**
  * Parses the hunk headers of a `-U0` diff of ONE file: `@@ -a,b +c,d @@` added `d` lines from `c` (a

@@ -45,7 +45,14 @@ export async function executableLines(file: string, text: string): Promise<Set<n
     const out = ts.transpileModule(text, {
       fileName: file.replace(/\.([cm]?)js(x?)$/, ".$1ts$2"),
       reportDiagnostics: false,
-      compilerOptions: { sourceMap: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, jsx: ts.JsxEmit.Preserve, removeComments: true, importHelpers: true },
+      compilerOptions: {
+        sourceMap: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ESNext,
+        jsx: ts.JsxEmit.Preserve,
+        removeComments: true,
+        importHelpers: true,
+      },
     });
     if (!out.sourceMapText) return null;
     const map = JSON.parse(out.sourceMapText) as { mappings: string };

@@ -105,7 +105,9 @@ export async function readV8Dir(dir: string, root: string, wanted: Set<string>):
   const { default: v8toIstanbul } = await import("v8-to-istanbul");
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith(".json")).slice(0, MAX_JSON_FILES);
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith(".json"))
+      .slice(0, MAX_JSON_FILES);
   } catch {
     return { hits, projectScripts };
   }

@@ -8,15 +8,15 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
+import { type RunResult, runCommand } from "../../exec/run.js";
+import type { Sandbox } from "../../exec/sandbox.js";
 import { readPrefix } from "../../util/read-prefix.js";
 import { projectRunner } from "../runner-hint.js";
-import { runCommand, type RunResult } from "../../exec/run.js";
-import type { Sandbox } from "../../exec/sandbox.js";
 import type { ChangedLines } from "./changed-lines.js";
 import { appendArgs } from "./command-args.js";
 import { executableLines } from "./executable-lines.js";
-import { readIstanbulJson, readV8Dir, type LineHits } from "./line-hits.js";
-import { crossCoverage, type ChangeCoverage } from "./uncovered.js";
+import { type LineHits, readIstanbulJson, readV8Dir } from "./line-hits.js";
+import { type ChangeCoverage, crossCoverage } from "./uncovered.js";
 
 export interface CoverageRunOptions {
   /** A checkout of the change's head (a temporary or pool worktree, never the user's). */
@@ -64,7 +64,9 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
     if (withArgs) cmd = withArgs;
     else notes.push(`${runner!.name}'s coverage arguments cannot be added to a chained test command ("${o.testCmd}"): only Node's own coverage was read.`);
   } else if (runner?.coverage?.v8 === false) {
-    notes.push(`${runner.name} runs code Node's own coverage cannot map${ij?.needs ? `: install ${ij.needs[0]} in the project to measure the change's coverage` : ""}.`);
+    notes.push(
+      `${runner.name} runs code Node's own coverage cannot map${ij?.needs ? `: install ${ij.needs[0]} in the project to measure the change's coverage` : ""}.`,
+    );
   }
   const wanted = new Set(o.changed.keys());
   let r: RunResult;
@@ -87,7 +89,18 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
     if (r.timedOut) notes.push(`The tests did not finish within ${o.timeoutSec} s under coverage: lines they had not reached yet read as unrun.`);
     if (!measured) {
       notes.push(`No coverage of the project's files could be read from "${cmd}" (exit ${r.exitCode ?? "by signal"}): the change's coverage is not reported.`);
-      return { uncovered: [], covered: new Map(), added: 0, ran: 0, measured, notes, cmd, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs };
+      return {
+        uncovered: [],
+        covered: new Map(),
+        added: 0,
+        ran: 0,
+        measured,
+        notes,
+        cmd,
+        exitCode: r.exitCode,
+        timedOut: r.timedOut,
+        durationMs: r.durationMs,
+      };
     }
     const executable = new Map<string, Set<number> | null>();
     for (const file of wanted) executable.set(file, await executableLines(file, readPrefix(path.join(o.cwd, file), 5_000_000)));

@@ -24,7 +24,24 @@ export interface ChosenMutant {
 }
 
 /** Mutators by how much a surviving one says about the tests: a flipped condition before a string. */
-const PRIORITY = ["ConditionalExpression", "EqualityOperator", "LogicalOperator", "ArithmeticOperator", "BooleanLiteral", "UnaryOperator", "UpdateOperator", "AssignmentOperator", "OptionalChaining", "MethodExpression", "ArrayDeclaration", "ObjectLiteral", "ArrowFunction", "BlockStatement", "StringLiteral", "Regex"];
+const PRIORITY = [
+  "ConditionalExpression",
+  "EqualityOperator",
+  "LogicalOperator",
+  "ArithmeticOperator",
+  "BooleanLiteral",
+  "UnaryOperator",
+  "UpdateOperator",
+  "AssignmentOperator",
+  "OptionalChaining",
+  "MethodExpression",
+  "ArrayDeclaration",
+  "ObjectLiteral",
+  "ArrowFunction",
+  "BlockStatement",
+  "StringLiteral",
+  "Regex",
+];
 const rank = (m: string) => {
   const i = PRIORITY.indexOf(m);
   return i < 0 ? PRIORITY.length : i;
@@ -71,7 +88,5 @@ export function chooseMutants(file: string, content: string, mutants: readonly R
     const cur = best.get(line);
     if (!cur || rank(m.mutatorName) < rank(cur.mutatorName)) best.set(line, m);
   }
-  return [...best.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([line, m]) => ({ id: m.id, file, line, mutator: m.mutatorName, diff: mutantDiff(content, m) }));
+  return [...best.entries()].sort((a, b) => a[0] - b[0]).map(([line, m]) => ({ id: m.id, file, line, mutator: m.mutatorName, diff: mutantDiff(content, m) }));
 }

@@ -14,7 +14,20 @@ export interface Instrumented {
   mutants: (RawMutant & { fileName: string })[];
 }
 
-const silent = { isDebugEnabled: () => false, isTraceEnabled: () => false, isInfoEnabled: () => false, isWarnEnabled: () => false, isErrorEnabled: () => false, isFatalEnabled: () => false, debug() {}, trace() {}, info() {}, warn() {}, error() {}, fatal() {} };
+const silent = {
+  isDebugEnabled: () => false,
+  isTraceEnabled: () => false,
+  isInfoEnabled: () => false,
+  isWarnEnabled: () => false,
+  isErrorEnabled: () => false,
+  isFatalEnabled: () => false,
+  debug() {},
+  trace() {},
+  info() {},
+  warn() {},
+  error() {},
+  fatal() {},
+};
 
 /**
  * Instruments `files` (name → text), placing the mutants of the given 1-based lines of each. A file the
@@ -53,6 +66,7 @@ export async function instrument(files: Map<string, { content: string; lines: nu
   }
   const out: Instrumented & { failed: string[] } = { files: new Map(), mutants: [], failed };
   for (const f of r?.files ?? []) out.files.set(f.name, f.content);
-  for (const m of r?.mutants ?? []) out.mutants.push({ id: m.id, fileName: m.fileName, mutatorName: m.mutatorName, replacement: m.replacement, location: m.location });
+  for (const m of r?.mutants ?? [])
+    out.mutants.push({ id: m.id, fileName: m.fileName, mutatorName: m.mutatorName, replacement: m.replacement, location: m.location });
   return out;
 }

@@ -9,14 +9,14 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import { type RunResult, runCommand } from "../../exec/run.js";
+import type { Sandbox } from "../../exec/sandbox.js";
 import { isInside } from "../../util/paths.js";
 import { readPrefix } from "../../util/read-prefix.js";
 import { appendArgs } from "../coverage/command-args.js";
 import { parseTests } from "../parsers/index.js";
 import { projectRunner } from "../runner-hint.js";
-import { runCommand, type RunResult } from "../../exec/run.js";
-import type { Sandbox } from "../../exec/sandbox.js";
-import { chooseMutants, type ChosenMutant } from "./choose.js";
+import { type ChosenMutant, chooseMutants } from "./choose.js";
 import { ACTIVE_MUTANT_ENV, instrument } from "./instrument.js";
 
 export interface MutationOptions {
@@ -100,7 +100,14 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   o.onProgress?.(`instrumenting ${originals.size} file(s) with Stryker's mutators`);
   const inst = await instrument(originals);
   if (inst.failed.length > 0) notes.push(`Stryker's parser refused ${inst.failed.join(", ")}: no mutants there.`);
-  const chosen = [...originals].flatMap(([file, f]) => chooseMutants(file, f.content, inst.mutants.filter((m) => m.fileName === file), f.lines));
+  const chosen = [...originals].flatMap(([file, f]) =>
+    chooseMutants(
+      file,
+      f.content,
+      inst.mutants.filter((m) => m.fileName === file),
+      f.lines,
+    ),
+  );
   if (chosen.length === 0) return none();
   started = performance.now();
   deadline = started + o.budgetMs;
@@ -109,7 +116,14 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   const related = runner?.related ? appendArgs(o.testCmd, runner.related([...originals.keys()])) : null;
   const run = (cwd: string, cmd: string, timeoutMs: number, env?: Record<string, string>) => {
     const sb = o.sandbox?.(cwd);
-    return runCommand(cmd, { cwd, timeoutMs, env: { ...o.env, ...env }, ...(o.signal ? { signal: o.signal } : {}), ...(sb ? { sandbox: sb } : {}), ...(o.passEnv ? { passEnv: o.passEnv } : {}) });
+    return runCommand(cmd, {
+      cwd,
+      timeoutMs,
+      env: { ...o.env, ...env },
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(sb ? { sandbox: sb } : {}),
+      ...(o.passEnv ? { passEnv: o.passEnv } : {}),
+    });
   };
   const write = async (cwd: string, files: Map<string, string>) => {
     for (const [file, content] of files) {
@@ -148,7 +162,12 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   if (!(await baseline())) {
     mode = "rewrite";
     await write(first, originalText);
-    if (!(await baseline())) return none(deadline - performance.now() < 1000 ? `The ${Math.round(o.budgetMs / 1000)} s budget ran out before the tests had run once on the head: no mutant was run.` : `The tests do not pass on the head${o.buildCmd ? " (or its build fails)" : ""}: no mutant was run.`);
+    if (!(await baseline()))
+      return none(
+        deadline - performance.now() < 1000
+          ? `The ${Math.round(o.budgetMs / 1000)} s budget ran out before the tests had run once on the head: no mutant was run.`
+          : `The tests do not pass on the head${o.buildCmd ? " (or its build fails)" : ""}: no mutant was run.`,
+      );
     notes.push("The tests failed on Stryker's instrumented copy: each mutant was written into its file instead (slower).");
   }
   // A mutant that makes the tests loop is stopped well before the budget, and counts as killed.
@@ -176,7 +195,9 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
         const f = originals.get(m.file)!;
         const mutated = applyMutant(f.content, inst.mutants.find((x) => x.id === m.id)!);
         await write(cwd, new Map([[m.file, mutated]]));
-        r = (await build(cwd)) ? await run(cwd, cmd, Math.min(perMutantMs, left)) : ({ exitCode: 1, timedOut: false, output: { stdout: "", stderr: "", all: "" }, durationMs: 0 } as unknown as RunResult);
+        r = (await build(cwd))
+          ? await run(cwd, cmd, Math.min(perMutantMs, left))
+          : ({ exitCode: 1, timedOut: false, output: { stdout: "", stderr: "", all: "" }, durationMs: 0 } as unknown as RunResult);
         await write(cwd, new Map([[m.file, f.content]]));
       }
       const status: MutantStatus = r.timedOut ? "timeout" : passed(r, cwd) ? "survived" : "killed";
@@ -187,11 +208,22 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   await Promise.all(Array.from({ length: Math.max(1, Math.min(o.parallel, chosen.length)) }, (_, k) => worker(k)));
   if (queue.length > 0) notes.push(`${queue.length} of ${chosen.length} mutants were not run within the ${Math.round(o.budgetMs / 1000)} s budget.`);
   results.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  return { mode, results, survived: results.filter((r) => r.status === "survived"), notRun: queue.length, chosen: chosen.length, durationMs: performance.now() - started, notes };
+  return {
+    mode,
+    results,
+    survived: results.filter((r) => r.status === "survived"),
+    notRun: queue.length,
+    chosen: chosen.length,
+    durationMs: performance.now() - started,
+    notes,
+  };
 }
 
 /** `content` with the mutant's replacement in place of its location (0-based lines and columns). Pure. */
-export function applyMutant(content: string, m: { replacement: string; location: { start: { line: number; column: number }; end: { line: number; column: number } } }): string {
+export function applyMutant(
+  content: string,
+  m: { replacement: string; location: { start: { line: number; column: number }; end: { line: number; column: number } } },
+): string {
   const lines = content.split("\n");
   const { start, end } = m.location;
   const head = lines.slice(0, start.line).join("\n");

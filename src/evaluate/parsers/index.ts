@@ -2,17 +2,18 @@
  * Reading what build, test, lint and bench commands print: test counts with the failing tests, compiler
  * and linter diagnostics, and the bench number. Pure functions over text; the evaluator runs commands.
  */
+
+import { RUNNERS, STRUCTURED_PARSERS, TEXT_PARSERS } from "../runners/index.js";
 import type { CommandOutput, Diagnostic, TestCounts } from "../types.js";
+import type { DiagInput } from "./diagnostics/common.js";
 import { parseEslintJson, parseEslintStylish } from "./diagnostics/eslint.js";
 import { parseGo } from "./diagnostics/go.js";
 import { parseFlake8, parseMypy, parsePylint, parsePythonTracebacks } from "./diagnostics/python.js";
 import { parseRustc } from "./diagnostics/rustc.js";
 import { parseTsc } from "./diagnostics/tsc.js";
 import { parseXo } from "./diagnostics/xo.js";
-import type { DiagInput } from "./diagnostics/common.js";
 import type { TestInput } from "./tests/common.js";
 import { parseJUnitXml } from "./tests/junit.js";
-import { RUNNERS, STRUCTURED_PARSERS, TEXT_PARSERS } from "../runners/index.js";
 import { cleanText, splitLines } from "./util.js";
 
 export { parseBenchValue } from "./bench.js";
@@ -51,7 +52,13 @@ export function parseTests(out: CommandOutput, opts: ParseTestsOptions = {}): Te
   const allRaw = out.all !== undefined && out.all !== "" ? out.all : [out.stdout ?? "", out.stderr ?? ""].filter((s) => s !== "").join("\n");
   const text = allRaw === out.stdout ? stdout : cleanText(allRaw);
   if (text.trim() === "" && stdout.trim() === "") return null;
-  const input: TestInput = { text, lines: splitLines(text), stdout: stdout.trim() !== "" ? stdout : text, ...(cwd !== undefined ? { cwd } : {}), ...(opts.goModule !== undefined ? { goModule: opts.goModule } : {}) };
+  const input: TestInput = {
+    text,
+    lines: splitLines(text),
+    stdout: stdout.trim() !== "" ? stdout : text,
+    ...(cwd !== undefined ? { cwd } : {}),
+    ...(opts.goModule !== undefined ? { goModule: opts.goModule } : {}),
+  };
 
   // Machine-readable reporters first: they are exact and cannot be mistaken for another format. Then
   // the text formats, in the runners' order (runners/index.ts).

@@ -4,6 +4,8 @@
  * returns null unless its own summary is present, so it matters only for an output holding two
  * runners' output) and the order their commands are recognised in.
  */
+
+import { matchesAnyGlob } from "../../util/glob.js";
 import { ava } from "./ava.js";
 import { bun } from "./bun.js";
 import { cargo } from "./cargo.js";
@@ -16,7 +18,6 @@ import { pytest } from "./pytest.js";
 import { tap } from "./tap.js";
 import { tape } from "./tape.js";
 import type { RunnerDescriptor, TestParser } from "./types.js";
-import { matchesAnyGlob } from "../../util/glob.js";
 import { unittest } from "./unittest.js";
 import { uvu } from "./uvu.js";
 import { vitest } from "./vitest.js";
@@ -43,7 +44,21 @@ export const runnerOfCommand = (text: string): RunnerDescriptor | undefined => R
  * runner's file, coverage tools wrapping the runner, and the config of runners code-trm does not read
  * but a suite may use beside one it reads (karma, playwright, cypress, wdio).
  */
-export const GENERIC_TEST_CONFIG = ["package.json", "Makefile", "justfile", "noxfile.py", ".c8rc", ".c8rc.json", ".nycrc", ".nycrc.*", "karma.conf.*", "playwright.config.*", "cypress.config.*", "cypress.json", "wdio.conf.*"];
+export const GENERIC_TEST_CONFIG = [
+  "package.json",
+  "Makefile",
+  "justfile",
+  "noxfile.py",
+  ".c8rc",
+  ".c8rc.json",
+  ".nycrc",
+  ".nycrc.*",
+  "karma.conf.*",
+  "playwright.config.*",
+  "cypress.config.*",
+  "cypress.json",
+  "wdio.conf.*",
+];
 
 /** Every name that chooses tests: the generic ones and every runner's. */
 export const TEST_CONFIG_FILES: string[] = unique([...GENERIC_TEST_CONFIG, ...RUNNERS.flatMap((r) => r.testConfigFiles)]);

@@ -16,7 +16,9 @@ export const pytest: RunnerDescriptor = {
       { file: "conftest.py" },
       { file: "tests/conftest.py" },
       // Where a setup.py-only project keeps its test dependencies.
-      ...["setup.py", "Pipfile", "requirements-dev.txt", "requirements-test.txt", "dev-requirements.txt", "test-requirements.txt", "requirements.txt"].map((file) => ({ file, contains: /\bpytest\b/ })),
+      ...["setup.py", "Pipfile", "requirements-dev.txt", "requirements-test.txt", "dev-requirements.txt", "test-requirements.txt", "requirements.txt"].map(
+        (file) => ({ file, contains: /\bpytest\b/ }),
+      ),
     ],
   },
   parse: { text: [parsePytest] },

@@ -19,7 +19,10 @@ export const vitest: RunnerDescriptor = {
   coverage: {
     args: ["--coverage"],
     prints: "a text table of % statements, branches, functions and lines per file (needs @vitest/coverage-v8 or -istanbul)",
-    istanbulJson: { args: (dir) => ["--coverage.enabled=true", "--coverage.reporter=json", `--coverage.reportsDirectory=${dir}`], needs: ["@vitest/coverage-v8", "@vitest/coverage-istanbul"] },
+    istanbulJson: {
+      args: (dir) => ["--coverage.enabled=true", "--coverage.reporter=json", `--coverage.reportsDirectory=${dir}`],
+      needs: ["@vitest/coverage-v8", "@vitest/coverage-istanbul"],
+    },
     // Vite's module runner evaluates each module as a function without a file name: V8 reports it anonymous.
     v8: false,
   },

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { candidateSchema } from "../../candidate/schema.js";
-import { planCandidate } from "../../candidate/plan.js";
-import { assertTestsUntouched, landedOps } from "../../session/test-files.js";
-import { previewPlan, validationWarnings } from "../../candidate/preview.js";
 import { suggestMode } from "../../candidate/mode-suggest.js";
+import { planCandidate } from "../../candidate/plan.js";
+import { previewPlan, validationWarnings } from "../../candidate/preview.js";
+import { candidateSchema } from "../../candidate/schema.js";
 import { CandidateError, type CandidateIssue } from "../../candidate/types.js";
 import { worktreeReader } from "../../candidate/write.js";
 import type { SessionManager } from "../../session/manager.js";
+import { assertTestsUntouched, landedOps } from "../../session/test-files.js";
 import { UserError } from "../../util/errors.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { issueLines } from "../respond.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { SessionManager } from "../../session/manager.js";
 import { readFiles, readLines } from "../../session/files.js";
 import { readLog } from "../../session/logs.js";
+import type { SessionManager } from "../../session/manager.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { pointIn } from "./point.js";
@@ -87,7 +87,10 @@ export function fileTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       const r = await readLog(s, args);
       const more = r.truncated ? `\n… ${r.totalChars - r.offset - r.content.length} more characters (offset ${r.offset + r.content.length})` : "";
-      return { structured: r, text: `${r.command} at ${r.at} (${r.totalChars} characters; recorded: ${r.available.map((a) => a.command).join(", ")})\n${r.content}${more}` };
+      return {
+        structured: r,
+        text: `${r.command} at ${r.at} (${r.totalChars} characters; recorded: ${r.available.map((a) => a.command).join(", ")})\n${r.content}${more}`,
+      };
     },
   });
   return [read, lines, log];

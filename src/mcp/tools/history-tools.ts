@@ -1,9 +1,9 @@
 import { z } from "zod";
+import { fmt } from "../../evaluate/score.js";
 import { diffPoints, listCheckpoints, restorePoint, saveCheckpoint, undo } from "../../session/history.js";
 import type { SessionManager } from "../../session/manager.js";
-import { fmt } from "../../evaluate/score.js";
-import { defineTool, READ_ONLY, type Hints } from "../register.js";
 import type { Session } from "../../session/session.js";
+import { defineTool, type Hints, READ_ONLY } from "../register.js";
 import { bestOffHistoryNote, figuresOut, figuresView, historyItemOut, historyView, stateText, stateView } from "../views.js";
 import { pointIn } from "./point.js";
 
@@ -57,7 +57,10 @@ export function historyTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       const r = await restorePoint(s, args.name);
       const v = stateView(s);
-      return { structured: { ...stateOf(s), ...r }, text: `restored ${r.restored}${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v, bestOffHistoryNote(s))}` };
+      return {
+        structured: { ...stateOf(s), ...r },
+        text: `restored ${r.restored}${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v, bestOffHistoryNote(s))}`,
+      };
     },
   });
 
@@ -66,14 +69,29 @@ export function historyTools(sessions: SessionManager) {
     description: "Checkpoints with step, score, date, description.",
     input: { sessionId: z.string() },
     output: {
-      checkpoints: z.array(z.object({ name: z.string(), commit: z.string(), step: z.number().nullable(), score: z.number().nullable(), createdAt: z.string(), description: z.string(), onCurrentHistory: z.boolean() })),
+      checkpoints: z.array(
+        z.object({
+          name: z.string(),
+          commit: z.string(),
+          step: z.number().nullable(),
+          score: z.number().nullable(),
+          createdAt: z.string(),
+          description: z.string(),
+          onCurrentHistory: z.boolean(),
+        }),
+      ),
     },
     hints: READ_ONLY,
     async run(args) {
       const s = await sessions.get(args.sessionId);
       const checkpoints = await listCheckpoints(s);
       const text = checkpoints.length
-        ? checkpoints.map((c) => `${c.name}: step ${c.step ?? "?"} score ${c.score === null ? "-" : fmt(c.score)} ${c.createdAt}${c.onCurrentHistory ? "" : " (off the current history)"}${c.description ? ` — ${c.description}` : ""}`).join("\n")
+        ? checkpoints
+            .map(
+              (c) =>
+                `${c.name}: step ${c.step ?? "?"} score ${c.score === null ? "-" : fmt(c.score)} ${c.createdAt}${c.onCurrentHistory ? "" : " (off the current history)"}${c.description ? ` — ${c.description}` : ""}`,
+            )
+            .join("\n")
         : "no checkpoints";
       return { structured: { checkpoints }, text };
     },
@@ -89,14 +107,22 @@ export function historyTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       const r = await restorePoint(s, "baseline");
       const v = stateView(s);
-      return { structured: { ...stateOf(s), filesRestored: r.filesRestored, keptAs: r.keptAs }, text: `reset to baseline${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v, bestOffHistoryNote(s))}` };
+      return {
+        structured: { ...stateOf(s), filesRestored: r.filesRestored, keptAs: r.keptAs },
+        text: `reset to baseline${r.keptAs ? ` (previous work kept as ${r.keptAs})` : ""}\n${stateText(v, bestOffHistoryNote(s))}`,
+      };
     },
   });
 
   const diff = defineTool({
     name: "trm_diff",
     description: "Unified diff and stat between two points: baseline|best|current|<step>|<checkpoint>.",
-    input: { sessionId: z.string(), from: pointIn.optional().describe("default baseline"), to: pointIn.optional().describe("default current"), paths: z.array(z.string()).max(100).optional() },
+    input: {
+      sessionId: z.string(),
+      from: pointIn.optional().describe("default baseline"),
+      to: pointIn.optional().describe("default current"),
+      paths: z.array(z.string()).max(100).optional(),
+    },
     defaults: { from: "baseline", to: "current" },
     output: {
       from: z.string(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CATEGORIES, FOCUS, renderReviewText, reviewPr, type ReviewInput, type ReviewResult } from "../../review/index.js";
+import { CATEGORIES, FOCUS, type ReviewInput, type ReviewResult, renderReviewText, reviewPr } from "../../review/index.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, type SameShape } from "../register.js";
 

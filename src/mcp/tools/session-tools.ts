@@ -1,8 +1,8 @@
-import { cliCommand } from "../../util/cli-name.js";
 import { z } from "zod";
 import { fmt } from "../../evaluate/score.js";
 import { shortRef } from "../../git/refs.js";
 import type { SessionManager } from "../../session/manager.js";
+import { cliCommand } from "../../util/cli-name.js";
 import { shellQuote } from "../../util/text.js";
 import { defineTool, READ_ONLY } from "../register.js";
 import { bestOffHistoryNote, evaluationOut, figuresOut, historyItemOut, sessionSummaryOut, stateText, stateView, summaryLine } from "../views.js";
@@ -54,7 +54,14 @@ export function sessionTools(sessions: SessionManager) {
     name: "trm_end_session",
     description: "Remove the session worktree. Branch, tags and notes stay (unless discard: true) so the result can be merged.",
     input: { sessionId, discard: z.boolean().optional().describe("also delete branch, tags, notes") },
-    output: { ok: z.boolean(), branch: z.string(), bestCommit: z.string().nullable(), bestStep: z.number().nullable(), discarded: z.boolean(), howToApply: z.array(z.string()) },
+    output: {
+      ok: z.boolean(),
+      branch: z.string(),
+      bestCommit: z.string().nullable(),
+      bestStep: z.number().nullable(),
+      discarded: z.boolean(),
+      howToApply: z.array(z.string()),
+    },
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async run(args) {
       const s = await sessions.get(args.sessionId);
@@ -63,11 +70,24 @@ export function sessionTools(sessions: SessionManager) {
       const branch = shortRef(s.refs.branch);
       await s.end(!!args.discard);
       sessions.forget(s.id);
-      const howToApply = args.discard ? [] : applyInstructions({ id: s.id, branch, bestCommit: best?.commit ?? null, uncommittedIncluded: s.config.uncommittedIncluded, bestOffHistory: !!best && !best.onCurrentHistory, top: s.top });
+      const howToApply = args.discard
+        ? []
+        : applyInstructions({
+            id: s.id,
+            branch,
+            bestCommit: best?.commit ?? null,
+            uncommittedIncluded: s.config.uncommittedIncluded,
+            bestOffHistory: !!best && !best.onCurrentHistory,
+            top: s.top,
+          });
       const structured = { ok: true, branch, bestCommit: best?.commit ?? null, bestStep: best?.step ?? null, discarded: !!args.discard, howToApply };
       const text = args.discard
         ? `session ${s.id} ended; worktree, branch, tags and notes deleted.`
-        : [`session ${s.id} ended; worktree removed; branch ${branch} kept${best ? ` (best: step ${best.step}, score ${fmt(best.score)}, ${best.commit.slice(0, 12)}${offNote})` : ""}.`, "to bring the result in:", ...howToApply.map((h) => `  ${h}`)].join("\n");
+        : [
+            `session ${s.id} ended; worktree removed; branch ${branch} kept${best ? ` (best: step ${best.step}, score ${fmt(best.score)}, ${best.commit.slice(0, 12)}${offNote})` : ""}.`,
+            "to bring the result in:",
+            ...howToApply.map((h) => `  ${h}`),
+          ].join("\n");
       return { structured, text };
     },
   });
@@ -82,7 +102,12 @@ export function sessionTools(sessions: SessionManager) {
       const all = await sessions.list(args.repoPath);
       const rows = all.map((s) => summaryLine(s));
       const text = rows.length
-        ? rows.map((r) => `${r.sessionId} ${r.status.padEnd(6)} step ${r.step} score ${r.score === null ? "-" : fmt(r.score)} best ${r.bestScore === null ? "-" : fmt(r.bestScore)} tests ${r.tests ?? "-"} ${r.branch}`).join("\n")
+        ? rows
+            .map(
+              (r) =>
+                `${r.sessionId} ${r.status.padEnd(6)} step ${r.step} score ${r.score === null ? "-" : fmt(r.score)} best ${r.bestScore === null ? "-" : fmt(r.bestScore)} tests ${r.tests ?? "-"} ${r.branch}`,
+            )
+            .join("\n")
         : "no sessions in this repository";
       return { structured: { sessions: rows }, text };
     },

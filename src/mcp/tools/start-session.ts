@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { DEFAULT_EMA_ALPHA, DEFAULT_HALT, DEFAULT_TIMEOUT_SEC, DEFAULT_WEIGHTS, type StartInput } from "../../session/config.js";
+import { detectedLines } from "../../session/detect-commands.js";
 import type { SessionManager } from "../../session/manager.js";
 import { startSession } from "../../session/start.js";
-import { detectedLines } from "../../session/detect-commands.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool, type SameShape } from "../register.js";
 import { evaluationOut, evaluationView } from "../views.js";
@@ -131,9 +131,13 @@ export function startSessionTool(sessions: SessionManager) {
       const text = [
         `session ${r.session.id} started on branch ${r.branch} (baseline ${r.snap.commit.slice(0, 12)}${r.snap.dirty ? ", uncommitted changes included" : ""})`,
         `worktree: ${r.session.worktree}`,
-        ...(r.session.config.sandbox ? [`sandbox: bubblewrap active (worktree writable, rest read-only, ${r.session.config.sandbox.network ? "network allowed" : "no network"})`] : []),
+        ...(r.session.config.sandbox
+          ? [`sandbox: bubblewrap active (worktree writable, rest read-only, ${r.session.config.sandbox.network ? "network allowed" : "no network"})`]
+          : []),
         ...(r.submodules ? [`${r.submodules.ok ? "" : "note: "}${r.submodules.message}`] : []),
-        ...(r.snap.skipped.length ? [`note: ${r.snap.skipped.length} file(s) of the checkout could not be read and are not in the baseline: ${r.snap.skipped.slice(0, 10).join(", ")}`] : []),
+        ...(r.snap.skipped.length
+          ? [`note: ${r.snap.skipped.length} file(s) of the checkout could not be read and are not in the baseline: ${r.snap.skipped.slice(0, 10).join(", ")}`]
+          : []),
         ...(r.setup ? [`setup ${r.setup.ok ? "ok" : `FAILED (exit ${r.setup.exitCode})`}: ${r.setup.cmd}${r.setup.ok ? "" : `\n${r.setup.output}`}`] : []),
         ...(r.detected ? detectedLines(r.detected) : []),
         ...r.notes.map((n) => `note: ${n}`),

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { candidateSchema } from "../../candidate/schema.js";
 import { fmt } from "../../evaluate/score.js";
+import { type CandidateOutcome, submitBatch } from "../../session/batch.js";
 import type { SessionManager } from "../../session/manager.js";
-import { submitBatch, type CandidateOutcome } from "../../session/batch.js";
 import { UserError } from "../../util/errors.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool } from "../register.js";
@@ -22,7 +22,8 @@ const diagnosticOut = z.object({
 export function submitCandidateTool(sessions: SessionManager) {
   return defineTool({
     name: "trm_submit_candidate",
-    description: "Apply a candidate in the session worktree (all-or-nothing), run the commands, score it and commit it as the next step: scores, tests, diagnostics, whether to stop.",
+    description:
+      "Apply a candidate in the session worktree (all-or-nothing), run the commands, score it and commit it as the next step: scores, tests, diagnostics, whether to stop.",
     input: {
       sessionId: z.string().describe("from trm_start_session"),
       candidate: candidateSchema.optional(),
@@ -65,14 +66,24 @@ export function submitCandidateTool(sessions: SessionManager) {
     async run(args, ctx) {
       const s = await sessions.get(args.sessionId);
       if (!args.candidate === !args.candidates) {
-        throw new UserError(args.candidate ? "Both candidate and candidates were given." : "No candidate given.", "Send exactly one of candidate (one change) or candidates (2 to 8 {candidate, rationale} to evaluate side by side).");
+        throw new UserError(
+          args.candidate ? "Both candidate and candidates were given." : "No candidate given.",
+          "Send exactly one of candidate (one change) or candidates (2 to 8 {candidate, rationale} to evaluate side by side).",
+        );
       }
       // A batch's own rationale per candidate; the call's rationale stands in where one has none.
       const items = args.candidates?.map((c) => ({ candidate: c.candidate, rationale: c.rationale ?? args.rationale ?? "" }));
-      const r = items ? await submitBatch(s, { items, zNotes: args.zNotes, maxParallel: args.maxParallel }, ctx) : await s.submit({ candidate: args.candidate!, rationale: args.rationale ?? "", zNotes: args.zNotes }, ctx);
+      const r = items
+        ? await submitBatch(s, { items, zNotes: args.zNotes, maxParallel: args.maxParallel }, ctx)
+        : await s.submit({ candidate: args.candidate!, rationale: args.rationale ?? "", zNotes: args.zNotes }, ctx);
       const batch: CandidateOutcome[] | undefined = "candidates" in r ? (r.candidates as CandidateOutcome[]) : undefined;
       const failureSteps = new Map(r.failures.map((f) => [f.item.name, f.introducedAtStep]));
-      const tests = r.ev.tests === undefined ? undefined : r.ev.tests === null ? null : { ...testsView(r.ev.tests), failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
+      const tests =
+        r.ev.tests === undefined
+          ? undefined
+          : r.ev.tests === null
+            ? null
+            : { ...testsView(r.ev.tests), failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
       const structured = {
         step: r.step,
         commit: r.commit,
@@ -95,7 +106,9 @@ export function submitCandidateTool(sessions: SessionManager) {
         ...(r.modeSuggestion ? { modeSuggestion: r.modeSuggestion } : {}),
         commandsMs: r.cachedFrom ? 0 : r.ev.commandsMs,
         // Each command's own time; commandsMs is the wall time (concurrent commands overlap).
-        ...(r.cachedFrom ? {} : { commandMs: Object.fromEntries(Object.entries(r.ev.commands).flatMap(([k, c]) => (c && !c.skipped ? [[k, c.durationMs]] : []))) }),
+        ...(r.cachedFrom
+          ? {}
+          : { commandMs: Object.fromEntries(Object.entries(r.ev.commands).flatMap(([k, c]) => (c && !c.skipped ? [[k, c.durationMs]] : []))) }),
         ...(batch ? { candidates: batch } : {}),
       };
       const extra = [...structured.warnings.map((w) => `warning: ${w}`), ...(r.modeSuggestion ? [`tip: ${r.modeSuggestion}`] : [])];

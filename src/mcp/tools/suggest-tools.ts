@@ -63,7 +63,9 @@ export function suggestTools(sessions: SessionManager) {
       const s = await sessions.get(args.sessionId);
       const r = await suggestFixes(s, ctx);
       const text = [
-        ...r.suggestions.map((x, i) => `${i + 1}. [${x.priority}] ${x.fixer}: ${x.issue}\n   ${x.rationale}\n   candidate: ${JSON.stringify(x.candidateToFix)}`),
+        ...r.suggestions.map(
+          (x, i) => `${i + 1}. [${x.priority}] ${x.fixer}: ${x.issue}\n   ${x.rationale}\n   candidate: ${JSON.stringify(x.candidateToFix)}`,
+        ),
         ...(r.dropped ? [`${r.dropped} fix(es) dropped: they did not apply or did not remove the error`] : []),
         ...r.notes.map((n) => `note: ${n}`),
       ].join("\n");

@@ -1,7 +1,7 @@
 import ts from "typescript";
 import type { FileContext } from "../context.js";
+import { finding, RULES } from "../rules/catalog.js";
 import type { Finding } from "../types.js";
-import { RULES, finding } from "../rules/catalog.js";
 import { lineOf, walk } from "./parse.js";
 
 /**
@@ -27,9 +27,14 @@ export function nonNullAssertions(ctx: FileContext, sf: ts.SourceFile): Finding[
     seen.add(line);
     const text = n.expression.getText(sf);
     out.push(
-      finding(RULES.nonNull, line, `Non-null assertion on \`${text.length > 40 ? `${text.slice(0, 39)}…` : text}\`: if the lookup finds nothing, the code goes on with undefined instead of failing here.`, {
-        suggestion: "Check the value (`if (!x) throw ...`), use optional chaining `?.`, or give it a default with `??`.",
-      }),
+      finding(
+        RULES.nonNull,
+        line,
+        `Non-null assertion on \`${text.length > 40 ? `${text.slice(0, 39)}…` : text}\`: if the lookup finds nothing, the code goes on with undefined instead of failing here.`,
+        {
+          suggestion: "Check the value (`if (!x) throw ...`), use optional chaining `?.`, or give it a default with `??`.",
+        },
+      ),
     );
   });
   return out;

@@ -1,7 +1,7 @@
 import ts from "typescript";
 import type { FileContext } from "../context.js";
+import { finding, RULES } from "../rules/catalog.js";
 import type { Finding } from "../types.js";
-import { RULES, finding } from "../rules/catalog.js";
 import { lineOf, walk } from "./parse.js";
 
 /**
@@ -40,7 +40,8 @@ export function focusedTests(ctx: FileContext, sf: ts.SourceFile): Finding[] {
         }
       }
       // A skip with a condition and no callback (`test.skip(isWindows, "...")`) is a runtime decision.
-      if (which === "skip" && n.arguments.length > 0 && !n.arguments.some((a) => ts.isFunctionLike(a)) && !ts.isStringLiteralLike(n.arguments[0]!)) which = undefined;
+      if (which === "skip" && n.arguments.length > 0 && !n.arguments.some((a) => ts.isFunctionLike(a)) && !ts.isStringLiteralLike(n.arguments[0]!))
+        which = undefined;
     }
     if (!which) return;
     out.push(

@@ -1,7 +1,7 @@
 import ts from "typescript";
 import type { FileContext } from "../context.js";
+import { finding, RULES } from "../rules/catalog.js";
 import type { Finding } from "../types.js";
-import { RULES, finding } from "../rules/catalog.js";
 import { lineOf, walk } from "./parse.js";
 
 /**
@@ -13,8 +13,23 @@ import { lineOf, walk } from "./parse.js";
 
 const OBVIOUS = new Set([0, 1, 2, 3, 4, 5, 10, 100, 1000, 0.5, -1]);
 const TIME = new Set([7, 12, 23, 24, 28, 29, 30, 31, 52, 59, 60, 90, 120, 180, 300, 360, 365, 366, 600, 900, 1440, 3600, 86400, 604800, 1e6, 1e9]);
-const COMPARISON = new Set([ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken, ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
-const ARITHMETIC = new Set([ts.SyntaxKind.AsteriskToken, ts.SyntaxKind.SlashToken, ts.SyntaxKind.PercentToken, ts.SyntaxKind.MinusToken, ts.SyntaxKind.PlusToken]);
+const COMPARISON = new Set([
+  ts.SyntaxKind.LessThanToken,
+  ts.SyntaxKind.LessThanEqualsToken,
+  ts.SyntaxKind.GreaterThanToken,
+  ts.SyntaxKind.GreaterThanEqualsToken,
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
+const ARITHMETIC = new Set([
+  ts.SyntaxKind.AsteriskToken,
+  ts.SyntaxKind.SlashToken,
+  ts.SyntaxKind.PercentToken,
+  ts.SyntaxKind.MinusToken,
+  ts.SyntaxKind.PlusToken,
+]);
 
 export function explained(value: number, raw: string): boolean {
   if (OBVIOUS.has(value) || TIME.has(value)) return true;

@@ -8,7 +8,16 @@ import type { FileContext } from "../context.js";
  * recovers from the partial code, and rules report only on added lines (runRules).
  */
 
-const KIND: Record<string, ts.ScriptKind> = { ts: ts.ScriptKind.TS, mts: ts.ScriptKind.TS, cts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, mjs: ts.ScriptKind.JS, cjs: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX };
+const KIND: Record<string, ts.ScriptKind> = {
+  ts: ts.ScriptKind.TS,
+  mts: ts.ScriptKind.TS,
+  cts: ts.ScriptKind.TS,
+  tsx: ts.ScriptKind.TSX,
+  js: ts.ScriptKind.JS,
+  mjs: ts.ScriptKind.JS,
+  cjs: ts.ScriptKind.JS,
+  jsx: ts.ScriptKind.JSX,
+};
 
 const cache = new WeakMap<FileContext, ts.SourceFile | null>();
 const hunkCache = new WeakMap<FileContext, ts.SourceFile[]>();
@@ -18,7 +27,8 @@ const scriptKind = (ctx: FileContext): ts.ScriptKind | undefined => KIND[ctx.fil
 export function sourceFileOf(ctx: FileContext): ts.SourceFile | null {
   if (cache.has(ctx)) return cache.get(ctx)!;
   const kind = scriptKind(ctx);
-  const sf = ctx.file.content !== undefined && kind !== undefined ? ts.createSourceFile(ctx.file.path, ctx.file.content, ts.ScriptTarget.Latest, true, kind) : null;
+  const sf =
+    ctx.file.content !== undefined && kind !== undefined ? ts.createSourceFile(ctx.file.path, ctx.file.content, ts.ScriptTarget.Latest, true, kind) : null;
   cache.set(ctx, sf);
   return sf;
 }
@@ -104,7 +114,15 @@ export function receiverText(sf: ts.SourceFile, call: ts.CallExpression): string
 }
 
 export function isFunctionLike(n: ts.Node): n is ts.FunctionLikeDeclaration {
-  return ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessor(n) || ts.isSetAccessor(n);
+  return (
+    ts.isFunctionDeclaration(n) ||
+    ts.isFunctionExpression(n) ||
+    ts.isArrowFunction(n) ||
+    ts.isMethodDeclaration(n) ||
+    ts.isConstructorDeclaration(n) ||
+    ts.isGetAccessor(n) ||
+    ts.isSetAccessor(n)
+  );
 }
 
 export function isAsync(n: ts.Node): boolean {

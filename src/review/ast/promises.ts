@@ -1,7 +1,7 @@
 import ts from "typescript";
 import type { FileContext } from "../context.js";
+import { finding, RULES } from "../rules/catalog.js";
 import type { Finding } from "../types.js";
-import { RULES, finding } from "../rules/catalog.js";
 import { calleeName, enclosingFunction, isAsync, isFunctionLike, lineOf, walk } from "./parse.js";
 
 /**
@@ -28,7 +28,8 @@ function collect(sf: ts.SourceFile): Known {
   const k: Known = { asyncFunctions: new Set(), asyncMethods: new Set(), fsNames: new Set(), fsNamespaces: new Set(), usesExpress: false };
   walk(sf, (n) => {
     if (ts.isFunctionDeclaration(n) && n.name && isAsync(n)) k.asyncFunctions.add(n.name.text);
-    else if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer && isFunctionLike(n.initializer) && isAsync(n.initializer)) k.asyncFunctions.add(n.name.text);
+    else if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer && isFunctionLike(n.initializer) && isAsync(n.initializer))
+      k.asyncFunctions.add(n.name.text);
     else if (ts.isMethodDeclaration(n) && ts.isIdentifier(n.name) && isAsync(n)) k.asyncMethods.add(n.name.text);
     else if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
       const spec = n.moduleSpecifier.text;
@@ -38,7 +39,14 @@ function collect(sf: ts.SourceFile): Known {
       if (n.importClause.name) k.fsNamespaces.add(n.importClause.name.text);
       if (b && ts.isNamespaceImport(b)) k.fsNamespaces.add(b.name.text);
       if (b && ts.isNamedImports(b)) for (const e of b.elements) k.fsNames.add(e.name.text);
-    } else if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === "require" && n.arguments[0] && ts.isStringLiteral(n.arguments[0]) && n.arguments[0].text === "express") {
+    } else if (
+      ts.isCallExpression(n) &&
+      ts.isIdentifier(n.expression) &&
+      n.expression.text === "require" &&
+      n.arguments[0] &&
+      ts.isStringLiteral(n.arguments[0]) &&
+      n.arguments[0].text === "express"
+    ) {
       k.usesExpress = true;
     }
   });
@@ -60,7 +68,8 @@ function promiseReason(call: ts.CallExpression, k: Known, sf: ts.SourceFile): st
   const obj = e.expression;
   if (obj.kind === ts.SyntaxKind.ThisKeyword && k.asyncMethods.has(name)) return `\`this.${name}\` is async`;
   if (ts.isIdentifier(obj) && k.fsNamespaces.has(obj.text)) return `\`${obj.text}.${name}\` from fs/promises returns a promise`;
-  if (ts.isPropertyAccessExpression(obj) && obj.name.text === "promises" && /^(?:fs|fsExtra)$/.test(obj.expression.getText(sf))) return `\`fs.promises.${name}\` returns a promise`;
+  if (ts.isPropertyAccessExpression(obj) && obj.name.text === "promises" && /^(?:fs|fsExtra)$/.test(obj.expression.getText(sf)))
+    return `\`fs.promises.${name}\` returns a promise`;
   if (name === "then" && call.arguments.length < 2) return "`.then()` without a rejection handler";
   if (name === "finally" && ts.isCallExpression(obj) && calleeName(obj) === "then") return "`.then().finally()` without `.catch()`";
   return null;
@@ -122,9 +131,14 @@ export function floatingPromises(ctx: FileContext, sf: ts.SourceFile): Finding[]
         const at = aw ? lineOf(sf, aw) : 0;
         if (aw && ctx.addedSet.has(at)) {
           out.push(
-            finding(RULES.floatingPromise, at, "Express 4 does not catch a rejected async handler: this await's error never reaches the error middleware and the request hangs.", {
-              suggestion: "Wrap the body in try/catch and call next(err), or upgrade to Express 5, which forwards rejections.",
-            }),
+            finding(
+              RULES.floatingPromise,
+              at,
+              "Express 4 does not catch a rejected async handler: this await's error never reaches the error middleware and the request hangs.",
+              {
+                suggestion: "Wrap the body in try/catch and call next(err), or upgrade to Express 5, which forwards rejections.",
+              },
+            ),
           );
         }
       }

@@ -1,9 +1,9 @@
 import ts from "typescript";
 import type { FileContext } from "../context.js";
-import type { Finding } from "../types.js";
-import { RULES, finding } from "../rules/catalog.js";
+import { finding, RULES } from "../rules/catalog.js";
 import { looksLikeSql } from "../rules/security/injection.js";
 import { isSafeInterpolation } from "../rules/security/util.js";
+import type { Finding } from "../types.js";
 import { calleeName, lineOf, walk } from "./parse.js";
 
 /**
@@ -13,7 +13,23 @@ import { calleeName, lineOf, walk } from "./parse.js";
  * (table names after FROM / JOIN / INTO) come from code far more often than from users.
  */
 
-const QUERY_METHODS = new Set(["query", "execute", "exec", "raw", "run", "all", "get", "prepare", "unsafe", "$queryRawUnsafe", "$executeRawUnsafe", "queryRaw", "executeRaw", "whereRaw", "sql"]);
+const QUERY_METHODS = new Set([
+  "query",
+  "execute",
+  "exec",
+  "raw",
+  "run",
+  "all",
+  "get",
+  "prepare",
+  "unsafe",
+  "$queryRawUnsafe",
+  "$executeRawUnsafe",
+  "queryRaw",
+  "executeRaw",
+  "whereRaw",
+  "sql",
+]);
 const IDENT_POSITION = /(?:\bFROM|\bJOIN|\bINTO|\bUPDATE|\bTABLE|\.)\s*["`]?$/i;
 
 function isConstant(e: ts.Expression): boolean {
@@ -21,7 +37,8 @@ function isConstant(e: ts.Expression): boolean {
   // A list of bind placeholders built from the values (`ids.map(() => "?").join(", ")`), as the line rule reads it.
   if (isSafeInterpolation(e.getText())) return true;
   if (ts.isIdentifier(e)) return /^[A-Z][A-Z0-9_]*$/.test(e.text);
-  if (ts.isPropertyAccessExpression(e)) return /^[A-Z][A-Z0-9_]*$/.test(e.name.text) && isConstant(e.expression as ts.Expression) || /^[A-Z][A-Z0-9_]*$/.test(e.getText());
+  if (ts.isPropertyAccessExpression(e))
+    return (/^[A-Z][A-Z0-9_]*$/.test(e.name.text) && isConstant(e.expression as ts.Expression)) || /^[A-Z][A-Z0-9_]*$/.test(e.getText());
   if (ts.isParenthesizedExpression(e)) return isConstant(e.expression);
   return false;
 }
@@ -77,7 +94,8 @@ export function sqlInjection(ctx: FileContext, sf: ts.SourceFile): Finding[] {
   walk(sf, (n) => {
     if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer && !ts.isTaggedTemplateExpression(n.initializer)) {
       const text = sqlText(n.initializer);
-      if (looksLikeSql(text) || vars.has(n.name.text)) vars.set(n.name.text, { sql: text, taintedAt: dynamicSql(n.initializer, "") ? lineOf(sf, n.initializer) : null });
+      if (looksLikeSql(text) || vars.has(n.name.text))
+        vars.set(n.name.text, { sql: text, taintedAt: dynamicSql(n.initializer, "") ? lineOf(sf, n.initializer) : null });
     } else if (ts.isBinaryExpression(n) && ts.isIdentifier(n.left) && vars.has(n.left.text)) {
       const v = vars.get(n.left.text)!;
       if (n.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken) {

@@ -26,7 +26,15 @@ function inPattern(n: ts.Node): boolean {
     if (ts.isConditionalTypeNode(p)) {
       if (p.extendsType === child) return true;
     } else if (ts.isInferTypeNode(p)) return true;
-    if (!ts.isTypeNode(p) && !ts.isParameter(p) && !ts.isTypeParameterDeclaration(p) && !ts.isTypeElement(p) && !ts.isTypeLiteralNode(p) && !ts.isNamedTupleMember(p)) return false;
+    if (
+      !ts.isTypeNode(p) &&
+      !ts.isParameter(p) &&
+      !ts.isTypeParameterDeclaration(p) &&
+      !ts.isTypeElement(p) &&
+      !ts.isTypeLiteralNode(p) &&
+      !ts.isNamedTupleMember(p)
+    )
+      return false;
   }
   return false;
 }

@@ -49,12 +49,7 @@ export const RULES = {
 
 export const ALL_RULES: RuleMeta[] = Object.values(RULES);
 
-export function finding(
-  meta: RuleMeta,
-  line: number,
-  message: string,
-  extra: { suggestion?: string; severity?: Severity } = {},
-): Finding {
+export function finding(meta: RuleMeta, line: number, message: string, extra: { suggestion?: string; severity?: Severity } = {}): Finding {
   return {
     line,
     rule: meta.id,

@@ -1,9 +1,9 @@
-import type { FileContext } from "../context.js";
-import { blocksOf, enclosingFunction, type Block } from "../structure.js";
-import type { Finding } from "../types.js";
-import { RULES, finding } from "./catalog.js";
 import { astCodeQuality, hasTree } from "../ast/index.js";
 import { explained } from "../ast/magic.js";
+import type { FileContext } from "../context.js";
+import { type Block, blocksOf, enclosingFunction } from "../structure.js";
+import type { Finding } from "../types.js";
+import { finding, RULES } from "./catalog.js";
 
 /**
  * Per-file code-quality findings: magic numbers in logic, long lines, deep nesting and long
@@ -85,16 +85,23 @@ function deepNesting(ctx: FileContext, blocks: Block[]): Finding[] {
     if (b.kind !== "control" || b.controlDepth !== MAX_NESTING + 1 || !ctx.addedSet.has(b.openLine)) continue;
     // Only nesting this change built: an added `if` at a depth the existing code already had
     // (a rewritten condition) is not the author's to restructure.
-    const parent = blocks.filter((p) => p !== b && p.kind === "control" && p.segment === b.segment && p.open < b.open && (p.close === null || p.close > b.open)).pop();
+    const parent = blocks
+      .filter((p) => p !== b && p.kind === "control" && p.segment === b.segment && p.open < b.open && (p.close === null || p.close > b.open))
+      .pop();
     if (parent && !ctx.addedSet.has(parent.openLine)) continue;
     const fn = enclosingFunction(blocks, b.segment, b.open);
     const key = fn ?? `${b.segment.startLine}`;
     if (reported.has(key)) continue;
     reported.add(key);
     out.push(
-      finding(RULES.deepNesting, b.openLine, `Control flow is nested ${b.controlDepth} levels deep here${fn?.name ? ` (in ${fn.name})` : ""}; it is hard to follow and to test.`, {
-        suggestion: "Return early for edge cases, or extract the inner blocks into functions.",
-      }),
+      finding(
+        RULES.deepNesting,
+        b.openLine,
+        `Control flow is nested ${b.controlDepth} levels deep here${fn?.name ? ` (in ${fn.name})` : ""}; it is hard to follow and to test.`,
+        {
+          suggestion: "Return early for edge cases, or extract the inner blocks into functions.",
+        },
+      ),
     );
   }
   return out;

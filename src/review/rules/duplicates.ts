@@ -1,6 +1,6 @@
 import type { FileContext } from "../context.js";
 import type { ReviewComment } from "../types.js";
-import { RULES, finding } from "./catalog.js";
+import { finding, RULES } from "./catalog.js";
 
 /**
  * Blocks of code added twice within the same change (in one file or across files): copy-paste that

@@ -1,8 +1,8 @@
-import type { FileContext } from "../context.js";
-import { blocksOf, type Block } from "../structure.js";
-import type { Finding } from "../types.js";
-import { RULES, finding } from "./catalog.js";
 import { astErrorHandling } from "../ast/index.js";
+import type { FileContext } from "../context.js";
+import { type Block, blocksOf } from "../structure.js";
+import type { Finding } from "../types.js";
+import { finding, RULES } from "./catalog.js";
 
 /**
  * Error-handling findings. Each one needs the whole construct in view (a catch block with both
@@ -42,7 +42,13 @@ function catchBlocks(ctx: FileContext, blocks: Block[]): Finding[] {
         continue;
       }
       const param = /catch\s*\(\s*([\w$]+)/.exec(before(b, 200))?.[1];
-      if (param && comments.trim() === "" && LOG_CALL.test(code) && !new RegExp(`(?<![\\w$.])${param.replace(/\$/g, "\\$")}(?![\\w$])`).test(code) && !/\bthrow\b/.test(code)) {
+      if (
+        param &&
+        comments.trim() === "" &&
+        LOG_CALL.test(code) &&
+        !new RegExp(`(?<![\\w$.])${param.replace(/\$/g, "\\$")}(?![\\w$])`).test(code) &&
+        !/\bthrow\b/.test(code)
+      ) {
         out.push(
           finding(RULES.swallowedError, b.openLine, `The catch block logs a message but drops \`${param}\`: the cause and stack trace are lost.`, {
             suggestion: `Include \`${param}\` in the log call (or rethrow it with a cause).`,
@@ -73,7 +79,7 @@ function pythonBareExcept(ctx: FileContext): Finding[] {
     if (!empty) {
       const next = ctx.lines.get(l.line + 1);
       const after = ctx.lines.get(l.line + 2);
-      const nextIndentDeeper = after === undefined || after.raw.trim() === "" || (/^\s*/.exec(after.raw)![0].length <= m[1]!.length);
+      const nextIndentDeeper = after === undefined || after.raw.trim() === "" || /^\s*/.exec(after.raw)![0].length <= m[1]!.length;
       empty = next !== undefined && /^\s*pass\s*$/.test(next.code) && next.comment.trim() === "" && nextIndentDeeper;
     }
     if (empty) {

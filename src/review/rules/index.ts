@@ -1,3 +1,4 @@
+import { astTesting } from "../ast/index.js";
 import type { FileContext } from "../context.js";
 import type { Category, Finding, ReviewComment } from "../types.js";
 import { codeQuality } from "./code-quality.js";
@@ -9,7 +10,6 @@ import { size } from "./size.js";
 import { testing } from "./testing.js";
 import { todos } from "./todos.js";
 import { typeSafety } from "./type-safety.js";
-import { astTesting } from "../ast/index.js";
 
 /** Rules that look at one file at a time. */
 const FILE_RULES: Array<{ category: Category; run: (ctx: FileContext) => Finding[] }> = [

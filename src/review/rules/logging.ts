@@ -1,6 +1,6 @@
 import type { FileContext } from "../context.js";
 import type { Finding } from "../types.js";
-import { RULES, finding } from "./catalog.js";
+import { finding, RULES } from "./catalog.js";
 
 /**
  * Debug console output in JS/TS source. Not flagged: tests, CLIs and scripts (printing is their job),

@@ -1,6 +1,6 @@
 import type { FileContext } from "../context.js";
 import type { ReviewComment } from "../types.js";
-import { RULES, finding } from "./catalog.js";
+import { finding, RULES } from "./catalog.js";
 
 /**
  * Large changesets are hard to review well. Only source lines count: generated and lock files,
@@ -24,9 +24,14 @@ export function size(contexts: FileContext[]): ReviewComment[] {
   const anchor = contexts.find((c) => isCounted(c) && c.addedLines.length > 0);
   if (!anchor) return [];
   const huge = lines > HUGE_LINES;
-  const f = finding(RULES.largeChange, anchor.addedLines[0]!.line, `Large change: ${lines} lines in ${files} files (source only: tests, docs and generated files not counted); large reviews miss more defects.`, {
-    severity: huge ? "warning" : "info",
-    suggestion: "Split it into smaller changes that can be reviewed (and reverted) independently.",
-  });
+  const f = finding(
+    RULES.largeChange,
+    anchor.addedLines[0]!.line,
+    `Large change: ${lines} lines in ${files} files (source only: tests, docs and generated files not counted); large reviews miss more defects.`,
+    {
+      severity: huge ? "warning" : "info",
+      suggestion: "Split it into smaller changes that can be reviewed (and reverted) independently.",
+    },
+  );
   return [{ file: anchor.file.path, ...f }];
 }

@@ -1,8 +1,8 @@
 import ts from "typescript";
-import type { FileContext } from "../context.js";
 import { sourceFileOf } from "../ast/parse.js";
+import type { FileContext } from "../context.js";
 import type { ReviewComment } from "../types.js";
-import { RULES, finding } from "./catalog.js";
+import { finding, RULES } from "./catalog.js";
 
 /**
  * Missing tests, judged per source file: a source file with enough new executable lines needs a
@@ -65,7 +65,13 @@ function executableAdded(ctx: FileContext): number[] {
   const declarative = new Set<number>();
   if (sf) {
     for (const st of sf.statements) {
-      if (ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isImportDeclaration(st) || ts.isExportDeclaration(st) || ts.isModuleDeclaration(st)) {
+      if (
+        ts.isInterfaceDeclaration(st) ||
+        ts.isTypeAliasDeclaration(st) ||
+        ts.isImportDeclaration(st) ||
+        ts.isExportDeclaration(st) ||
+        ts.isModuleDeclaration(st)
+      ) {
         const from = sf.getLineAndCharacterOfPosition(st.getStart(sf)).line + 1;
         const to = sf.getLineAndCharacterOfPosition(st.getEnd()).line + 1;
         for (let ln = from; ln <= to; ln++) declarative.add(ln);
@@ -108,9 +114,16 @@ export function testing(contexts: FileContext[], title = ""): ReviewComment[] {
     if (namesOf(c.file.path).some((n) => covered.has(n)) || coveredPackages.has(packageOf(c.file.path))) continue;
     const lines = executableAdded(c);
     if (lines.length < threshold) continue;
-    const f = finding(RULES.missingTests, lines[0]!, `${lines.length} executable lines of ${c.file.path} changed${isFix ? " in a fix" : ""}, and no test of this file was added or updated.`, {
-      suggestion: isFix ? "Add a regression test that fails without this fix." : "Add or update tests that cover the new behaviour, or say in the description why none are needed.",
-    });
+    const f = finding(
+      RULES.missingTests,
+      lines[0]!,
+      `${lines.length} executable lines of ${c.file.path} changed${isFix ? " in a fix" : ""}, and no test of this file was added or updated.`,
+      {
+        suggestion: isFix
+          ? "Add a regression test that fails without this fix."
+          : "Add or update tests that cover the new behaviour, or say in the description why none are needed.",
+      },
+    );
     out.push({ file: c.file.path, ...f });
     if (out.length >= MAX_REPORTED) break;
   }

@@ -1,6 +1,6 @@
 import type { FileContext } from "../context.js";
 import type { Finding } from "../types.js";
-import { RULES, finding } from "./catalog.js";
+import { finding, RULES } from "./catalog.js";
 
 /**
  * TODO-style markers in comments of added lines. Only comment text is searched (the lexer's
@@ -8,14 +8,18 @@ import { RULES, finding } from "./catalog.js";
  * upper case, as written by convention; "todo" in prose is not one.
  */
 // The marker must stand alone ("TODO:", "TODO(bob)", "TODO fix"): "TODO-free" or "TODOS" are prose.
-const MARKER = /(?<![\w$-])(TODO|FIXME|XXX|HACK)(?=[\s:(\[!.,]|$)/;
+const MARKER = /(?<![\w$-])(TODO|FIXME|XXX|HACK)(?=[\s:([!.,]|$)/;
 
 /**
  * The comment before the marker is code switched off (`// expect(f()).toBe(1); // TODO`): its TODO
  * belongs to the dead line, and neither says anything about the change.
  */
 export function commentedOutCode(before: string): boolean {
-  const body = before.trim().replace(/^(?:\/\/+|\/\*+|\*|#)\s*/, "").replace(/\s*(?:\/\/+|#)\s*$/, "").trim();
+  const body = before
+    .trim()
+    .replace(/^(?:\/\/+|\/\*+|\*|#)\s*/, "")
+    .replace(/\s*(?:\/\/+|#)\s*$/, "")
+    .trim();
   return /[;{})\]]$/.test(body) && /[(=]/.test(body) && !/^[A-Z][a-z]+\s+\w+\s+\w+/.test(body);
 }
 
@@ -25,7 +29,10 @@ export function todos(ctx: FileContext): Finding[] {
   for (const l of ctx.addedLines) {
     const m = MARKER.exec(l.comment);
     if (!m || commentedOutCode(l.comment.slice(0, m.index))) continue;
-    const text = l.comment.slice(m.index).trim().replace(/\s*(\*\/|-->)\s*$/, "");
+    const text = l.comment
+      .slice(m.index)
+      .trim()
+      .replace(/\s*(\*\/|-->)\s*$/, "");
     const short = text.length > 80 ? `${text.slice(0, 79)}…` : text;
     if (m[1] === "TODO") {
       out.push(finding(RULES.todo, l.line, `New TODO: "${short}".`, { suggestion: "Do it in this change, or track it in an issue and reference it here." }));

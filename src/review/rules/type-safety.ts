@@ -1,7 +1,7 @@
+import { astTypeSafety, hasTree, typeLevelAny } from "../ast/index.js";
 import type { FileContext, LineView } from "../context.js";
 import type { Finding } from "../types.js";
-import { RULES, finding } from "./catalog.js";
-import { astTypeSafety, hasTree, typeLevelAny } from "../ast/index.js";
+import { finding, RULES } from "./catalog.js";
 
 /**
  * Type-safety findings for TypeScript: explicit `any`, non-null assertions, and compiler
@@ -56,9 +56,17 @@ export function typeSafety(ctx: FileContext): Finding[] {
     if (ts) {
       const which = ts[1] === "ignore" ? "@ts-ignore" : "@ts-nocheck";
       out.push(
-        finding(RULES.tsIgnore, l.line, `${which} silences every type error ${ts[1] === "ignore" ? "on the next line" : "in this file"}, including future ones.`, {
-          suggestion: ts[1] === "ignore" ? "Fix the type error, or use `// @ts-expect-error <reason>` so the suppression fails once it is no longer needed." : "Remove @ts-nocheck and fix or narrowly suppress the individual errors.",
-        }),
+        finding(
+          RULES.tsIgnore,
+          l.line,
+          `${which} silences every type error ${ts[1] === "ignore" ? "on the next line" : "in this file"}, including future ones.`,
+          {
+            suggestion:
+              ts[1] === "ignore"
+                ? "Fix the type error, or use `// @ts-expect-error <reason>` so the suppression fails once it is no longer needed."
+                : "Remove @ts-nocheck and fix or narrowly suppress the individual errors.",
+          },
+        ),
       );
     }
     if (!ctx.kind.isTs || ctx.kind.isTest) continue;

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { failedCalls, filesNamedIn, filesOf, type FixInput, type FixTarget, type ToolFixer } from "./types.js";
+import { type FixInput, type FixTarget, failedCalls, filesNamedIn, filesOf, type ToolFixer } from "./types.js";
 
 /** gofmt for formatting, goimports for unused and missing imports (it also formats). */
 

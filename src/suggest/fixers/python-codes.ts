@@ -29,11 +29,21 @@ export const AUTOFLAKE_FIXES: Record<string, string> = {
 
 /** The Python lint problems whose code is in `table`. */
 export function pythonProblems(ds: Diagnostic[], table: Record<string, string>): Diagnostic[] {
-  return ds.filter((d) => PY_SOURCES.has(d.source) && d.code !== undefined && Object.hasOwn(table, d.code) && d.file !== undefined && PY_EXTENSIONS.some((e) => d.file!.endsWith(e)));
+  return ds.filter(
+    (d) =>
+      PY_SOURCES.has(d.source) &&
+      d.code !== undefined &&
+      Object.hasOwn(table, d.code) &&
+      d.file !== undefined &&
+      PY_EXTENSIONS.some((e) => d.file!.endsWith(e)),
+  );
 }
 
 /** "unused import, unused variable": the problems by kind, in the table's order. */
 export function whatOf(ds: Diagnostic[], table: Record<string, string>): string {
   const codes = new Set(ds.map((d) => d.code));
-  return Object.entries(table).filter(([c]) => codes.has(c)).map(([c, w]) => `${c} ${w}`).join(", ");
+  return Object.entries(table)
+    .filter(([c]) => codes.has(c))
+    .map(([c, w]) => `${c} ${w}`)
+    .join(", ");
 }

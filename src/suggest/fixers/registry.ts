@@ -86,7 +86,10 @@ export interface ToolFixRun extends PlannedFix {
 }
 
 /** Plans, then runs each installed fixer in its own scratch copy, one after the other. */
-export async function runToolFixes(input: FixInput, opts: ToolRunOptions & { progress?: (message: string) => void }): Promise<{ runs: ToolFixRun[]; hints: string[] }> {
+export async function runToolFixes(
+  input: FixInput,
+  opts: ToolRunOptions & { progress?: (message: string) => void },
+): Promise<{ runs: ToolFixRun[]; hints: string[] }> {
   const plan = planToolFixes(input, (tool) => locateTool(opts.worktree, tool));
   const runs: ToolFixRun[] = [];
   for (const p of plan.run) {

@@ -1,5 +1,5 @@
-import { failedCalls, filesNamedIn, filesOf, type ToolFixer } from "./types.js";
 import { PY_EXTENSIONS, pythonProblems, RUFF_FIXES, whatOf } from "./python-codes.js";
+import { failedCalls, filesNamedIn, filesOf, type ToolFixer } from "./types.js";
 
 /** `ruff check --fix`, restricted to the codes that were reported and that ruff fixes safely. */
 export const ruffCheck: ToolFixer = {

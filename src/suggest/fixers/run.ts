@@ -1,7 +1,7 @@
-import type { Sandbox } from "../../exec/sandbox.js";
 import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import path from "node:path";
-import { runCommand, type RunResult } from "../../exec/run.js";
+import { type RunResult, runCommand } from "../../exec/run.js";
+import type { Sandbox } from "../../exec/sandbox.js";
 import { errorMessage } from "../../util/errors.js";
 import { firstLine, shellQuote, truncate } from "../../util/text.js";
 import type { FileRewrite } from "../types.js";
@@ -69,7 +69,9 @@ export async function runToolFixer(fixer: ToolFixer, bin: string, target: FixTar
     const trackedSet = new Set(tracked);
     let files = (target.files ?? tracked.filter((f) => fixer.extensions.some((e) => f.endsWith(e)))).filter((f) => trackedSet.has(f));
     if (files.length === 0) {
-      result.notes.push(`${fixer.label}: none of the files it would fix (${truncate((target.files ?? []).join(", "), 200) || fixer.extensions.join(" ")}) is tracked in the session.`);
+      result.notes.push(
+        `${fixer.label}: none of the files it would fix (${truncate((target.files ?? []).join(", "), 200) || fixer.extensions.join(" ")}) is tracked in the session.`,
+      );
       return done();
     }
     if (files.length > MAX_FIX_FILES) {

@@ -23,14 +23,19 @@ describe("mode diff: git's own diff of a deleted link", () => {
 
   it("deletes a link out of the worktree as mode patch does, without reading through it", async () => {
     const r = worktreeReader(root);
-    for (const [name, text] of [["outf", path.join(outside, "s.txt")], ["out", outside]] as const) {
+    for (const [name, text] of [
+      ["outf", path.join(outside, "s.txt")],
+      ["out", outside],
+    ] as const) {
       const diff = linkDeletionDiff(name, text);
       expect((await planCandidate({ mode: "patch", patch: diff }, r)).ops, `patch ${name}`).toEqual([{ op: "delete", path: name }]);
       // Was refused: 'Path leaves the worktree through a symlink' (the diff's path was read through the link).
       expect((await planCandidate({ mode: "diff", diffs: [{ path: name, diff }] }, r)).ops, `diff ${name}`).toEqual([{ op: "delete", path: name }]);
     }
     // What the link points at is still neither read nor matched.
-    await expect(planCandidate({ mode: "diff", diffs: [{ path: "outf", diff: linkDeletionDiff("outf", "secret") }] }, r)).rejects.toThrow(/not the file's current content/);
+    await expect(planCandidate({ mode: "diff", diffs: [{ path: "outf", diff: linkDeletionDiff("outf", "secret") }] }, r)).rejects.toThrow(
+      /not the file's current content/,
+    );
   });
 
   it("refuses a hunkless deletion of a missing file as mode patch does, instead of planning nothing", async () => {

@@ -42,8 +42,7 @@ export async function issuesOf(files: Files, c: Candidate): Promise<CandidateIss
   throw new Error("expected the candidate to fail");
 }
 
-export const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) =>
-  Array.from({ length: n }, (_, i) => f(i + 1)).join("\n") + "\n";
+export const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join("\n") + "\n";
 
 /** Every entry under `dir` (not following links) with its type, mode and bytes, for before/after comparison. */
 export async function snapshot(dir: string): Promise<Record<string, string>> {

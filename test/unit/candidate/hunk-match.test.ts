@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LineIndex, findAllBlocks, placeBlock } from "../../../src/candidate/hunk-match.js";
+import { findAllBlocks, LineIndex, placeBlock } from "../../../src/candidate/hunk-match.js";
 import { reindent } from "../../../src/candidate/indent.js";
 import { findClosest, lineSimilarity } from "../../../src/candidate/similarity.js";
 
@@ -43,7 +43,10 @@ describe("placeBlock", () => {
     expect(placeBlock(idx(f), want, 0)).toEqual({ ok: false, reason: "not-found" });
     expect(placeBlock(idx(f), want, 0, [true, false, true, true])).toEqual({ ok: false, reason: "not-found" });
     // Two differing lines are not one stale line.
-    expect(placeBlock(idx(f), ["function f(a) {", "  const ordered = a.sort();", "  return [", "    count: a.length,"], 0, [true, true, true, false])).toEqual({ ok: false, reason: "not-found" });
+    expect(placeBlock(idx(f), ["function f(a) {", "  const ordered = a.sort();", "  return [", "    count: a.length,"], 0, [true, true, true, false])).toEqual({
+      ok: false,
+      reason: "not-found",
+    });
   });
 
   it("without an expected line, needs a unique match", () => {
@@ -95,17 +98,39 @@ describe("closest lines", () => {
 
 describe("reindent", () => {
   it("scales 2-space model output to a 4-space file", () => {
-    const r = reindent([["  a", "    a"], ["    b", "        b"]], ["    c", "      d", ""]);
+    const r = reindent(
+      [
+        ["  a", "    a"],
+        ["    b", "        b"],
+      ],
+      ["    c", "      d", ""],
+    );
     expect(r.lines).toEqual(["        c", "            d", ""]);
     expect(r.note).toMatch(/2 -> 4/);
   });
 
   it("adds a constant prefix when the file is nested one level deeper", () => {
-    expect(reindent([["a", "\ta"], ["  b", "\t  b"]], ["  c"]).lines).toEqual(["\t  c"]);
+    expect(
+      reindent(
+        [
+          ["a", "\ta"],
+          ["  b", "\t  b"],
+        ],
+        ["  c"],
+      ).lines,
+    ).toEqual(["\t  c"]);
   });
 
   it("converts spaces to tabs and tabs to spaces", () => {
-    expect(reindent([["    a", "\ta"], ["        b", "\t\tb"]], ["        c", "      d"]).lines).toEqual(["\t\tc", "\t  d"]);
+    expect(
+      reindent(
+        [
+          ["    a", "\ta"],
+          ["        b", "\t\tb"],
+        ],
+        ["        c", "      d"],
+      ).lines,
+    ).toEqual(["\t\tc", "\t  d"]);
     expect(reindent([["\ta", "  a"]], ["\t\tc"]).lines).toEqual(["    c"]);
   });
 
@@ -115,10 +140,32 @@ describe("reindent", () => {
 
   it("without one mapping for all lines, follows the neighbouring line", () => {
     // The model lost the indentation of one line only; the added line follows the pair it sits after.
-    const pairs: Array<[string, string]> = [["b", "  b"], ["c", "c"], ["d", "    d"]];
+    const pairs: Array<[string, string]> = [
+      ["b", "  b"],
+      ["c", "c"],
+      ["d", "    d"],
+    ];
     expect(reindent(pairs, ["C", "e"], (i) => [1, 2][i]!)).toEqual({ lines: ["C", "    e"], note: "added lines re-indented like their neighbouring lines" });
-    expect(reindent([["  a", "     a"], ["    b", "  b"]], ["  x"], () => 1).lines).toEqual(["x"]);
-    expect(reindent([["\ta", "  a"], ["  b", "\tb"]], ["  x"], () => 0)).toEqual({ lines: ["  x"] });
+    expect(
+      reindent(
+        [
+          ["  a", "     a"],
+          ["    b", "  b"],
+        ],
+        ["  x"],
+        () => 1,
+      ).lines,
+    ).toEqual(["x"]);
+    expect(
+      reindent(
+        [
+          ["\ta", "  a"],
+          ["  b", "\tb"],
+        ],
+        ["  x"],
+        () => 0,
+      ),
+    ).toEqual({ lines: ["  x"] });
   });
 });
 

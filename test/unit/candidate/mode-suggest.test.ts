@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { suggestMode } from "../../../src/candidate/mode-suggest.js";
 import { planCandidate } from "../../../src/candidate/plan.js";
 import type { Candidate } from "../../../src/candidate/schema.js";
-import { lines, memTree, type Files } from "./helpers.js";
+import { type Files, lines, memTree } from "./helpers.js";
 
 async function suggest(files: Files, c: Candidate) {
   const tree = memTree(files);
@@ -23,18 +23,35 @@ describe("suggestMode", () => {
   it("suggests files when a patch rewrites a small file", async () => {
     const before = lines(6);
     const after = lines(6, (i) => `rewritten ${i}`);
-    const patch = `--- a/s.txt\n+++ b/s.txt\n@@ -1,6 +1,6 @@\n${before.split("\n").filter(Boolean).map((l) => `-${l}`).join("\n")}\n${after.split("\n").filter(Boolean).map((l) => `+${l}`).join("\n")}\n`;
+    const patch = `--- a/s.txt\n+++ b/s.txt\n@@ -1,6 +1,6 @@\n${before
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => `-${l}`)
+      .join("\n")}\n${after
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => `+${l}`)
+      .join("\n")}\n`;
     // Small absolute savings are not worth a remark.
     expect(await suggest({ "s.txt": before }, { mode: "patch", patch })).toBeUndefined();
   });
 
   it("says nothing when the mode used was already cheap", async () => {
-    expect(await suggest({ "a.ts": big }, { mode: "modify", changes: [{ file: "a.ts", edits: [{ type: "replace", oldText: "value10 =", newText: "renamed10 =" }] }] })).toBeUndefined();
+    expect(
+      await suggest(
+        { "a.ts": big },
+        { mode: "modify", changes: [{ file: "a.ts", edits: [{ type: "replace", oldText: "value10 =", newText: "renamed10 =" }] }] },
+      ),
+    ).toBeUndefined();
     expect(await suggest({}, { mode: "files", files: [{ path: "n.ts", content: big }] })).toBeUndefined();
   });
 
   it("suggests delete for a patch that only deletes a large file with all its lines", async () => {
-    const patch = `--- a/a.ts\n+++ /dev/null\n@@ -1,400 +0,0 @@\n${big.split("\n").filter(Boolean).map((l) => `-${l}`).join("\n")}\n`;
+    const patch = `--- a/a.ts\n+++ /dev/null\n@@ -1,400 +0,0 @@\n${big
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => `-${l}`)
+      .join("\n")}\n`;
     expect(await suggest({ "a.ts": big }, { mode: "patch", patch })).toMatch(/delete would take/);
   });
 });

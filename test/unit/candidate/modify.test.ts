@@ -27,16 +27,25 @@ describe("modify: line edits", () => {
   });
 
   it("keeps CRLF, BOM and a missing final newline", async () => {
-    const r = await run({ f: "\uFEFFa\r\nb\r\nc" }, mod("f", [{ type: "replaceLine", line: 2, content: "B" }, { type: "insertAfter", line: 3, content: "d" }]));
+    const r = await run(
+      { f: "\uFEFFa\r\nb\r\nc" },
+      mod("f", [
+        { type: "replaceLine", line: 2, content: "B" },
+        { type: "insertAfter", line: 3, content: "d" },
+      ]),
+    );
     expect(r.files.f).toBe("\uFEFFa\r\nB\r\nc\r\nd");
   });
 
   it("reports out-of-range lines with the file's line count, and reversed ranges", async () => {
-    const issues = await issuesOf({ f: ten }, mod("f", [
-      { type: "replaceLine", line: 11, content: "x" },
-      { type: "insertAfter", line: -1, content: "x" },
-      { type: "deleteRange", startLine: 5, endLine: 3 },
-    ]));
+    const issues = await issuesOf(
+      { f: ten },
+      mod("f", [
+        { type: "replaceLine", line: 11, content: "x" },
+        { type: "insertAfter", line: -1, content: "x" },
+        { type: "deleteRange", startLine: 5, endLine: 3 },
+      ]),
+    );
     expect(issues.map((i) => i.hunk)).toEqual([1, 2, 3]);
     expect(issues[0]!.message).toMatch(/line 11 is out of range: f has 10 lines \(line must be 1-10\)/);
     expect(issues[1]!.message).toMatch(/0-10/);
@@ -53,16 +62,16 @@ describe("modify: line edits", () => {
   });
 
   it("rejects duplicate and overlapping edits, naming both", async () => {
-    const issues = await issuesOf({ f: ten }, mod("f", [
-      { type: "insertAfter", line: 2, content: "x" },
-      { type: "insertAfter", line: 2, content: "x" },
-      { type: "replaceRange", startLine: 5, endLine: 7, content: "y" },
-      { type: "deleteLine", line: 7 },
-    ]));
-    expect(issues.map((i) => i.message)).toEqual([
-      "edit 2: repeats edit 1 exactly",
-      "edit 4 (deleteLine) (line 7) overlaps edit 3 (replaceRange) (lines 5-7)",
-    ]);
+    const issues = await issuesOf(
+      { f: ten },
+      mod("f", [
+        { type: "insertAfter", line: 2, content: "x" },
+        { type: "insertAfter", line: 2, content: "x" },
+        { type: "replaceRange", startLine: 5, endLine: 7, content: "y" },
+        { type: "deleteLine", line: 7 },
+      ]),
+    );
+    expect(issues.map((i) => i.message)).toEqual(["edit 2: repeats edit 1 exactly", "edit 4 (deleteLine) (line 7) overlaps edit 3 (replaceRange) (lines 5-7)"]);
   });
 
   it("warns about fields the edit type does not use", async () => {
@@ -103,12 +112,25 @@ describe("modify: replace", () => {
   });
 
   it("detects a replace and a line edit that touch the same line", async () => {
-    const issues = await issuesOf({ f: src }, mod("f", [{ type: "replace", oldText: "return a + 1;", newText: "return a;" }, { type: "deleteLine", line: 2 }]));
+    const issues = await issuesOf(
+      { f: src },
+      mod("f", [
+        { type: "replace", oldText: "return a + 1;", newText: "return a;" },
+        { type: "deleteLine", line: 2 },
+      ]),
+    );
     expect(issues[0]!.message).toMatch(/overlaps/);
   });
 
   it("combines a replace with line edits elsewhere, all against the original", async () => {
-    const r = await run({ f: src }, mod("f", [{ type: "insertAfter", line: 7, content: "// end" }, { type: "replace", oldText: "g(b)", newText: "h(b)" }, { type: "deleteLine", line: 1 }]));
+    const r = await run(
+      { f: src },
+      mod("f", [
+        { type: "insertAfter", line: 7, content: "// end" },
+        { type: "replace", oldText: "g(b)", newText: "h(b)" },
+        { type: "deleteLine", line: 1 },
+      ]),
+    );
     expect(r.files.f).toBe("  return a + 1;\n}\n\nfunction h(b) {\n  return b + 1;\n}\n// end\n");
   });
 
@@ -119,7 +141,10 @@ describe("modify: replace", () => {
   });
 
   it("falls back to whole lines ignoring indentation, re-indenting newText", async () => {
-    const r = await run({ f: src }, mod("f", [{ type: "replace", oldText: "function g(b) {\n    return b + 1;\n}", newText: "function g(b) {\n    return b + 2;\n}" }]));
+    const r = await run(
+      { f: src },
+      mod("f", [{ type: "replace", oldText: "function g(b) {\n    return b + 1;\n}", newText: "function g(b) {\n    return b + 2;\n}" }]),
+    );
     expect(r.files.f).toBe(src.replace("b + 1", "b + 2"));
   });
 
@@ -136,14 +161,17 @@ describe("modify: replace", () => {
 
 describe("modify: files", () => {
   it("reports missing files, binary files and empty edit lists together", async () => {
-    const issues = await issuesOf({ bin: Buffer.from([0, 1, 2]), e: "x\n" }, {
-      mode: "modify",
-      changes: [
-        { file: "nope.ts", edits: [{ type: "deleteLine", line: 1 }] },
-        { file: "bin", edits: [{ type: "deleteLine", line: 1 }] },
-        { file: "e", edits: [] },
-      ],
-    });
+    const issues = await issuesOf(
+      { bin: Buffer.from([0, 1, 2]), e: "x\n" },
+      {
+        mode: "modify",
+        changes: [
+          { file: "nope.ts", edits: [{ type: "deleteLine", line: 1 }] },
+          { file: "bin", edits: [{ type: "deleteLine", line: 1 }] },
+          { file: "e", edits: [] },
+        ],
+      },
+    );
     expect(issues.map((i) => [i.file, i.message])).toEqual([
       ["nope.ts", expect.stringMatching(/does not exist/)],
       ["bin", expect.stringMatching(/binary/)],
@@ -152,7 +180,16 @@ describe("modify: files", () => {
   });
 
   it("combines a file listed twice, numbering its edits on", async () => {
-    const r = await run({ f: ten }, { mode: "modify", changes: [{ file: "f", edits: [{ type: "deleteLine", line: 1 }] }, { file: "./f", edits: [{ type: "deleteLine", line: 2 }] }] });
+    const r = await run(
+      { f: ten },
+      {
+        mode: "modify",
+        changes: [
+          { file: "f", edits: [{ type: "deleteLine", line: 1 }] },
+          { file: "./f", edits: [{ type: "deleteLine", line: 2 }] },
+        ],
+      },
+    );
     expect(r.files.f).toBe(ten.replace("line 1\nline 2\n", ""));
     expect(r.plan.warnings.join()).toMatch(/listed several times/);
   });

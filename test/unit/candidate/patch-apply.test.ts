@@ -8,7 +8,10 @@ const hunk = (start: number, ctx: string[], from: string, to: string) =>
 describe("patch placement", () => {
   it("carries the offset found for one hunk to the next", async () => {
     const shifted = lines(5, (i) => `// new ${i}`) + file;
-    const patch = "--- a/f\n+++ b/f\n" + hunk(9, ["line 9"], "line 10", "TEN").replace(" line 9\n-line 10\n+TEN\n line 9", " line 9\n-line 10\n+TEN\n line 11") + hunk(39, ["line 39"], "line 40", "FORTY").replace("+FORTY\n line 39", "+FORTY\n line 41");
+    const patch =
+      "--- a/f\n+++ b/f\n" +
+      hunk(9, ["line 9"], "line 10", "TEN").replace(" line 9\n-line 10\n+TEN\n line 9", " line 9\n-line 10\n+TEN\n line 11") +
+      hunk(39, ["line 39"], "line 40", "FORTY").replace("+FORTY\n line 39", "+FORTY\n line 41");
     const r = await run({ f: shifted }, { mode: "patch", patch });
     expect(r.files.f).toBe(shifted.replace("line 10\n", "TEN\n").replace("line 40\n", "FORTY\n"));
     expect(r.plan.fuzz).toEqual([
@@ -86,24 +89,35 @@ describe("patch placement", () => {
   });
 
   it("refuses a rename onto an existing file and a binary diff", async () => {
-    const ren = await issuesOf({ "a.txt": "a\n", "b.txt": "b\n" }, { mode: "patch", patch: "diff --git a/a.txt b/b.txt\nrename from a.txt\nrename to b.txt\n" });
+    const ren = await issuesOf(
+      { "a.txt": "a\n", "b.txt": "b\n" },
+      { mode: "patch", patch: "diff --git a/a.txt b/b.txt\nrename from a.txt\nrename to b.txt\n" },
+    );
     expect(ren[0]!.message).toMatch(/already exists/);
     const bin = await issuesOf({ "i.png": "x" }, { mode: "patch", patch: "diff --git a/i.png b/i.png\nBinary files a/i.png and b/i.png differ\n" });
     expect(bin[0]!.message).toMatch(/binary diff/);
   });
 
   it("refuses to delete a file whose removed lines are not its content (as git apply does)", async () => {
-    await expect(run({ d: "new content\n" }, { mode: "patch", patch: "--- a/d\n+++ /dev/null\n@@ -1 +0,0 @@\n-old content\n" })).rejects.toThrow(/lines it removes are not the file's current content/);
+    await expect(run({ d: "new content\n" }, { mode: "patch", patch: "--- a/d\n+++ /dev/null\n@@ -1 +0,0 @@\n-old content\n" })).rejects.toThrow(
+      /lines it removes are not the file's current content/,
+    );
   });
 
   it("ignores mode changes with a warning", async () => {
-    const r = await run({ "s.sh": "echo\n" }, { mode: "patch", patch: "diff --git a/s.sh b/s.sh\nold mode 100644\nnew mode 100755\n--- a/s.sh\n+++ b/s.sh\n@@ -1 +1 @@\n-echo\n+echo hi\n" });
+    const r = await run(
+      { "s.sh": "echo\n" },
+      { mode: "patch", patch: "diff --git a/s.sh b/s.sh\nold mode 100644\nnew mode 100755\n--- a/s.sh\n+++ b/s.sh\n@@ -1 +1 @@\n-echo\n+echo hi\n" },
+    );
     expect(r.files["s.sh"]).toBe("echo hi\n");
     expect(r.plan.warnings.join()).toMatch(/mode change/);
   });
 
   it("copies a file with an edit and keeps the source", async () => {
-    const r = await run({ "s.txt": "a\nb\n" }, { mode: "patch", patch: "diff --git a/s.txt b/c.txt\ncopy from s.txt\ncopy to c.txt\n--- a/s.txt\n+++ b/c.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n" });
+    const r = await run(
+      { "s.txt": "a\nb\n" },
+      { mode: "patch", patch: "diff --git a/s.txt b/c.txt\ncopy from s.txt\ncopy to c.txt\n--- a/s.txt\n+++ b/c.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n" },
+    );
     expect(r.files).toEqual({ "s.txt": "a\nb\n", "c.txt": "a\nB\n" });
   });
 });
@@ -132,6 +146,10 @@ describe("mode diff", () => {
         ],
       },
     );
-    expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/no @@ hunk/), expect.stringMatching(/contains 2 files/), expect.stringMatching(/already given/)]);
+    expect(issues.map((i) => i.message)).toEqual([
+      expect.stringMatching(/no @@ hunk/),
+      expect.stringMatching(/contains 2 files/),
+      expect.stringMatching(/already given/),
+    ]);
   });
 });

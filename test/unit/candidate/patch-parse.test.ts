@@ -24,7 +24,9 @@ describe("parsePatch", () => {
   });
 
   it("decodes git's quoted names", () => {
-    const [f] = parsePatch('diff --git "a/caf\\303\\251 \\"x\\".txt" "b/caf\\303\\251 \\"x\\".txt"\n--- "a/caf\\303\\251 \\"x\\".txt"\n+++ "b/caf\\303\\251 \\"x\\".txt"\n@@ -1 +1 @@\n-a\n+b\n');
+    const [f] = parsePatch(
+      'diff --git "a/caf\\303\\251 \\"x\\".txt" "b/caf\\303\\251 \\"x\\".txt"\n--- "a/caf\\303\\251 \\"x\\".txt"\n+++ "b/caf\\303\\251 \\"x\\".txt"\n@@ -1 +1 @@\n-a\n+b\n',
+    );
     expect(f!.newPath).toBe('café "x".txt');
   });
 

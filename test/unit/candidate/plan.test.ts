@@ -7,11 +7,23 @@ describe("planCandidate: files and create", () => {
   it("keeps an existing file's CRLF endings and BOM, with warnings", async () => {
     const r = await run({ w: "\uFEFFa\r\nb\r\n" }, { mode: "files", files: [{ path: "w", content: "a\nc\n" }] });
     expect(r.files.w).toBe("\uFEFFa\r\nc\r\n");
-    expect(r.plan.warnings).toEqual(["w: the file uses CRLF line endings; the LF content sent was converted to CRLF", "w: kept the file's UTF-8 byte-order mark"]);
+    expect(r.plan.warnings).toEqual([
+      "w: the file uses CRLF line endings; the LF content sent was converted to CRLF",
+      "w: kept the file's UTF-8 byte-order mark",
+    ]);
   });
 
   it("writes new files and LF files exactly as sent", async () => {
-    const r = await run({ lf: "a\n" }, { mode: "files", files: [{ path: "lf", content: "b" }, { path: "new/x", content: "x\r\n" }] });
+    const r = await run(
+      { lf: "a\n" },
+      {
+        mode: "files",
+        files: [
+          { path: "lf", content: "b" },
+          { path: "new/x", content: "x\r\n" },
+        ],
+      },
+    );
     expect(r.files).toEqual({ lf: "b", "new/x": "x\r\n" });
     expect(r.plan.warnings).toEqual([]);
   });
@@ -26,7 +38,17 @@ describe("planCandidate: files and create", () => {
   });
 
   it("create refuses existing files; both modes refuse a path given twice", async () => {
-    const issues = await issuesOf({ a: "x" }, { mode: "create", files: [{ path: "a", content: "y" }, { path: "b", content: "1" }, { path: "./b", content: "2" }] });
+    const issues = await issuesOf(
+      { a: "x" },
+      {
+        mode: "create",
+        files: [
+          { path: "a", content: "y" },
+          { path: "b", content: "1" },
+          { path: "./b", content: "2" },
+        ],
+      },
+    );
     expect(issues.map((i) => i.file)).toEqual(["a", "b"]);
   });
 });

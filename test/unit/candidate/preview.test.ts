@@ -25,7 +25,13 @@ describe("previewPlan", () => {
       status: "modified",
       linesAdded: 2,
       linesRemoved: 1,
-      excerpts: [{ startLine: 8, before: ["line 8", "line 9", "line 10", "line 11", "line 12"], after: ["line 8", "line 9", "TEN", "ten and a half", "line 11", "line 12"] }],
+      excerpts: [
+        {
+          startLine: 8,
+          before: ["line 8", "line 9", "line 10", "line 11", "line 12"],
+          after: ["line 8", "line 9", "TEN", "ten and a half", "line 11", "line 12"],
+        },
+      ],
     });
     expect(p.files[1]).toMatchObject({ status: "added", linesAdded: 2, excerpts: [{ startLine: 1, before: [], after: ["new 1", "new 2"] }] });
     expect(p.files[2]).toMatchObject({ status: "deleted", linesRemoved: 2, excerpts: [{ before: ["gone", "gone too"], after: [] }] });
@@ -39,7 +45,16 @@ describe("previewPlan", () => {
       .join("\n");
     const big = lines(100, (i) => `added ${i}`);
     const tree = memTree({ f: before });
-    const plan = await planCandidate({ mode: "files", files: [{ path: "f", content: after }, { path: "g", content: big }] }, tree);
+    const plan = await planCandidate(
+      {
+        mode: "files",
+        files: [
+          { path: "f", content: after },
+          { path: "g", content: big },
+        ],
+      },
+      tree,
+    );
     const p = await previewPlan(plan, tree);
     const f = p.files[0]!;
     expect(f.linesAdded).toBe(20);

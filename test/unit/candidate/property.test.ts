@@ -13,7 +13,11 @@ import { run } from "./helpers.js";
 // Lines from a small vocabulary repeat (as `}` and blank lines do in code); unique lines make shifts unambiguous.
 const commonLine = fc.constantFrom("", "}", "  return x;", "\t// note", "  x += 1;  ", "end");
 const uniqueLine = fc.integer({ min: 0, max: 1_000_000 }).map((n) => `value_${n} = ${n % 97};`);
-const anyLine = fc.oneof(commonLine, uniqueLine, fc.string({ maxLength: 12 }).map((s) => s.replace(/[\r\n]/g, "")));
+const anyLine = fc.oneof(
+  commonLine,
+  uniqueLine,
+  fc.string({ maxLength: 12 }).map((s) => s.replace(/[\r\n]/g, "")),
+);
 
 type Op = { at: number; del: number; ins: string[] };
 const op = fc.record({ at: fc.nat(), del: fc.nat({ max: 3 }), ins: fc.array(anyLine, { maxLength: 3 }) });
@@ -58,7 +62,10 @@ describe("diffs made by the diff library apply exactly", () => {
     await fc.assert(
       fc.asyncProperty(
         fileArb(fc.oneof(uniqueLine, uniqueLine, commonLine)),
-        fc.array(fc.integer({ min: 0, max: 999 }).map((n) => `// inserted later ${n}`), { minLength: 1, maxLength: 30 }),
+        fc.array(
+          fc.integer({ min: 0, max: 999 }).map((n) => `// inserted later ${n}`),
+          { minLength: 1, maxLength: 30 },
+        ),
         fc.boolean(),
         async ({ lines, ops, finalBefore, finalAfter }, shift, crlf) => {
           const edited = edit(lines, ops);
@@ -97,7 +104,10 @@ describe("diffs made by the diff library apply exactly", () => {
 describe("modify line edits refer to the original file", () => {
   it("matches a reference that applies non-overlapping edits bottom-up", async () => {
     const arb = fc
-      .record({ n: fc.integer({ min: 1, max: 30 }), picks: fc.array(fc.record({ a: fc.nat(), len: fc.nat({ max: 2 }), kind: fc.nat({ max: 3 }), text: uniqueLine }), { maxLength: 6 }) })
+      .record({
+        n: fc.integer({ min: 1, max: 30 }),
+        picks: fc.array(fc.record({ a: fc.nat(), len: fc.nat({ max: 2 }), kind: fc.nat({ max: 3 }), text: uniqueLine }), { maxLength: 6 }),
+      })
       .map(({ n, picks }) => {
         const lines = Array.from({ length: n }, (_, i) => `orig ${i + 1}`);
         // Keep only edits on disjoint line ranges (the planner rejects overlaps, tested elsewhere).

@@ -48,7 +48,14 @@ describe("text model", () => {
   });
 });
 
-const edit = (start: number, end: number, lines: Array<string | number>, order = 0, extra: Partial<LineEdit> = {}): LineEdit => ({ start, end, lines, label: `e${order}`, order, ...extra });
+const edit = (start: number, end: number, lines: Array<string | number>, order = 0, extra: Partial<LineEdit> = {}): LineEdit => ({
+  start,
+  end,
+  lines,
+  label: `e${order}`,
+  order,
+  ...extra,
+});
 const apply = (s: string, edits: LineEdit[]) => encodeText(applyLineEdits(parseText(s), edits)).toString("utf8");
 
 describe("line edits", () => {

@@ -1,9 +1,9 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { FileOp } from "../../../src/candidate/types.js";
 import { planCandidate } from "../../../src/candidate/plan.js";
+import type { FileOp } from "../../../src/candidate/types.js";
 import { applyPlan, worktreeReader } from "../../../src/candidate/write.js";
 import { linkDeletionDiff, snapshot } from "./helpers.js";
 
@@ -30,7 +30,11 @@ describe("applyPlan", () => {
   });
 
   it("writes, creates and deletes", async () => {
-    await applyPlan(root, [w("src/a.ts", "A\n"), { op: "write", path: "new/dir/n.ts", content: Buffer.from("n"), create: true }, { op: "delete", path: "src/deep/only.ts" }]);
+    await applyPlan(root, [
+      w("src/a.ts", "A\n"),
+      { op: "write", path: "new/dir/n.ts", content: Buffer.from("n"), create: true },
+      { op: "delete", path: "src/deep/only.ts" },
+    ]);
     expect(await readFile(path.join(root, "src/a.ts"), "utf8")).toBe("A\n");
     expect(await readFile(path.join(root, "new/dir/n.ts"), "utf8")).toBe("n");
     // The emptied directory goes too: git would not keep it.
@@ -75,7 +79,11 @@ describe("applyPlan", () => {
 
   it("rollback() undoes a successful apply", async () => {
     const before = await snapshot(root);
-    const applied = await applyPlan(root, [w("src/a.ts", "x"), { op: "delete", path: "run.sh" }, { op: "write", path: "n/m.ts", content: Buffer.from("m"), create: true }]);
+    const applied = await applyPlan(root, [
+      w("src/a.ts", "x"),
+      { op: "delete", path: "run.sh" },
+      { op: "write", path: "n/m.ts", content: Buffer.from("m"), create: true },
+    ]);
     expect(applied.paths).toEqual(["src/a.ts", "run.sh", "n/m.ts"]);
     await applied.rollback();
     expect(await snapshot(root)).toEqual(before);
@@ -89,7 +97,11 @@ describe("applyPlan", () => {
     const before = await snapshot(root);
     const r = worktreeReader(root);
     const ops = (await planCandidate({ mode: "delete", paths: ["to-folder", "dangling", "out"] }, r)).ops;
-    expect(ops).toEqual([{ op: "delete", path: "to-folder" }, { op: "delete", path: "dangling" }, { op: "delete", path: "out" }]);
+    expect(ops).toEqual([
+      { op: "delete", path: "to-folder" },
+      { op: "delete", path: "dangling" },
+      { op: "delete", path: "out" },
+    ]);
     const applied = await applyPlan(root, ops);
     expect(applied.paths).toEqual(["to-folder", "dangling", "out"]);
     for (const p of ["to-folder", "dangling", "out"]) await expect(lstat(path.join(root, p))).rejects.toThrow(/ENOENT/);
@@ -105,7 +117,8 @@ describe("applyPlan", () => {
     await symlink("nowhere", path.join(root, "dang"));
     await symlink(outside, path.join(root, "out"));
     // What `git rm dl dang out link.txt && git diff --cached` prints (git 2.39), the outside path as created here.
-    const patch = linkDeletionDiff("dang", "nowhere") + linkDeletionDiff("dl", "src/deep") + linkDeletionDiff("out", outside) + linkDeletionDiff("link.txt", "target.txt");
+    const patch =
+      linkDeletionDiff("dang", "nowhere") + linkDeletionDiff("dl", "src/deep") + linkDeletionDiff("out", outside) + linkDeletionDiff("link.txt", "target.txt");
     const r = worktreeReader(root);
     const ops = (await planCandidate({ mode: "patch", patch }, r)).ops;
     expect(ops).toEqual(["dang", "dl", "out", "link.txt"].map((p) => ({ op: "delete", path: p })));

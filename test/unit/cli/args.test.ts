@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectPositionals, optionsHelp, parseArgv, UsageError, wantsHelp, type OptionsSpec } from "../../../src/cli/args.js";
+import { expectPositionals, type OptionsSpec, optionsHelp, parseArgv, UsageError, wantsHelp } from "../../../src/cli/args.js";
 
 const spec: OptionsSpec = {
   json: { type: "boolean", help: "json" },

@@ -30,7 +30,15 @@ describe("colour", () => {
 describe("table", () => {
   it("aligns columns by visible width, colour codes not counted", () => {
     const p = paint(true);
-    const t = table(["ID", "SCORE", "NOTE"], [["a", p.green("1.000"), "x"], ["bbbb", "0.5", "longer note"]], ["left", "right", "left"], p);
+    const t = table(
+      ["ID", "SCORE", "NOTE"],
+      [
+        ["a", p.green("1.000"), "x"],
+        ["bbbb", "0.5", "longer note"],
+      ],
+      ["left", "right", "left"],
+      p,
+    );
     expect(stripAnsi(t).split("\n")).toEqual(["ID    SCORE  NOTE", "a     1.000  x", "bbbb    0.5  longer note"]);
   });
 });

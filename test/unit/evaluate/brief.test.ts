@@ -6,7 +6,15 @@ import { briefLine } from "../../../src/evaluate/brief.js";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
 import { reapRecordedAll } from "../../../src/exec/orphans.js";
 
-const cmd = (exitCode: number | null, extra: Record<string, unknown> = {}) => ({ cmd: "x", exitCode, timedOut: false, durationMs: 1, output: "", truncated: false, ...extra });
+const cmd = (exitCode: number | null, extra: Record<string, unknown> = {}) => ({
+  cmd: "x",
+  exitCode,
+  timedOut: false,
+  durationMs: 1,
+  output: "",
+  truncated: false,
+  ...extra,
+});
 
 function ev(over: Partial<Evaluation>): Evaluation {
   return { commands: {}, components: {}, score: 0, testsPass: false, diagnostics: [], notices: [], commandsMs: 0, ...over };

@@ -5,9 +5,9 @@
  * where it fixes some of what the runner counts.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { evaluate, type Evaluation } from "../../../src/evaluate/evaluate.js";
+import { type Evaluation, evaluate } from "../../../src/evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../../../src/evaluate/feedback.js";
-import { judgeEvaluation, type JudgePoint } from "../../../src/evaluate/judge.js";
+import { type JudgePoint, judgeEvaluation } from "../../../src/evaluate/judge.js";
 import { foldProgress, haltDecision } from "../../../src/evaluate/score.js";
 import { DEFAULT_HALT } from "../../../src/session/config.js";
 import { base, cleanWorktrees, worktree } from "./replay.js";
@@ -32,11 +32,22 @@ async function session(steps: { file: string; exit: number }[]): Promise<Step[]>
     const cwd = worktree({ run: s });
     const raw = (await evaluate(base(cwd, { test: "bin/run" }))).evaluation;
     const ev = judgeEvaluation(raw, i, earlier, W, []);
-    const points = [...earlier.map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })), { step: i, score: ev.score, testsPass: ev.testsPass }];
+    const points = [
+      ...earlier.map((e) => ({ step: e.step, score: e.evaluation.score, testsPass: e.evaluation.testsPass })),
+      { step: i, score: ev.score, testsPass: ev.testsPass },
+    ];
     const progress = foldProgress(points, 0.9)!;
     const halt = haltDecision(i === 0 ? undefined : progress, ev.testsPass, DEFAULT_HALT);
     const previousFailures = earlier[earlier.length - 1]?.evaluation.tests?.failures ?? [];
-    const feedback = renderFeedback({ step: i, ev, progress, halt, diagnostics: correlateDiagnostics(ev, i, earlier), failures: correlateFailures(ev, i, earlier), previousFailures });
+    const feedback = renderFeedback({
+      step: i,
+      ev,
+      progress,
+      halt,
+      diagnostics: correlateDiagnostics(ev, i, earlier),
+      failures: correlateFailures(ev, i, earlier),
+      previousFailures,
+    });
     out.push({ ev, score: ev.score, improved: progress.improved, halt: halt.shouldHalt && halt.reasons.some((r) => r.startsWith("success")), feedback });
     earlier.push({ step: i, evaluation: ev });
   }
@@ -126,7 +137,10 @@ describe("sindresorhus/query-string, AVA's known failures (test.failing)", () =>
     // The code fixed, the test still marked failing: AVA fails it, named with AVA's reason.
     expect(unexpected!.ev.tests).toMatchObject({ passed: 136, failed: 1, skipped: 1 });
     expect(unexpected!.ev.tests!.failures).toEqual([
-      { name: 'parse › types option: single element with `{arrayFormat: "comma"}`', message: "Test was expected to fail, but succeeded, you should stop marking the test as failing" },
+      {
+        name: 'parse › types option: single element with `{arrayFormat: "comma"}`',
+        message: "Test was expected to fail, but succeeded, you should stop marking the test as failing",
+      },
     ]);
     expect(unexpected!.ev.testsPass).toBe(false);
     // The fix marks it `test` under a new name and adds a test: "138 tests passed", "1 known failure".
@@ -144,7 +158,9 @@ describe("sindresorhus/query-string, AVA's known failures (test.failing)", () =>
     ]);
     expect(failing!.ev.testsPass).toBe(false);
     expect(marked!.ev.testsPass).toBe(false);
-    expect(marked!.ev.notices.join("\n")).toMatch(/now skipped or missing and counts as failing: parse › types option: single element with `\{arrayFormat: "comma"\}` \(skipped at step 1\)/);
+    expect(marked!.ev.notices.join("\n")).toMatch(
+      /now skipped or missing and counts as failing: parse › types option: single element with `\{arrayFormat: "comma"\}` \(skipped at step 1\)/,
+    );
   });
 });
 
@@ -162,7 +178,9 @@ describe("micromatch/picomatch, mocha (dot and spec reporters)", () => {
         line: 28,
       },
     ]);
-    expect(bug!.feedback).toMatch(/failing at baseline \(1\):\n {2}- options > options\.matchBase > should split the basename on backslashes when the windows option is enabled: AssertionError/);
+    expect(bug!.feedback).toMatch(
+      /failing at baseline \(1\):\n {2}- options > options\.matchBase > should split the basename on backslashes when the windows option is enabled: AssertionError/,
+    );
     expect(fixed!.ev.components.test).toBe(1);
     expect(fixed!.halt).toBe(true);
   });

@@ -3,7 +3,7 @@
  * the evaluator and the feedback, as a session's step 0 (preflight) renders them.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { evaluate, type Evaluation } from "../../../src/evaluate/evaluate.js";
+import { type Evaluation, evaluate } from "../../../src/evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../../../src/evaluate/feedback.js";
 import { judgeEvaluation } from "../../../src/evaluate/judge.js";
 import { chainAdvice } from "../../../src/evaluate/runner-hint.js";
@@ -14,7 +14,15 @@ afterEach(cleanWorktrees);
 /** The feedback of a preflight (step 0) on this evaluation. */
 function preflight(ev: Evaluation): string {
   const progress = { step: 0, score: ev.score, ema: ev.score, bestScore: ev.score, bestStep: 0, noImproveStreak: 0, improved: true };
-  return renderFeedback({ step: 0, ev, progress, halt: { shouldHalt: false, reasons: ["tests failing"] }, diagnostics: correlateDiagnostics(ev, 0, []), failures: correlateFailures(ev, 0, []), sessionId: "s1" });
+  return renderFeedback({
+    step: 0,
+    ev,
+    progress,
+    halt: { shouldHalt: false, reasons: ["tests failing"] },
+    diagnostics: correlateDiagnostics(ev, 0, []),
+    failures: correlateFailures(ev, 0, []),
+    sessionId: "s1",
+  });
 }
 
 describe("split form: lintCmd xo beside testCmd ava", () => {
@@ -46,12 +54,22 @@ describe("split form: lintCmd xo beside testCmd ava", () => {
     expect(text).toMatch(/ {2}- index\.js:5:2 no-var Unexpected var, use let or const instead\n/);
     // At a later step the same problems first seen there are new.
     const progress = { step: 1, score: ev.score, ema: ev.score, bestScore: ev.score, bestStep: 1, noImproveStreak: 0, improved: true };
-    const later = renderFeedback({ step: 1, ev, progress, halt: { shouldHalt: false, reasons: [] }, diagnostics: correlateDiagnostics(ev, 1, []), failures: correlateFailures(ev, 1, []) });
+    const later = renderFeedback({
+      step: 1,
+      ev,
+      progress,
+      halt: { shouldHalt: false, reasons: [] },
+      diagnostics: correlateDiagnostics(ev, 1, []),
+      failures: correlateFailures(ev, 1, []),
+    });
     expect(later).toMatch(/new test failures \(2\):\n {2}- double\(0\): .* \[new\]\n/);
   });
 
   it("a failing lint whose output gives no diagnostic shows its output beside named test failures", async () => {
-    const cwd = worktree({ ava: { file: "ava/ava6-many-2-failing.txt", exit: 1 }, lint: { exit: 1, text: "some-linter: 2 problems in index.js (unknown format)\n" } });
+    const cwd = worktree({
+      ava: { file: "ava/ava6-many-2-failing.txt", exit: 1 },
+      lint: { exit: 1, text: "some-linter: 2 problems in index.js (unknown format)\n" },
+    });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava", lint: "bin/lint" }));
     expect(ev.diagnostics).toEqual([]);
     expect(preflight(ev)).toMatch(/lint output \(exit 1\) \(1\):\n {2}- some-linter: 2 problems in index\.js/);
@@ -93,9 +111,20 @@ describe("chain form: xo && ava && tsd", () => {
     expect(step1.components.test).toBeCloseTo(0.9, 6);
     expect(step1.notices.join("\n")).not.toMatch(/new tests? since step 0/);
     // And the next stop by xo counts AVA's 20 tests as not run, named.
-    const step2 = judgeEvaluation((await evaluate(base(stopped, { test: chain }))).evaluation, 2, [{ step: 0, evaluation: step0 }, { step: 1, evaluation: step1 }], W, []);
+    const step2 = judgeEvaluation(
+      (await evaluate(base(stopped, { test: chain }))).evaluation,
+      2,
+      [
+        { step: 0, evaluation: step0 },
+        { step: 1, evaluation: step1 },
+      ],
+      W,
+      [],
+    );
     expect(step2.components.test).toBe(0);
-    expect(step2.notices.join("\n")).toMatch(/20 tests that ran at an earlier step are now skipped or missing.*ava: double\(0\) \(not run since step 2: `bin\/ava` did not start/);
+    expect(step2.notices.join("\n")).toMatch(
+      /20 tests that ran at an earlier step are now skipped or missing.*ava: double\(0\) \(not run since step 2: `bin\/ava` did not start/,
+    );
   });
 
   it("a runner that fails first with unreadable output is still unreadable, with its runner's fix", async () => {
@@ -116,7 +145,9 @@ describe("more-itertools: pytest -q and unittest", () => {
     const step1 = judgeEvaluation((await evaluate(base(deleted, { test: "bin/pytest" }))).evaluation, 1, [{ step: 0, evaluation: step0 }], W, []);
     expect(step1.tests).toMatchObject({ passed: 4, failed: 2, total: 6 });
     const notices = step1.notices.join("\n");
-    expect(notices).toMatch(/1 fewer test ran than the 6 at step 0, since step 1: it counts as failing \(the output names only the failing tests, so the missing ones cannot be named/);
+    expect(notices).toMatch(
+      /1 fewer test ran than the 6 at step 0, since step 1: it counts as failing \(the output names only the failing tests, so the missing ones cannot be named/,
+    );
     expect(notices).not.toMatch(/does not name tests/);
   });
 
@@ -130,8 +161,12 @@ describe("more-itertools: pytest -q and unittest", () => {
     expect(step1.components.test).toBe(0);
     expect(step1.testsPass).toBe(false);
     const notices = step1.notices.join("\n");
-    expect(notices).toMatch(/^The test output can no longer be read, although step 0 reported 6 tests by its output: the test signal counts as failing instead of following the exit code/);
-    expect(notices).toMatch(/Test output could not be read, and the test score counts as failing instead of following the exit code \(0: pass\)\. To get counts/);
+    expect(notices).toMatch(
+      /^The test output can no longer be read, although step 0 reported 6 tests by its output: the test signal counts as failing instead of following the exit code/,
+    );
+    expect(notices).toMatch(
+      /Test output could not be read, and the test score counts as failing instead of following the exit code \(0: pass\)\. To get counts/,
+    );
     expect(notices).not.toMatch(/follows the exit code/);
     // Judged again (a reused evaluation): the same; in a history without readable steps it follows the exit code again.
     expect(judgeEvaluation(step1, 1, [{ step: 0, evaluation: step0 }], W, [])).toEqual(step1);
@@ -144,10 +179,17 @@ describe("more-itertools: pytest -q and unittest", () => {
   it("unittest's traceback (an IndexError in the code under test) is the failing test's, not an error of its own", async () => {
     const cwd = worktree({ unittest: { file: "unittest/more-iter-default-failing.stderr.txt", exit: 1 } });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/unittest" }));
-    expect(ev.tests!.failures[0]).toEqual({ name: "tests.test_more.LastTests.test_empty", message: "IndexError: list index out of range", file: "more_itertools/more.py", line: 13 });
+    expect(ev.tests!.failures[0]).toEqual({
+      name: "tests.test_more.LastTests.test_empty",
+      message: "IndexError: list index out of range",
+      file: "more_itertools/more.py",
+      line: 13,
+    });
     expect(ev.diagnostics).toEqual([]);
     const text = preflight(ev);
-    expect(text).toMatch(/failing at baseline \(2\):\n {2}- tests\.test_more\.LastTests\.test_empty: IndexError: list index out of range \(more_itertools\/more\.py:13\)/);
+    expect(text).toMatch(
+      /failing at baseline \(2\):\n {2}- tests\.test_more\.LastTests\.test_empty: IndexError: list index out of range \(more_itertools\/more\.py:13\)/,
+    );
     expect(text).not.toMatch(/errors from lint/);
   });
 

@@ -2,11 +2,12 @@
  * The evaluator on real captured outputs replayed by small scripts: chained runners read part by part,
  * unknown counts following the exit code, the quick gate with {files}, concurrency and its opt-out.
  */
-import { afterEach, describe, expect, it } from "vitest";
+
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { evaluate } from "../../../src/evaluate/evaluate.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { splitAndChain } from "../../../src/evaluate/chain.js";
+import { evaluate } from "../../../src/evaluate/evaluate.js";
 import { judgeEvaluation } from "../../../src/evaluate/judge.js";
 import { base, cleanWorktrees, worktree } from "./replay.js";
 
@@ -40,7 +41,11 @@ describe("chained test commands", () => {
   });
 
   it("names a failing non-runner part, and a later runner that never ran adds nothing", async () => {
-    const cwd = worktree({ ava: { file: "ava/default-passing.txt", exit: 0 }, tsd: { exit: 1, text: "index.d.ts:3:1\n  ✖  3:1  Type error\n" }, uvu: { file: "uvu/default-failing.txt", exit: 1 } });
+    const cwd = worktree({
+      ava: { file: "ava/default-passing.txt", exit: 0 },
+      tsd: { exit: 1, text: "index.d.ts:3:1\n  ✖  3:1  Type error\n" },
+      uvu: { file: "uvu/default-failing.txt", exit: 1 },
+    });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/ava && bin/tsd && bin/uvu" }));
     expect(ev.tests).toMatchObject({ passed: 2, failed: 1, total: 3 });
     expect(ev.tests!.failures[0]!.name).toBe("(tsd exited 1)");
@@ -62,7 +67,9 @@ describe("chained test commands", () => {
     const jb = judgeEvaluation(stepB, 2, [{ step: 1, evaluation: ja }], W, []);
     expect(ja.score).toBeCloseTo(23 / 26, 6);
     expect(jb.score).toBeCloseTo(18 / 26, 6);
-    expect(jb.notices[0]).toMatch(/^6 fewer tests ran than the 26 at step 1, since step 2 \(the test command stopped before `bin\/uvu`: an earlier part failed\)/);
+    expect(jb.notices[0]).toMatch(
+      /^6 fewer tests ran than the 26 at step 1, since step 2 \(the test command stopped before `bin\/uvu`: an earlier part failed\)/,
+    );
   });
 
   it("runs a command with a [[ ... && ... ]] test as typed, so its failing tests are read", async () => {
@@ -81,7 +88,11 @@ describe("chained test commands", () => {
   });
 
   it("names the tests of a chain when every runner names them, as their failures are named", async () => {
-    const cwd = worktree({ gotest: { file: "go-test/errorf-verbose.txt", exit: 1 }, mocha: { file: "mocha/spec-passing-color.txt", exit: 0 }, pytest: { file: "pytest/pytest9-q-failing.txt", exit: 1 } });
+    const cwd = worktree({
+      gotest: { file: "go-test/errorf-verbose.txt", exit: 1 },
+      mocha: { file: "mocha/spec-passing-color.txt", exit: 0 },
+      pytest: { file: "pytest/pytest9-q-failing.txt", exit: 1 },
+    });
     const { evaluation: ev } = await evaluate(base(cwd, { test: "bin/mocha && cd tests && ../bin/gotest" }));
     expect(ev.tests!.cases).toEqual([
       { name: "mocha: add > adds positives", status: "passed" },
@@ -135,7 +146,9 @@ describe("counts the output does not show", () => {
     // tape's own count, assertions: "# pass  4", "# fail  4" (3 of its 7 tests pass).
     expect(ev.tests).toMatchObject({ passed: 4, failed: 4, skipped: null, total: null, units: "assertions", testsRan: 7 });
     expect(ev.components.test).toBeCloseTo(4 / 8);
-    expect(ev.notices.join("\n")).toMatch(/partly unknown \(tape prints nothing for test\.skip, so the skipped count is unknown\); the test score uses the 4 passed and 4 failed\./);
+    expect(ev.notices.join("\n")).toMatch(
+      /partly unknown \(tape prints nothing for test\.skip, so the skipped count is unknown\); the test score uses the 4 passed and 4 failed\./,
+    );
     expect(ev.notices.join("\n")).not.toMatch(/follows the exit code/);
     const { evaluation: passing } = await evaluate(base(cwd, { test: "bin/passing" }));
     expect(passing).toMatchObject({ testsPass: true, components: { test: 1 } });
@@ -183,7 +196,9 @@ describe("quick gate and concurrency", () => {
     expect(ev.components.test).toBe(0);
     expect(ev.score).toBe(0);
     expect(ev.testsPass).toBe(false);
-    expect(ev.notices).toContain("quickTestCmd failed (tests 5/9 passed, 3 failed, 1 skipped), so the full test command was skipped and the test signal counts as failing.");
+    expect(ev.notices).toContain(
+      "quickTestCmd failed (tests 5/9 passed, 3 failed, 1 skipped), so the full test command was skipped and the test signal counts as failing.",
+    );
   });
 
   it("a passing quick gate lets the suite run", async () => {
@@ -194,13 +209,20 @@ describe("quick gate and concurrency", () => {
   });
 
   const stamp = (name: string) => `echo start $(date +%s%N) > ${name}.t; sleep 0.6; echo end $(date +%s%N) >> ${name}.t`;
-  const interval = (cwd: string, name: string) => readFileSync(path.join(cwd, `${name}.t`), "utf8").match(/\d+/g)!.map(Number) as [number, number];
+  const interval = (cwd: string, name: string) =>
+    readFileSync(path.join(cwd, `${name}.t`), "utf8")
+      .match(/\d+/g)!
+      .map(Number) as [number, number];
 
   it("runs test, lint and checks at the same time after the build, and one after another with parallel: false", async () => {
     for (const parallel of [true, false]) {
       const cwd = worktree({});
       const { evaluation: ev } = await evaluate(
-        base(cwd, { build: "true", test: stamp("test"), lint: stamp("lint") }, { checks: [{ name: "c", cmd: stamp("c"), weight: 1 }], ...(parallel ? {} : { parallel: false }) }),
+        base(
+          cwd,
+          { build: "true", test: stamp("test"), lint: stamp("lint") },
+          { checks: [{ name: "c", cmd: stamp("c"), weight: 1 }], ...(parallel ? {} : { parallel: false }) },
+        ),
       );
       const [t, l, c] = ["test", "lint", "c"].map((n) => interval(cwd, n));
       const overlap = t![0] < l![1] && l![0] < t![1] && c![0] < t![1];

@@ -2,10 +2,10 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
-import { gateVerdict, MATCHED_NOTHING, type FailingFirst } from "../../../src/evaluate/failing-first.js";
+import { type FailingFirst, gateVerdict, MATCHED_NOTHING } from "../../../src/evaluate/failing-first.js";
 import { failingFirstPlan } from "../../../src/evaluate/failing-first-plan.js";
 import { foldProgress } from "../../../src/evaluate/score.js";
-import { failingFirstNote, MAX_SELECTED, selectionFor, type Selection } from "../../../src/evaluate/select-command.js";
+import { failingFirstNote, MAX_SELECTED, type Selection, selectionFor } from "../../../src/evaluate/select-command.js";
 import type { TestCase, TestCounts } from "../../../src/evaluate/types.js";
 import { tmpDir } from "../../helpers/repo.js";
 
@@ -21,56 +21,150 @@ const counts = (cases: [string, TestCase["status"]][], format = "tap"): TestCoun
     cases: cases.map(([name, status]) => ({ name, status })),
   };
 };
-const FULL = counts([["a", "passed"], ["b", "failed"], ["c", "failed"], ["d", "passed"], ["e", "skipped"]]);
-const ff = (over: Partial<FailingFirst> = {}): FailingFirst => ({ cmd: "npx vitest run -t x", names: ["b", "c"], since: 0, full: FULL, runner: "Vitest", ...over });
+const FULL = counts([
+  ["a", "passed"],
+  ["b", "failed"],
+  ["c", "failed"],
+  ["d", "passed"],
+  ["e", "skipped"],
+]);
+const ff = (over: Partial<FailingFirst> = {}): FailingFirst => ({
+  cmd: "npx vitest run -t x",
+  names: ["b", "c"],
+  since: 0,
+  full: FULL,
+  runner: "Vitest",
+  ...over,
+});
 const exitFail = { ok: false, timedOut: false, code: 1 };
 const exitOk = { ok: true, timedOut: false, code: 0 };
 
 describe("the selected run's verdict", () => {
   it("still failing: a partial verdict whose other tests keep their status of the last full run", () => {
     // The runner reports the tests its filter left out as skipped: they are not the step's skips.
-    const v = gateVerdict(ff(), counts([["a", "skipped"], ["b", "passed"], ["c", "failed"], ["d", "skipped"]]), exitFail);
+    const v = gateVerdict(
+      ff(),
+      counts([
+        ["a", "skipped"],
+        ["b", "passed"],
+        ["c", "failed"],
+        ["d", "skipped"],
+      ]),
+      exitFail,
+    );
     if (!("partial" in v)) throw new Error(v.whole);
     expect(v.partial).toEqual({ since: 0, ran: 2, of: 5, nowPass: ["b"], stillFail: ["c"] });
     expect(v.tests).toMatchObject({ passed: 3, failed: 1, skipped: 1, total: 5 });
     expect(v.tests.cases!.map((c) => `${c.name}:${c.status}`)).toEqual(["a:passed", "b:passed", "c:failed", "d:passed", "e:skipped"]);
-    expect(v.notice).toMatch(/^Failing first \(partial run, ran 2 of 5\).*Now pass: b\. Still fail: c\. The other 3 did not run: they count as they were at step 0/);
+    expect(v.notice).toMatch(
+      /^Failing first \(partial run, ran 2 of 5\).*Now pass: b\. Still fail: c\. The other 3 did not run: they count as they were at step 0/,
+    );
   });
 
   it("tests sharing a name at the last full run are all kept", () => {
-    const full = counts([["a", "passed"], ["a", "passed"], ["b", "failed"], ["c", "failed"]]);
-    const v = gateVerdict(ff({ full }), counts([["b", "failed"], ["c", "failed"]]), exitFail);
+    const full = counts([
+      ["a", "passed"],
+      ["a", "passed"],
+      ["b", "failed"],
+      ["c", "failed"],
+    ]);
+    const v = gateVerdict(
+      ff({ full }),
+      counts([
+        ["b", "failed"],
+        ["c", "failed"],
+      ]),
+      exitFail,
+    );
     if (!("partial" in v)) throw new Error(v.whole);
     expect(v.tests).toMatchObject({ passed: 2, failed: 2, total: 4 });
     expect(v.partial).toMatchObject({ ran: 2, of: 4 });
   });
 
   it("a test the runner selected beyond the names that fails is a failure of the partial run too", () => {
-    const v = gateVerdict(ff(), counts([["b", "failed"], ["c", "failed"], ["d", "failed"]]), exitFail);
+    const v = gateVerdict(
+      ff(),
+      counts([
+        ["b", "failed"],
+        ["c", "failed"],
+        ["d", "failed"],
+      ]),
+      exitFail,
+    );
     if (!("partial" in v)) throw new Error(v.whole);
     expect(v.partial.stillFail).toEqual(["b", "c", "d"]);
     expect(v.tests).toMatchObject({ passed: 1, failed: 3 });
   });
 
   it("the selected tests pass: the whole suite runs", () => {
-    expect(gateVerdict(ff(), counts([["b", "passed"], ["c", "passed"]]), exitOk)).toEqual({ whole: "Failing first: the 2 tests that failed at step 0 pass now, so the whole suite ran." });
+    expect(
+      gateVerdict(
+        ff(),
+        counts([
+          ["b", "passed"],
+          ["c", "passed"],
+        ]),
+        exitOk,
+      ),
+    ).toEqual({ whole: "Failing first: the 2 tests that failed at step 0 pass now, so the whole suite ran." });
     // Passing, but the run failed (a crash after the tests): the whole suite decides.
-    expect(gateVerdict(ff(), counts([["b", "passed"], ["c", "passed"]]), exitFail)).toMatchObject({ whole: expect.stringMatching(/pass but the run exited 1/) });
+    expect(
+      gateVerdict(
+        ff(),
+        counts([
+          ["b", "passed"],
+          ["c", "passed"],
+        ]),
+        exitFail,
+      ),
+    ).toMatchObject({ whole: expect.stringMatching(/pass but the run exited 1/) });
   });
 
   it("a selected test deleted, skipped or renamed, a filter matching nothing, a timeout, unreadable output: the whole suite runs", () => {
-    expect(gateVerdict(ff(), counts([["c", "failed"]]), exitFail)).toMatchObject({ whole: expect.stringMatching(/^Failing first: b did not run among the selected tests/) });
-    expect(gateVerdict(ff(), counts([["b", "skipped"], ["c", "failed"]]), exitFail)).toMatchObject({ whole: expect.stringMatching(/b did not run/) });
+    expect(gateVerdict(ff(), counts([["c", "failed"]]), exitFail)).toMatchObject({
+      whole: expect.stringMatching(/^Failing first: b did not run among the selected tests/),
+    });
+    expect(
+      gateVerdict(
+        ff(),
+        counts([
+          ["b", "skipped"],
+          ["c", "failed"],
+        ]),
+        exitFail,
+      ),
+    ).toMatchObject({ whole: expect.stringMatching(/b did not run/) });
     expect(gateVerdict(ff(), counts([["a", "skipped"]]), exitOk)).toMatchObject({ whole: expect.stringMatching(new RegExp(`^${MATCHED_NOTHING}`)) });
-    expect(gateVerdict(ff(), counts([["b", "failed"]]), { ok: false, timedOut: true, code: null })).toMatchObject({ whole: expect.stringMatching(/timed out/) });
+    expect(gateVerdict(ff(), counts([["b", "failed"]]), { ok: false, timedOut: true, code: null })).toMatchObject({
+      whole: expect.stringMatching(/timed out/),
+    });
     expect(gateVerdict(ff(), null, exitFail)).toMatchObject({ whole: expect.stringMatching(/could not be counted/) });
     // Counted in assertions (tape): the tests are not what the counts count.
-    expect(gateVerdict(ff(), { ...counts([["b", "failed"], ["c", "failed"]]), units: "assertions" }, exitFail)).toHaveProperty("whole");
+    expect(
+      gateVerdict(
+        ff(),
+        {
+          ...counts([
+            ["b", "failed"],
+            ["c", "failed"],
+          ]),
+          units: "assertions",
+        },
+        exitFail,
+      ),
+    ).toHaveProperty("whole");
   });
 
   it("output naming only the failing tests: partial only when exactly the selected ran and each failure is one of them", () => {
     const full: TestCounts = { passed: 3, failed: 2, skipped: 1, total: 6, format: "vitest", failures: [{ name: "b" }, { name: "c" }] };
-    const only = (passed: number, failed: string[], skipped = 4): TestCounts => ({ passed, failed: failed.length, skipped, total: passed + failed.length + skipped, format: "vitest", failures: failed.map((name) => ({ name })) });
+    const only = (passed: number, failed: string[], skipped = 4): TestCounts => ({
+      passed,
+      failed: failed.length,
+      skipped,
+      total: passed + failed.length + skipped,
+      format: "vitest",
+      failures: failed.map((name) => ({ name })),
+    });
     const v = gateVerdict(ff({ full }), only(1, ["c"]), exitFail);
     if (!("partial" in v)) throw new Error(v.whole);
     expect(v.tests).toMatchObject({ passed: 4, failed: 1, skipped: 1, total: 6 });
@@ -98,8 +192,25 @@ const SEL: Selection = { runner: { name: "Vitest" } as Selection["runner"], comm
 describe("which tests a step runs first", () => {
   it("the failing tests of the last full run and of the partial steps since, when the step before is one of them", () => {
     expect(failingFirstPlan([{ step: 0, evaluation: ev(FULL) }], SEL)).toMatchObject({ cmd: "run b,c", names: ["b", "c"], since: 0 });
-    const partial = ev(counts([["a", "passed"], ["b", "passed"], ["c", "failed"], ["d", "failed"], ["e", "skipped"]]), { partial: { since: 0, ran: 3, of: 5, nowPass: ["b"], stillFail: ["c", "d"] } });
-    expect(failingFirstPlan([{ step: 0, evaluation: ev(FULL) }, { step: 1, evaluation: partial }], SEL)).toMatchObject({ names: ["b", "c", "d"], since: 0, full: FULL });
+    const partial = ev(
+      counts([
+        ["a", "passed"],
+        ["b", "passed"],
+        ["c", "failed"],
+        ["d", "failed"],
+        ["e", "skipped"],
+      ]),
+      { partial: { since: 0, ran: 3, of: 5, nowPass: ["b"], stillFail: ["c", "d"] } },
+    );
+    expect(
+      failingFirstPlan(
+        [
+          { step: 0, evaluation: ev(FULL) },
+          { step: 1, evaluation: partial },
+        ],
+        SEL,
+      ),
+    ).toMatchObject({ names: ["b", "c", "d"], since: 0, full: FULL });
   });
 
   it("nothing to select: no failure, a failure without a name, a skipped test run, counts unknown, too many names", () => {
@@ -109,8 +220,18 @@ describe("which tests a step runs first", () => {
     expect(failingFirstPlan([{ step: 0, evaluation: ev(crash) }], SEL)).toBeUndefined();
     const unnamed: TestCounts = { passed: 3, failed: 2, skipped: 0, total: 5, format: "vitest", failures: [{ name: "b" }] };
     expect(failingFirstPlan([{ step: 0, evaluation: ev(unnamed) }], SEL)).toBeUndefined();
-    const skippedTest = ev(FULL, { commands: { test: { cmd: "t", exitCode: null, timedOut: false, durationMs: 0, skipped: "build failed", output: "", truncated: false } } });
-    expect(failingFirstPlan([{ step: 0, evaluation: ev(FULL) }, { step: 1, evaluation: skippedTest }], SEL)).toBeUndefined();
+    const skippedTest = ev(FULL, {
+      commands: { test: { cmd: "t", exitCode: null, timedOut: false, durationMs: 0, skipped: "build failed", output: "", truncated: false } },
+    });
+    expect(
+      failingFirstPlan(
+        [
+          { step: 0, evaluation: ev(FULL) },
+          { step: 1, evaluation: skippedTest },
+        ],
+        SEL,
+      ),
+    ).toBeUndefined();
     expect(failingFirstPlan([{ step: 0, evaluation: ev({ ...FULL, passed: null, cases: undefined }) }], SEL)).toBeUndefined();
     expect(failingFirstPlan([{ step: 0, evaluation: ev(FULL) }], { ...SEL, command: () => undefined })).toBeUndefined();
   });
@@ -125,7 +246,13 @@ describe("which tests a step runs first", () => {
       0.9,
     )!;
     expect(p).toMatchObject({ bestScore: 0.6, bestStep: 2, noImproveStreak: 0 });
-    const q = foldProgress([{ step: 0, score: 0.5, testsPass: false }, { step: 1, score: 0.9, testsPass: false, partial: true }], 0.9)!;
+    const q = foldProgress(
+      [
+        { step: 0, score: 0.5, testsPass: false },
+        { step: 1, score: 0.9, testsPass: false, partial: true },
+      ],
+      0.9,
+    )!;
     expect(q).toMatchObject({ bestScore: 0.5, bestStep: 0, noImproveStreak: 1, improved: false });
   });
 });
@@ -146,7 +273,12 @@ describe("how the selection is added to the test command", () => {
     // cargo's `--` merged into the one the command has.
     expect(built("cargo test -- --nocapture", ["t::x"])).toBe("cargo test -- --nocapture '--exact' 't::x'");
     expect(built("go test -v ./...", ["m.TestX"])).toBe("go test -v ./... 'm' '-run' '^(?:TestX)$'");
-    expect(built("npx vitest run", Array.from({ length: MAX_SELECTED + 1 }, (_, i) => `t${i}`))).toBeUndefined();
+    expect(
+      built(
+        "npx vitest run",
+        Array.from({ length: MAX_SELECTED + 1 }, (_, i) => `t${i}`),
+      ),
+    ).toBeUndefined();
   });
 
   it("npm test passes them after --, when the script's last part is the runner and takes them at its end", () => {
@@ -169,7 +301,9 @@ describe("how the selection is added to the test command", () => {
     expect(built("make test")).toMatch(/^OFF: the test command does not name a runner/);
     expect(built("npx tape test/*.js")).toMatch(/^OFF: tape has no way to run tests by name/);
     expect(built("python -m unittest discover -s tests")).toMatch(/^OFF: `python -m unittest discover -s tests` takes no test names/);
-    expect(failingFirstNote("npx vitest run", dir, true)).toMatch(/^failing first: after a step with failing tests, the next runs those first through Vitest's own selection \(`npx vitest run '-t' '\^\(\?:<name>\)\$'`\)/);
+    expect(failingFirstNote("npx vitest run", dir, true)).toMatch(
+      /^failing first: after a step with failing tests, the next runs those first through Vitest's own selection \(`npx vitest run '-t' '\^\(\?:<name>\)\$'`\)/,
+    );
     expect(failingFirstNote("npx vitest run", dir, false)).toBe("failing first: off (selectTests: false); every step runs the whole suite.");
   });
 });

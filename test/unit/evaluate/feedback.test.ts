@@ -48,10 +48,19 @@ describe("feedback", () => {
 
   it("names the formats of the runner the command names when its output could not be read, and only those", () => {
     const base = evaluation([], []);
-    const withTest = (test: Partial<NonNullable<Evaluation["commands"]["test"]>>): Evaluation => ({ ...base, tests: null, commands: { ...base.commands, test: { ...base.commands.test!, ...test } } });
-    const noteOf = (ev: Evaluation) => renderFeedback({ step: 3, ev, progress, halt, diagnostics: [], failures: [] }).split("\n").filter((l) => / outputs? read: /.test(l));
+    const withTest = (test: Partial<NonNullable<Evaluation["commands"]["test"]>>): Evaluation => ({
+      ...base,
+      tests: null,
+      commands: { ...base.commands, test: { ...base.commands.test!, ...test } },
+    });
+    const noteOf = (ev: Evaluation) =>
+      renderFeedback({ step: 3, ev, progress, halt, diagnostics: [], failures: [] })
+        .split("\n")
+        .filter((l) => / outputs? read: /.test(l));
     const vitest = noteOf(withTest({ cmd: "npx vitest run", output: "Error: Cannot find module './setup'\n" }));
-    expect(vitest).toEqual(["note: Vitest outputs read: Vitest (default, verbose and JSON reporters); TAP (vitest --reporter=tap or tap-flat); JUnit XML (vitest --reporter=junit)."]);
+    expect(vitest).toEqual([
+      "note: Vitest outputs read: Vitest (default, verbose and JSON reporters); TAP (vitest --reporter=tap or tap-flat); JUnit XML (vitest --reporter=junit).",
+    ]);
     expect(countTokens(vitest[0]!)).toBeLessThan(50);
     // Not every runner's: neither Jest's nor pytest's formats are named for a vitest command.
     expect(vitest.join()).not.toMatch(/Jest|pytest/);
@@ -63,7 +72,16 @@ describe("feedback", () => {
   });
 
   it("leaves the package manager's script echo and Vitest's RUN banner out of an output excerpt", () => {
-    const out = ["", "> defu@6.1.7 test /w", "> pnpm lint && vitest run", "", " RUN  v4.1.12 /WORKTREE", "", "Error: Cannot find module './setup'", "> not a banner"].join("\n");
+    const out = [
+      "",
+      "> defu@6.1.7 test /w",
+      "> pnpm lint && vitest run",
+      "",
+      " RUN  v4.1.12 /WORKTREE",
+      "",
+      "Error: Cannot find module './setup'",
+      "> not a banner",
+    ].join("\n");
     expect(withoutBanners(out).trim()).toBe("Error: Cannot find module './setup'\n> not a banner");
   });
 
@@ -119,28 +137,61 @@ describe("feedback", () => {
 
   it("points at the test log with its arguments when failing tests are counted but none is named, even beside other problems", () => {
     // The field trial's AVA 4 at the baseline: 3 failed, failures: [], and a lint error beside them.
-    const lint: Diagnostic = { file: "index.js", line: 12, column: 5, code: "no-var", message: "Unexpected var.", severity: "error", source: "xo", command: "lint" };
+    const lint: Diagnostic = {
+      file: "index.js",
+      line: 12,
+      column: 5,
+      code: "no-var",
+      message: "Unexpected var.",
+      severity: "error",
+      source: "xo",
+      command: "lint",
+    };
     const ev = evaluation([lint], []);
     ev.tests = { passed: 5, failed: 3, skipped: 0, total: 8, failures: [], format: "ava" };
     ev.commands.test!.output = "  ✖ lib › mul multiplies \n  3 tests failed";
-    const at0 = (e: Evaluation) => renderFeedback({ step: 0, ev: e, progress: { ...progress, step: 0 }, halt, diagnostics: [{ item: lint, introducedAtStep: 0 }], failures: [], sessionId: "abc123" });
+    const at0 = (e: Evaluation) =>
+      renderFeedback({
+        step: 0,
+        ev: e,
+        progress: { ...progress, step: 0 },
+        halt,
+        diagnostics: [{ item: lint, introducedAtStep: 0 }],
+        failures: [],
+        sessionId: "abc123",
+      });
     const text = at0(ev);
-    expect(text).toContain('note: 3 failing tests counted, but the output names none of them: read it with trm_read_log {"sessionId":"abc123","at":"0","command":"test"}');
+    expect(text).toContain(
+      'note: 3 failing tests counted, but the output names none of them: read it with trm_read_log {"sessionId":"abc123","at":"0","command":"test"}',
+    );
     expect(text).toMatch(/test output \(exit 1\) \(1\):\n {2}- ✖ lib › mul multiplies/);
     // Counts from a failed quick gate (the full suite skipped) are in the quickTest log.
     const gated = evaluation([lint], []);
-    gated.commands = { quickTest: { ...gated.commands.test!, cmd: "npx ava test/quick.js" }, test: { ...gated.commands.test!, exitCode: null, skipped: "quickTestCmd failed" } };
+    gated.commands = {
+      quickTest: { ...gated.commands.test!, cmd: "npx ava test/quick.js" },
+      test: { ...gated.commands.test!, exitCode: null, skipped: "quickTestCmd failed" },
+    };
     gated.tests = { ...ev.tests };
     expect(at0(gated)).toContain('"at":"0","command":"quickTest"}');
     // Named failures carry the pointer themselves.
     const named = evaluation([], [{ name: "a" }]);
-    expect(renderFeedback({ step: 1, ev: named, progress, halt, diagnostics: [], failures: [{ item: { name: "a" }, introducedAtStep: 1 }] })).not.toMatch(/names none/);
+    expect(renderFeedback({ step: 1, ev: named, progress, halt, diagnostics: [], failures: [{ item: { name: "a" }, introducedAtStep: 1 }] })).not.toMatch(
+      /names none/,
+    );
   });
 
   it("lists as fixed only tests this output shows passing; the others are no longer reported", () => {
     const failures = [{ name: "still broken", message: "expected 1" }];
     const render = (ev: Evaluation) =>
-      renderFeedback({ step: 2, ev, progress: { ...progress, step: 2 }, halt, diagnostics: [], failures: [{ item: failures[0]!, introducedAtStep: 1 }], previousFailures: [{ name: "still broken" }, { name: "passes now" }, { name: "deleted" }] });
+      renderFeedback({
+        step: 2,
+        ev,
+        progress: { ...progress, step: 2 },
+        halt,
+        diagnostics: [],
+        failures: [{ item: failures[0]!, introducedAtStep: 1 }],
+        previousFailures: [{ name: "still broken" }, { name: "passes now" }, { name: "deleted" }],
+      });
     // Named output: one seen passing, one absent (deleted, or in a part of a chain that did not run).
     const ev = evaluation([], failures);
     ev.tests!.cases = [
@@ -162,7 +213,10 @@ describe("feedback", () => {
   });
 
   it("groups only identical problems, keeping first-appearance steps apart", () => {
-    const mk = (file: string, message: string, at: number) => ({ item: { file, line: 1, message, severity: "error" as const, source: "tsc" }, introducedAtStep: at });
+    const mk = (file: string, message: string, at: number) => ({
+      item: { file, line: 1, message, severity: "error" as const, source: "tsc" },
+      introducedAtStep: at,
+    });
     const groups = groupDiagnostics([mk("a.ts", "X", 1), mk("b.ts", "X", 1), mk("c.ts", "X", 2), mk("d.ts", "Y", 1)]);
     expect(groups.map((g) => g.locations.length)).toEqual([2, 1, 1]);
   });

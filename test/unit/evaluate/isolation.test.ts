@@ -20,10 +20,12 @@ const WT = "/work/proj/.git/trm/worktrees/s1";
  * was then rewritten to /work/proj.
  */
 const REAL = {
-  "py": "Traceback (most recent call last):\n  File \"/work/proj/.git/trm/worktrees/s1/tests/t.py\", line 4, in <module>\n    add(1, 2)\n  File \"/work/proj/src/pkg/core.py\", line 2, in add\n    return a + c\n               ^\nNameError: name 'c' is not defined\n",
-  "node-cjs": "/work/proj/packages/a/index.js:1\nexports.f = () => { throw new Error(\"boom from a\"); };\n                    ^\n\nError: boom from a\n    at exports.f (/work/proj/packages/a/index.js:1:27)\n    at module.exports (/work/proj/node_modules/dep/index.js:1:25)\n    at Object.<anonymous> (/work/proj/.git/trm/worktrees/s1/packages/b/t.js:3:1)\n    at Module._compile (node:internal/modules/cjs/loader:1521:14)\n    at Module._extensions..js (node:internal/modules/cjs/loader:1623:10)\n    at Module.load (node:internal/modules/cjs/loader:1266:32)\n    at Module._load (node:internal/modules/cjs/loader:1091:12)\n    at Function.executeUserEntryPoint [as runMain] (node:internal/modules/run_main:164:12)\n    at node:internal/main/run_main_module:28:49\n\nNode.js v20.20.2\n",
-  "node-esm": "file:///work/proj/packages/a/m.mjs:1\nexport const f = () => { throw new Error(\"esm boom\"); };\n                               ^\n\nError: esm boom\n    at f (file:///work/proj/packages/a/m.mjs:1:32)\n    at file:///work/proj/.git/trm/worktrees/s1/packages/b/t.mjs:2:1\n    at ModuleJob.run (node:internal/modules/esm/module_job:325:25)\n    at async ModuleLoader.import (node:internal/modules/esm/loader:606:24)\n    at async asyncRunEntryPointWithESMLoader (node:internal/modules/run_main:117:5)\n\nNode.js v20.20.2\n",
-  "tsc": "../../../../packages/t/index.ts(1,14): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+  py: 'Traceback (most recent call last):\n  File "/work/proj/.git/trm/worktrees/s1/tests/t.py", line 4, in <module>\n    add(1, 2)\n  File "/work/proj/src/pkg/core.py", line 2, in add\n    return a + c\n               ^\nNameError: name \'c\' is not defined\n',
+  "node-cjs":
+    '/work/proj/packages/a/index.js:1\nexports.f = () => { throw new Error("boom from a"); };\n                    ^\n\nError: boom from a\n    at exports.f (/work/proj/packages/a/index.js:1:27)\n    at module.exports (/work/proj/node_modules/dep/index.js:1:25)\n    at Object.<anonymous> (/work/proj/.git/trm/worktrees/s1/packages/b/t.js:3:1)\n    at Module._compile (node:internal/modules/cjs/loader:1521:14)\n    at Module._extensions..js (node:internal/modules/cjs/loader:1623:10)\n    at Module.load (node:internal/modules/cjs/loader:1266:32)\n    at Module._load (node:internal/modules/cjs/loader:1091:12)\n    at Function.executeUserEntryPoint [as runMain] (node:internal/modules/run_main:164:12)\n    at node:internal/main/run_main_module:28:49\n\nNode.js v20.20.2\n',
+  "node-esm":
+    'file:///work/proj/packages/a/m.mjs:1\nexport const f = () => { throw new Error("esm boom"); };\n                               ^\n\nError: esm boom\n    at f (file:///work/proj/packages/a/m.mjs:1:32)\n    at file:///work/proj/.git/trm/worktrees/s1/packages/b/t.mjs:2:1\n    at ModuleJob.run (node:internal/modules/esm/module_job:325:25)\n    at async ModuleLoader.import (node:internal/modules/esm/loader:606:24)\n    at async asyncRunEntryPointWithESMLoader (node:internal/modules/run_main:117:5)\n\nNode.js v20.20.2\n',
+  tsc: "../../../../packages/t/index.ts(1,14): error TS2322: Type 'string' is not assignable to type 'number'.\n",
 };
 
 describe("checkoutPathsIn", () => {
@@ -59,7 +61,9 @@ describe("checkoutPathsIn", () => {
   });
 
   it("says it prominently, naming the commands and files", () => {
-    expect(checkoutLeakNotice({ test: ["src/pkg/core.py"], build: [] })).toMatch(/^THESE RESULTS CAME PARTLY FROM YOUR CHECKOUT, NOT FROM THE CANDIDATE: the test output names files of your checkout outside the worktree \(src\/pkg\/core.py\)/);
+    expect(checkoutLeakNotice({ test: ["src/pkg/core.py"], build: [] })).toMatch(
+      /^THESE RESULTS CAME PARTLY FROM YOUR CHECKOUT, NOT FROM THE CANDIDATE: the test output names files of your checkout outside the worktree \(src\/pkg\/core.py\)/,
+    );
     expect(checkoutLeakNotice({ test: [] })).toBeUndefined();
   });
 });
@@ -86,7 +90,13 @@ describe("missing ignored paths", () => {
   it("explains exit 127 after a cd, naming the path to link from the worktree's root", () => {
     const inWt = (p: string) => ["tests", "tests/unit"].includes(p);
     const inCheckout = (p: string) => p.startsWith(".venv") || p.startsWith("tests");
-    const n = missingPathNotice("cd tests && ../.venv/bin/python -m pytest", 127, "bash: line 1: ../.venv/bin/python: No such file or directory", inWt, inCheckout);
+    const n = missingPathNotice(
+      "cd tests && ../.venv/bin/python -m pytest",
+      127,
+      "bash: line 1: ../.venv/bin/python: No such file or directory",
+      inWt,
+      inCheckout,
+    );
     expect(n).toMatch(/uses \.venv\/bin\/python, which your checkout has but the worktree does not .*linkPaths: \["\.venv"\]/);
   });
 
@@ -94,7 +104,9 @@ describe("missing ignored paths", () => {
     const inWt = (p: string) => ["tests", "tests/"].includes(p);
     const inCheckout = (p: string) => p.startsWith(".venv") || p.startsWith("tests");
     const n = missingPathNotice(".venv/bin/python -m unittest", 127, "/bin/bash: line 1: .venv/bin/python: No such file or directory", inWt, inCheckout);
-    expect(n).toMatch(/uses \.venv\/bin\/python, which your checkout has but the worktree does not \(\.venv is not tracked by git.*linkPaths: \["\.venv"\] or create it with setupCmd/);
+    expect(n).toMatch(
+      /uses \.venv\/bin\/python, which your checkout has but the worktree does not \(\.venv is not tracked by git.*linkPaths: \["\.venv"\] or create it with setupCmd/,
+    );
     expect(missingPathNotice(".venv/bin/python -m unittest", 0, "", inWt, inCheckout)).toBeUndefined();
     expect(missingPathNotice(".venv/bin/python -m unittest", 1, "AssertionError", inWt, inCheckout)).toBeUndefined();
     // Missing in the checkout too: not a dependency to link (the candidate's or the command's problem).
@@ -106,7 +118,11 @@ describe("workspace and editable-install detection", () => {
   it("reads npm/yarn workspaces and pnpm-workspace.yaml", () => {
     expect(workspacePatterns(JSON.stringify({ workspaces: ["packages/*", "apps/web"] }), undefined)).toEqual(["packages/*", "apps/web"]);
     expect(workspacePatterns(JSON.stringify({ workspaces: { packages: ["libs/**"] } }), undefined)).toEqual(["libs/**"]);
-    expect(workspacePatterns("{not json", "packages:\n  - 'packages/*'\n  - \"apps/*\" # apps\n  - '!**/test/**'\ncatalog:\n  - x\n")).toEqual(["packages/*", "apps/*", "!**/test/**"]);
+    expect(workspacePatterns("{not json", "packages:\n  - 'packages/*'\n  - \"apps/*\" # apps\n  - '!**/test/**'\ncatalog:\n  - x\n")).toEqual([
+      "packages/*",
+      "apps/*",
+      "!**/test/**",
+    ]);
     expect(workspacePatterns(JSON.stringify({ name: "x" }), undefined)).toEqual([]);
     expect(matchesGlobExactly("packages/a", "packages/*")).toBe(true);
     expect(matchesGlobExactly("packages/a/src", "packages/*")).toBe(false);
@@ -123,7 +139,10 @@ describe("workspace and editable-install detection", () => {
     writeFileSync(path.join(sp, "__editable__.other-0.1.pth"), "import __editable___other_0_1_finder; __editable___other_0_1_finder.install()\n");
     // The MAPPING line as setuptools 66.1.1 wrote it (pip install -e . of a flat layout, Debian python 3.11).
     writeFileSync(path.join(sp, "__editable___other_0_1_finder.py"), "import sys\nMAPPING = {'other': '/work/proj/lib/other'}\nNAMESPACES = {}\n");
-    writeFileSync(path.join(sp, "__editable___typed_0_1_finder.py"), "MAPPING: dict[str, str] = {'typed': '/work/proj/typed/typed', 'two': '/work/proj/typed/two'}\n");
+    writeFileSync(
+      path.join(sp, "__editable___typed_0_1_finder.py"),
+      "MAPPING: dict[str, str] = {'typed': '/work/proj/typed/typed', 'two': '/work/proj/typed/two'}\n",
+    );
     writeFileSync(path.join(sp, "distutils-precedence.pth"), "import os; var = 'SETUPTOOLS_USE_DISTUTILS'\n# comment\n");
     writeFileSync(path.join(sp, "proj-0.1.dist-info/direct_url.json"), JSON.stringify({ url: "file:///work/proj", dir_info: { editable: true } }));
     const r = await editableSources(sp);

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RUNNERS, TEST_CONFIG_FILES, isTestConfigFile, runnerOfCommand } from "../../../src/evaluate/runners/index.js";
 import { countsHint } from "../../../src/evaluate/runner-hint.js";
+import { isTestConfigFile, RUNNERS, runnerOfCommand, TEST_CONFIG_FILES } from "../../../src/evaluate/runners/index.js";
 import { testConfigChanges } from "../../../src/session/test-files.js";
 import { tmpDir } from "../../helpers/repo.js";
 
@@ -28,10 +28,37 @@ describe("runner descriptors", () => {
   });
 
   it("the files that choose each runner's tests are test config, a runner's and the generic ones", () => {
-    const files = ["jest.config.ts", "vitest.config.mts", "vite.config.js", ".mocharc.yml", ".taprc", "ava.config.js", "pytest.ini", "pyproject.toml", "go.mod", "Cargo.toml", "package.json", "Makefile", ".c8rc.json", "playwright.config.ts", "spec/support/jasmine.json", "vitest.workspace.ts", "karma.conf.js", ".nycrc", "tox.ini", "setup.cfg", "justfile", "noxfile.py", ".mocharc", "cypress.json", "wdio.conf.ts"];
+    const files = [
+      "jest.config.ts",
+      "vitest.config.mts",
+      "vite.config.js",
+      ".mocharc.yml",
+      ".taprc",
+      "ava.config.js",
+      "pytest.ini",
+      "pyproject.toml",
+      "go.mod",
+      "Cargo.toml",
+      "package.json",
+      "Makefile",
+      ".c8rc.json",
+      "playwright.config.ts",
+      "spec/support/jasmine.json",
+      "vitest.workspace.ts",
+      "karma.conf.js",
+      ".nycrc",
+      "tox.ini",
+      "setup.cfg",
+      "justfile",
+      "noxfile.py",
+      ".mocharc",
+      "cypress.json",
+      "wdio.conf.ts",
+    ];
     const ops = files.map((p) => ({ op: "write" as const, path: p, content: "" }));
     expect(testConfigChanges(ops as never).map((c) => c.path)).toEqual(files);
-    for (const name of ["src/jest.ts", "README.md", "jest.ts", "package-lock.json", "xpytest.ini", "go.sum", "src/config.ts"]) expect(isTestConfigFile(name), name).toBe(false);
+    for (const name of ["src/jest.ts", "README.md", "jest.ts", "package-lock.json", "xpytest.ini", "go.sum", "src/config.ts"])
+      expect(isTestConfigFile(name), name).toBe(false);
     // Every runner's own files are in the union (it is built from the descriptors).
     for (const r of RUNNERS) for (const g of r.testConfigFiles) expect(TEST_CONFIG_FILES).toContain(g);
   });
@@ -62,7 +89,11 @@ describe("runner descriptors", () => {
     expect(tapArgs.slice(0, 2)).toEqual(["test/a.test.js", "test/b.test.js"]);
     expect(tapArgs.slice(2)).toEqual(["--grep=^(?:mul|shout)$", "--grep=^(?:x\\+y)$"]);
     // pytest: node ids as arguments, a failed subtest's message dropped, parameters kept.
-    expect(select("pytest", ["tests/t.py::C::test_a", "tests/t.py::test_b[1-2]", "tests/t.py::test_c [msg] (i=3)", "tests/t.py::test_c (i=4)"])).toEqual(["tests/t.py::C::test_a", "tests/t.py::test_b[1-2]", "tests/t.py::test_c"]);
+    expect(select("pytest", ["tests/t.py::C::test_a", "tests/t.py::test_b[1-2]", "tests/t.py::test_c [msg] (i=3)", "tests/t.py::test_c (i=4)"])).toEqual([
+      "tests/t.py::C::test_a",
+      "tests/t.py::test_b[1-2]",
+      "tests/t.py::test_c",
+    ]);
     expect(select("unittest", ["tests.test_calc.CalcTest.test_mul"])).toEqual(["tests.test_calc.CalcTest.test_mul"]);
     // go: the packages, then -run for the top-level tests (a subtest runs with its test).
     const goArgs = select("go", ["example.com/calc.TestMul", "example.com/calc.TestDiv/by_zero", "example.com/x.TestX"]);

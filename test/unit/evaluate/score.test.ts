@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { foldProgress, haltDecision, nextEma, perfScore, weightedScore, bestPerf } from "../../../src/evaluate/score.js";
+import { bestPerf, foldProgress, haltDecision, nextEma, perfScore, weightedScore } from "../../../src/evaluate/score.js";
 
 const W = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
 const H = { maxSteps: 12, passThreshold: 0.95, patienceNoImprove: 3, minSteps: 1 };

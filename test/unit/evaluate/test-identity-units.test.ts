@@ -4,7 +4,7 @@
  * exactly.
  */
 import { describe, expect, it } from "vitest";
-import { adjustCounts, identityNotice, judgeTests, rawCounts, type KnownCounts } from "../../../src/evaluate/test-identity.js";
+import { adjustCounts, identityNotice, judgeTests, type KnownCounts, rawCounts } from "../../../src/evaluate/test-identity.js";
 import type { TestCase, TestCounts, UnitTally } from "../../../src/evaluate/types.js";
 
 /** A tape-like run: each test with its assertions passed / failed / skipped. */
@@ -58,7 +58,9 @@ describe("counts in assertions, tests by name", () => {
     const { id, adjusted } = judged(tape({ adds: [4, 0, 0], formats: [1, 0, 3], parses: [10, 0, 0] }));
     expect(adjusted).toMatchObject({ passed: 15, failed: 3, skipped: 0 });
     expect(score(adjusted)).toBe(score(REF));
-    expect(identityNotice(id)).toMatch(/now skipped in part and counts as failing: formats \(3 more of its assertions skipped than at the reference, at step 1\)/);
+    expect(identityNotice(id)).toMatch(
+      /now skipped in part and counts as failing: formats \(3 more of its assertions skipped than at the reference, at step 1\)/,
+    );
   });
 
   it("a test skipped whole counts as failing by the assertions it ran", () => {

@@ -10,7 +10,11 @@ const W = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
 
 function counts(cases: [string, TestCase["status"]][] | null, n?: { passed: number; failed: number; skipped: number }): TestCounts {
   const c = cases?.map(([name, status]) => ({ name, status })) ?? [];
-  const k = n ?? { passed: c.filter((x) => x.status === "passed").length, failed: c.filter((x) => x.status === "failed").length, skipped: c.filter((x) => x.status === "skipped").length };
+  const k = n ?? {
+    passed: c.filter((x) => x.status === "passed").length,
+    failed: c.filter((x) => x.status === "failed").length,
+    skipped: c.filter((x) => x.status === "skipped").length,
+  };
   return {
     ...k,
     total: k.passed + k.failed + k.skipped,
@@ -34,19 +38,37 @@ function evaluation(tests: TestCounts | null, exit = tests && tests.failed > 0 ?
   };
 }
 
-const BASE = counts([["a", "passed"], ["b", "passed"], ["c", "failed"]]);
+const BASE = counts([
+  ["a", "passed"],
+  ["b", "passed"],
+  ["c", "failed"],
+]);
 
 describe("judgeTests", () => {
   it("names a test that went missing or was skipped, at the step it happened", () => {
-    const s1 = counts([["a", "passed"], ["b", "passed"], ["c", "failed"]]);
-    const s2 = counts([["a", "passed"], ["b", "skipped"]]);
-    const id = judgeTests(s2, 2, [{ step: 0, tests: BASE }, { step: 1, tests: s1 }])!;
+    const s1 = counts([
+      ["a", "passed"],
+      ["b", "passed"],
+      ["c", "failed"],
+    ]);
+    const s2 = counts([
+      ["a", "passed"],
+      ["b", "skipped"],
+    ]);
+    const id = judgeTests(s2, 2, [
+      { step: 0, tests: BASE },
+      { step: 1, tests: s1 },
+    ])!;
     expect(id.lost).toEqual([
       { name: "b", how: "skipped", since: 2 },
       { name: "c", how: "missing", since: 2 },
     ]);
     // Still gone a step later: it went missing at step 2, not 3.
-    const id3 = judgeTests(counts([["a", "passed"]]), 3, [{ step: 0, tests: BASE }, { step: 1, tests: s1 }, { step: 2, tests: s2 }])!;
+    const id3 = judgeTests(counts([["a", "passed"]]), 3, [
+      { step: 0, tests: BASE },
+      { step: 1, tests: s1 },
+      { step: 2, tests: s2 },
+    ])!;
     expect(id3.lost).toEqual([
       { name: "c", how: "missing", since: 2 },
       { name: "b", how: "missing", since: 3 },
@@ -55,8 +77,20 @@ describe("judgeTests", () => {
   });
 
   it("does not count a test that was skipped at the baseline and still is (or is gone)", () => {
-    const base = counts([["a", "passed"], ["s", "skipped"]]);
-    expect(judgeTests(counts([["a", "passed"], ["s", "skipped"]]), 1, [{ step: 0, tests: base }])).toEqual({ lost: [], extraSkipped: 0, reference: 0 });
+    const base = counts([
+      ["a", "passed"],
+      ["s", "skipped"],
+    ]);
+    expect(
+      judgeTests(
+        counts([
+          ["a", "passed"],
+          ["s", "skipped"],
+        ]),
+        1,
+        [{ step: 0, tests: base }],
+      ),
+    ).toEqual({ lost: [], extraSkipped: 0, reference: 0 });
     expect(judgeTests(counts([["a", "passed"]]), 1, [{ step: 0, tests: base }])!.lost).toEqual([]);
   });
 
@@ -74,7 +108,10 @@ describe("judgeTests", () => {
   });
 
   it("adjusts the counts and can undo it exactly", () => {
-    const now = counts([["a", "passed"], ["b", "skipped"]]);
+    const now = counts([
+      ["a", "passed"],
+      ["b", "skipped"],
+    ]);
     const id = judgeTests(now, 1, [{ step: 0, tests: BASE }]);
     const adj = adjustCounts(now, id);
     expect(adj).toMatchObject({ passed: 1, failed: 2, skipped: 0, total: 3 });
@@ -86,7 +123,8 @@ describe("judgeTests", () => {
   });
 });
 
-const pad = (n: number, status: TestCase["status"] = "passed", prefix = "pad"): [string, TestCase["status"]][] => Array.from({ length: n }, (_, i) => [`${prefix} ${i}`, status]);
+const pad = (n: number, status: TestCase["status"] = "passed", prefix = "pad"): [string, TestCase["status"]][] =>
+  Array.from({ length: n }, (_, i) => [`${prefix} ${i}`, status]);
 
 describe("tests outside the reference (padding)", () => {
   it("leaves new passing and skipped tests out of the counts, keeps new failing ones, and undoes it exactly", () => {
@@ -97,29 +135,82 @@ describe("tests outside the reference (padding)", () => {
     const adj = adjustCounts(now, id);
     expect(adj).toMatchObject({ passed: 2, failed: 2, skipped: 0, total: 4 });
     expect(rawCounts(adj, id)).toEqual(now);
-    expect(identityNotice(id)).toBe("99 new tests since step 0: 97 pass, 1 fails, 1 skipped; tests that did not run at step 0 count toward the score only while they fail (pad 0, pad 1, pad 2, pad 3, pad 4, …)");
+    expect(identityNotice(id)).toBe(
+      "99 new tests since step 0: 97 pass, 1 fails, 1 skipped; tests that did not run at step 0 count toward the score only while they fail (pad 0, pad 1, pad 2, pad 3, pad 4, …)",
+    );
   });
 
   it("the reference stays the first point that ran tests: padding at step 1 does not become the yardstick of step 2", () => {
     const s1 = counts([["a", "passed"], ["b", "passed"], ["c", "failed"], ...pad(97)]);
-    const id2 = judgeTests(s1, 2, [{ step: 0, tests: BASE }, { step: 1, tests: s1 }])!;
+    const id2 = judgeTests(s1, 2, [
+      { step: 0, tests: BASE },
+      { step: 1, tests: s1 },
+    ])!;
     expect(adjustCounts(s1, id2)).toMatchObject({ passed: 2, failed: 1 });
     // Without preflight the first step is the reference; a baseline that ran no test is not one.
     const empty = counts([]);
     expect(judgeTests(s1, 1, [{ step: 0, tests: empty }])).toEqual({ lost: [], extraSkipped: 0 });
-    const id3 = judgeTests(counts([...pad(3, "passed", "x"), ...pad(50)]), 3, [{ step: 0, tests: empty }, { step: 1, tests: counts(pad(3, "failed", "x")) }, { step: 2, tests: counts(pad(3, "passed", "x")) }])!;
+    const id3 = judgeTests(counts([...pad(3, "passed", "x"), ...pad(50)]), 3, [
+      { step: 0, tests: empty },
+      { step: 1, tests: counts(pad(3, "failed", "x")) },
+      { step: 2, tests: counts(pad(3, "passed", "x")) },
+    ])!;
     expect(id3).toMatchObject({ reference: 1, added: { passed: 50, failed: 0 } });
   });
 
   it("only reference tests count as failing when they go missing; a test skipped at the reference and now run counts only if it fails", () => {
-    const base = counts([["a", "passed"], ["c", "failed"], ["s", "skipped"]]);
-    const s1 = counts([["a", "passed"], ["c", "failed"], ["s", "skipped"], ["mine", "passed"]]);
-    const id = judgeTests(counts([["a", "passed"], ["s", "passed"]]), 2, [{ step: 0, tests: base }, { step: 1, tests: s1 }])!;
+    const base = counts([
+      ["a", "passed"],
+      ["c", "failed"],
+      ["s", "skipped"],
+    ]);
+    const s1 = counts([
+      ["a", "passed"],
+      ["c", "failed"],
+      ["s", "skipped"],
+      ["mine", "passed"],
+    ]);
+    const id = judgeTests(
+      counts([
+        ["a", "passed"],
+        ["s", "passed"],
+      ]),
+      2,
+      [
+        { step: 0, tests: base },
+        { step: 1, tests: s1 },
+      ],
+    )!;
     expect(id.lost).toEqual([{ name: "c", how: "missing", since: 2 }]);
     expect(id.added).toMatchObject({ passed: 1, failed: 0, names: ["s"] });
-    expect(adjustCounts(counts([["a", "passed"], ["s", "passed"]]), id)).toMatchObject({ passed: 1, failed: 1 });
-    const red = judgeTests(counts([["a", "passed"], ["c", "passed"], ["s", "failed"]]), 1, [{ step: 0, tests: base }])!;
-    expect(adjustCounts(counts([["a", "passed"], ["c", "passed"], ["s", "failed"]]), red)).toMatchObject({ passed: 2, failed: 1 });
+    expect(
+      adjustCounts(
+        counts([
+          ["a", "passed"],
+          ["s", "passed"],
+        ]),
+        id,
+      ),
+    ).toMatchObject({ passed: 1, failed: 1 });
+    const red = judgeTests(
+      counts([
+        ["a", "passed"],
+        ["c", "passed"],
+        ["s", "failed"],
+      ]),
+      1,
+      [{ step: 0, tests: base }],
+    )!;
+    expect(
+      adjustCounts(
+        counts([
+          ["a", "passed"],
+          ["c", "passed"],
+          ["s", "failed"],
+        ]),
+        red,
+      ),
+    ).toMatchObject({ passed: 2, failed: 1 });
   });
 
   it("counts only: passes beyond the reference's number of tests are not counted, and it says so", () => {
@@ -131,16 +222,35 @@ describe("tests outside the reference (padding)", () => {
     expect(rawCounts(adjustCounts(now, id), id)).toEqual(now);
     expect(identityNotice(id)).toMatch(/^900 passes beyond the 100 tests that ran at step 0 are not counted: the output names only the failing tests/);
     // Padding at step 1 is no reference at step 2; new failures still lower the score.
-    const id2 = judgeTests(counts(null, { passed: 100, failed: 5, skipped: 0 }), 2, [{ step: 0, tests: base }, { step: 1, tests: now }])!;
+    const id2 = judgeTests(counts(null, { passed: 100, failed: 5, skipped: 0 }), 2, [
+      { step: 0, tests: base },
+      { step: 1, tests: now },
+    ])!;
     expect(adjustCounts(counts(null, { passed: 100, failed: 5, skipped: 0 }), id2)).toMatchObject({ passed: 95, failed: 5 });
     // The real fix of the three is 100/100.
-    expect(judgeTests(counts(null, { passed: 100, failed: 0, skipped: 0 }), 2, [{ step: 0, tests: base }, { step: 1, tests: now }])).toEqual({ lost: [], extraSkipped: 0, reference: 0 });
+    expect(
+      judgeTests(counts(null, { passed: 100, failed: 0, skipped: 0 }), 2, [
+        { step: 0, tests: base },
+        { step: 1, tests: now },
+      ]),
+    ).toEqual({ lost: [], extraSkipped: 0, reference: 0 });
   });
 });
 
 describe("judgeEvaluation", () => {
   it("scores a deleted failing test as failing: 2/3, not 1.0, and never 'all tests pass'", () => {
-    const ev = judgeEvaluation(evaluation(counts([["a", "passed"], ["b", "passed"]])), 1, [{ step: 0, evaluation: evaluation(BASE) }], W, []);
+    const ev = judgeEvaluation(
+      evaluation(
+        counts([
+          ["a", "passed"],
+          ["b", "passed"],
+        ]),
+      ),
+      1,
+      [{ step: 0, evaluation: evaluation(BASE) }],
+      W,
+      [],
+    );
     expect(ev.score).toBeCloseTo(2 / 3, 9);
     expect(ev.testsPass).toBe(false);
     expect(ev.notices[0]).toMatch(/^1 test that ran at an earlier step is now skipped or missing and counts as failing: c \(went missing at step 1\)/);
@@ -156,12 +266,33 @@ describe("judgeEvaluation", () => {
   });
 
   it("is idempotent and re-judges a reused evaluation against another history", () => {
-    const now = evaluation(counts([["a", "passed"], ["b", "passed"]]));
+    const now = evaluation(
+      counts([
+        ["a", "passed"],
+        ["b", "passed"],
+      ]),
+    );
     const once = judgeEvaluation(now, 1, [{ step: 0, evaluation: evaluation(BASE) }], W, []);
     const twice = judgeEvaluation(once, 1, [{ step: 0, evaluation: evaluation(BASE) }], W, []);
     expect(twice).toEqual(once);
     // The same tree reached in a history where c never existed: nothing is lost.
-    const other = judgeEvaluation(once, 1, [{ step: 0, evaluation: evaluation(counts([["a", "passed"], ["b", "failed"]])) }], W, []);
+    const other = judgeEvaluation(
+      once,
+      1,
+      [
+        {
+          step: 0,
+          evaluation: evaluation(
+            counts([
+              ["a", "passed"],
+              ["b", "failed"],
+            ]),
+          ),
+        },
+      ],
+      W,
+      [],
+    );
     expect(other.score).toBe(1);
     expect(other.testsPass).toBe(true);
     expect(other.notices).toEqual([]);
@@ -183,16 +314,53 @@ describe("judgeEvaluation", () => {
   });
 
   it("does not call an output unreadable when only its skipped count is unknown (tape after a step that printed a skip)", () => {
-    const tape = evaluation({ ...counts([["a", "passed"], ["b", "passed"], ["c", "passed"]]), skipped: null, total: null });
-    const ev = judgeEvaluation(tape, 1, [{ step: 0, evaluation: evaluation(counts([["a", "passed"], ["b", "passed"], ["c", "failed"], ["d", "skipped"]])) }], W, []);
+    const tape = evaluation({
+      ...counts([
+        ["a", "passed"],
+        ["b", "passed"],
+        ["c", "passed"],
+      ]),
+      skipped: null,
+      total: null,
+    });
+    const ev = judgeEvaluation(
+      tape,
+      1,
+      [
+        {
+          step: 0,
+          evaluation: evaluation(
+            counts([
+              ["a", "passed"],
+              ["b", "passed"],
+              ["c", "failed"],
+              ["d", "skipped"],
+            ]),
+          ),
+        },
+      ],
+      W,
+      [],
+    );
     expect(ev).toEqual(tape); // judged, and left as it was
     expect(ev.testsPass).toBe(true);
   });
 
   it("judges by name a run whose skipped count is unknown: the failing tape test deleted or test.skip-ed counts as failing, also re-judged", () => {
     const tape = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), skipped: null, total: null, format: "tape" });
-    const base = evaluation(tape([["a", "passed"], ["b", "passed"], ["c", "failed"]]));
-    const gone = evaluation(tape([["a", "passed"], ["b", "passed"]]));
+    const base = evaluation(
+      tape([
+        ["a", "passed"],
+        ["b", "passed"],
+        ["c", "failed"],
+      ]),
+    );
+    const gone = evaluation(
+      tape([
+        ["a", "passed"],
+        ["b", "passed"],
+      ]),
+    );
     const ev = judgeEvaluation(gone, 1, [{ step: 0, evaluation: base }], W, []);
     expect(ev.tests).toMatchObject({ passed: 2, failed: 1, skipped: null, total: null });
     expect(ev.testsPass).toBe(false);
@@ -204,7 +372,13 @@ describe("judgeEvaluation", () => {
   });
 
   it("does not believe a passing run printed in another runner's format than the reference's (go test -v read as cargo)", () => {
-    const base = evaluation({ ...counts([["TestAdd", "passed"], ["TestMul", "failed"]]), format: "go-test" });
+    const base = evaluation({
+      ...counts([
+        ["TestAdd", "passed"],
+        ["TestMul", "failed"],
+      ]),
+      format: "go-test",
+    });
     // A cargo summary line alone ("test result: ok. 2 passed; ..."): counts, no names.
     const fake = evaluation({ ...counts(null, { passed: 2, failed: 0, skipped: 0 }), format: "cargo" });
     const ev = judgeEvaluation(fake, 1, [{ step: 0, evaluation: base }], W, []);
@@ -213,8 +387,24 @@ describe("judgeEvaluation", () => {
     expect(ev.notices[0]).toMatch(/^The test output changed format: step 0 printed go-test, this step cargo/);
     expect(judgeEvaluation(ev, 1, [{ step: 0, evaluation: base }], W, [])).toEqual(ev);
     // The same format passes as before; a failing run in another format is left to its own counts.
-    expect(judgeEvaluation(evaluation({ ...counts([["TestAdd", "passed"], ["TestMul", "passed"]]), format: "go-test" }), 1, [{ step: 0, evaluation: base }], W, []).testsPass).toBe(true);
-    expect(judgeEvaluation(evaluation({ ...counts([["x", "failed"]]), format: "pytest" }), 1, [{ step: 0, evaluation: base }], W, []).notices.join()).not.toMatch(/changed format/);
+    expect(
+      judgeEvaluation(
+        evaluation({
+          ...counts([
+            ["TestAdd", "passed"],
+            ["TestMul", "passed"],
+          ]),
+          format: "go-test",
+        }),
+        1,
+        [{ step: 0, evaluation: base }],
+        W,
+        [],
+      ).testsPass,
+    ).toBe(true);
+    expect(
+      judgeEvaluation(evaluation({ ...counts([["x", "failed"]]), format: "pytest" }), 1, [{ step: 0, evaluation: base }], W, []).notices.join(),
+    ).not.toMatch(/changed format/);
   });
 
   it("leaves a step whose tests did not run (cascade) alone", () => {
@@ -225,7 +415,8 @@ describe("judgeEvaluation", () => {
 });
 
 // python3 -m unittest -v (Python 3.11.7), paths rewritten to /work/proj.
-const UNITTEST_V = "test_doc (tests.test_a.T.test_doc)\nDocstring here. ... ok\ntest_err (tests.test_a.T.test_err) ... ERROR\ntest_fail (tests.test_a.T.test_fail) ... FAIL\ntest_ok (tests.test_a.T.test_ok) ... ok\ntest_skip (tests.test_a.T.test_skip) ... skipped 'why'\n\n======================================================================\nERROR: test_err (tests.test_a.T.test_err)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/work/proj/tests/test_a.py\", line 10, in test_err\n    def test_err(self): raise ValueError(\"x\")\n                        ^^^^^^^^^^^^^^^^^^^^^\nValueError: x\n\n======================================================================\nFAIL: test_fail (tests.test_a.T.test_fail)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/work/proj/tests/test_a.py\", line 7, in test_fail\n    def test_fail(self): self.assertEqual(1, 2)\n                         ^^^^^^^^^^^^^^^^^^^^^^\nAssertionError: 1 != 2\n\n----------------------------------------------------------------------\nRan 5 tests in 0.001s\n\nFAILED (failures=1, errors=1, skipped=1)\n";
+const UNITTEST_V =
+  'test_doc (tests.test_a.T.test_doc)\nDocstring here. ... ok\ntest_err (tests.test_a.T.test_err) ... ERROR\ntest_fail (tests.test_a.T.test_fail) ... FAIL\ntest_ok (tests.test_a.T.test_ok) ... ok\ntest_skip (tests.test_a.T.test_skip) ... skipped \'why\'\n\n======================================================================\nERROR: test_err (tests.test_a.T.test_err)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File "/work/proj/tests/test_a.py", line 10, in test_err\n    def test_err(self): raise ValueError("x")\n                        ^^^^^^^^^^^^^^^^^^^^^\nValueError: x\n\n======================================================================\nFAIL: test_fail (tests.test_a.T.test_fail)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File "/work/proj/tests/test_a.py", line 7, in test_fail\n    def test_fail(self): self.assertEqual(1, 2)\n                         ^^^^^^^^^^^^^^^^^^^^^^\nAssertionError: 1 != 2\n\n----------------------------------------------------------------------\nRan 5 tests in 0.001s\n\nFAILED (failures=1, errors=1, skipped=1)\n';
 
 describe("unittest -v names every test", () => {
   it("reads the outcome lines, docstring lines included", () => {

@@ -2,10 +2,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { tmpDir } from "../../helpers/repo.js";
-import { srcModule, TS_IMPORT } from "../../helpers/ts-import.js";
 import { reapRecorded } from "../../../src/exec/orphans.js";
 import { runCommand } from "../../../src/exec/run.js";
+import { tmpDir } from "../../helpers/repo.js";
+import { srcModule, TS_IMPORT } from "../../helpers/ts-import.js";
 
 const cwd = tmpDir("trm-run-");
 
@@ -35,7 +35,10 @@ describe("runCommand", () => {
     // output must still read in the order the command wrote (chain markers are cut from it).
     process.env.TRM_ORDER_TEST_API_KEY = "s3cr3t-value-for-order-test";
     try {
-      const r = await runCommand("for i in 1 2 3; do echo out$i; sleep 0.05; echo err$i >&2; sleep 0.05; done; echo $TRM_ORDER_TEST_API_KEY", { cwd, timeoutMs: 10_000 });
+      const r = await runCommand("for i in 1 2 3; do echo out$i; sleep 0.05; echo err$i >&2; sleep 0.05; done; echo $TRM_ORDER_TEST_API_KEY", {
+        cwd,
+        timeoutMs: 10_000,
+      });
       expect(r.output.all).toBe("out1\nerr1\nout2\nerr2\nout3\nerr3\n\n");
     } finally {
       delete process.env.TRM_ORDER_TEST_API_KEY;
@@ -120,7 +123,7 @@ describe("runCommand", () => {
   it("does not leak GIT_DIR or GIT_INDEX_FILE into commands", async () => {
     process.env.GIT_INDEX_FILE = "/tmp/should-not-leak";
     try {
-      const r = await runCommand("echo \"[${GIT_INDEX_FILE:-unset}]\"", { cwd, timeoutMs: 10_000 });
+      const r = await runCommand('echo "[${GIT_INDEX_FILE:-unset}]"', { cwd, timeoutMs: 10_000 });
       expect(r.output.stdout.trim()).toBe("[unset]");
     } finally {
       delete process.env.GIT_INDEX_FILE;
@@ -217,7 +220,9 @@ describe("runCommand when the command cannot start", () => {
       const r = await runCommand("echo hi", { cwd: ${JSON.stringify(cwd)}, timeoutMs: 10000 });
       for (const fd of fds) closeSync(fd);
       console.log(JSON.stringify({ exitCode: r.exitCode, spawnError: r.spawnError ?? null }));`;
-    const out = execFileSync("bash", ["-c", 'ulimit -n 64 && exec "$0" "$1" "$2" --input-type=module -e "$3"', process.execPath, ...TS_IMPORT, probe], { encoding: "utf8" });
+    const out = execFileSync("bash", ["-c", 'ulimit -n 64 && exec "$0" "$1" "$2" --input-type=module -e "$3"', process.execPath, ...TS_IMPORT, probe], {
+      encoding: "utf8",
+    });
     const r = JSON.parse(out.trim().split("\n").at(-1)!) as { exitCode: number | null; spawnError: string | null };
     expect(r.exitCode).toBe(null);
     expect(r.spawnError).toMatch(/EMFILE|ENFILE/);

@@ -2,12 +2,12 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { attributesOf, bytesKept, closeAttributes, type Attributes } from "../../../src/git/attributes.js";
+import { type Attributes, attributesOf, bytesKept, closeAttributes } from "../../../src/git/attributes.js";
 import { writeCandidateTree } from "../../../src/session/candidate-tree.js";
 import type { SessionConfig } from "../../../src/session/config.js";
 import { WorktreePool } from "../../../src/session/worktree-pool.js";
 import { processesIn } from "../../helpers/processes.js";
-import { g, removeTmpDirs, gitTreeOf, repoFromFiles, tmpDir } from "../../helpers/repo.js";
+import { g, gitTreeOf, removeTmpDirs, repoFromFiles, tmpDir } from "../../helpers/repo.js";
 
 const opened: string[] = [];
 afterAll(() => {
@@ -15,7 +15,14 @@ afterAll(() => {
   removeTmpDirs();
 });
 
-const none: Attributes = { text: "unspecified", eol: "unspecified", crlf: "unspecified", ident: "unspecified", filter: "unspecified", "working-tree-encoding": "unspecified" };
+const none: Attributes = {
+  text: "unspecified",
+  eol: "unspecified",
+  crlf: "unspecified",
+  ident: "unspecified",
+  filter: "unspecified",
+  "working-tree-encoding": "unspecified",
+};
 const LF = Buffer.from("a\nb\n");
 const CRLF = Buffer.from("a\r\nb\r\n");
 
@@ -32,7 +39,15 @@ describe("bytesKept: whether git stores and checks out a file's bytes as they ar
     }
   });
   it("leaves to git whatever converts, and whatever it does not know", () => {
-    for (const a of [{ eol: "crlf" }, { filter: "lfs" }, { ident: "set" }, { "working-tree-encoding": "UTF-16" }, { text: "weird" }, { eol: "cr" }, { crlf: "odd" }]) {
+    for (const a of [
+      { eol: "crlf" },
+      { filter: "lfs" },
+      { ident: "set" },
+      { "working-tree-encoding": "UTF-16" },
+      { text: "weird" },
+      { eol: "cr" },
+      { crlf: "odd" },
+    ]) {
       expect(bytesKept({ ...none, ...a }, LF, "both"), JSON.stringify(a)).toBe(false);
     }
   });
@@ -81,7 +96,10 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
     const { wt, commonDir, base } = worktreeWith({ "sub/deep/a.txt": "a\n", "sub/.gitattributes": "*.md text\n" });
     const s = { id: "attr-nested", config: { commonDir } };
     expect((await attributesOf(wt, commonDir, ["sub/deep/a.txt"]))!.get("sub/deep/a.txt")).toEqual(none);
-    for (const [file, text] of [["sub/deep/.gitattributes", "* text\n"], ["sub/.gitattributes", "*.txt text\n"]] as const) {
+    for (const [file, text] of [
+      ["sub/deep/.gitattributes", "* text\n"],
+      ["sub/.gitattributes", "*.txt text\n"],
+    ] as const) {
       writeFileSync(path.join(wt, file), text);
       writeFileSync(path.join(wt, "sub/deep/a.txt"), "a\r\n");
       const r = await writeCandidateTree(s, wt, base, ["sub/deep/a.txt"]);

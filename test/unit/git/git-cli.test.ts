@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 import { git, gitBytes, openRepo } from "../../../src/git/cli.js";
 import { makeRepo } from "../../helpers/repo.js";
 
@@ -7,7 +7,15 @@ describe("git entry point", () => {
   it("works with the environment real users have (EDITOR, PAGER, ssh and askpass programs set)", async () => {
     const repo = makeRepo("js-stats");
     const saved = { ...process.env };
-    Object.assign(process.env, { EDITOR: "vim", VISUAL: "code -w", PAGER: "less", GIT_PAGER: "delta", GIT_SSH_COMMAND: "ssh -i key", SSH_ASKPASS: "/usr/bin/ask", GIT_CONFIG_GLOBAL: "/dev/null" });
+    Object.assign(process.env, {
+      EDITOR: "vim",
+      VISUAL: "code -w",
+      PAGER: "less",
+      GIT_PAGER: "delta",
+      GIT_SSH_COMMAND: "ssh -i key",
+      SSH_ASKPASS: "/usr/bin/ask",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+    });
     try {
       const r = await openRepo(repo);
       expect(r.top).toBe(repo);

@@ -102,13 +102,15 @@ describe("the long-lived git processes (git/long-lived.ts)", () => {
 
   it("answers one question at a time per process, also after one failed", async () => {
     const order: string[] = [];
-    const slow = (name: string, fail = false) => async () => {
-      order.push(`${name} start`);
-      await new Promise((r) => setTimeout(r, 20));
-      order.push(`${name} end`);
-      if (fail) throw new Error(name);
-      return name;
-    };
+    const slow =
+      (name: string, fail = false) =>
+      async () => {
+        order.push(`${name} start`);
+        await new Promise((r) => setTimeout(r, 20));
+        order.push(`${name} end`);
+        if (fail) throw new Error(name);
+        return name;
+      };
     const first = inTurn("update-ref", "/nowhere", slow("one", true));
     const second = inTurn("update-ref", "/nowhere", slow("two"));
     await expect(first).rejects.toThrow("one");

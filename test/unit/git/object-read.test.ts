@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
-import { createDeflate, deflateSync } from "node:zlib";
 import path from "node:path";
+import { createDeflate, deflateSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { readObjectRaw } from "../../../src/git/object-read.js";
 import { decodeTree, readBlobBytes } from "../../../src/git/objects.js";
 import { peelToCommitFast, treeOfCommitFast } from "../../../src/git/session-git.js";
-import { g, removeTmpDirs, ROOT, tmpDir } from "../../helpers/repo.js";
+import { g, ROOT, removeTmpDirs, tmpDir } from "../../helpers/repo.js";
 
 afterAll(removeTmpDirs);
 
@@ -128,7 +128,11 @@ describe("objects read by id: a cat-file that died", () => {
     const mine = readdirSync("/proc").filter((p) => {
       try {
         const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid && readFileSync(`/proc/${p}/cmdline`, "utf8").includes("cat-file") && readlinkSync(`/proc/${p}/cwd`) === commonDir;
+        return (
+          Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid &&
+          readFileSync(`/proc/${p}/cmdline`, "utf8").includes("cat-file") &&
+          readlinkSync(`/proc/${p}/cwd`) === commonDir
+        );
       } catch {
         return false;
       }

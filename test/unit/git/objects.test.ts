@@ -3,10 +3,10 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { encodeTree, writeObject, writeTreeWith, type PathChange } from "../../../src/git/objects.js";
 import { prepareNote } from "../../../src/git/notes.js";
-import { peelToCommitFast, writeNote, writeTagFast, updateRefs } from "../../../src/git/session-git.js";
-import { g, removeTmpDirs, gitTreeOf, repoFromFiles } from "../../helpers/repo.js";
+import { encodeTree, type PathChange, writeObject, writeTreeWith } from "../../../src/git/objects.js";
+import { peelToCommitFast, updateRefs, writeNote, writeTagFast } from "../../../src/git/session-git.js";
+import { g, gitTreeOf, removeTmpDirs, repoFromFiles } from "../../helpers/repo.js";
 
 afterAll(removeTmpDirs);
 
@@ -47,12 +47,22 @@ describe("in-process trees", () => {
     const input = "100644 blob " + blob + "\ta.b\n040000 tree " + sub + "\ta\n100644 blob " + blob + "\ta-\n100755 blob " + blob + "\tZ\n";
     const expected = execFileSync("git", ["mktree"], { cwd: dir, input, encoding: "utf8" }).trim();
     const body = encodeTree(entries);
-    const oid = createHash("sha1").update(Buffer.concat([Buffer.from(`tree ${body.length}\0`), body])).digest("hex");
+    const oid = createHash("sha1")
+      .update(Buffer.concat([Buffer.from(`tree ${body.length}\0`), body]))
+      .digest("hex");
     expect(oid).toBe(expected);
   });
 
   it("record what git add -A records: edits, executable bit, links, deletions, emptied folders, file <-> folder", async () => {
-    const dir = repoWith({ "a.txt": "a\n", "d/one.txt": "1\n", "d/two.txt": "2\n", "gone/only.txt": "x\n", "f": "file\n", "dir2/x.txt": "x\n", "keep/k.txt": "k\n" });
+    const dir = repoWith({
+      "a.txt": "a\n",
+      "d/one.txt": "1\n",
+      "d/two.txt": "2\n",
+      "gone/only.txt": "x\n",
+      f: "file\n",
+      "dir2/x.txt": "x\n",
+      "keep/k.txt": "k\n",
+    });
     const common = path.join(dir, ".git");
     const base = g(dir, "rev-parse", "HEAD^{tree}").trim();
     writeFileSync(path.join(dir, "a.txt"), "changed\n");
@@ -158,7 +168,11 @@ describe("a checkpoint's tag written in-process", () => {
     const dir = repoWith({ "a.txt": "a\n" });
     const head = g(dir, "rev-parse", "HEAD").trim();
     const msg = "\n\n  first line  \n# a comment line\n\n\n\nsecond\t\n\nTRM-Step: 3\n\n";
-    execFileSync("git", ["tag", "-a", "-F", "-", "by-git", head], { cwd: dir, input: msg, env: { ...process.env, GIT_COMMITTER_NAME: "code-trm", GIT_COMMITTER_EMAIL: "code-trm@localhost" } });
+    execFileSync("git", ["tag", "-a", "-F", "-", "by-git", head], {
+      cwd: dir,
+      input: msg,
+      env: { ...process.env, GIT_COMMITTER_NAME: "code-trm", GIT_COMMITTER_EMAIL: "code-trm@localhost" },
+    });
     const ours = await writeTagFast(path.join(dir, ".git"), head, "by-git", msg);
     const body = (oid: string) => g(dir, "cat-file", "tag", oid).replace(/^(tagger .*>) \d+ [+-]\d{4}$/m, "$1");
     expect(body(ours)).toBe(body(g(dir, "rev-parse", "by-git").trim()));
@@ -169,4 +183,3 @@ describe("a checkpoint's tag written in-process", () => {
     expect(g(dir, "fsck", "--full", "--no-dangling", "--no-progress")).toBe("");
   });
 });
-

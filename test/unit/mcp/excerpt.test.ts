@@ -15,7 +15,12 @@ describe("validation excerpts", () => {
 
 describe("how to apply a session's result", () => {
   it("offers a merge only when the baseline had no uncommitted work", () => {
-    const clean = applyInstructions({ id: "20260101-000000-abcd", branch: "trm/20260101-000000-abcd", bestCommit: "1234567890abcdef", uncommittedIncluded: false });
+    const clean = applyInstructions({
+      id: "20260101-000000-abcd",
+      branch: "trm/20260101-000000-abcd",
+      bestCommit: "1234567890abcdef",
+      uncommittedIncluded: false,
+    });
     expect(clean[0]).toMatch(/^(code-trm|node \/\S+\/main\.js) apply 20260101-000000-abcd /);
     expect(clean.join("\n")).toMatch(/git merge trm\/20260101-000000-abcd/);
     const dirty = applyInstructions({ id: "20260101-000000-abcd", branch: "trm/20260101-000000-abcd", bestCommit: null, uncommittedIncluded: true });
@@ -23,7 +28,13 @@ describe("how to apply a session's result", () => {
   });
 
   it("names the checkout, so that each line runs from any folder", () => {
-    const lines = applyInstructions({ id: "20260101-000000-abcd", branch: "trm/20260101-000000-abcd", bestCommit: "1234567890abcdef", uncommittedIncluded: false, top: "/home/me/my project" });
+    const lines = applyInstructions({
+      id: "20260101-000000-abcd",
+      branch: "trm/20260101-000000-abcd",
+      bestCommit: "1234567890abcdef",
+      uncommittedIncluded: false,
+      top: "/home/me/my project",
+    });
     expect(lines[0]).toMatch(/ apply 20260101-000000-abcd --repo '\/home\/me\/my project' /);
     for (const l of lines.slice(1)) expect(l).toMatch(/^(best step only: |inspect: )?git -C '\/home\/me\/my project' /);
   });

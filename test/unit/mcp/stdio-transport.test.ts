@@ -63,7 +63,9 @@ describe("LineTransport's JSON-RPC errors", () => {
     await t.start();
     stdin.write(`not json\n{"jsonrpc":"2.0","id":1,"method":\n${ping(2)}`);
     await tick();
-    expect(sent.map(errorOf)).toEqual([0, 1].map(() => expect.objectContaining({ jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32700 }) })));
+    expect(sent.map(errorOf)).toEqual(
+      [0, 1].map(() => expect.objectContaining({ jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32700 }) })),
+    );
     expect(got).toEqual([{ jsonrpc: "2.0", id: 2, method: "ping" }]);
   });
 
@@ -81,7 +83,10 @@ describe("LineTransport's JSON-RPC errors", () => {
     await t.start();
     stdin.write('{"jsonrpc":"2.0","id":4,"method":"tools/list","params":null}\n{"jsonrpc":"2.0","method":"notifications/initialized","params":null}\n');
     await tick();
-    expect(got).toEqual([{ jsonrpc: "2.0", id: 4, method: "tools/list" }, { jsonrpc: "2.0", method: "notifications/initialized" }]);
+    expect(got).toEqual([
+      { jsonrpc: "2.0", id: 4, method: "tools/list" },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+    ]);
     expect(sent).toEqual([]);
   });
 
@@ -93,7 +98,10 @@ describe("LineTransport's JSON-RPC errors", () => {
     stdin.write('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"trm_get_state","arguments":{"sessionId":"x"}}}\n');
     await tick();
     const errs = sent.map(errorOf);
-    expect(errs.map((e) => [e.id, e.error.code])).toEqual([[5, -32602], ["six", -32602]]);
+    expect(errs.map((e) => [e.id, e.error.code])).toEqual([
+      [5, -32602],
+      ["six", -32602],
+    ]);
     expect(errs[0]!.error.message).toMatch(/Invalid params for tools\/call: params\.arguments: .*record/);
     // Well-formed calls go on, whatever their tool's own arguments: those are the tool's to check.
     expect(got).toEqual([{ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "trm_get_state", arguments: { sessionId: "x" } } }]);
@@ -105,7 +113,11 @@ describe("LineTransport's JSON-RPC errors", () => {
     stdin.write('{"jsonrpc":"2.0","id":8}\n[1,2]\n{"jsonrpc":"1.0","id":9,"method":"ping"}\n');
     stdin.write('{"jsonrpc":"2.0","method":"notifications/x","params":"bad"}\n{"jsonrpc":"2.0","id":10,"result":"bad"}\n');
     await tick();
-    expect(sent.map(errorOf).map((e) => [e.id, e.error.code])).toEqual([[8, -32600], [null, -32600], [9, -32600]]);
+    expect(sent.map(errorOf).map((e) => [e.id, e.error.code])).toEqual([
+      [8, -32600],
+      [null, -32600],
+      [9, -32600],
+    ]);
     expect(got).toEqual([]);
   });
 });

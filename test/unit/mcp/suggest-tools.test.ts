@@ -1,9 +1,9 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { suggestTools } from "../../../src/mcp/tools/suggest-tools.js";
-import { listing } from "../../../src/mcp/server.js";
 import type { ToolDef } from "../../../src/mcp/register.js";
+import { listing } from "../../../src/mcp/server.js";
+import { suggestTools } from "../../../src/mcp/tools/suggest-tools.js";
 import { SessionManager } from "../../../src/session/manager.js";
 import { sessionOver, TSC } from "../suggest/helpers.js";
 

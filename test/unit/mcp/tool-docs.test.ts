@@ -30,7 +30,15 @@ describe("docs/tools.md", () => {
 
   it("shows trm_start_session's defaults as resolveConfig applies them", () => {
     const c = resolveConfig({ repoPath: "/r", testCmd: "t" });
-    const applied = { timeoutSec: c.timeoutSec, weights: c.weights, halt: c.halt, emaAlpha: c.emaAlpha, cascade: c.cascade, parallel: c.parallel ?? true, perfDirection: c.perfDirection };
+    const applied = {
+      timeoutSec: c.timeoutSec,
+      weights: c.weights,
+      halt: c.halt,
+      emaAlpha: c.emaAlpha,
+      cascade: c.cascade,
+      parallel: c.parallel ?? true,
+      perfDirection: c.perfDirection,
+    };
     expect(startSessionDefaults).toEqual(applied);
   });
 

@@ -54,10 +54,19 @@ describe("review corpus", () => {
     const expected = JSON.parse(readFileSync(path.join(DIR, `${c.name}.expected.json`), "utf8")) as Expected;
     it(`${c.name}: ${expected.description}`, async () => {
       const raw = withSecrets(readFileSync(path.join(DIR, c.file), "utf8"));
-      const input = c.file.endsWith(".diff") ? { diff: raw } : { files: (JSON.parse(raw) as { files: Array<{ path: string; content: string; originalContent?: string }> }).files };
+      const input = c.file.endsWith(".diff")
+        ? { diff: raw }
+        : { files: (JSON.parse(raw) as { files: Array<{ path: string; content: string; originalContent?: string }> }).files };
       const focus = expected.focus as Parameters<typeof reviewPr>[0]["focus"];
       const r = await reviewPr({ ...input, ...(focus ? { focus } : {}) }, { env: {} });
-      const actual = r.comments.map((x) => ({ file: x.file, line: x.line, severity: x.severity, category: x.category, rule: x.rule, ...(x.cwe ? { cwe: x.cwe } : {}) }));
+      const actual = r.comments.map((x) => ({
+        file: x.file,
+        line: x.line,
+        severity: x.severity,
+        category: x.category,
+        rule: x.rule,
+        ...(x.cwe ? { cwe: x.cwe } : {}),
+      }));
       const want = [...expected.comments].sort((a, b) => key(a).localeCompare(key(b)));
       const got = [...actual].sort((a, b) => key(a).localeCompare(key(b)));
       // Name false positives and misses in the failure, not just a diff of two arrays.

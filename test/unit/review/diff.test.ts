@@ -3,7 +3,14 @@ import { fileChangeFromContents, parseFilePatch, parseUnifiedDiff } from "../../
 import { lex } from "../../../src/review/lex.js";
 
 const summary = (d: string) =>
-  parseUnifiedDiff(d).map((f) => ({ path: f.path, oldPath: f.oldPath, status: f.status, added: f.added, removed: f.linesRemoved, text: f.added.map((n) => f.known.get(n)) }));
+  parseUnifiedDiff(d).map((f) => ({
+    path: f.path,
+    oldPath: f.oldPath,
+    status: f.status,
+    added: f.added,
+    removed: f.linesRemoved,
+    text: f.added.map((n) => f.known.get(n)),
+  }));
 
 describe("parseUnifiedDiff", () => {
   it("gives added lines their NEW-file numbers across several hunks", () => {
@@ -153,14 +160,24 @@ describe("lex", () => {
 describe("diffs as people and models paste them", () => {
   it("keeps new-file line numbers right when an @@ count is wrong", () => {
     // The first hunk claims 7 new lines but has 3; the second hunk must still start at line 41.
-    const diff = ["--- a/src/v.js", "+++ b/src/v.js", "@@ -1,2 +1,7 @@", " a", "+b", " c", "@@ -40,2 +41,3 @@", " x", "+el.innerHTML = input;", " y", ""].join("\n");
+    const diff = ["--- a/src/v.js", "+++ b/src/v.js", "@@ -1,2 +1,7 @@", " a", "+b", " c", "@@ -40,2 +41,3 @@", " x", "+el.innerHTML = input;", " y", ""].join(
+      "\n",
+    );
     const [f] = parseUnifiedDiff(diff);
     expect(f!.added).toEqual([2, 42]);
     expect(f!.known.get(42)).toBe("el.innerHTML = input;");
   });
 
   it("decodes C-quoted (non-ASCII) file names", () => {
-    const diff = ['diff --git "a/sp\\303\\251c.js" "b/sp\\303\\251c.js"', '--- "a/sp\\303\\251c.js"', '+++ "b/sp\\303\\251c.js"', "@@ -1 +1,2 @@", " a", "+eval(x);", ""].join("\n");
+    const diff = [
+      'diff --git "a/sp\\303\\251c.js" "b/sp\\303\\251c.js"',
+      '--- "a/sp\\303\\251c.js"',
+      '+++ "b/sp\\303\\251c.js"',
+      "@@ -1 +1,2 @@",
+      " a",
+      "+eval(x);",
+      "",
+    ].join("\n");
     expect(parseUnifiedDiff(diff)[0]!.path).toBe("spéc.js");
   });
 });

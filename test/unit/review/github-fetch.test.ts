@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundedPages, offOrigin, originBoundFetch, OffOriginError } from "../../../src/review/github-fetch.js";
+import { boundedPages, OffOriginError, offOrigin, originBoundFetch } from "../../../src/review/github-fetch.js";
 import { UserError } from "../../../src/util/errors.js";
 
 const API = "https://api.github.com";
@@ -46,7 +46,9 @@ describe("originBoundFetch", () => {
     });
     const err = await originBoundFetch(API, f)(`${API}/a`, { headers: { authorization: "token T" } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OffOriginError);
-    expect((err as Error).message).toBe("The GitHub API at https://api.github.com redirected to a URL that is on https://evil.example: refused, nothing was sent there (the token only goes to https://api.github.com).");
+    expect((err as Error).message).toBe(
+      "The GitHub API at https://api.github.com redirected to a URL that is on https://evil.example: refused, nothing was sent there (the token only goes to https://api.github.com).",
+    );
     expect(seen.map((s) => s.url)).toEqual([`${API}/a`, `${API}/b`]);
   });
 
@@ -114,7 +116,10 @@ function pages(per: number, more: (n: number) => boolean) {
     async *[Symbol.asyncIterator]() {
       for (let n = 1; ; n++) {
         requested++;
-        yield { data: Array.from({ length: per }, (_, i) => `${n}.${i}`), headers: more(n) ? { link: `<https://api.github.com/x?page=${n + 1}>; rel="next"` } : {} };
+        yield {
+          data: Array.from({ length: per }, (_, i) => `${n}.${i}`),
+          headers: more(n) ? { link: `<https://api.github.com/x?page=${n + 1}>; rel="next"` } : {},
+        };
         if (!more(n)) return;
       }
     },

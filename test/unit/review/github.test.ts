@@ -3,7 +3,7 @@ import { fetchPullRequest, githubError } from "../../../src/review/github.js";
 import { parsePrUrl } from "../../../src/review/pr-url.js";
 import { reviewPr } from "../../../src/review/review.js";
 import { UserError } from "../../../src/util/errors.js";
-import { startGitHubServer, type GitHubServer } from "../../helpers/github-server.js";
+import { type GitHubServer, startGitHubServer } from "../../helpers/github-server.js";
 
 // A token-shaped value that must never appear in any result, note or error.
 const TOKEN = ["ghp", "T0kenThatMustNeverLeak0000000000000000"].join("_");
@@ -46,7 +46,12 @@ describe("fetchPullRequest against recorded GitHub responses", () => {
     // without code), and the project's settings through the contents API at the head commit.
     const rest = urls.slice(4).map(([u]) => u as string);
     expect(rest.filter((u) => u.includes("/git/blobs/")).sort()).toEqual(
-      ["b2c3d4e5f60718293a4b5c6d7e8f9012345678ab", "c3d4e5f60718293a4b5c6d7e8f9012345678abcd", "e5f60718293a4b5c6d7e8f9012345678abcdef01", "f60718293a4b5c6d7e8f9012345678abcdef0123"].map((s) => `/repos/octo-org/widgets/git/blobs/${s}`),
+      [
+        "b2c3d4e5f60718293a4b5c6d7e8f9012345678ab",
+        "c3d4e5f60718293a4b5c6d7e8f9012345678abcd",
+        "e5f60718293a4b5c6d7e8f9012345678abcdef01",
+        "f60718293a4b5c6d7e8f9012345678abcdef0123",
+      ].map((s) => `/repos/octo-org/widgets/git/blobs/${s}`),
     );
     expect(rest).toContain("/repos/octo-org/widgets/contents/.editorconfig?ref=9f8e7d6c5b4a39281706f5e4d3c2b1a098765432");
     expect(pr.files[0]!.content).toMatch(/^import type \{ Request, Response \}/);
@@ -86,7 +91,15 @@ describe("fetchPullRequest against recorded GitHub responses", () => {
       ["src/lookup/table.ts", 121, "critical", "eval", "CWE-95"],
       ["src/labels/format.ts", 2, "info", "todo-comment", undefined],
     ]);
-    expect(r.summary).toMatchObject({ filesChanged: 5, linesAdded: 7, linesRemoved: 2, criticalCount: 2, warningCount: 1, infoCount: 1, assessment: "needs-changes" });
+    expect(r.summary).toMatchObject({
+      filesChanged: 5,
+      linesAdded: 7,
+      linesRemoved: 2,
+      criticalCount: 2,
+      warningCount: 1,
+      infoCount: 1,
+      assessment: "needs-changes",
+    });
     expect(r.prInfo?.title).toBe("Look up orders by id");
   });
 
@@ -94,7 +107,10 @@ describe("fetchPullRequest against recorded GitHub responses", () => {
     await reviewPr({ prUrl: PR }, { baseUrl: gh.url, env: {} });
     const before = gh.requests.length;
     await reviewPr({ prUrl: PR }, { baseUrl: gh.url, env: {} });
-    const blobs = gh.requests.slice(before).map((r) => r.url).filter((u) => u.includes("/git/blobs/"));
+    const blobs = gh.requests
+      .slice(before)
+      .map((r) => r.url)
+      .filter((u) => u.includes("/git/blobs/"));
     expect(blobs.some((u) => u.includes("b2c3d4e5f60718293a4b5c6d7e8f9012345678ab"))).toBe(false);
     // The blob GitHub did not serve (404) is asked for again: only contents are cached.
     expect(blobs.some((u) => u.includes("e5f60718293a4b5c6d7e8f9012345678abcdef01"))).toBe(true);
@@ -121,7 +137,9 @@ describe("fetchPullRequest against recorded GitHub responses", () => {
   });
 
   it("with a token, a 404 says the token may lack access (and never shows the token)", async () => {
-    const e = await failure(fetchPullRequest(parsePrUrl("https://github.com/octo-org/secret-project/pull/7"), { baseUrl: gh.url, env: { GITHUB_TOKEN: TOKEN } }));
+    const e = await failure(
+      fetchPullRequest(parsePrUrl("https://github.com/octo-org/secret-project/pull/7"), { baseUrl: gh.url, env: { GITHUB_TOKEN: TOKEN } }),
+    );
     expect(e.message).toMatch(/cannot see it/);
     expect(e.hint).toMatch(/read access/);
   });

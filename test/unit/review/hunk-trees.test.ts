@@ -13,12 +13,12 @@ describe("syntax-tree rules on a bare diff's hunks", () => {
     const diff = [
       "--- a/test/a.test.ts",
       "+++ b/test/a.test.ts",
-      "@@ -4,3 +4,6 @@ describe(\"a\", () => {",
-      "   it(\"one\", () => {",
+      '@@ -4,3 +4,6 @@ describe("a", () => {',
+      '   it("one", () => {',
       "     expect(1).toBe(1);",
       "   });",
-      "+  describe.only(\"two\", () => {",
-      "+    it(\"x\", () => expect(2).toBe(2));",
+      '+  describe.only("two", () => {',
+      '+    it("x", () => expect(2).toBe(2));',
       "+  });",
       "--- a/src/store.ts",
       "+++ b/src/store.ts",
@@ -31,7 +31,9 @@ describe("syntax-tree rules on a bare diff's hunks", () => {
       " }",
       "",
     ].join("\n");
-    expect(await keys(diff)).toEqual(expect.arrayContaining(["test/a.test.ts:7:test-only", "src/store.ts:32:ts-non-null-assertion", "src/store.ts:33:floating-promise"]));
+    expect(await keys(diff)).toEqual(
+      expect.arrayContaining(["test/a.test.ts:7:test-only", "src/store.ts:32:ts-non-null-assertion", "src/store.ts:33:floating-promise"]),
+    );
   });
 
   it("say nothing about the same problems on context lines", async () => {
@@ -39,7 +41,7 @@ describe("syntax-tree rules on a bare diff's hunks", () => {
       "--- a/test/a.test.ts",
       "+++ b/test/a.test.ts",
       "@@ -4,3 +4,4 @@",
-      "   it.only(\"one\", () => {",
+      '   it.only("one", () => {',
       "+    // checks one",
       "     expect(1).toBe(1);",
       "   });",
@@ -47,7 +49,7 @@ describe("syntax-tree rules on a bare diff's hunks", () => {
       "+++ b/src/store.ts",
       "@@ -30,4 +30,5 @@ export class Store {",
       "   save(): void {",
-      "     fetch(\"/rows\").then(() => this.done());",
+      '     fetch("/rows").then(() => this.done());',
       "+    this.count += 1;",
       "     const row = this.rows.get(this.id)!;",
       "   }",
@@ -62,7 +64,7 @@ describe("syntax-tree rules on a bare diff's hunks", () => {
       "+++ b/test/b.test.ts",
       "@@ -8,4 +8,5 @@",
       " * Example:",
-      "+ *   it.only(\"focus\", () => run());",
+      '+ *   it.only("focus", () => run());',
       " *   fetch(url);",
       " */",
       " export const b = 1;",

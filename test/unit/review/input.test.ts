@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { reviewInputSchema, reviewInputShape, reviewOutputSchema } from "../../../src/mcp/tools/review-tools.js";
 import { parsePrUrl } from "../../../src/review/pr-url.js";
 import { reviewPr, selectSource } from "../../../src/review/review.js";
-import { reviewInputSchema, reviewInputShape, reviewOutputSchema } from "../../../src/mcp/tools/review-tools.js";
 import { UserError } from "../../../src/util/errors.js";
 
 async function userError(p: Promise<unknown>): Promise<UserError> {
@@ -35,13 +35,28 @@ describe("input validation", () => {
     expect(e.message).toBe("diff contains no file changes.");
     expect(e.hint).toMatch(/git diff/);
     expect((await userError(reviewPr({ files: [] }))).message).toBe("files is empty.");
-    expect((await userError(reviewPr({ files: [{ path: "a.ts", content: "x" }, { path: "./a.ts", content: "y" }] }))).message).toMatch(/given twice/);
+    expect(
+      (
+        await userError(
+          reviewPr({
+            files: [
+              { path: "a.ts", content: "x" },
+              { path: "./a.ts", content: "y" },
+            ],
+          }),
+        )
+      ).message,
+    ).toMatch(/given twice/);
   });
 
   it("evaluate says what it needs", async () => {
     expect((await userError(reviewPr({ prUrl: "https://github.com/a/b/pull/1", evaluate: true }))).message).toMatch(/^evaluate needs repoPath/);
-    expect((await userError(reviewPr({ prUrl: "https://github.com/a/b/pull/1", evaluate: true, repoPath: "/r" }))).message).toMatch(/^evaluate needs at least one command/);
-    expect((await userError(reviewPr({ diff: "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", evaluate: true, repoPath: "/r", testCmd: "npm test" }))).message).toMatch(/^evaluate runs commands on commits/);
+    expect((await userError(reviewPr({ prUrl: "https://github.com/a/b/pull/1", evaluate: true, repoPath: "/r" }))).message).toMatch(
+      /^evaluate needs at least one command/,
+    );
+    expect(
+      (await userError(reviewPr({ diff: "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", evaluate: true, repoPath: "/r", testCmd: "npm test" }))).message,
+    ).toMatch(/^evaluate runs commands on commits/);
   });
 
   it("notes ignored parameters instead of failing", () => {
@@ -55,7 +70,16 @@ describe("input validation", () => {
   });
 
   it("rejects malformed PR URLs with an example of a good one", async () => {
-    for (const bad of ["not a url at all", "https://github.com/octo-org/widgets", "https://github.com/octo-org/widgets/issues/3", "https://github.com/octo-org/widgets/pull/abc", "https://github.com/octo-org/widgets/pull/0", "ftp://github.com/a/b/pull/1", "https://user:pw@github.com/a/b/pull/1", "https://github.com/-bad-/x/pull/1"]) {
+    for (const bad of [
+      "not a url at all",
+      "https://github.com/octo-org/widgets",
+      "https://github.com/octo-org/widgets/issues/3",
+      "https://github.com/octo-org/widgets/pull/abc",
+      "https://github.com/octo-org/widgets/pull/0",
+      "ftp://github.com/a/b/pull/1",
+      "https://user:pw@github.com/a/b/pull/1",
+      "https://github.com/-bad-/x/pull/1",
+    ]) {
       const e = await userError(reviewPr({ prUrl: bad }));
       expect(e.hint, bad).toMatch(/github\.com\/OWNER\/REPO\/pull\/123|GITHUB_TOKEN/);
     }
@@ -72,7 +96,11 @@ describe("parsePrUrl", () => {
       apiBase: "https://api.github.com",
       webUrl: "https://github.com/octo-org/widgets/pull/42",
     });
-    expect(parsePrUrl("https://ghe.example.com/org/repo/pull/5")).toMatchObject({ host: "ghe.example.com", apiBase: "https://ghe.example.com/api/v3", number: 5 });
+    expect(parsePrUrl("https://ghe.example.com/org/repo/pull/5")).toMatchObject({
+      host: "ghe.example.com",
+      apiBase: "https://ghe.example.com/api/v3",
+      number: 5,
+    });
     expect(parsePrUrl("http://ghe.local:8080/org/repo/pull/5")).toMatchObject({ host: "ghe.local:8080", apiBase: "http://ghe.local:8080/api/v3" });
     expect(parsePrUrl("github.com/o/r/pull/7")).toMatchObject({ owner: "o", repo: "r", number: 7, apiBase: "https://api.github.com" });
     expect(parsePrUrl("o/r.js#12")).toMatchObject({ owner: "o", repo: "r.js", number: 12 });
@@ -87,7 +115,24 @@ describe("schemas", () => {
     // Every tool's schema is sent on every turn: keep this one small.
     expect(json.length).toBeLessThan(1600);
     expect(Object.keys(reviewInputShape).sort()).toEqual(
-      ["base", "buildCmd", "diff", "evaluate", "files", "focus", "format", "head", "lintCmd", "mutate", "post", "prUrl", "repoPath", "testCmd", "timeoutSec", "trustPr"].sort(),
+      [
+        "base",
+        "buildCmd",
+        "diff",
+        "evaluate",
+        "files",
+        "focus",
+        "format",
+        "head",
+        "lintCmd",
+        "mutate",
+        "post",
+        "prUrl",
+        "repoPath",
+        "testCmd",
+        "timeoutSec",
+        "trustPr",
+      ].sort(),
     );
     expect(reviewInputSchema.safeParse({ focus: ["security", "formatting"], format: "sarif" }).success).toBe(true);
     expect(reviewInputSchema.safeParse({ focus: ["style"] }).success).toBe(false);

@@ -38,7 +38,7 @@ describe("relativeSpecifiers", () => {
     const text = [
       'import rules from "./tools/rules.js";',
       "const h = require('../shared/helpers.cjs');",
-      'const later = await import(`./lazy`);',
+      "const later = await import(`./lazy`);",
       "parser: ./parsers/custom.js",
       'const dir = path.join(__dirname, "rules", "extra");',
       'const u = new URL("local/", import.meta.url);',
@@ -48,7 +48,16 @@ describe("relativeSpecifiers", () => {
       'const up = require("../../outside.js");',
       "const one = await import(`./dyn/${name}.js`);",
     ].join("\n");
-    expect(relativeSpecifiers(text, "config/eslint.config.js").sort()).toEqual(["config/dyn", "config/lazy", "config/local", "config/parsers/custom.js", "config/plugins", "config/rules/extra", "config/tools/rules.js", "shared/helpers.cjs"]);
+    expect(relativeSpecifiers(text, "config/eslint.config.js").sort()).toEqual([
+      "config/dyn",
+      "config/lazy",
+      "config/local",
+      "config/parsers/custom.js",
+      "config/plugins",
+      "config/rules/extra",
+      "config/tools/rules.js",
+      "shared/helpers.cjs",
+    ]);
   });
 
   it("in imports mode takes only import / require specifiers (a vite alias to ./src is not a load)", () => {
@@ -57,7 +66,10 @@ describe("relativeSpecifiers", () => {
   });
 
   it("imports maps: wildcards lead to their folder", () => {
-    expect(importTargets(JSON.stringify({ imports: { "#lint": "./tools/lint.js", "#rules/*": "./rules/*.js", "#ext": "pkg" } }), "")).toEqual(["tools/lint.js", "rules"]);
+    expect(importTargets(JSON.stringify({ imports: { "#lint": "./tools/lint.js", "#rules/*": "./rules/*.js", "#ext": "pkg" } }), "")).toEqual([
+      "tools/lint.js",
+      "rules",
+    ]);
     expect(importTargets("not json", "")).toEqual([]);
   });
 
@@ -112,25 +124,40 @@ describe("changedLintCode: what a head changed that ESLint would run", () => {
   });
 
   it("a file the base's configuration imports, and one that file imports in turn", async () => {
-    const base = { "eslint.config.js": FLAT, "tools/rules.js": 'import h from "../lib/helper.js";\nexport default h;\n', "lib/helper.js": "export default {};\n" };
+    const base = {
+      "eslint.config.js": FLAT,
+      "tools/rules.js": 'import h from "../lib/helper.js";\nexport default h;\n',
+      "lib/helper.js": "export default {};\n",
+    };
     expect(await found(base, { "tools/rules.js": EVIL })).toEqual([["tools/rules.js", "loaded by eslint.config.js"]]);
     expect(await found(base, { "lib/helper.js": EVIL })).toEqual([["lib/helper.js", "loaded by eslint.config.js"]]);
   });
 
   it("a file the base lacks that a specifier of its configuration would find", async () => {
-    const base = { "eslint.config.js": 'let local = [];\ntry { local = (await import("./local-overrides.js")).default; } catch {}\nexport default [...local];\n' };
+    const base = {
+      "eslint.config.js": 'let local = [];\ntry { local = (await import("./local-overrides.js")).default; } catch {}\nexport default [...local];\n',
+    };
     expect(await found(base, { "local-overrides.js": EVIL })).toEqual([["local-overrides.js", "loaded by eslint.config.js"]]);
   });
 
   it("a rules folder read at run time through path.join(__dirname, ...)", async () => {
-    const base = { "eslint.config.cjs": 'const fs = require("fs"); const path = require("path");\nconst dir = path.join(__dirname, "lint", "rules");\nmodule.exports = fs.readdirSync(dir).map((f) => require(path.join(dir, f)));\n', "lint/rules/a.js": "module.exports = {};\n" };
+    const base = {
+      "eslint.config.cjs":
+        'const fs = require("fs"); const path = require("path");\nconst dir = path.join(__dirname, "lint", "rules");\nmodule.exports = fs.readdirSync(dir).map((f) => require(path.join(dir, f)));\n',
+      "lint/rules/a.js": "module.exports = {};\n",
+    };
     expect(await found(base, { "lint/rules/b.js": EVIL })).toEqual([["lint/rules/b.js", "loaded by eslint.config.cjs"]]);
   });
 
   it("a committed node_modules package, or node_modules as a symbolic link", async () => {
     const base = { ".eslintrc.json": JSON.stringify({ plugins: ["local"] }) };
-    expect(await found(base, { "node_modules/eslint-plugin-local/index.js": EVIL })).toEqual([["node_modules/eslint-plugin-local/index.js", "a package under node_modules, which ESLint would load instead of the installed one"]]);
-    expect(await found(base, { "vendor/eslint-plugin-local/index.js": EVIL, node_modules: { link: "vendor" } })).toContainEqual(["node_modules", "a package under node_modules, which ESLint would load instead of the installed one"]);
+    expect(await found(base, { "node_modules/eslint-plugin-local/index.js": EVIL })).toEqual([
+      ["node_modules/eslint-plugin-local/index.js", "a package under node_modules, which ESLint would load instead of the installed one"],
+    ]);
+    expect(await found(base, { "vendor/eslint-plugin-local/index.js": EVIL, node_modules: { link: "vendor" } })).toContainEqual([
+      "node_modules",
+      "a package under node_modules, which ESLint would load instead of the installed one",
+    ]);
   });
 
   it("an imported folder replaced by a symbolic link (the file it held is gone from the diff's view)", async () => {
@@ -139,28 +166,49 @@ describe("changedLintCode: what a head changed that ESLint would run", () => {
   });
 
   it("a YAML eslintrc's bare parser path, and a package.json that gains an eslintConfig", async () => {
-    expect(await found({ ".eslintrc.yml": "parser: ./parsers/custom.js\nrules: {}\n", "parsers/custom.js": "module.exports = {};\n" }, { "parsers/custom.js": EVIL })).toEqual([["parsers/custom.js", "loaded by .eslintrc.yml"]]);
+    expect(
+      await found(
+        { ".eslintrc.yml": "parser: ./parsers/custom.js\nrules: {}\n", "parsers/custom.js": "module.exports = {};\n" },
+        { "parsers/custom.js": EVIL },
+      ),
+    ).toEqual([["parsers/custom.js", "loaded by .eslintrc.yml"]]);
     const pkg = (extra: object) => `${JSON.stringify({ name: "x", ...extra })}\n`;
-    expect(await found({ "package.json": pkg({}) }, { "package.json": pkg({ eslintConfig: { parser: "./p.js" } }) })).toEqual([["package.json", "package.json with an eslintConfig"]]);
+    expect(await found({ "package.json": pkg({}) }, { "package.json": pkg({ eslintConfig: { parser: "./p.js" } }) })).toEqual([
+      ["package.json", "package.json with an eslintConfig"],
+    ]);
     expect(await found({ "package.json": pkg({}), "eslint.config.js": FLAT }, { "package.json": pkg({ dependencies: { a: "1" } }) })).toEqual([]);
   });
 
   it("tools' configurations that ESLint plugins load: changed, or a file they import changed; their other strings are not loads", async () => {
-    const base = { "eslint.config.js": FLAT, "babel.config.js": 'module.exports = { plugins: [require("./babel/plugin.js")] };\n', "babel/plugin.js": "module.exports = {};\n", "vite.config.ts": 'export default { resolve: { alias: { "@": path.resolve(__dirname, "./src") } } };\n' };
+    const base = {
+      "eslint.config.js": FLAT,
+      "babel.config.js": 'module.exports = { plugins: [require("./babel/plugin.js")] };\n',
+      "babel/plugin.js": "module.exports = {};\n",
+      "vite.config.ts": 'export default { resolve: { alias: { "@": path.resolve(__dirname, "./src") } } };\n',
+    };
     expect(await found(base, { "babel.config.js": EVIL })).toEqual([["babel.config.js", "a tool configuration that ESLint plugins may load and run"]]);
     expect(await found(base, { "babel/plugin.js": EVIL })).toEqual([["babel/plugin.js", "loaded by babel.config.js"]]);
     expect(await found(base, { "src/app.js": "export const app = 3;\n" })).toEqual([]);
   });
 
   it("package imports (#lint) lead through package.json to their file; tsconfig and glob patterns are not loads", async () => {
-    const base = { "package.json": JSON.stringify({ name: "x", imports: { "#lint": "./tools/lint.js" } }), "eslint.config.js": 'import lint from "#lint";\nexport default [{ files: ["./src/**/*.js"], languageOptions: { parserOptions: { project: "./tsconfig.json" } } }, lint];\n', "tools/lint.js": "export default {};\n", "tsconfig.json": "{}\n" };
+    const base = {
+      "package.json": JSON.stringify({ name: "x", imports: { "#lint": "./tools/lint.js" } }),
+      "eslint.config.js":
+        'import lint from "#lint";\nexport default [{ files: ["./src/**/*.js"], languageOptions: { parserOptions: { project: "./tsconfig.json" } } }, lint];\n',
+      "tools/lint.js": "export default {};\n",
+      "tsconfig.json": "{}\n",
+    };
     expect(await found(base, { "tools/lint.js": EVIL })).toEqual([["tools/lint.js", "loaded by eslint.config.js"]]);
     expect(await found(base, { "tsconfig.json": '{"compilerOptions":{}}\n', "src/app.js": "export const app = 4;\n" })).toEqual([]);
   });
 
   it("a base missing from the clone leaves the question open", async () => {
     const c = change({}, { "src/app.js": "export const app = 5;\n" });
-    expect(await lintCodeOfChange(c.dir, "f".repeat(40), c.head, [])).toEqual({ found: [], incomplete: `the base commit ffffffffffff is not in ${c.dir} (fetch the base branch)` });
+    expect(await lintCodeOfChange(c.dir, "f".repeat(40), c.head, [])).toEqual({
+      found: [],
+      incomplete: `the base commit ffffffffffff is not in ${c.dir} (fetch the base branch)`,
+    });
     expect(await lintCodeOfChange(c.dir, undefined, c.head, [])).toEqual({ found: [], incomplete: "the base commit of the change is not known" });
     expect(await lintCodeOfChange(c.dir, c.base, c.head, [])).toEqual({ found: [] });
   });

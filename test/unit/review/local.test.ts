@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,7 +46,10 @@ beforeAll(() => {
   sh(repo, "add", "-A");
   sh(repo, "commit", "-q", "-m", "base");
   sh(repo, "switch", "-q", "-c", "feature");
-  write("src/app.ts", "export function main(): number {\n  console.log(\"starting\");\n  return 1;\n}\n\nexport function parse(raw: string): any {\n  return JSON.parse(raw);\n}\n");
+  write(
+    "src/app.ts",
+    'export function main(): number {\n  console.log("starting");\n  return 1;\n}\n\nexport function parse(raw: string): any {\n  return JSON.parse(raw);\n}\n',
+  );
   write("src/app.test.ts", "test('main', () => {});\ntest('parse', () => {});\n");
   sh(repo, "add", "-A");
   sh(repo, "commit", "-q", "-m", "Add parse helper");

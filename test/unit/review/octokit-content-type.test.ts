@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { Octokit } from "@octokit/rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +39,11 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
  * a bare partial version is an X-range, as npm reads it (`20` is any 20.x.y: tap-parser's `20 || >=22`).
  */
 function satisfies(version: string, range: string): boolean {
-  const given = (t: string) => t.replace(/^v/, "").split(".").filter((p) => p !== "" && p !== "x" && p !== "*");
+  const given = (t: string) =>
+    t
+      .replace(/^v/, "")
+      .split(".")
+      .filter((p) => p !== "" && p !== "x" && p !== "*");
   const parse = (t: string) => [...given(t), "0", "0"].slice(0, 3).map(Number);
   const cmp = (a: number[], b: number[]) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
   const v = parse(version);
@@ -63,8 +67,13 @@ function satisfies(version: string, range: string): boolean {
 }
 
 describe("the packages code-trm installs on Node 20", () => {
-  const lock = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "..", "package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean; engines?: { node?: string } }> };
-  const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "..", "package.json"), "utf8")) as { engines: { node: string }; overrides?: unknown };
+  const lock = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "..", "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean; engines?: { node?: string } }>;
+  };
+  const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "..", "package.json"), "utf8")) as {
+    engines: { node: string };
+    overrides?: unknown;
+  };
   const floor = pkg.engines.node.replace(/^>=/, "");
 
   it("come from the dependencies, not from overrides (npm ignores overrides when code-trm is installed as a package)", () => {
@@ -98,7 +107,9 @@ describe("content-type as pinned for @octokit/request", () => {
     const fromRequest = createRequire(createRequire(import.meta.url).resolve("@octokit/request"));
     // The package's exports hide package.json: read it next to the module Octokit resolves.
     const main = fromRequest.resolve("content-type");
-    const pkg = JSON.parse(readFileSync(path.join(main.slice(0, main.lastIndexOf(`${path.sep}content-type${path.sep}`)), "content-type", "package.json"), "utf8")) as { version: string; engines: { node: string } };
+    const pkg = JSON.parse(
+      readFileSync(path.join(main.slice(0, main.lastIndexOf(`${path.sep}content-type${path.sep}`)), "content-type", "package.json"), "utf8"),
+    ) as { version: string; engines: { node: string } };
     expect(pkg.version).toBe("2.1.0");
     expect(pkg.engines.node).toBe(">=18");
   });

@@ -3,7 +3,7 @@ import { MAX_POSTED, planReview, REVIEW_MARKER } from "../../../src/review/post.
 import { reviewPr } from "../../../src/review/review.js";
 import type { ReviewResult } from "../../../src/review/schema.js";
 import { UserError } from "../../../src/util/errors.js";
-import { startGitHubServer, type GitHubServer } from "../../helpers/github-server.js";
+import { type GitHubServer, startGitHubServer } from "../../helpers/github-server.js";
 
 /** Posting one updatable GitHub review, against the recorded GitHub server (fixtures/github). */
 
@@ -63,8 +63,28 @@ describe("posting a review", () => {
   });
 
   it(`caps inline comments at ${MAX_POSTED}, most severe first; the body lists the rest`, () => {
-    const comments = Array.from({ length: 40 }, (_, i) => ({ file: "src/a.ts", line: i + 1, severity: i === 39 ? ("critical" as const) : ("info" as const), category: "code-quality" as const, rule: "magic-number", message: `m${i}` }));
-    const r: ReviewResult = { summary: { filesChanged: 1, linesAdded: 40, linesRemoved: 0, commentsCount: 40, criticalCount: 1, warningCount: 0, infoCount: 39, assessment: "needs-changes", highlights: [] }, comments };
+    const comments = Array.from({ length: 40 }, (_, i) => ({
+      file: "src/a.ts",
+      line: i + 1,
+      severity: i === 39 ? ("critical" as const) : ("info" as const),
+      category: "code-quality" as const,
+      rule: "magic-number",
+      message: `m${i}`,
+    }));
+    const r: ReviewResult = {
+      summary: {
+        filesChanged: 1,
+        linesAdded: 40,
+        linesRemoved: 0,
+        commentsCount: 40,
+        criticalCount: 1,
+        warningCount: 0,
+        infoCount: 39,
+        assessment: "needs-changes",
+        highlights: [],
+      },
+      comments,
+    };
     const plan = planReview(r);
     expect(plan.comments).toHaveLength(MAX_POSTED);
     expect(plan.comments[0]!.line).toBe(40);
@@ -73,7 +93,9 @@ describe("posting a review", () => {
   });
 
   it("refuses to submit without a token, and post without a pull request", async () => {
-    await expect(reviewPr({ prUrl: PR, post: "submit" }, { baseUrl: "https://api.github.example", env: {} }).catch((e: unknown) => e)).resolves.toBeInstanceOf(Error);
+    await expect(reviewPr({ prUrl: PR, post: "submit" }, { baseUrl: "https://api.github.example", env: {} }).catch((e: unknown) => e)).resolves.toBeInstanceOf(
+      Error,
+    );
     const e = await reviewPr({ diff: "--- a/x.ts\n+++ b/x.ts\n@@ -0,0 +1 @@\n+x\n", post: "dry" }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UserError);
     expect((e as UserError).message).toMatch(/post needs prUrl/);

@@ -47,18 +47,27 @@ describe("ESLint runs only code the base already had", () => {
     const { dir, marker } = clone(() => undefined);
     const r = await review(dir);
     expect(eslintFindings(r)).toEqual([["src/app.js", 3, "eslint/prefer-const"]]);
-    expect((r.notes ?? []).filter((n) => /ESLint/.test(n) && !n.startsWith("Project tools:"))).toEqual(bwrapHere ? [] : [expect.stringMatching(/^The project's ESLint ran without a sandbox, on configuration and plugins the base already had/)]);
+    expect((r.notes ?? []).filter((n) => /ESLint/.test(n) && !n.startsWith("Project tools:"))).toEqual(
+      bwrapHere ? [] : [expect.stringMatching(/^The project's ESLint ran without a sandbox, on configuration and plugins the base already had/)],
+    );
     expect((r.notes ?? []).find((n) => n.startsWith("Project tools:"))).toMatch(/^Project tools: ran ESLint;/);
     expect(existsSync(marker)).toBe(false);
   });
 
   it.each([
-    ["a file the configuration imports", (dir: string, marker: string) => writeFileSync(path.join(dir, "tools", "rules.js"), evil(marker, true)), "tools/rules.js (loaded by eslint.config.js)"],
+    [
+      "a file the configuration imports",
+      (dir: string, marker: string) => writeFileSync(path.join(dir, "tools", "rules.js"), evil(marker, true)),
+      "tools/rules.js (loaded by eslint.config.js)",
+    ],
     [
       "a committed node_modules package shadowing the installed plugin",
       (dir: string, marker: string) => {
         mkdirSync(path.join(dir, "node_modules", "eslint-plugin-local"), { recursive: true });
-        writeFileSync(path.join(dir, "node_modules", "eslint-plugin-local", "package.json"), '{ "name": "eslint-plugin-local", "main": "index.js", "type": "commonjs" }\n');
+        writeFileSync(
+          path.join(dir, "node_modules", "eslint-plugin-local", "package.json"),
+          '{ "name": "eslint-plugin-local", "main": "index.js", "type": "commonjs" }\n',
+        );
         writeFileSync(path.join(dir, "node_modules", "eslint-plugin-local", "index.js"), evil(marker, false));
       },
       "node_modules/eslint-plugin-local/index.js, node_modules/eslint-plugin-local/package.json (a package under node_modules, which ESLint would load instead of the installed one)",
@@ -76,7 +85,9 @@ describe("ESLint runs only code the base already had", () => {
     expect(r.summary.filesChanged).toBeGreaterThan(0);
 
     const trusted = await review(dir, true);
-    expect(trusted.notes).toContain(`ESLint ran this change's own code (${named}) because trustPr was passed${bwrapHere ? sandboxed : ", unconfined: bubblewrap is not available"}.`);
+    expect(trusted.notes).toContain(
+      `ESLint ran this change's own code (${named}) because trustPr was passed${bwrapHere ? sandboxed : ", unconfined: bubblewrap is not available"}.`,
+    );
     expect(trusted.notes).toContain("The project's ESLint failed to run (exit 2): PR code ran. Its diagnostics are missing.");
     // In the sandbox the marker went to its private /tmp; unconfined it is here.
     expect(existsSync(marker)).toBe(!bwrapHere);
@@ -89,7 +100,9 @@ describe("ESLint runs only code the base already had", () => {
     expect(r.notes?.find((n) => n.startsWith("ESLint was not run"))).toMatch(/to run it anyway, unconfined: bubblewrap is not available/);
     expect(existsSync(marker)).toBe(false);
     const trusted = await review(dir, true);
-    expect(trusted.notes).toContain("ESLint ran this change's own code (tools/rules.js (loaded by eslint.config.js)) because trustPr was passed, unconfined: bubblewrap is not available.");
+    expect(trusted.notes).toContain(
+      "ESLint ran this change's own code (tools/rules.js (loaded by eslint.config.js)) because trustPr was passed, unconfined: bubblewrap is not available.",
+    );
     expect(existsSync(marker)).toBe(true);
   });
 });

@@ -38,7 +38,10 @@ function repoWith(files: Record<string, string>, head: Record<string, string>): 
 
 describe("project tools on changed lines", () => {
   it("runs the repository's tsc on the head and reports only errors on added lines", async () => {
-    const tsconfig = JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", types: [] }, include: ["src"] });
+    const tsconfig = JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", types: [] },
+      include: ["src"],
+    });
     const repo = repoWith(
       { "tsconfig.json": tsconfig, "src/old.ts": "export const old: number = 'already wrong';\n" },
       { "src/add.ts": "export function add(a: number, b: number): number {\n  return a + b;\n}\nexport const bad: string = add(1, 2);\n" },
@@ -52,14 +55,19 @@ describe("project tools on changed lines", () => {
     // The error in old.ts exists too, but on a line this change did not add.
     expect(tsc.map((c) => [c.file, c.line, c.rule, c.severity, c.category])).toEqual([["src/add.ts", 4, "tsc/TS2322", "critical", "type-safety"]]);
     expect(r.summary.assessment).toBe("needs-changes");
-    expect(r.notes).toContain("Project tools: ran tsc; not run: ESLint (not installed in node_modules/.bin). Install the project's dependencies (`npm install`) to run them.");
+    expect(r.notes).toContain(
+      "Project tools: ran tsc; not run: ESLint (not installed in node_modules/.bin). Install the project's dependencies (`npm install`) to run them.",
+    );
     expect(git(repo, "status", "--porcelain=v2", "--untracked-files=all") + git(repo, "worktree", "list")).toBe(before);
   });
 
   it("does not report on a changed file that is a symbolic link (the tools would read what it points at)", async () => {
     const outside = path.join(root, "outside-secret.ts");
     writeFileSync(outside, 'export const secret: number = "not a number";\n');
-    const tsconfig = JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", types: [] }, include: ["src"] });
+    const tsconfig = JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", types: [] },
+      include: ["src"],
+    });
     const repo = repoWith({ "tsconfig.json": tsconfig, "src/a.ts": "export const a = 1;\n" }, { "src/b.ts": "export const b: string = 2;\n" });
     symlinkSync(outside, path.join(repo, "src/leak.ts"));
     git(repo, "add", "-A");
@@ -73,7 +81,10 @@ describe("project tools on changed lines", () => {
   });
 
   it("runs the repository's ESLint with its configuration, in a worktree, and keeps the rule id", async () => {
-    const repo = repoWith({ "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 1;\nconst unused = 2;\n" });
+    const repo = repoWith(
+      { "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" },
+      { "src/a.ts": "export const a = 1;\nconst unused = 2;\n" },
+    );
     // The stand-in reports where it ran and how in a "trace" message, and tries to write outside the worktree.
     const mark = path.join(root, "eslint-wrote-outside.txt");
     mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
@@ -101,35 +112,55 @@ describe("project tools on changed lines", () => {
 
   it("says so when ESLint cannot lint (exit 2), instead of reporting nothing as if the change were clean", async () => {
     // ESLint 9 on a head that only has an .eslintrc, as it answers on a real repository (unjs/destr 8b08aa8).
-    const repo = repoWith({ ".eslintrc": '{ "extends": ["eslint-config-unjs"] }\n', "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 1;\nexport const b = 2;\n" });
+    const repo = repoWith(
+      { ".eslintrc": '{ "extends": ["eslint-config-unjs"] }\n', "src/a.ts": "export const a = 1;\n" },
+      { "src/a.ts": "export const a = 1;\nexport const b = 2;\n" },
+    );
     mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
-    const crash = "(node:1325) ESLintIgnoreWarning: The \".eslintignore\" file is no longer supported.\n(Use `node --trace-warnings ...` to show where the warning was created)\n\nOops! Something went wrong! :(\n\nESLint: 9.39.4\n\nESLint couldn't find an eslint.config.(js|mjs|cjs) file.\n";
+    const crash =
+      '(node:1325) ESLintIgnoreWarning: The ".eslintignore" file is no longer supported.\n(Use `node --trace-warnings ...` to show where the warning was created)\n\nOops! Something went wrong! :(\n\nESLint: 9.39.4\n\nESLint couldn\'t find an eslint.config.(js|mjs|cjs) file.\n';
     writeFileSync(path.join(repo, "node_modules/.bin/eslint"), `#!/bin/sh\ncat >&2 <<'EOF'\n${crash}EOF\nexit 2\n`);
     chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
-    expect(r.notes).toContain("The project's ESLint failed to run (exit 2): ESLint couldn't find an eslint.config.(js|mjs|cjs) file. Its diagnostics are missing.");
+    expect(r.notes).toContain(
+      "The project's ESLint failed to run (exit 2): ESLint couldn't find an eslint.config.(js|mjs|cjs) file. Its diagnostics are missing.",
+    );
   });
 
   it("does not run ESLint when the change writes its configuration (that would run the branch's code)", async () => {
-    const repo = repoWith({ "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" }, { "eslint.config.js": "export default [{ rules: {} }];\n", "src/a.ts": "export const a = 2;\n" });
+    const repo = repoWith(
+      { "eslint.config.js": "export default [];\n", "src/a.ts": "export const a = 1;\n" },
+      { "eslint.config.js": "export default [{ rules: {} }];\n", "src/a.ts": "export const a = 2;\n" },
+    );
     const mark = path.join(root, "eslint-ran.txt");
     mkdirSync(path.join(repo, "node_modules/.bin"), { recursive: true });
     writeFileSync(path.join(repo, "node_modules/.bin/eslint"), `#!/bin/sh\ntouch ${JSON.stringify(mark)}\necho '[]'\n`);
     chmodSync(path.join(repo, "node_modules/.bin/eslint"), 0o755);
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
-    expect(r.notes?.find((n) => n.startsWith("ESLint was not run"))).toMatch(/^ESLint was not run: this change modifies code ESLint would run on this machine: eslint\.config\.js \(ESLint configuration or plugin\)\. Pass trustPr: true/);
+    expect(r.notes?.find((n) => n.startsWith("ESLint was not run"))).toMatch(
+      /^ESLint was not run: this change modifies code ESLint would run on this machine: eslint\.config\.js \(ESLint configuration or plugin\)\. Pass trustPr: true/,
+    );
     expect(existsSync(mark)).toBe(false);
   });
 
   it("says so when the tools are not installed, and runs nothing", async () => {
     const repo = repoWith({ "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 2;\n" });
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
-    expect(r.notes).toEqual(["Project tools: none ran; not run: ESLint (not installed in node_modules/.bin); tsc (not installed in node_modules/.bin). Install the project's dependencies (`npm install`) to run them."]);
+    expect(r.notes).toEqual([
+      "Project tools: none ran; not run: ESLint (not installed in node_modules/.bin); tsc (not installed in node_modules/.bin). Install the project's dependencies (`npm install`) to run them.",
+    ]);
   });
 
   it("names the project's own linter as not run instead of blaming a missing ESLint (an oxlint project typed with tsgo, as unjs/defu)", async () => {
-    const pkg = JSON.stringify({ packageManager: "pnpm@10.33.0", scripts: { lint: "oxlint src && oxfmt --check src", "test:types": "tsgo --noEmit" }, devDependencies: { oxlint: "^1", "eslint-config-unjs": "^0.6", "@typescript/native-preview": "7" } });
-    const repo = repoWith({ "package.json": pkg, ".oxlintrc.json": "{}", "pnpm-lock.yaml": "", "src/a.ts": "export const a = 1;\n" }, { "src/a.ts": "export const a = 2;\n" });
+    const pkg = JSON.stringify({
+      packageManager: "pnpm@10.33.0",
+      scripts: { lint: "oxlint src && oxfmt --check src", "test:types": "tsgo --noEmit" },
+      devDependencies: { oxlint: "^1", "eslint-config-unjs": "^0.6", "@typescript/native-preview": "7" },
+    });
+    const repo = repoWith(
+      { "package.json": pkg, ".oxlintrc.json": "{}", "pnpm-lock.yaml": "", "src/a.ts": "export const a = 1;\n" },
+      { "src/a.ts": "export const a = 2;\n" },
+    );
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
     expect(r.notes).toEqual([
       "Project tools: none ran; not run: oxlint (the project's linter; the review runs ESLint and tsc only); tsc (not installed in node_modules/.bin; the project type-checks with tsgo, which the review does not run). Install the project's dependencies (`pnpm install`) to run them.",
@@ -137,8 +168,12 @@ describe("project tools on changed lines", () => {
   });
 
   it("names the head's ESLint configuration: a flat one with -c, an .eslintrc in eslintrc mode", () => {
-    expect(eslintCommand("/r/node_modules/.bin/eslint", "eslint.config.mjs", ["src/a b.ts"])).toBe("'/r/node_modules/.bin/eslint' -c 'eslint.config.mjs' --format json -- 'src/a b.ts'");
-    expect(eslintCommand("/r/node_modules/.bin/eslint", ".eslintrc", ["src/a.ts"])).toBe("ESLINT_USE_FLAT_CONFIG=false '/r/node_modules/.bin/eslint' --format json -- 'src/a.ts'");
+    expect(eslintCommand("/r/node_modules/.bin/eslint", "eslint.config.mjs", ["src/a b.ts"])).toBe(
+      "'/r/node_modules/.bin/eslint' -c 'eslint.config.mjs' --format json -- 'src/a b.ts'",
+    );
+    expect(eslintCommand("/r/node_modules/.bin/eslint", ".eslintrc", ["src/a.ts"])).toBe(
+      "ESLINT_USE_FLAT_CONFIG=false '/r/node_modules/.bin/eslint' --format json -- 'src/a.ts'",
+    );
   });
 
   it("says why ESLint is refused or what it ran, from what the change touches", () => {
@@ -147,15 +182,21 @@ describe("project tools on changed lines", () => {
       "ESLint was not run: the base commit 0123456789ab is not in /r (fetch the base branch), so whether this change modifies code ESLint would run is not known. Pass trustPr: true (code-trm review --trust-pr) to run it anyway, in the bubblewrap sandbox.",
     );
     expect(eslintRefusal(open, true, true)).toBeNull();
-    expect(eslintRunNotes(open, false)).toEqual(["ESLint ran although the base commit 0123456789ab is not in /r (fetch the base branch), because trustPr was passed, unconfined: bubblewrap is not available."]);
+    expect(eslintRunNotes(open, false)).toEqual([
+      "ESLint ran although the base commit 0123456789ab is not in /r (fetch the base branch), because trustPr was passed, unconfined: bubblewrap is not available.",
+    ]);
     const four = { found: ["a.js", "b.js", "c.js", "d.js"].map((p, i) => ({ path: p, why: i < 2 ? "one" : "two" })) };
-    expect(eslintRefusal(four, false, true)).toMatch(/^ESLint was not run: this change modifies code ESLint would run on this machine: a\.js, b\.js \(one\), c\.js \(two\), …\. /);
+    expect(eslintRefusal(four, false, true)).toMatch(
+      /^ESLint was not run: this change modifies code ESLint would run on this machine: a\.js, b\.js \(one\), c\.js \(two\), …\. /,
+    );
     expect(eslintRefusal({ found: [] }, false, false)).toBeNull();
     expect(eslintRunNotes({ found: [] }, true)).toEqual([]);
   });
 
   it("quotes the line of a failure that says what went wrong", () => {
-    expect(why("(node:1) Warning: x\n(Use `node --trace-warnings ...`)\n\nOops! Something went wrong! :(\n\nESLint: 9.39.4\n\nNo files matching the pattern.\n")).toBe("No files matching the pattern.");
+    expect(
+      why("(node:1) Warning: x\n(Use `node --trace-warnings ...`)\n\nOops! Something went wrong! :(\n\nESLint: 9.39.4\n\nNo files matching the pattern.\n"),
+    ).toBe("No files matching the pattern.");
     expect(why("\n\n")).toBe("no output.");
   });
 });

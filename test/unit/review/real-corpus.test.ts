@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cloneMirror, findingKey, hasMirror, mirrorOf, reviewCommit, type CorpusRepo } from "../../helpers/real-corpus.js";
+import { type CorpusRepo, cloneMirror, findingKey, hasMirror, mirrorOf, reviewCommit } from "../../helpers/real-corpus.js";
 
 /**
  * Precision on real commits (fixtures/review-real/judged.json). Two parts:
@@ -31,27 +31,33 @@ describe("real-commit corpus", () => {
   });
 
   for (const repo of corpus.repos) {
-    it.skipIf(!RERUN || !hasMirror(repo.repo))(`${repo.repo}: a fresh review finds nothing that was not judged (needs ${mirrorOf(repo.repo)})`, async () => {
-      const clone = cloneMirror(repo.repo);
-      try {
-        const unjudged: string[] = [];
-        const verdicts: string[] = [];
-        for (const c of repo.commits) {
-          const judged = new Map(c.findings.map((f) => [findingKey(f), f.verdict]));
-          for (const f of await reviewCommit(clone.dir, c.sha)) {
-            const v = judged.get(findingKey(f));
-            if (v === undefined) unjudged.push(`${c.sha.slice(0, 10)} ${findingKey(f)} ${f.message}`);
-            else verdicts.push(v);
+    it.skipIf(!RERUN || !hasMirror(repo.repo))(
+      `${repo.repo}: a fresh review finds nothing that was not judged (needs ${mirrorOf(repo.repo)})`,
+      async () => {
+        const clone = cloneMirror(repo.repo);
+        try {
+          const unjudged: string[] = [];
+          const verdicts: string[] = [];
+          for (const c of repo.commits) {
+            const judged = new Map(c.findings.map((f) => [findingKey(f), f.verdict]));
+            for (const f of await reviewCommit(clone.dir, c.sha)) {
+              const v = judged.get(findingKey(f));
+              if (v === undefined) unjudged.push(`${c.sha.slice(0, 10)} ${findingKey(f)} ${f.message}`);
+              else verdicts.push(v);
+            }
           }
+          const precision = verdicts.length ? verdicts.filter(ok).length / verdicts.length : 1;
+          console.log(
+            `real corpus (rerun) ${repo.repo}: ${repo.commits.length} commits, ${verdicts.length} findings, precision ${(precision * 100).toFixed(1)}%`,
+          );
+          expect(unjudged).toEqual([]);
+          expect(precision).toBeGreaterThanOrEqual(0.8);
+        } finally {
+          clone.cleanup();
         }
-        const precision = verdicts.length ? verdicts.filter(ok).length / verdicts.length : 1;
-        console.log(`real corpus (rerun) ${repo.repo}: ${repo.commits.length} commits, ${verdicts.length} findings, precision ${(precision * 100).toFixed(1)}%`);
-        expect(unjudged).toEqual([]);
-        expect(precision).toBeGreaterThanOrEqual(0.8);
-      } finally {
-        clone.cleanup();
-      }
-    }, 600_000);
+      },
+      600_000,
+    );
   }
   if (!RERUN || corpus.repos.some((r) => !hasMirror(r.repo))) {
     it("says why the rerun was skipped", () => {

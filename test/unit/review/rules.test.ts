@@ -54,7 +54,9 @@ describe("type-safety", () => {
   });
 
   it("@ts-ignore and @ts-nocheck, in TS and JS; @ts-expect-error is the suggested fix", async () => {
-    expect(await findings("src/a.ts", lines("// @ts-ignore", "f();", "// @ts-expect-error: wrong lib types", "g();"), "type-safety")).toEqual([[1, "ts-ignore"]]);
+    expect(await findings("src/a.ts", lines("// @ts-ignore", "f();", "// @ts-expect-error: wrong lib types", "g();"), "type-safety")).toEqual([
+      [1, "ts-ignore"],
+    ]);
     expect(await findings("src/a.js", "// @ts-nocheck\n", "type-safety")).toEqual([[1, "ts-ignore"]]);
     expect(await findings("src/a.ts", 'const s = "// @ts-ignore";', "type-safety")).toEqual([]);
   });
@@ -67,7 +69,15 @@ describe("type-safety", () => {
 
 describe("logging and todos", () => {
   it("console.log / debug / table in source, not error or warn, not in tests, scripts or strings", async () => {
-    const code = lines("console.log(a);", "console.debug(b);", "console.error(c);", "console.warn(d);", 'const s = "console.log(x)";', "logger.log(e);", "console.table(rows);");
+    const code = lines(
+      "console.log(a);",
+      "console.debug(b);",
+      "console.error(c);",
+      "console.warn(d);",
+      'const s = "console.log(x)";',
+      "logger.log(e);",
+      "console.table(rows);",
+    );
     expect(await findings("src/a.ts", code, "logging")).toEqual([
       [1, "console-log"],
       [2, "console-log"],
@@ -80,7 +90,16 @@ describe("logging and todos", () => {
   });
 
   it("markers in comments only, upper case, standing alone", async () => {
-    const code = lines("// TODO: later", "# not a comment in TS", 'const s = "TODO";', "// a todo list", "/* FIXME(bob): x */", "// XXX", "// TODO-free", "const todoList = [];");
+    const code = lines(
+      "// TODO: later",
+      "# not a comment in TS",
+      'const s = "TODO";',
+      "// a todo list",
+      "/* FIXME(bob): x */",
+      "// XXX",
+      "// TODO-free",
+      "const todoList = [];",
+    );
     expect(await findings("src/a.ts", code, "todos")).toEqual([
       [1, "todo-comment"],
       [5, "fixme-comment"],
@@ -140,7 +159,17 @@ describe("code-quality", () => {
       "}",
     );
     expect(await findings("src/a.ts", deep, "code-quality")).toEqual([[6, "deep-nesting"]]);
-    const shallow = lines("function f() {", "  if (a) {", "    for (const x of y) {", "      if (x) {", "        g(() => { if (z) { h(); } });", "      }", "    }", "  }", "}");
+    const shallow = lines(
+      "function f() {",
+      "  if (a) {",
+      "    for (const x of y) {",
+      "      if (x) {",
+      "        g(() => { if (z) { h(); } });",
+      "      }",
+      "    }",
+      "  }",
+      "}",
+    );
     expect(await findings("src/a.ts", shallow, "code-quality")).toEqual([]);
   });
 
@@ -156,7 +185,14 @@ describe("code-quality", () => {
   });
 
   it("duplicated blocks within the change, across files, but not short or trivial repeats", async () => {
-    const block = ["const user = await repo.findUser(id);", "if (!user) throw new NotFound(id);", "const orders = await repo.ordersOf(user);", "const total = orders.reduce(sum, 0);", "audit.record(user, total);", "return { user, total };"];
+    const block = [
+      "const user = await repo.findUser(id);",
+      "if (!user) throw new NotFound(id);",
+      "const orders = await repo.ordersOf(user);",
+      "const total = orders.reduce(sum, 0);",
+      "audit.record(user, total);",
+      "return { user, total };",
+    ];
     const r = await reviewPr({
       files: [
         { path: "src/a.ts", content: lines("async function a(id: string) {", ...block.map((l) => `  ${l}`), "}") },
@@ -164,16 +200,28 @@ describe("code-quality", () => {
       ],
       focus: ["code-quality"],
     });
-    expect(r.comments.map((c) => [c.file, c.line, c.rule, c.message])).toEqual([["src/b.ts", 2, "duplicate-block", "This block repeats the code added at src/a.ts:2."]]);
+    expect(r.comments.map((c) => [c.file, c.line, c.rule, c.message])).toEqual([
+      ["src/b.ts", 2, "duplicate-block", "This block repeats the code added at src/a.ts:2."],
+    ]);
   });
 });
 
 describe("error-handling", () => {
   it("an await without try/catch is not a finding: errors propagate to the caller on purpose", async () => {
-    const code = lines("export async function load(u: string) {", "  const r = await fetch(u);", "  return r.json();", "}", "export async function mw(ctx: Ctx, next: Next) {", "  await next();", "}");
+    const code = lines(
+      "export async function load(u: string) {",
+      "  const r = await fetch(u);",
+      "  return r.json();",
+      "}",
+      "export async function mw(ctx: Ctx, next: Next) {",
+      "  await next();",
+      "}",
+    );
     expect(await findings("src/a.ts", code, "error-handling")).toEqual([]);
     // In a diff hunk that does not show the function's start, nothing is claimed.
-    const diff = ["--- a/src/a.ts", "+++ b/src/a.ts", "@@ -40,3 +40,4 @@", "   const a = 1;", "+  const r = await fetch(u);", "   return r;", " }", ""].join("\n");
+    const diff = ["--- a/src/a.ts", "+++ b/src/a.ts", "@@ -40,3 +40,4 @@", "   const a = 1;", "+  const r = await fetch(u);", "   return r;", " }", ""].join(
+      "\n",
+    );
     expect((await reviewPr({ diff, focus: ["error-handling"] })).comments).toEqual([]);
   });
 
@@ -221,7 +269,9 @@ describe("security edge cases", () => {
   });
 
   it("security findings are not reported in tests (except secrets)", async () => {
-    expect(await findings("src/a.test.js", 'eval("1");\nconst t = "' + ["ghp", "a".repeat(36)].join("_") + '";\n', "security")).toEqual([[2, "hardcoded-secret"]]);
+    expect(await findings("src/a.test.js", 'eval("1");\nconst t = "' + ["ghp", "a".repeat(36)].join("_") + '";\n', "security")).toEqual([
+      [2, "hardcoded-secret"],
+    ]);
   });
 });
 

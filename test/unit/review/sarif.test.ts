@@ -43,7 +43,35 @@ function validateSarif(log: Obj): void {
     const driver = (run.tool as Obj).driver as Obj;
     allowedKeys(
       driver,
-      ["guid", "name", "fullName", "version", "semanticVersion", "informationUri", "rules", "notifications", "taxa", "organization", "product", "properties", "shortDescription", "fullDescription", "downloadUri", "language", "dottedQuadFileVersion", "releaseDateUtc", "productSuite", "contents", "isComprehensive", "localizedDataSemanticVersion", "minimumRequiredLocalizedDataSemanticVersion", "associatedComponent", "translationMetadata", "supportedTaxonomies", "globalMessageStrings"],
+      [
+        "guid",
+        "name",
+        "fullName",
+        "version",
+        "semanticVersion",
+        "informationUri",
+        "rules",
+        "notifications",
+        "taxa",
+        "organization",
+        "product",
+        "properties",
+        "shortDescription",
+        "fullDescription",
+        "downloadUri",
+        "language",
+        "dottedQuadFileVersion",
+        "releaseDateUtc",
+        "productSuite",
+        "contents",
+        "isComprehensive",
+        "localizedDataSemanticVersion",
+        "minimumRequiredLocalizedDataSemanticVersion",
+        "associatedComponent",
+        "translationMetadata",
+        "supportedTaxonomies",
+        "globalMessageStrings",
+      ],
       "driver",
     );
     expect(typeof driver.name).toBe("string");
@@ -51,7 +79,26 @@ function validateSarif(log: Obj): void {
     const ids = rules.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const r of rules) {
-      allowedKeys(r, ["id", "deprecatedIds", "guid", "deprecatedGuids", "name", "deprecatedNames", "shortDescription", "fullDescription", "messageStrings", "defaultConfiguration", "helpUri", "help", "relationships", "properties"], `rule ${String(r.id)}`);
+      allowedKeys(
+        r,
+        [
+          "id",
+          "deprecatedIds",
+          "guid",
+          "deprecatedGuids",
+          "name",
+          "deprecatedNames",
+          "shortDescription",
+          "fullDescription",
+          "messageStrings",
+          "defaultConfiguration",
+          "helpUri",
+          "help",
+          "relationships",
+          "properties",
+        ],
+        `rule ${String(r.id)}`,
+      );
       expect(typeof r.id).toBe("string");
       allowedKeys(r.shortDescription as Obj, ["text", "markdown", "properties"], "shortDescription");
       expect(typeof (r.shortDescription as Obj).text).toBe("string");
@@ -61,10 +108,78 @@ function validateSarif(log: Obj): void {
       checkPropertyBag(r.properties, `rule ${String(r.id)}.properties`);
       if (r.helpUri !== undefined) expect(() => new URL(r.helpUri as string)).not.toThrow();
     }
-    allowedKeys(run, ["tool", "invocations", "conversion", "language", "versionControlProvenance", "originalUriBaseIds", "artifacts", "logicalLocations", "graphs", "results", "automationDetails", "runAggregates", "baselineGuid", "redactionTokens", "defaultEncoding", "defaultSourceLanguage", "newlineSequences", "columnKind", "externalPropertyFileReferences", "threadFlowLocations", "taxonomies", "addresses", "translations", "policies", "webRequests", "webResponses", "specialLocations", "properties"], "run");
+    allowedKeys(
+      run,
+      [
+        "tool",
+        "invocations",
+        "conversion",
+        "language",
+        "versionControlProvenance",
+        "originalUriBaseIds",
+        "artifacts",
+        "logicalLocations",
+        "graphs",
+        "results",
+        "automationDetails",
+        "runAggregates",
+        "baselineGuid",
+        "redactionTokens",
+        "defaultEncoding",
+        "defaultSourceLanguage",
+        "newlineSequences",
+        "columnKind",
+        "externalPropertyFileReferences",
+        "threadFlowLocations",
+        "taxonomies",
+        "addresses",
+        "translations",
+        "policies",
+        "webRequests",
+        "webResponses",
+        "specialLocations",
+        "properties",
+      ],
+      "run",
+    );
     expect(["utf16CodeUnits", "unicodeCodePoints"]).toContain(run.columnKind);
     for (const res of run.results as Obj[]) {
-      allowedKeys(res, ["ruleId", "ruleIndex", "rule", "kind", "level", "message", "analysisTarget", "locations", "guid", "correlationGuid", "occurrenceCount", "partialFingerprints", "fingerprints", "stacks", "codeFlows", "graphs", "graphTraversals", "relatedLocations", "suppressions", "baselineState", "rank", "attachments", "hostedViewerUri", "workItemUris", "provenance", "fixes", "taxa", "webRequest", "webResponse", "properties"], "result");
+      allowedKeys(
+        res,
+        [
+          "ruleId",
+          "ruleIndex",
+          "rule",
+          "kind",
+          "level",
+          "message",
+          "analysisTarget",
+          "locations",
+          "guid",
+          "correlationGuid",
+          "occurrenceCount",
+          "partialFingerprints",
+          "fingerprints",
+          "stacks",
+          "codeFlows",
+          "graphs",
+          "graphTraversals",
+          "relatedLocations",
+          "suppressions",
+          "baselineState",
+          "rank",
+          "attachments",
+          "hostedViewerUri",
+          "workItemUris",
+          "provenance",
+          "fixes",
+          "taxa",
+          "webRequest",
+          "webResponse",
+          "properties",
+        ],
+        "result",
+      );
       expect(["none", "note", "warning", "error"]).toContain(res.level);
       checkMessage(res.message, "result.message");
       expect(rules[res.ruleIndex as number]!.id).toBe(res.ruleId);
@@ -78,7 +193,24 @@ function validateSarif(log: Obj): void {
         expect(() => new URL(art.uri as string, "file:///root/")).not.toThrow();
         expect(art.uri).not.toMatch(/\s/);
         const region = phys.region as Obj;
-        allowedKeys(region, ["startLine", "startColumn", "endLine", "endColumn", "charOffset", "charLength", "byteOffset", "byteLength", "snippet", "message", "sourceLanguage", "properties"], "region");
+        allowedKeys(
+          region,
+          [
+            "startLine",
+            "startColumn",
+            "endLine",
+            "endColumn",
+            "charOffset",
+            "charLength",
+            "byteOffset",
+            "byteLength",
+            "snippet",
+            "message",
+            "sourceLanguage",
+            "properties",
+          ],
+          "region",
+        );
         expect(Number.isInteger(region.startLine) && (region.startLine as number) >= 1).toBe(true);
       }
       checkPropertyBag(res.properties, "result.properties");
@@ -111,7 +243,7 @@ describe("SARIF output", () => {
       ["console-log", "warning"],
       ["todo-comment", "note"],
     ]);
-    const loc = ((results[0]!.locations as Obj[])[0]!.physicalLocation as Obj);
+    const loc = (results[0]!.locations as Obj[])[0]!.physicalLocation as Obj;
     expect(loc).toEqual({ artifactLocation: { uri: "src/my%20app/run.ts", uriBaseId: "%SRCROOT%" }, region: { startLine: 2 } });
   });
 
@@ -129,7 +261,7 @@ describe("SARIF output", () => {
       expect(tags).toContain("security");
       expect((byId.get(meta.id)!.properties as Obj)["security-severity"]).toMatch(/^\d+\.\d$/);
     }
-    expect(((byId.get("sql-injection")!.properties as Obj).tags as string[])).toEqual(["security", "CWE-89", "external/cwe/cwe-089"]);
+    expect((byId.get("sql-injection")!.properties as Obj).tags as string[]).toEqual(["security", "CWE-89", "external/cwe/cwe-089"]);
   });
 
   it("format json (default) has no sarif", async () => {

@@ -33,7 +33,9 @@ describe("detection of a hostile repository's commands", () => {
 
   it("scripts that run each other many times over are read in bounded time (no exponential inlining)", () => {
     const fan = (next: string) => Array(300).fill(`npm run ${next}`).join(" && ");
-    const dir = folder({ "package.json": pkg({ packageManager: "pnpm@9.0.0", scripts: { test: fan("a"), a: `pnpm x && ${fan("b")}`, b: fan("c"), c: "vitest run" } }) });
+    const dir = folder({
+      "package.json": pkg({ packageManager: "pnpm@9.0.0", scripts: { test: fan("a"), a: `pnpm x && ${fan("b")}`, b: fan("c"), c: "vitest run" } }),
+    });
     const t = performance.now();
     const d = detectCommands(folderView(dir, PATH));
     const notes = missingToolNotes({ testCmd: "npm test" }, folderView(dir, PATH), false);

@@ -31,7 +31,8 @@ describe("matchesGlob", () => {
 
 describe("test files of a candidate", () => {
   it("recognises test files by the runners' conventions", () => {
-    for (const p of ["test/a.js", "tests/test_x.py", "src/__tests__/a.ts", "src/a.test.ts", "src/a.spec.mjs", "pkg/a_test.go", "conftest.py", "lib/x_test.py"]) expect(isTestPath(p), p).toBe(true);
+    for (const p of ["test/a.js", "tests/test_x.py", "src/__tests__/a.ts", "src/a.test.ts", "src/a.spec.mjs", "pkg/a_test.go", "conftest.py", "lib/x_test.py"])
+      expect(isTestPath(p), p).toBe(true);
     for (const p of ["src/a.ts", "src/testing.ts", "contest.py", "latest/a.js"]) expect(isTestPath(p), p).toBe(false);
     expect(isTestPath("checks/a.js", ["checks/**"])).toBe(true);
   });
@@ -48,7 +49,9 @@ describe("test files of a candidate", () => {
   });
 
   it("protectTests refuses a candidate that touches a protected file, naming it and the glob", () => {
-    expect(() => assertTestsUntouched([w("src/a.js"), { op: "delete", path: "test/b.test.js" }], ["test/**"])).toThrow(/test\/b.test.js \(deleted, matches test\/\*\*\).*Nothing was applied/);
+    expect(() => assertTestsUntouched([w("src/a.js"), { op: "delete", path: "test/b.test.js" }], ["test/**"])).toThrow(
+      /test\/b.test.js \(deleted, matches test\/\*\*\).*Nothing was applied/,
+    );
     expect(() => assertTestsUntouched([w("src/a.js")], ["test/**"])).not.toThrow();
     expect(() => assertTestsUntouched([w("test/a.js")], [])).not.toThrow();
   });

@@ -4,10 +4,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { diffPaths } from "../../../src/git/objects.js";
 import { syncIndexChecked } from "../../../src/session/candidate-tree.js";
 import { planTreeMove } from "../../../src/session/tree-move.js";
-import { commitAll, entriesBelow, g, removeTmpDirs, ROOT, tmpDir } from "../../helpers/repo.js";
+import { commitAll, entriesBelow, g, ROOT, removeTmpDirs, tmpDir } from "../../helpers/repo.js";
 
 afterAll(removeTmpDirs);
-
 
 /** A repository and two linked worktrees of it at `start`: one moved in-process, one by git's checkout. */
 function setUp(repo: string, start: string) {
@@ -16,7 +15,14 @@ function setUp(repo: string, start: string) {
   g(repo, "worktree", "add", "-q", "--detach", wt, start);
   g(repo, "worktree", "add", "-q", "--detach", ref, start);
   const tree = (c: string) => g(repo, "rev-parse", `${c}^{tree}`).trim();
-  const s = { id: `t${Math.random()}`, worktree: wt, tip: start, tipTree: tree(start), worktreeAt: start as string | null, config: { commonDir: path.join(repo, ".git") } };
+  const s = {
+    id: `t${Math.random()}`,
+    worktree: wt,
+    tip: start,
+    tipTree: tree(start),
+    worktreeAt: start as string | null,
+    config: { commonDir: path.join(repo, ".git") },
+  };
   /** Moves both worktrees to `to` and returns whether the in-process move was taken. */
   const move = async (to: string): Promise<boolean> => {
     const toTree = tree(to);
@@ -141,7 +147,10 @@ describe("attacks on the in-process move (tree-move.ts)", () => {
     expect(entriesBelow(wt)).toEqual(entriesBelow(ref));
   });
 
-  for (const [how, value] of [["yes", "yes"], ["a key without a value", null]] as const) {
+  for (const [how, value] of [
+    ["yes", "yes"],
+    ["a key without a value", null],
+  ] as const) {
     it(`leaves the move to git under core.autocrlf set true as ${how}`, async () => {
       const repo = tmpDir("trm-move-crlf-");
       g(repo, "init", "-q", "-b", "main");

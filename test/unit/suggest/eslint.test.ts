@@ -1,10 +1,10 @@
-import { scratchDir } from "../../../src/git/refs.js";
 import { cpSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import type { Diagnostic } from "../../../src/evaluate/types.js";
+import { scratchDir } from "../../../src/git/refs.js";
 import { eslintFixes, resolveEslint } from "../../../src/suggest/eslint-fix.js";
 import { suggestFixes } from "../../../src/suggest/fixes.js";
-import type { Diagnostic } from "../../../src/evaluate/types.js";
 import { ROOT, tmpDir } from "../../helpers/repo.js";
 import { project, sessionOver, snapshot } from "./helpers.js";
 
@@ -71,7 +71,9 @@ describe("eslint --fix in a scratch copy", () => {
     },
   );
 
-  const diags: Diagnostic[] = [{ file: "src/stats.js", line: 2, column: 17, code: "no-extra-semi", message: "Unnecessary semicolon.", severity: "error", source: "eslint" }];
+  const diags: Diagnostic[] = [
+    { file: "src/stats.js", line: 2, column: 17, code: "no-extra-semi", message: "Unnecessary semicolon.", severity: "error", source: "eslint" },
+  ];
 
   it("says plainly when the repository has no eslint", async () => {
     const dir = project("eslint-fixable");
@@ -102,7 +104,10 @@ describe("eslint --fix in a scratch copy", () => {
     const dir = project("eslint-fixable");
     mkdirSync(path.join(dir, "node_modules", "eslint", "bin"), { recursive: true });
     writeFileSync(path.join(dir, "node_modules", "eslint", "package.json"), '{ "name": "eslint", "version": "9.9.9", "bin": { "eslint": "bin/eslint.js" } }');
-    writeFileSync(path.join(dir, "node_modules", "eslint", "bin", "eslint.js"), 'process.stderr.write("Oops! Something went wrong: no config\\n"); process.exit(2);\n');
+    writeFileSync(
+      path.join(dir, "node_modules", "eslint", "bin", "eslint.js"),
+      'process.stderr.write("Oops! Something went wrong: no config\\n"); process.exit(2);\n',
+    );
     const { g } = await import("../../helpers/repo.js");
     g(dir, "init", "-q");
     g(dir, "add", "-A", "--", "src");

@@ -1,22 +1,39 @@
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
 import type { Diagnostic, TestFailure } from "../../../src/evaluate/types.js";
-import { classifyDiagnostics, suggestionsFromEvaluations, type Point } from "../../../src/suggest/from-evaluation.js";
+import { classifyDiagnostics, type Point, suggestionsFromEvaluations } from "../../../src/suggest/from-evaluation.js";
 import { rankSuggestions } from "../../../src/suggest/rank.js";
 
 function ev(over: Partial<Evaluation> = {}): Evaluation {
   return { commands: {}, components: {}, score: 1, testsPass: true, diagnostics: [], notices: [], commandsMs: 0, ...over };
 }
 const cmd = (output: string, exitCode = 1) => ({ cmd: "x", exitCode, timedOut: false, durationMs: 1, output, truncated: false });
-const tests = (failures: TestFailure[], passed = 3) => ({ passed, failed: failures.length, skipped: 0, total: passed + failures.length, failures, format: "tap" });
-const tscOut = "src/a.ts(4,36): error TS2304: Cannot find name 'add'.\nsrc/b.ts(9,3): error TS2304: Cannot find name 'add'.\nsrc/a.ts(7,23): error TS7006: Parameter 'value' implicitly has an 'any' type.\n";
+const tests = (failures: TestFailure[], passed = 3) => ({
+  passed,
+  failed: failures.length,
+  skipped: 0,
+  total: passed + failures.length,
+  failures,
+  format: "tap",
+});
+const tscOut =
+  "src/a.ts(4,36): error TS2304: Cannot find name 'add'.\nsrc/b.ts(9,3): error TS2304: Cannot find name 'add'.\nsrc/a.ts(7,23): error TS7006: Parameter 'value' implicitly has an 'any' type.\n";
 const tscDiags: Diagnostic[] = [
   { file: "src/a.ts", line: 4, column: 36, code: "TS2304", message: "Cannot find name 'add'.", severity: "error", source: "tsc" },
   { file: "src/b.ts", line: 9, column: 3, code: "TS2304", message: "Cannot find name 'add'.", severity: "error", source: "tsc" },
   { file: "src/a.ts", line: 7, column: 23, code: "TS7006", message: "Parameter 'value' implicitly has an 'any' type.", severity: "error", source: "tsc" },
 ];
-const eslintDiag: Diagnostic = { file: "src/c.js", line: 2, column: 7, code: "prefer-const", message: "'x' is never reassigned. Use 'const' instead.", severity: "error", source: "eslint" };
-const run = (entries: Point[], best?: Point, perfDirection: "lower" | "higher" = "lower") => suggestionsFromEvaluations({ entries, best: best ?? entries[entries.length - 1], perfDirection, sessionId: "s1" });
+const eslintDiag: Diagnostic = {
+  file: "src/c.js",
+  line: 2,
+  column: 7,
+  code: "prefer-const",
+  message: "'x' is never reassigned. Use 'const' instead.",
+  severity: "error",
+  source: "eslint",
+};
+const run = (entries: Point[], best?: Point, perfDirection: "lower" | "higher" = "lower") =>
+  suggestionsFromEvaluations({ entries, best: best ?? entries[entries.length - 1], perfDirection, sessionId: "s1" });
 
 describe("suggestions from the last evaluation", () => {
   it("build errors are critical, one per distinct error with its other locations", () => {
@@ -32,13 +49,18 @@ describe("suggestions from the last evaluation", () => {
 
   it("says since when a build error has been there", () => {
     const broken = ev({ okBuild: false, score: 0, diagnostics: tscDiags.slice(2), commands: { build: cmd(tscOut) } });
-    const s = run([{ step: 1, evaluation: broken }, { step: 2, evaluation: broken }]);
+    const s = run([
+      { step: 1, evaluation: broken },
+      { step: 2, evaluation: broken },
+    ]);
     expect(s[0]!.message).toMatch(/\(since step 1\)$/);
   });
 
   it("a failed build without readable diagnostics still gets a critical suggestion with the output's tail", () => {
     const s = run([{ step: 1, evaluation: ev({ okBuild: false, score: 0, commands: { build: cmd("compiling\nSegmentation fault", 139) } }) }]);
-    expect(s).toEqual([expect.objectContaining({ priority: "critical", category: "build", message: "build command exited 139: compiling | Segmentation fault" })]);
+    expect(s).toEqual([
+      expect.objectContaining({ priority: "critical", category: "build", message: "build command exited 139: compiling | Segmentation fault" }),
+    ]);
   });
 
   it("a test failure absent from the previous step is new (high); one that was there is old (medium)", () => {
@@ -55,9 +77,19 @@ describe("suggestions from the last evaluation", () => {
   });
 
   it("identical failures at one place are one item with a count and the shared cause; a bare one names trm_read_log", () => {
-    const same = (name: string): TestFailure => ({ name, message: "TypeError: Cannot read properties of undefined (reading 'toUpperCase')", file: "index.js", line: 169 });
+    const same = (name: string): TestFailure => ({
+      name,
+      message: "TypeError: Cannot read properties of undefined (reading 'toUpperCase')",
+      file: "index.js",
+      line: 169,
+    });
     const bare: TestFailure = { name: "(test command exited 1)" };
-    const s = run([{ step: 1, evaluation: ev({ commands: { test: cmd("") }, tests: tests(["a", "b", "c", "d", "e"].map(same).concat(bare)), score: 0.3, testsPass: false }) }]);
+    const s = run([
+      {
+        step: 1,
+        evaluation: ev({ commands: { test: cmd("") }, tests: tests(["a", "b", "c", "d", "e"].map(same).concat(bare)), score: 0.3, testsPass: false }),
+      },
+    ]);
     const t = s.filter((x) => x.category === "test");
     expect(t).toHaveLength(2);
     expect(t[0]).toMatchObject({ file: "index.js", line: 169 });
@@ -73,7 +105,17 @@ describe("suggestions from the last evaluation", () => {
   });
 
   it("tests skipped after a failed build say nothing more than the build error", () => {
-    const s = run([{ step: 1, evaluation: ev({ okBuild: false, diagnostics: tscDiags.slice(2), commands: { build: cmd(tscOut), test: { ...cmd(""), exitCode: null, skipped: "build failed" } }, tests: null }) }]);
+    const s = run([
+      {
+        step: 1,
+        evaluation: ev({
+          okBuild: false,
+          diagnostics: tscDiags.slice(2),
+          commands: { build: cmd(tscOut), test: { ...cmd(""), exitCode: null, skipped: "build failed" } },
+          tests: null,
+        }),
+      },
+    ]);
     expect(s.every((x) => x.category === "build")).toBe(true);
   });
 
@@ -97,9 +139,13 @@ describe("suggestions from the last evaluation", () => {
 
   it("perf regressions follow the session's direction", () => {
     const p = (step: number, value: number) => ({ step, evaluation: ev({ perf: { value, score: 1 }, commands: { bench: cmd("", 0) } }) });
-    expect(run([p(1, 100), p(2, 115)], undefined, "lower")).toEqual([expect.objectContaining({ category: "perf", priority: "high", message: "bench 115 is 15% slower than the best, 100 at step 1" })]);
+    expect(run([p(1, 100), p(2, 115)], undefined, "lower")).toEqual([
+      expect.objectContaining({ category: "perf", priority: "high", message: "bench 115 is 15% slower than the best, 100 at step 1" }),
+    ]);
     expect(run([p(1, 100), p(2, 115)], undefined, "higher")).toEqual([]);
-    expect(run([p(1, 100), p(2, 85)], undefined, "higher")).toEqual([expect.objectContaining({ category: "perf", message: "bench 85 is 15% lower than the best, 100 at step 1" })]);
+    expect(run([p(1, 100), p(2, 85)], undefined, "higher")).toEqual([
+      expect.objectContaining({ category: "perf", message: "bench 85 is 15% lower than the best, 100 at step 1" }),
+    ]);
     expect(run([p(1, 100), p(2, 109)], undefined, "lower")).toEqual([]);
   });
 
@@ -111,7 +157,10 @@ describe("suggestions from the last evaluation", () => {
 
 describe("extra checks", () => {
   it("a failed check is a high suggestion naming its output and how to read it in full", () => {
-    const e = ev({ checks: { security: false, data: true }, commands: { "check:security": cmd("scanning\nfound AKIA-like key in src/cfg.js\n"), "check:data": cmd("ok", 0) } });
+    const e = ev({
+      checks: { security: false, data: true },
+      commands: { "check:security": cmd("scanning\nfound AKIA-like key in src/cfg.js\n"), "check:data": cmd("ok", 0) },
+    });
     const s = run([{ step: 1, evaluation: e }]);
     expect(s).toEqual([
       {
@@ -134,10 +183,12 @@ describe("classifyDiagnostics", () => {
     expect([k.get(d1), k.get(d2), k.get(d3)]).toEqual(["build", "lint", undefined]);
   });
 
-
   it("attributes each diagnostic to the command whose output reported it, else guesses by tool", () => {
     const lintTsc: Diagnostic = { ...tscDiags[2]!, line: 99 };
-    const e = ev({ diagnostics: [tscDiags[0]!, lintTsc, eslintDiag], commands: { build: cmd(tscOut), lint: cmd("src/a.ts(99,23): error TS7006: Parameter 'value' implicitly has an 'any' type.\n") } });
+    const e = ev({
+      diagnostics: [tscDiags[0]!, lintTsc, eslintDiag],
+      commands: { build: cmd(tscOut), lint: cmd("src/a.ts(99,23): error TS7006: Parameter 'value' implicitly has an 'any' type.\n") },
+    });
     const k = classifyDiagnostics(e);
     expect([k.get(tscDiags[0]!), k.get(lintTsc), k.get(eslintDiag)]).toEqual(["build", "lint", "lint"]);
   });

@@ -1,18 +1,22 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { parseDiagnostics } from "../../../src/evaluate/parsers/index.js";
+import type { Diagnostic } from "../../../src/evaluate/types.js";
 import type { StartInput } from "../../../src/session/config.js";
 import type { Session } from "../../../src/session/session.js";
 import { startSession } from "../../../src/session/start.js";
-import { parseDiagnostics } from "../../../src/evaluate/parsers/index.js";
-import type { Diagnostic } from "../../../src/evaluate/types.js";
 import { g, makeRepo, ROOT, tmpDir } from "../../helpers/repo.js";
 
 export const TSC_BIN = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
 /** The build command of the TypeScript fixtures: code-trm's own compiler, run in the worktree. */
 export const TSC = `node ${TSC_BIN} -p .`;
 
-export const NODENEXT_TSCONFIG = JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, types: [] }, include: ["src/**/*.ts"] }, null, 2);
+export const NODENEXT_TSCONFIG = JSON.stringify(
+  { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, types: [] }, include: ["src/**/*.ts"] },
+  null,
+  2,
+);
 
 /** Writes files (path → content) under `dir`. */
 export function writeFiles(dir: string, files: Record<string, string>): void {

@@ -68,7 +68,10 @@ describe("trm_suggest_fix on a session", () => {
       expect.objectContaining({
         priority: "critical",
         fixer: "rule",
-        candidateToFix: { mode: "modify", changes: [{ file: "src/i.ts", edits: [{ type: "replace", oldText: 'import { a } from "./m";\n', newText: 'import { a } from "./m.js";\n' }] }] },
+        candidateToFix: {
+          mode: "modify",
+          changes: [{ file: "src/i.ts", edits: [{ type: "replace", oldText: 'import { a } from "./m";\n', newText: 'import { a } from "./m.js";\n' }] }],
+        },
       }),
     ]);
     expect((await session.submit({ candidate: r.suggestions[0]!.candidateToFix, rationale: "" }, {})).ev.okBuild).toBe(true);

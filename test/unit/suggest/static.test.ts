@@ -1,4 +1,4 @@
-import { writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { staticSuggestions, suggestionsFromReview } from "../../../src/suggest/static.js";
@@ -68,7 +68,12 @@ describe("static review of the session's changes", () => {
 
   it("keeps only the rules worth a step (no magic numbers, long lines or TODOs)", () => {
     const c = (rule: string, category: string) => ({ file: "a.ts", line: 1, severity: "info" as const, category: category as never, rule, message: rule });
-    const s = suggestionsFromReview([c("magic-number", "code-quality"), c("todo-comment", "todos"), c("eval", "security"), c("ts-explicit-any", "type-safety")]);
+    const s = suggestionsFromReview([
+      c("magic-number", "code-quality"),
+      c("todo-comment", "todos"),
+      c("eval", "security"),
+      c("ts-explicit-any", "type-safety"),
+    ]);
     expect(s.map((x) => [x.message, x.priority])).toEqual([
       ["eval", "high"],
       ["ts-explicit-any", "medium"],

@@ -3,10 +3,21 @@ import { applyTextChanges, combineFixes, type FileChanges } from "../../../src/s
 
 describe("applyTextChanges", () => {
   it("applies changes given in any order against the original offsets", () => {
-    expect(applyTextChanges("abcdef", [{ start: 4, length: 1, newText: "E" }, { start: 0, length: 0, newText: ">" }, { start: 1, length: 2, newText: "" }])).toBe(">adEf");
+    expect(
+      applyTextChanges("abcdef", [
+        { start: 4, length: 1, newText: "E" },
+        { start: 0, length: 0, newText: ">" },
+        { start: 1, length: 2, newText: "" },
+      ]),
+    ).toBe(">adEf");
   });
   it("refuses overlapping changes", () => {
-    expect(() => applyTextChanges("abcdef", [{ start: 0, length: 3, newText: "" }, { start: 2, length: 1, newText: "x" }])).toThrow(/overlaps/);
+    expect(() =>
+      applyTextChanges("abcdef", [
+        { start: 0, length: 3, newText: "" },
+        { start: 2, length: 1, newText: "x" },
+      ]),
+    ).toThrow(/overlaps/);
   });
 });
 

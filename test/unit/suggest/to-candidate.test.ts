@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { replaceEdits, rewritesToCandidate } from "../../../src/suggest/to-candidate.js";
 import { validatedCandidate } from "../../../src/suggest/fixes.js";
+import { replaceEdits, rewritesToCandidate } from "../../../src/suggest/to-candidate.js";
 import { memTree, run } from "../candidate/helpers.js";
 
 const before = `import { clamp } from "./math.js";
@@ -26,7 +26,11 @@ describe("rewritesToCandidate", () => {
           file: "src/report.ts",
           edits: [
             { type: "replace", oldText: 'import { clamp } from "./math.js";\n', newText: 'import { add, clamp } from "./math.js";\n' },
-            { type: "replace", oldText: "export function scale(value, factor: number): number {\n", newText: "export function scale(value: number, factor: number): number {\n" },
+            {
+              type: "replace",
+              oldText: "export function scale(value, factor: number): number {\n",
+              newText: "export function scale(value: number, factor: number): number {\n",
+            },
           ],
         },
       ],
@@ -64,7 +68,10 @@ describe("rewritesToCandidate", () => {
   });
 
   // Any rewrite of any file becomes a candidate that plans to exactly the rewritten text.
-  const line = fc.oneof(fc.constantFrom("", "}", "  return x;", "x", "{"), fc.nat(50).map((n) => `v${n};`));
+  const line = fc.oneof(
+    fc.constantFrom("", "}", "  return x;", "x", "{"),
+    fc.nat(50).map((n) => `v${n};`),
+  );
   const file = fc.tuple(fc.array(line, { maxLength: 25 }), fc.boolean()).map(([ls, nl]) => (ls.length ? ls.join("\n") + (nl ? "\n" : "") : ""));
   it("property: the candidate reproduces the rewrite exactly", async () => {
     await fc.assert(

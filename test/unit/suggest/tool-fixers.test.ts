@@ -9,30 +9,57 @@ import { locateTool } from "../../../src/suggest/fixers/locate.js";
 import { missingFixerHints, planToolFixes } from "../../../src/suggest/fixers/registry.js";
 import { ruffCheck, ruffFormat } from "../../../src/suggest/fixers/ruff.js";
 import { runToolFixer } from "../../../src/suggest/fixers/run.js";
+import { type FixInput, filesNamedIn, type ToolFixer } from "../../../src/suggest/fixers/types.js";
 import { isSecretName } from "../../../src/util/secrets.js";
-import { filesNamedIn, type FixInput, type ToolFixer } from "../../../src/suggest/fixers/types.js";
 import { g, tmpDir } from "../../helpers/repo.js";
 
-const flake8 = (file: string, line: number, code: string, message: string): Diagnostic => ({ file, line, column: 1, code, message, severity: "error", source: "flake8" });
+const flake8 = (file: string, line: number, code: string, message: string): Diagnostic => ({
+  file,
+  line,
+  column: 1,
+  code,
+  message,
+  severity: "error",
+  source: "flake8",
+});
 const input = (diagnostics: Diagnostic[], commands: FixInput["commands"] = []): FixInput => ({ diagnostics, commands });
 
 describe("what each fixer takes on", () => {
   it("ruff check: the reported codes it fixes safely, from flake8 or ruff, never pylint's", () => {
-    const t = ruffCheck.targets(input([
-      flake8("pkg/a.py", 1, "F401", "'os' imported but unused"),
-      flake8("pkg/a.py", 9, "E501", "line too long (99 > 79 characters)"),
-      flake8("pkg/b.py", 3, "W291", "trailing whitespace"),
-      { file: "pkg/c.py", line: 1, code: "W0611", message: "Unused import os", severity: "warning", source: "pylint" },
-    ]))!;
+    const t = ruffCheck.targets(
+      input([
+        flake8("pkg/a.py", 1, "F401", "'os' imported but unused"),
+        flake8("pkg/a.py", 9, "E501", "line too long (99 > 79 characters)"),
+        flake8("pkg/b.py", 3, "W291", "trailing whitespace"),
+        { file: "pkg/c.py", line: 1, code: "W0611", message: "Unused import os", severity: "warning", source: "pylint" },
+      ]),
+    )!;
     expect(t.problems.map((d) => d.code)).toEqual(["F401", "W291"]);
     expect(t.files).toEqual(["pkg/a.py", "pkg/b.py"]);
-    expect(ruffCheck.command({ bin: "/x/ruff", target: t, files: t.files!, tracked: [], aside: "/a" }).argv).toEqual(["/x/ruff", "check", "--fix", "--exit-zero", "--no-cache", "--select", "F401,W291", "--", "./pkg/a.py", "./pkg/b.py"]);
+    expect(ruffCheck.command({ bin: "/x/ruff", target: t, files: t.files!, tracked: [], aside: "/a" }).argv).toEqual([
+      "/x/ruff",
+      "check",
+      "--fix",
+      "--exit-zero",
+      "--no-cache",
+      "--select",
+      "F401,W291",
+      "--",
+      "./pkg/a.py",
+      "./pkg/b.py",
+    ]);
     expect(ruffCheck.targets(input([flake8("pkg/a.py", 9, "E501", "line too long")]))).toBeNull();
   });
 
   it("autoflake removes unused variables only when one was reported", () => {
     const imports = autoflake.targets(input([flake8("a.py", 1, "F401", "'os' imported but unused")]))!;
-    expect(autoflake.command({ bin: "af", target: imports, files: ["a.py"], tracked: [], aside: "" }).argv).toEqual(["af", "--in-place", "--remove-all-unused-imports", "--", "./a.py"]);
+    expect(autoflake.command({ bin: "af", target: imports, files: ["a.py"], tracked: [], aside: "" }).argv).toEqual([
+      "af",
+      "--in-place",
+      "--remove-all-unused-imports",
+      "--",
+      "./a.py",
+    ]);
     const both = autoflake.targets(input([flake8("a.py", 1, "F401", "x"), flake8("a.py", 4, "F841", "local variable 'y' is assigned to but never used")]))!;
     expect(autoflake.command({ bin: "af", target: both, files: ["a.py"], tracked: [], aside: "" }).argv).toContain("--remove-unused-variables");
   });
@@ -41,7 +68,15 @@ describe("what each fixer takes on", () => {
     const cmds = (cmd: string, failed: boolean, output = "") => input([], [{ cmd, failed, output }]);
     expect(ruffFormat.targets(cmds("ruff format --check .", true, "Would reformat: pkg/a.py\n1 file would be reformatted"))?.files).toEqual(["pkg/a.py"]);
     // ruff 0.16's --check names files as diagnostics do.
-    expect(ruffFormat.targets(cmds("ruff format --check pkg", true, "unformatted: File would be reformatted\n --> pkg/fmt.py:1:6\n  |\n  - x = {  'a':1 }\n1 + x = {\"a\": 1}\n  |\n\n1 file would be reformatted\n"))?.files).toEqual(["pkg/fmt.py"]);
+    expect(
+      ruffFormat.targets(
+        cmds(
+          "ruff format --check pkg",
+          true,
+          "unformatted: File would be reformatted\n --> pkg/fmt.py:1:6\n  |\n  - x = {  'a':1 }\n1 + x = {\"a\": 1}\n  |\n\n1 file would be reformatted\n",
+        ),
+      )?.files,
+    ).toEqual(["pkg/fmt.py"]);
     expect(ruffFormat.targets(cmds("ruff format --check .", false))).toBeNull();
     expect(ruffFormat.targets(cmds("ruff check .", true))).toBeNull();
     expect(gofmt.targets(cmds('test -z "$(gofmt -l .)"', true))).toMatchObject({ files: null, problems: [] });
@@ -52,12 +87,28 @@ describe("what each fixer takes on", () => {
 
   it("goimports: unused imports as Go 1.19 build, 1.19 vet and 1.20+ word them, and undefined packages", () => {
     const go = (file: string, message: string): Diagnostic => ({ file, line: 3, column: 8, message, severity: "error", source: "go" });
-    const t = goimports.targets(input([go("a.go", 'imported and not used: "os"'), go("b.go", '"os" imported but not used'), go("c.go", '"fmt" imported and not used'), go("d.go", "undefined: strings"), go("e.go", "undefined: myVar.Field"), go("f.go", "missing return")]))!;
+    const t = goimports.targets(
+      input([
+        go("a.go", 'imported and not used: "os"'),
+        go("b.go", '"os" imported but not used'),
+        go("c.go", '"fmt" imported and not used'),
+        go("d.go", "undefined: strings"),
+        go("e.go", "undefined: myVar.Field"),
+        go("f.go", "missing return"),
+      ]),
+    )!;
     expect(t.files).toEqual(["a.go", "b.go", "c.go", "d.go"]);
   });
 
   it("clippy: rustc and clippy lints, not errors with an E-code; it runs in the crate of the first file", () => {
-    const rs = (file: string, message: string, code?: string): Diagnostic => ({ file, line: 2, message, severity: code ? "error" : "warning", source: "rustc", ...(code ? { code } : {}) });
+    const rs = (file: string, message: string, code?: string): Diagnostic => ({
+      file,
+      line: 2,
+      message,
+      severity: code ? "error" : "warning",
+      source: "rustc",
+      ...(code ? { code } : {}),
+    });
     const t = clippy.targets(input([rs("crates/a/src/lib.rs", "unneeded `return` statement"), rs("crates/a/src/lib.rs", "mismatched types", "E0308")]))!;
     expect(t.problems).toHaveLength(1);
     expect(t.files).toBeNull();
@@ -71,7 +122,13 @@ describe("what each fixer takes on", () => {
     expect(cmd.argv.slice(1, 3)).toEqual(["clippy", "--fix"]);
     expect(cmd.argv).not.toContain("--all-targets");
     // The scope of the session's own cargo command is kept; other words of it are not.
-    const scoped = clippy.targets({ diagnostics: t.problems, commands: [{ cmd: "cargo clippy --all-targets --workspace --message-format=short -- -D warnings", failed: true, output: "" }, { cmd: "cargo test --tests", failed: false, output: "" }] })!;
+    const scoped = clippy.targets({
+      diagnostics: t.problems,
+      commands: [
+        { cmd: "cargo clippy --all-targets --workspace --message-format=short -- -D warnings", failed: true, output: "" },
+        { cmd: "cargo test --tests", failed: false, output: "" },
+      ],
+    })!;
     expect(scoped.args).toEqual(["--all-targets", "--tests", "--workspace"]);
   });
 
@@ -83,7 +140,10 @@ describe("what each fixer takes on", () => {
 describe("which fixers run, and what is said when none is installed", () => {
   const f401 = flake8("pkg/a.py", 1, "F401", "'os' imported but unused");
   const w291 = flake8("pkg/a.py", 2, "W291", "trailing whitespace");
-  const installed = (...tools: string[]) => (tool: string) => (tools.includes(tool) ? `/bin/${tool}` : null);
+  const installed =
+    (...tools: string[]) =>
+    (tool: string) =>
+      tools.includes(tool) ? `/bin/${tool}` : null;
 
   it("an installed ruff takes the unused import, so autoflake does not run on it", () => {
     const plan = planToolFixes(input([f401, w291]), installed("ruff", "autoflake"));
@@ -94,11 +154,16 @@ describe("which fixers run, and what is said when none is installed", () => {
   it("without ruff, autoflake takes the unused import and only the trailing whitespace is said to lack a fixer", () => {
     const plan = planToolFixes(input([f401, w291]), installed("autoflake"));
     expect(plan.run.map((p) => p.fixer.name)).toEqual(["autoflake"]);
-    expect(missingFixerHints(plan)).toEqual(["flake8 W291 trailing whitespace: ruff check --fix would fix it; it is not installed (not in the worktree's node_modules/.bin, .venv/bin or PATH)."]);
+    expect(missingFixerHints(plan)).toEqual([
+      "flake8 W291 trailing whitespace: ruff check --fix would fix it; it is not installed (not in the worktree's node_modules/.bin, .venv/bin or PATH).",
+    ]);
   });
 
   it("with neither: one line names both fixers for the unused import", () => {
-    const plan = planToolFixes(input([f401, w291, { file: "x.go", line: 3, message: '"os" imported and not used', severity: "error", source: "go" }]), installed());
+    const plan = planToolFixes(
+      input([f401, w291, { file: "x.go", line: 3, message: '"os" imported and not used', severity: "error", source: "go" }]),
+      installed(),
+    );
     expect(plan.run).toEqual([]);
     expect(missingFixerHints(plan)).toEqual([
       "flake8 F401 unused import: ruff check --fix or autoflake would fix it; neither is installed (not in the worktree's node_modules/.bin, .venv/bin or PATH).",
@@ -170,7 +235,10 @@ describe("a fixer's run in a scratch copy (with a stand-in tool)", () => {
   it("a file reached through a link out of the repository is not handed to it; a whole-tree fixer does not run at all", async () => {
     const outside = tmpDir("trm-outside-");
     writeFileSync(path.join(outside, "x.go"), "package x\n");
-    const { wt, bin, fixer, scratchParent } = setup({ "a.go": "package a\n", "evil.go": `link:${path.join(outside, "x.go")}`, "dir": `link:${outside}` }, 'for f in "$@"; do echo "// fixed" >> "$f"; done; echo pwned >> dir/x.go');
+    const { wt, bin, fixer, scratchParent } = setup(
+      { "a.go": "package a\n", "evil.go": `link:${path.join(outside, "x.go")}`, dir: `link:${outside}` },
+      'for f in "$@"; do echo "// fixed" >> "$f"; done; echo pwned >> dir/x.go',
+    );
     const one = await runToolFixer(fixer, bin, { problems: [], files: ["evil.go"], what: "x" }, { worktree: wt, scratchParent });
     expect(one.notes.join()).toMatch(/evil\.go is a symbolic link to a file outside the repository: stand-in fixer was not run on it/);
     const all = await runToolFixer(fixer, bin, { problems: [], files: null, what: "x" }, { worktree: wt, scratchParent });
@@ -182,7 +250,10 @@ describe("a fixer's run in a scratch copy (with a stand-in tool)", () => {
   const hasBwrap = (process.env.PATH ?? "").split(":").some((d) => existsSync(path.join(d, "bwrap")));
   (hasBwrap || process.env.CI === "true" ? it : it.skip)("in a sandboxed session it runs in the sandbox: the copy is writable, nothing else", async () => {
     const outside = path.join(tmpDir("trm-outside-"), "pwned");
-    const { wt, bin, fixer, scratchParent } = setup({ "a.go": "package a\n" }, `for f in "$@"; do echo "// fixed" >> "$f"; done; echo pwned > ${outside} || true`);
+    const { wt, bin, fixer, scratchParent } = setup(
+      { "a.go": "package a\n" },
+      `for f in "$@"; do echo "// fixed" >> "$f"; done; echo pwned > ${outside} || true`,
+    );
     const sandbox = { writable: [], readable: [path.dirname(bin), wt], network: false };
     const r = await runToolFixer(fixer, bin, { problems: [], files: ["a.go"], what: "x" }, { worktree: wt, scratchParent, sandbox });
     expect(r.rewrites).toEqual([{ path: "a.go", before: "package a\n", after: "package a\n// fixed\n" }]);

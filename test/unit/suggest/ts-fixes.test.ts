@@ -1,4 +1,4 @@
-import { symlinkSync, mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { typescriptFixes } from "../../../src/suggest/ts-fixes.js";
@@ -40,7 +40,13 @@ describe("TypeScript language service fixes", () => {
     });
     const r = await typescriptFixes({ worktree: dir, diagnostics: tscDiagnostics(dir) });
     expect(r.fixes).toHaveLength(1);
-    expect(r.fixes[0]!.rewrites).toEqual([{ path: "src/use.ts", before: expect.any(String), after: 'import { clamp } from "./math.js";\n\nexport function pct(v: number): number {\n  return clamp(v, 0, 100);\n}\n' }]);
+    expect(r.fixes[0]!.rewrites).toEqual([
+      {
+        path: "src/use.ts",
+        before: expect.any(String),
+        after: 'import { clamp } from "./math.js";\n\nexport function pct(v: number): number {\n  return clamp(v, 0, 100);\n}\n',
+      },
+    ]);
   });
 
   it("corrects misspelled names (TS2551 property, TS2552 variable) with the compiler's suggestion", async () => {
@@ -115,7 +121,15 @@ describe("TypeScript language service fixes", () => {
 
   it("says so when the service does not see a reported error, and leaves it to other fixers", async () => {
     const dir = project("ts-fixable");
-    const ghost = { file: "src/math.ts", line: 2, column: 1, code: "TS2322", message: "Type 'string' is not assignable to type 'number'.", severity: "error" as const, source: "tsc" };
+    const ghost = {
+      file: "src/math.ts",
+      line: 2,
+      column: 1,
+      code: "TS2322",
+      message: "Type 'string' is not assignable to type 'number'.",
+      severity: "error" as const,
+      source: "tsc",
+    };
     const r = await typescriptFixes({ worktree: dir, diagnostics: [ghost] });
     expect(r.unfixed).toEqual([ghost]);
     expect(r.notes.join()).toMatch(/does not report TS2322 at src\/math.ts:2/);
@@ -124,7 +138,14 @@ describe("TypeScript language service fixes", () => {
   it("ignores diagnostics outside the worktree or in dependencies", async () => {
     const dir = project("ts-fixable");
     const base = { line: 1, column: 1, code: "TS2304", message: "Cannot find name 'x'.", severity: "error" as const, source: "tsc" };
-    const r = await typescriptFixes({ worktree: dir, diagnostics: [{ ...base, file: "../outside.ts" }, { ...base, file: "/etc/passwd" }, { ...base, file: "node_modules/x/index.ts" }] });
+    const r = await typescriptFixes({
+      worktree: dir,
+      diagnostics: [
+        { ...base, file: "../outside.ts" },
+        { ...base, file: "/etc/passwd" },
+        { ...base, file: "node_modules/x/index.ts" },
+      ],
+    });
     expect(r).toMatchObject({ fixes: [], unfixed: [] });
   });
 

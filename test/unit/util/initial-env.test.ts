@@ -23,7 +23,10 @@ describe("the environment block", () => {
       const o = holdAndScrubCredentials();
       const block = readFileSync("/proc/self/environ", "latin1");
       console.log(JSON.stringify({ o, inBlock: block.includes(process.argv[1]), inEnv: process.env.GITHUB_TOKEN ?? null, held: heldCredential("GITHUB_TOKEN") === process.argv[1], path: block.includes("PATH=") }));`;
-    const out = execFileSync(process.execPath, [...TS_IMPORT, "--input-type=module", "-e", script, TOKEN], { env: { PATH: process.env.PATH ?? "", GITHUB_TOKEN: TOKEN }, encoding: "utf8" });
+    const out = execFileSync(process.execPath, [...TS_IMPORT, "--input-type=module", "-e", script, TOKEN], {
+      env: { PATH: process.env.PATH ?? "", GITHUB_TOKEN: TOKEN },
+      encoding: "utf8",
+    });
     expect(JSON.parse(out)).toEqual({ o: { held: ["GITHUB_TOKEN"], scrubbed: ["GITHUB_TOKEN"] }, inBlock: false, inEnv: null, held: true, path: true });
   });
 });

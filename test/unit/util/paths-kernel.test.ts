@@ -10,7 +10,20 @@
  *   its rollback leaves every byte of the sandbox as it was.
  * The oracle is realpath, and a real write wherever that predicts a landing inside the case's folder.
  */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync as jsRealpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  realpathSync as jsRealpathSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -38,20 +51,26 @@ type Entry = { at: string[]; kind: "dir" } | { at: string[]; kind: "file" } | { 
 const entryArb: fc.Arbitrary<Entry> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ at: fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 2 }), kind: fc.constant("dir" as const) }) },
   { weight: 1, arbitrary: fc.record({ at: fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 2 }), kind: fc.constant("file" as const) }) },
-  { weight: 4, arbitrary: fc.record({
-    at: fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 2 }),
-    kind: fc.constant("link" as const),
-    // null: relative text; else the index of an absolute prefix (see `anchors`).
-    abs: fc.option(fc.integer({ min: 0, max: 3 }), { freq: 3 }),
-    segs: fc.array(fc.constantFrom(...LINK_SEGS), { minLength: 1, maxLength: 5 }),
-  }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      at: fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 2 }),
+      kind: fc.constant("link" as const),
+      // null: relative text; else the index of an absolute prefix (see `anchors`).
+      abs: fc.option(fc.integer({ min: 0, max: 3 }), { freq: 3 }),
+      segs: fc.array(fc.constantFrom(...LINK_SEGS), { minLength: 1, maxLength: 5 }),
+    }),
+  },
   // Links whose text climbs out of the worktree and back through `objects` (`d -> ../../../objects`).
-  { weight: 2, arbitrary: fc.record({
-    at: fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 1 }),
-    kind: fc.constant("link" as const),
-    abs: fc.constant(null),
-    segs: fc.constantFrom(["..", "..", "..", "objects"], ["..", "..", "..", "..", "secret.txt"], ["..", "..", "..", "..", "new.txt"], ["..", "w", "a"]),
-  }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      at: fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 1 }),
+      kind: fc.constant("link" as const),
+      abs: fc.constant(null),
+      segs: fc.constantFrom(["..", "..", "..", "objects"], ["..", "..", "..", "..", "secret.txt"], ["..", "..", "..", "..", "new.txt"], ["..", "w", "a"]),
+    }),
+  },
 );
 
 const queryArb = fc
@@ -127,7 +146,11 @@ function lstatQuiet(p: string) {
   }
 }
 
-const inGit = (root: string, p: string) => path.relative(root, p).split(path.sep).some((s) => s.toLowerCase() === ".git");
+const inGit = (root: string, p: string) =>
+  path
+    .relative(root, p)
+    .split(path.sep)
+    .some((s) => s.toLowerCase() === ".git");
 
 let caseNo = 0;
 // Each run checks up to 6 paths on its graph: 1,000 runs are about 3,500 verdicts compared with the kernel.

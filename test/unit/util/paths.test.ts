@@ -1,9 +1,9 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { tmpDir } from "../../helpers/repo.js";
 import { applyPlan } from "../../../src/candidate/write.js";
 import { normalizeRelPath, resolveInside } from "../../../src/util/paths.js";
+import { tmpDir } from "../../helpers/repo.js";
 
 describe("normalizeRelPath", () => {
   it("normalises harmless variations", () => {

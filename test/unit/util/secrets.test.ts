@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { commandEnv, runCommand } from "../../../src/exec/run.js";
-import { isSecretName, redact, redactDeep, secretValues, StreamRedactor } from "../../../src/util/secrets.js";
+import { isSecretName, redact, redactDeep, StreamRedactor, secretValues } from "../../../src/util/secrets.js";
 
 const cwd = mkdtempSync(path.join(os.tmpdir(), "trm-secrets-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -20,10 +20,39 @@ afterEach(() => {
 
 describe("credential names", () => {
   it("recognises the usual shapes and leaves ordinary variables alone", () => {
-    for (const k of ["GITHUB_TOKEN", "GH_TOKEN", "NPM_TOKEN", "NODE_AUTH_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SHARED_CREDENTIALS_FILE", "OPENAI_API_KEY", "STRIPE_SECRET", "DB_PASSWORD", "GOOGLE_APPLICATION_CREDENTIALS", "SIGNING_KEY", "my_token", "GITLAB_PAT"]) {
+    for (const k of [
+      "GITHUB_TOKEN",
+      "GH_TOKEN",
+      "NPM_TOKEN",
+      "NODE_AUTH_TOKEN",
+      "AWS_ACCESS_KEY_ID",
+      "AWS_SECRET_ACCESS_KEY",
+      "AWS_SESSION_TOKEN",
+      "AWS_SHARED_CREDENTIALS_FILE",
+      "OPENAI_API_KEY",
+      "STRIPE_SECRET",
+      "DB_PASSWORD",
+      "GOOGLE_APPLICATION_CREDENTIALS",
+      "SIGNING_KEY",
+      "my_token",
+      "GITLAB_PAT",
+    ]) {
       expect(isSecretName(k), k).toBe(true);
     }
-    for (const k of ["PATH", "HOME", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM", "KEYBOARD", "NODE_ENV", "TRM_SESSION_ID", "CI", "LANG", "MANPATH", "AWS_REGION", "AWS_CA_BUNDLE"]) {
+    for (const k of [
+      "PATH",
+      "HOME",
+      "SSH_AUTH_SOCK",
+      "TOKENIZERS_PARALLELISM",
+      "KEYBOARD",
+      "NODE_ENV",
+      "TRM_SESSION_ID",
+      "CI",
+      "LANG",
+      "MANPATH",
+      "AWS_REGION",
+      "AWS_CA_BUNDLE",
+    ]) {
       expect(isSecretName(k), k).toBe(false);
     }
   });
@@ -73,7 +102,10 @@ describe("the command environment", () => {
 
   it("kills a setsid daemon when its command ends", async () => {
     const pidFile = path.join(cwd, "daemon.pid");
-    const r = await runCommand(`setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' < /dev/null > /dev/null 2>&1 & sleep 0.3; echo started`, { cwd, timeoutMs: 10_000 });
+    const r = await runCommand(`setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' < /dev/null > /dev/null 2>&1 & sleep 0.3; echo started`, {
+      cwd,
+      timeoutMs: 10_000,
+    });
     expect(r.output.stdout).toContain("started");
     const pid = Number(readFileSync(pidFile, "utf8"));
     let alive = true;

@@ -10,7 +10,7 @@
  */
 import type { Diagnostic } from "../../types.js";
 import { isRecord, num, str, tryJson } from "../util.js";
-import { diag, type DiagInput } from "./common.js";
+import { type DiagInput, diag } from "./common.js";
 
 const PROBLEM_RE = /^\s+(\d+):(\d+)\s+(error|warning)\s+(.*)$/;
 const RULE_RE = /^(?:@[\w.-]+\/)?[\w.-]+(?:\/[\w.-]+)*$/;
@@ -43,7 +43,9 @@ export function parseEslintStylish({ lines, cwd }: DiagInput): Diagnostic[] {
     const m = PROBLEM_RE.exec(line);
     if (!m) continue;
     const { message, rule } = splitRuleColumn(m[4]!);
-    out.push(diag("eslint", m[3] === "error" ? "error" : "warning", message, { file, line: Number(m[1]), column: Number(m[2]), ...(rule ? { code: rule } : {}) }, cwd));
+    out.push(
+      diag("eslint", m[3] === "error" ? "error" : "warning", message, { file, line: Number(m[1]), column: Number(m[2]), ...(rule ? { code: rule } : {}) }, cwd),
+    );
   }
   return out;
 }
@@ -71,7 +73,15 @@ export function parseEslintJson({ text, cwd }: DiagInput): Diagnostic[] {
       const severity = num(m.severity) === 2 || m.fatal === true ? "error" : "warning";
       // stylish drops the final period; do the same so both formatters give identical diagnostics
       // (and a step evaluated with either compares equal).
-      out.push(diag("eslint", severity, message.replace(/([^ ])\.$/u, "$1"), { file, line: num(m.line), column: num(m.column), code: str(m.ruleId) ?? undefined }, cwd));
+      out.push(
+        diag(
+          "eslint",
+          severity,
+          message.replace(/([^ ])\.$/u, "$1"),
+          { file, line: num(m.line), column: num(m.column), code: str(m.ruleId) ?? undefined },
+          cwd,
+        ),
+      );
     }
   }
   return out;

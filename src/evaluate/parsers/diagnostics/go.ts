@@ -5,7 +5,7 @@
  * logs, not diagnostics, and are not read.
  */
 import type { Diagnostic } from "../../types.js";
-import { diag, type DiagInput } from "./common.js";
+import { type DiagInput, diag } from "./common.js";
 
 const GO_RE = /^(?:vet: )?(\S+\.go):(\d+)(?::(\d+))?: (.*)$/;
 

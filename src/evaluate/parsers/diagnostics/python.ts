@@ -10,9 +10,10 @@
  */
 import type { Diagnostic } from "../../types.js";
 import { innermostProjectFrame, readSyntaxError, readTraceback } from "../python-traceback.js";
-import { diag, type DiagInput } from "./common.js";
+import { type DiagInput, diag } from "./common.js";
 
-const CHAIN_RE = /^(During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)\s*$/;
+const CHAIN_RE =
+  /^(During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)\s*$/;
 
 export function parsePythonTracebacks({ lines, cwd }: DiagInput): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -39,7 +40,7 @@ export function parsePythonTracebacks({ lines, cwd }: DiagInput): Diagnostic[] {
       }
       continue;
     }
-    if (line.startsWith("  File \"") && !line.includes(", in ")) {
+    if (line.startsWith('  File "') && !line.includes(", in ")) {
       const se = readSyntaxError(lines, i);
       if (se) {
         out.push(diag("python", "error", se.message, { file: se.frame.file, line: se.frame.line, column: se.column, code: se.type }, cwd));
@@ -122,7 +123,9 @@ export function parseMypy({ lines, cwd }: DiagInput): Diagnostic[] {
       code = c[1];
       message = message.slice(0, c.index);
     }
-    out.push(diag("mypy", m[4] === "error" ? "error" : "warning", message, { file: m[1]!, line: Number(m[2]), column: m[3] ? Number(m[3]) : undefined, code }, cwd));
+    out.push(
+      diag("mypy", m[4] === "error" ? "error" : "warning", message, { file: m[1]!, line: Number(m[2]), column: m[3] ? Number(m[3]) : undefined, code }, cwd),
+    );
   }
   return out;
 }

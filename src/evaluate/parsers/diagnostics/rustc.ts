@@ -16,7 +16,7 @@
  * lines ("could not compile", "aborting due to", "N warnings emitted") are not diagnostics.
  */
 import type { Diagnostic } from "../../types.js";
-import { diag, type DiagInput } from "./common.js";
+import { type DiagInput, diag } from "./common.js";
 
 const HEADER_RE = /^(error|warning)(?:\[(E\d{4})\])?: (.*)$/;
 const ARROW_RE = /^\s*--> (.+?):(\d+):(\d+)\s*$/;
@@ -60,7 +60,8 @@ export function parseRustc({ lines, cwd }: DiagInput): Diagnostic[] {
     }
     if (!line.includes(".rs:")) continue;
     const s = SHORT_RE.exec(line);
-    if (s) out.push(diag("rustc", s[4] === "error" ? "error" : "warning", s[6]!.trim(), { file: s[1]!, line: Number(s[2]), column: Number(s[3]), code: s[5] }, cwd));
+    if (s)
+      out.push(diag("rustc", s[4] === "error" ? "error" : "warning", s[6]!.trim(), { file: s[1]!, line: Number(s[2]), column: Number(s[3]), code: s[5] }, cwd));
   }
   return out;
 }

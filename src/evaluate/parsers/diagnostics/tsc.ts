@@ -9,7 +9,7 @@
  * of it. The pretty style then prints a code frame and related locations after a blank line, which are not.
  */
 import type { Diagnostic } from "../../types.js";
-import { continuation, diag, type DiagInput } from "./common.js";
+import { continuation, type DiagInput, diag } from "./common.js";
 
 const PLAIN_RE = /^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$/;
 const PRETTY_RE = /^(.+?):(\d+):(\d+) - (error|warning|message) (TS\d+): (.*)$/;

@@ -11,7 +11,7 @@
  * ignored) the places are left out, of the header and of the lines.
  */
 import type { Diagnostic } from "../../types.js";
-import { diag, type DiagInput } from "./common.js";
+import { type DiagInput, diag } from "./common.js";
 import { splitRuleColumn } from "./eslint.js";
 
 const PROBLEM_RE = /^ {2}([✖×⚠‼]) {2}(?: *(\d+):(\d+) +)?(\S.*)$/u;

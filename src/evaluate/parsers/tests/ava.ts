@@ -15,9 +15,11 @@ import { boundMessage, errorOfDump, firstProjectFrame, normalizePath } from "../
 import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
 
 // What AVA appends to a failing test's line when the failure block cannot be found for its name.
-const REASON_RE = / (?:Error thrown in test|Rejected promise returned by test|Test timeout exceeded|Test finished without running any assertions|Assertion failed|Test was expected to fail, but succeeded, you should stop marking the test as failing)$/;
+const REASON_RE =
+  / (?:Error thrown in test|Rejected promise returned by test|Test timeout exceeded|Test finished without running any assertions|Assertion failed|Test was expected to fail, but succeeded, you should stop marking the test as failing)$/;
 // AVA 4 marks a crash or a run-level error with the ✖ of a failing test: these lines name no test.
-const NOT_A_TEST_RE = /^(?:Timed out while running tests|Exiting due to|Internal error|No tests found in|Error in shared worker|Couldn’t find any|Based on your configuration|Line numbers for|\d+ tests? remaining in|\S+ exited (?:due to|with a non-zero))/;
+const NOT_A_TEST_RE =
+  /^(?:Timed out while running tests|Exiting due to|Internal error|No tests found in|Error in shared worker|Couldn’t find any|Based on your configuration|Line numbers for|\d+ tests? remaining in|\S+ exited (?:due to|with a non-zero))/;
 // The rule AVA prints before the failure blocks and before the summary.
 const RULE = "─";
 
@@ -75,11 +77,18 @@ export function parseAva(input: TestInput): TestCounts | null {
   const nFailed = summary.failed ?? failed.length;
   const passed = summary.passed ?? ticks;
   // Known failures and todo tests are counted apart by AVA, each a line of its own.
-  const skipped = summary.skipped === undefined && summary.todo === undefined && summary.known === undefined ? skips : (summary.skipped ?? 0) + (summary.todo ?? 0) + (summary.known ?? 0);
+  const skipped =
+    summary.skipped === undefined && summary.todo === undefined && summary.known === undefined
+      ? skips
+      : (summary.skipped ?? 0) + (summary.todo ?? 0) + (summary.known ?? 0);
   // Every test has its line: the tests are named (and tracked by name) when the lines match the counts.
   const named = ticks === passed && failed.length === nFailed && skips === skipped;
   const cases: TestCase[] | undefined = named
-    ? [...passedNames.map((name) => ({ name, status: "passed" as const })), ...failed.map((name) => ({ name, status: "failed" as const })), ...skippedNames.map((name) => ({ name, status: "skipped" as const }))]
+    ? [
+        ...passedNames.map((name) => ({ name, status: "passed" as const })),
+        ...failed.map((name) => ({ name, status: "failed" as const })),
+        ...skippedNames.map((name) => ({ name, status: "skipped" as const })),
+      ]
     : undefined;
   return counts("ava", { passed, failed: nFailed, skipped }, failures, undefined, cases);
 }
@@ -119,7 +128,13 @@ function blockFailure(name: string, body: string[], cwd?: string): TestFailure {
   const isFrame = (l: string) => /^\s*›/.test(l);
   let message: string | undefined;
   const diff = body.findIndex((l) => /^\s*Difference\b[^:]*:\s*$/.test(l));
-  if (diff >= 0) message = boundMessage(body.slice(diff, diff + 8).filter((l) => !isFrame(l)).join("\n"));
+  if (diff >= 0)
+    message = boundMessage(
+      body
+        .slice(diff, diff + 8)
+        .filter((l) => !isFrame(l))
+        .join("\n"),
+    );
   else if (err) {
     const why = body.find((l) => /^\s*(Error thrown in test|Rejected promise returned by test|Test timeout)/.test(l))?.trim();
     message = boundMessage(why ? `${why.replace(/[.:]?\s*(Reason:)?$/, "")}: ${err.trim()}` : err.trim());

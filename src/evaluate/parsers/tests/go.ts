@@ -35,7 +35,14 @@ const NON_VERBOSE_NOTE = "go test without -v or -json names only failing tests, 
 // ---------------------------------------------------------------------------------------------
 // Shared: turning per-package results into counts.
 
-function summarize(format: string, packages: Map<string, PackageState>, buildErrors: Map<string, string[]>, cwd: string | undefined, verbose: boolean, goModule?: string): TestCounts {
+function summarize(
+  format: string,
+  packages: Map<string, PackageState>,
+  buildErrors: Map<string, string[]>,
+  cwd: string | undefined,
+  verbose: boolean,
+  goModule?: string,
+): TestCounts {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
@@ -104,7 +111,13 @@ function testFailure(pkg: string, t: TestState, cwd?: string, goModule?: string,
   const own = cut >= 0 ? lines.slice(0, cut) : lines;
   // A parent usually prints nothing of its own: which subtests failed, and where the first did, is what it has to say.
   const n = failingSubtests.length;
-  const subs = n > 0 ? `${n} subtest${n === 1 ? "" : "s"} failed: ${failingSubtests.slice(0, SUBTESTS_LISTED).map((x) => x.name).join(", ")}${n > SUBTESTS_LISTED ? ", …" : ""}` : "";
+  const subs =
+    n > 0
+      ? `${n} subtest${n === 1 ? "" : "s"} failed: ${failingSubtests
+          .slice(0, SUBTESTS_LISTED)
+          .map((x) => x.name)
+          .join(", ")}${n > SUBTESTS_LISTED ? ", …" : ""}`
+      : "";
   const message = boundMessage([...own, subs].filter((l) => l !== "").join("\n"));
   const placeOf = (x: TestState) => panicLocation(x.output, cwd) ?? logLocation(pkg, x.output, goModule);
   let place = placeOf(t);
@@ -186,7 +199,11 @@ export function parseGoText(input: TestInput): TestCounts | null {
   let verbose = false;
   for (const l of lines) {
     if (l.startsWith("=== RUN")) verbose = true;
-    if (!seen && (RESULT_RE.test(l) || (l.startsWith("ok") && /^ok\s+\S+\s+(\(cached\)|[\d.]+s)/.test(l)) || (l.startsWith("FAIL") && PKG_FAIL_RE.test(l) && /\t/.test(l)))) seen = true;
+    if (
+      !seen &&
+      (RESULT_RE.test(l) || (l.startsWith("ok") && /^ok\s+\S+\s+(\(cached\)|[\d.]+s)/.test(l)) || (l.startsWith("FAIL") && PKG_FAIL_RE.test(l) && /\t/.test(l)))
+    )
+      seen = true;
     if (seen && verbose) break;
   }
   if (!seen) return null;
@@ -239,7 +256,16 @@ export function parseGoText(input: TestInput): TestCounts | null {
       current = null;
       continue;
     }
-    if (current && (currentIndent < 0 || line.trim() === "" || /^\s/.test(line) || /^(panic|goroutine|fatal error)/.test(line) || line.startsWith("\t") || /^\S+\(.*\)$/.test(line) || /^created by /.test(line))) {
+    if (
+      current &&
+      (currentIndent < 0 ||
+        line.trim() === "" ||
+        /^\s/.test(line) ||
+        /^(panic|goroutine|fatal error)/.test(line) ||
+        line.startsWith("\t") ||
+        /^\S+\(.*\)$/.test(line) ||
+        /^created by /.test(line))
+    ) {
       current.output.push(line);
     } else {
       pendingOutput.push(line);

@@ -66,7 +66,10 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
         } else {
           // pytest writes a failure per failed subtest into its test's case, and counts each (failures="24").
           failed += problems.length;
-          failures.push({ ...f, message: `${f.message ? `${f.message}\n` : ""}(${problems.length} failures in this test case, as its subtests'; the first is shown)` });
+          failures.push({
+            ...f,
+            message: `${f.message ? `${f.message}\n` : ""}(${problems.length} failures in this test case, as its subtests'; the first is shown)`,
+          });
           cases.push({ name: f.name, status: "failed", units: { passed: 0, failed: problems.length, skipped: 0 } });
         }
       } else if (asArray(tc.skipped).length > 0) {
@@ -112,7 +115,7 @@ function caseFailure(tc: Record<string, unknown>, problem: unknown, suiteFile: s
   const fullName = caseName(tc);
   let file = str(tc["@file"]) ?? suiteFile;
   if (classname && looksLikePath(classname)) file ??= classname;
-  const text = isRecord(problem) ? str(problem["#text"]) ?? "" : typeof problem === "string" ? problem : "";
+  const text = isRecord(problem) ? (str(problem["#text"]) ?? "") : typeof problem === "string" ? problem : "";
   const attrMessage = isRecord(problem) ? str(problem["@message"]) : undefined;
   const body = cleanText(text);
   const message = boundMessage(body.trim() !== "" ? pickMessage(body, attrMessage) : attrMessage);

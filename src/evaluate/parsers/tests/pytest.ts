@@ -13,7 +13,8 @@ import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
 import { counts, failure, MAX_CASES, TAIL_LINES, type TestInput } from "./common.js";
 
-const OUTCOME_WORDS = "failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|no tests ran|subtests (?:passed|failed|skipped|xfailed|xpassed)";
+const OUTCOME_WORDS =
+  "failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|no tests ran|subtests (?:passed|failed|skipped|xfailed|xpassed)";
 // One `N word` item; the summary is a comma-separated list of them followed by ` in 1.23s`.
 const SUMMARY_RE = new RegExp(`^(?:=+ )?((?:\\d+ (?:${OUTCOME_WORDS})|no tests ran)(?:, \\d+ (?:${OUTCOME_WORDS}))*) in [\\d.]+s(?: \\([\\d:.]+\\))?(?: =+)?$`);
 
@@ -71,7 +72,11 @@ export function parsePytest(input: TestInput): TestCounts | null {
   const failures: TestFailure[] = [];
   const usedIds = new Set<NodeId>();
   // --tb=line sections have no title: they follow the order of the summary, per kind.
-  const inOrder = { failure: nodeIds.filter((n) => n.kind === "failure"), error: nodeIds.filter((n) => n.kind === "error"), subfailure: nodeIds.filter((n) => n.kind === "subfailure") };
+  const inOrder = {
+    failure: nodeIds.filter((n) => n.kind === "failure"),
+    error: nodeIds.filter((n) => n.kind === "error"),
+    subfailure: nodeIds.filter((n) => n.kind === "subfailure"),
+  };
   const nextInOrder = { failure: 0, error: 0, subfailure: 0 };
   // A test's "contains 1 failed subtest" section is placed where its first failed subtest failed.
   const subLoc = new Map<string, { file: string; line: number }>();
@@ -153,7 +158,9 @@ function verboseCases(lines: string[], end: number, passed: number, skipped: num
   }
   const cases: TestCase[] = [...status].map(([name, st]) => {
     const k = subs.get(name);
-    return k === undefined ? { name, status: st } : { name, status: st, units: { passed: st === "passed" ? 1 : 0, failed: k + (st === "failed" ? 1 : 0), skipped: 0 } };
+    return k === undefined
+      ? { name, status: st }
+      : { name, status: st, units: { passed: st === "passed" ? 1 : 0, failed: k + (st === "failed" ? 1 : 0), skipped: 0 } };
   });
   const n = (st: TestCase["status"]) => cases.filter((c) => c.status === st).length;
   const failedUnits = cases.reduce((sum, c) => sum + (c.units?.failed ?? (c.status === "failed" ? 1 : 0)), 0);
@@ -323,6 +330,11 @@ function sectionDetails(lines: string[], cwd?: string): { message?: string; loc?
 export function withoutPytestHeader(out: string): string {
   return out
     .split("\n")
-    .filter((l) => !/^(platform \S+ -- Python|cachedir: |rootdir: |configfile: |testpaths: |plugins: |benchmark: |hypothesis profile |Using --randomly-seed|collecting \.\.\.|collected \d+ items?|=+ test session starts =+$)/.test(l.trim()))
+    .filter(
+      (l) =>
+        !/^(platform \S+ -- Python|cachedir: |rootdir: |configfile: |testpaths: |plugins: |benchmark: |hypothesis profile |Using --randomly-seed|collecting \.\.\.|collected \d+ items?|=+ test session starts =+$)/.test(
+          l.trim(),
+        ),
+    )
     .join("\n");
 }

@@ -96,7 +96,13 @@ export function parseTap(input: TestInput): TestCounts | null {
   const s = stream.summary;
   if (s.tests !== undefined && s.pass !== undefined && (s.cancelled !== undefined || s.skipped !== undefined)) {
     // node's own totals: `pass` excludes todo tests, `fail` excludes cancelled ones.
-    return counts("tap", { passed: s.pass, failed: (s.fail ?? 0) + (s.cancelled ?? 0), skipped: (s.skipped ?? 0) + (s.todo ?? 0), total: s.tests }, failures, undefined, cases);
+    return counts(
+      "tap",
+      { passed: s.pass, failed: (s.fail ?? 0) + (s.cancelled ?? 0), skipped: (s.skipped ?? 0) + (s.todo ?? 0), total: s.tests },
+      failures,
+      undefined,
+      cases,
+    );
   }
   return counts("tap", { passed, failed, skipped }, failures, undefined, cases);
 }

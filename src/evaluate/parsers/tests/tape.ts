@@ -19,7 +19,9 @@ import type { TapGroup, TapPoint, TapStream } from "./tap-stream.js";
 
 /** A stream that is tape's: only top-level points, each after a `# name` comment, no subtests. */
 export function isTape(stream: TapStream): boolean {
-  return !stream.anySubtest && stream.groups.length > 0 && stream.roots.length > 0 && stream.roots.every((p) => p.group !== undefined && p.children.length === 0);
+  return (
+    !stream.anySubtest && stream.groups.length > 0 && stream.roots.length > 0 && stream.roots.every((p) => p.group !== undefined && p.children.length === 0)
+  );
 }
 
 export function tapeCounts(stream: TapStream, cwd?: string): TestCounts {
@@ -68,11 +70,22 @@ export function tapeCounts(stream: TapStream, cwd?: string): TestCounts {
   }
   if (!finished) {
     // Tests after the crash never ran: how many there were is unknown.
-    return counts("tap", { passed: all.passed, failed: all.failed, skipped: null, total: null, units: "assertions", testsRan }, failures, "the run stopped early; tests after the crash were not counted");
+    return counts(
+      "tap",
+      { passed: all.passed, failed: all.failed, skipped: null, total: null, units: "assertions", testsRan },
+      failures,
+      "the run stopped early; tests after the crash were not counted",
+    );
   }
   const note = all.skipped === 0 ? "tape prints nothing for test.skip, so the skipped count is unknown" : undefined;
   const skipped = all.skipped === 0 ? null : all.skipped;
-  return counts("tap", { passed: all.passed, failed: all.failed, skipped, total: skipped === null ? null : all.passed + all.failed + skipped, units: "assertions", testsRan }, failures, note, cases);
+  return counts(
+    "tap",
+    { passed: all.passed, failed: all.failed, skipped, total: skipped === null ? null : all.passed + all.failed + skipped, units: "assertions", testsRan },
+    failures,
+    note,
+    cases,
+  );
 }
 
 /** A test's first failing assertion is its failure; the message says how many others failed with it. */

@@ -65,7 +65,13 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
       // The file itself failed: import error, syntax error, a throwing hook outside any test.
       failed++;
       const text = cleanText(suiteMessage ?? "");
-      failures.push(failure(file || "(test file)", boundMessage(stripJestSuiteHeader(text)), fileErrorPlace(text, file, cwd) ?? firstProjectFrame(text, cwd) ?? (file ? { file } : undefined)));
+      failures.push(
+        failure(
+          file || "(test file)",
+          boundMessage(stripJestSuiteHeader(text)),
+          fileErrorPlace(text, file, cwd) ?? firstProjectFrame(text, cwd) ?? (file ? { file } : undefined),
+        ),
+      );
     }
   }
   return counts(format, { passed, failed, skipped }, failures, undefined, cases);

@@ -1,7 +1,7 @@
 import type { FileContext, LineView } from "../../context.js";
 import { blocksOf } from "../../structure.js";
 import type { Finding } from "../../types.js";
-import { RULES, finding } from "../catalog.js";
+import { finding, RULES } from "../catalog.js";
 import { matchInCode, matchOutsideComments, offsetOf } from "./util.js";
 
 /**
@@ -24,9 +24,15 @@ function weakHash(ctx: FileContext, l: LineView): Finding | null {
     const m = matchInCode(l, re);
     if (m && !NON_SECURITY_PURPOSE.test(l.raw)) {
       const algo = m[1]!.toUpperCase().replace("SHA-1", "SHA1");
-      return finding(RULES.weakHash, l.line, `${algo} is broken for security use: collisions are practical, so it cannot protect passwords, signatures or integrity.`, {
-        suggestion: "Use SHA-256 or better; for passwords use a slow KDF (scrypt, argon2, bcrypt). If this hash is not security-relevant, say so in a comment.",
-      });
+      return finding(
+        RULES.weakHash,
+        l.line,
+        `${algo} is broken for security use: collisions are practical, so it cannot protect passwords, signatures or integrity.`,
+        {
+          suggestion:
+            "Use SHA-256 or better; for passwords use a slow KDF (scrypt, argon2, bcrypt). If this hash is not security-relevant, say so in a comment.",
+        },
+      );
     }
   }
   return null;
@@ -41,11 +47,16 @@ function weakCipher(ctx: FileContext, l: LineView): Finding | null {
     }
     const m = matchInCode(l, /\bcreateCipheriv\s*\(\s*["'`]([\w-]+)["'`]/);
     if (m && /^(des|des-ede|des-ede3|des3|rc2|rc4|bf|blowfish)(-|$)|-ecb$/i.test(m[1]!)) {
-      return finding(RULES.weakCipher, l.line, `Cipher ${m[1]} is broken or leaks patterns (ECB).`, { suggestion: "Use aes-256-gcm (or chacha20-poly1305) with a random IV." });
+      return finding(RULES.weakCipher, l.line, `Cipher ${m[1]} is broken or leaks patterns (ECB).`, {
+        suggestion: "Use aes-256-gcm (or chacha20-poly1305) with a random IV.",
+      });
     }
   } else if (ctx.kind.syntax === "c") {
     const m = matchInCode(l, /\bCipher\s*\.\s*getInstance\s*\(\s*"((?:DES|DESede|RC4|RC2|Blowfish)[^"]*|AES\/ECB[^"]*|AES)"/);
-    if (m) return finding(RULES.weakCipher, l.line, `Cipher ${m[1]} is broken or leaks patterns (ECB).`, { suggestion: 'Use "AES/GCM/NoPadding" with a random IV.' });
+    if (m)
+      return finding(RULES.weakCipher, l.line, `Cipher ${m[1]} is broken or leaks patterns (ECB).`, {
+        suggestion: 'Use "AES/GCM/NoPadding" with a random IV.',
+      });
   }
   return null;
 }
@@ -66,9 +77,14 @@ function insecureRandom(ctx: FileContext, l: LineView): Finding | null {
     named = inner?.name !== undefined && SECURITY_NAME.test(inner.name);
   }
   if (!named) return null;
-  return finding(RULES.insecureRandom, l.line, "Math.random() is predictable: values derived from it can be guessed, so it must not make tokens, ids or secrets.", {
-    suggestion: "Use crypto.randomBytes / crypto.randomUUID (Node) or crypto.getRandomValues (browser).",
-  });
+  return finding(
+    RULES.insecureRandom,
+    l.line,
+    "Math.random() is predictable: values derived from it can be guessed, so it must not make tokens, ids or secrets.",
+    {
+      suggestion: "Use crypto.randomBytes / crypto.randomUUID (Node) or crypto.getRandomValues (browser).",
+    },
+  );
 }
 
 function tlsDisabled(ctx: FileContext, l: LineView): Finding | null {
@@ -92,9 +108,14 @@ function tlsDisabled(ctx: FileContext, l: LineView): Finding | null {
       if (!/(?:env|environ)\s*\[\s*["'`]$/.test(before) && !(lit && /\bgit\b/.test(lit.value))) continue;
     }
     if (m) {
-      return finding(RULES.tlsDisabled, l.line, `${what} turns off TLS certificate verification: anyone on the network path can impersonate the server and read or alter the traffic.`, {
-        suggestion: "Keep verification on; for a private CA, pass its certificate (`ca` option / NODE_EXTRA_CA_CERTS / REQUESTS_CA_BUNDLE).",
-      });
+      return finding(
+        RULES.tlsDisabled,
+        l.line,
+        `${what} turns off TLS certificate verification: anyone on the network path can impersonate the server and read or alter the traffic.`,
+        {
+          suggestion: "Keep verification on; for a private CA, pass its certificate (`ca` option / NODE_EXTRA_CA_CERTS / REQUESTS_CA_BUNDLE).",
+        },
+      );
     }
   }
   return null;

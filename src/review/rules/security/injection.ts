@@ -1,8 +1,8 @@
-import type { FileContext, LineView } from "../../context.js";
-import { stringsStartingIn, type Masked, type StringLit } from "../../lex.js";
-import type { Finding } from "../../types.js";
-import { RULES, finding } from "../catalog.js";
 import { hasTree } from "../../ast/parse.js";
+import type { FileContext, LineView } from "../../context.js";
+import { type Masked, type StringLit, stringsStartingIn } from "../../lex.js";
+import type { Finding } from "../../types.js";
+import { finding, RULES } from "../catalog.js";
 import { concatIsDynamic, concatOperands, isSafeInterpolation, offsetOf, stringStartingAt } from "./util.js";
 
 /**
@@ -16,8 +16,10 @@ import { concatIsDynamic, concatOperands, isSafeInterpolation, offsetOf, stringS
  * must also show SQL structure (`select * from t`, `... where ...`), so UI text such as
  * "Select a file from the list" is not mistaken for a query.
  */
-const SQL_UPPER = /^\s*(?:SELECT\s[\s\S]*\bFROM\b|INSERT\s+INTO\s|UPDATE\s+\S+\s+SET\s|DELETE\s+FROM\s|REPLACE\s+INTO\s|MERGE\s+INTO\s|(?:DROP|ALTER|CREATE|TRUNCATE)\s+TABLE\s|WITH\s+\w+\s+AS\s*\()/;
-const SQL_LOWER = /^\s*(?:select\s+(?:\*|[\w.]+(?:\s*,\s*[\w.]+)*)\s+from\s+[\w."`[\]]+|insert\s+into\s+[\w."`[\]]+|update\s+[\w."`[\]]+\s+set\s+\w+\s*=|delete\s+from\s+[\w."`[\]]+)/i;
+const SQL_UPPER =
+  /^\s*(?:SELECT\s[\s\S]*\bFROM\b|INSERT\s+INTO\s|UPDATE\s+\S+\s+SET\s|DELETE\s+FROM\s|REPLACE\s+INTO\s|MERGE\s+INTO\s|(?:DROP|ALTER|CREATE|TRUNCATE)\s+TABLE\s|WITH\s+\w+\s+AS\s*\()/;
+const SQL_LOWER =
+  /^\s*(?:select\s+(?:\*|[\w.]+(?:\s*,\s*[\w.]+)*)\s+from\s+[\w."`[\]]+|insert\s+into\s+[\w."`[\]]+|update\s+[\w."`[\]]+\s+set\s+\w+\s*=|delete\s+from\s+[\w."`[\]]+)/i;
 const SQL_CLAUSE = /\b(?:where|values|set|join|order\s+by|group\s+by|limit)\b|=/i;
 
 export function looksLikeSql(text: string): boolean {
@@ -69,7 +71,12 @@ function sqlIsDynamic(lit: StringLit, masked: Masked, syntax: string): boolean {
 function dynamicFormatting(lit: StringLit, code: string, syntax: string): boolean {
   const after = code.slice(lit.end, lit.end + 40);
   if (syntax === "python" && (/^\s*%\s*[\w(]/.test(after) || /^\.format\s*\(/.test(after))) return true;
-  if (syntax === "c" && /(?:Sprintf|String\.format|string\.Format)\s*\(\s*$/.test(code.slice(Math.max(0, lit.start - 40), lit.start)) && /%[sdvqx]|\{\d\}/.test(lit.value)) return true;
+  if (
+    syntax === "c" &&
+    /(?:Sprintf|String\.format|string\.Format)\s*\(\s*$/.test(code.slice(Math.max(0, lit.start - 40), lit.start)) &&
+    /%[sdvqx]|\{\d\}/.test(lit.value)
+  )
+    return true;
   return false;
 }
 
@@ -96,7 +103,9 @@ function evalUse(ctx: FileContext, l: LineView): Finding | null {
   }
   if (!what) return null;
   return finding(RULES.eval, l.line, `Code evaluated at run time with ${what}: if any part of the input is attacker-controlled, it runs arbitrary code.`, {
-    suggestion: js ? "Use JSON.parse for data, a lookup table of functions for dispatch, or a real parser." : "Use ast.literal_eval for data, or a dispatch table.",
+    suggestion: js
+      ? "Use JSON.parse for data, a lookup table of functions for dispatch, or a real parser."
+      : "Use ast.literal_eval for data, or a dispatch table.",
   });
 }
 
@@ -117,9 +126,14 @@ function commandInjection(ctx: FileContext, l: LineView): Finding | null {
       const lit = stringStartingAt(l, i);
       const dynamic = lit ? dynamicString(lit, seg.masked, "js") : /^[\w$.[\]()]+\s*\+/.test(seg.masked.code.slice(i, i + 200));
       if (dynamic) {
-        return finding(RULES.commandInjection, l.line, `${m[1]}() runs its argument through a shell, and the command is built from interpolated values: shell metacharacters in them run extra commands.`, {
-          suggestion: "Use execFile/spawn with an argument array (no shell), and validate the values.",
-        });
+        return finding(
+          RULES.commandInjection,
+          l.line,
+          `${m[1]}() runs its argument through a shell, and the command is built from interpolated values: shell metacharacters in them run extra commands.`,
+          {
+            suggestion: "Use execFile/spawn with an argument array (no shell), and validate the values.",
+          },
+        );
       }
     }
   } else if (ctx.kind.syntax === "python") {
@@ -131,9 +145,14 @@ function commandInjection(ctx: FileContext, l: LineView): Finding | null {
       const pre = /^[rRbBuUfF]{1,2}(?=["'])/.exec(seg.masked.code.slice(i, i + 3));
       const lit = stringStartingAt(l, i + (pre ? pre[0].length : 0));
       if (lit && dynamicString(lit, seg.masked, "python")) {
-        return finding(RULES.commandInjection, l.line, `${m[1]} runs a shell command built from interpolated values: shell metacharacters in them run extra commands.`, {
-          suggestion: "Pass an argument list to subprocess.run without shell=True, or quote with shlex.quote.",
-        });
+        return finding(
+          RULES.commandInjection,
+          l.line,
+          `${m[1]} runs a shell command built from interpolated values: shell metacharacters in them run extra commands.`,
+          {
+            suggestion: "Pass an argument list to subprocess.run without shell=True, or quote with shlex.quote.",
+          },
+        );
       }
     }
   }
@@ -150,9 +169,14 @@ function sqlInjection(ctx: FileContext, l: LineView): Finding | null {
   for (const lit of stringsStartingIn(seg.masked, lineStart, lineEnd)) {
     if (!looksLikeSql(lit.value)) continue;
     if (sqlIsDynamic(lit, seg.masked, ctx.kind.isJsLike ? "js" : ctx.kind.syntax)) {
-      return finding(RULES.sqlInjection, l.line, "SQL statement built by string concatenation or interpolation: values in it can change the query (SQL injection).", {
-        suggestion: "Use bind parameters (`WHERE id = ?` / `$1` with a values array) or a query builder; never splice values into SQL text.",
-      });
+      return finding(
+        RULES.sqlInjection,
+        l.line,
+        "SQL statement built by string concatenation or interpolation: values in it can change the query (SQL injection).",
+        {
+          suggestion: "Use bind parameters (`WHERE id = ?` / `$1` with a values array) or a query builder; never splice values into SQL text.",
+        },
+      );
     }
   }
   return null;
@@ -270,9 +294,14 @@ function pathTraversal(ctx: FileContext, l: LineView): Finding | null {
     const v = ctx.lines.get(l.line + k);
     if (v && CONTAINMENT.test(v.code)) return null;
   }
-  return finding(RULES.pathTraversal, l.line, "A file path is built from request input: `../` (or an absolute path) in it reaches files outside the intended directory.", {
-    suggestion: "Reduce it to a file name (path.basename) or resolve it and check it stays under the base directory before use.",
-  });
+  return finding(
+    RULES.pathTraversal,
+    l.line,
+    "A file path is built from request input: `../` (or an absolute path) in it reaches files outside the intended directory.",
+    {
+      suggestion: "Reduce it to a file name (path.basename) or resolve it and check it stays under the base directory before use.",
+    },
+  );
 }
 
 export function injection(ctx: FileContext): Finding[] {
@@ -286,4 +315,3 @@ export function injection(ctx: FileContext): Finding[] {
   }
   return out;
 }
-

@@ -1,6 +1,6 @@
 import type { FileContext, LineView } from "../../context.js";
 import type { Finding } from "../../types.js";
-import { RULES, finding } from "../catalog.js";
+import { finding, RULES } from "../catalog.js";
 
 /**
  * Hard-coded secrets (CWE-798), in every text file: a key committed to a test or a YAML file leaks
@@ -21,7 +21,11 @@ const notExample = (m: RegExpExecArray): boolean => !/EXAMPLE/i.test(m[0]) && !/
 const TOKENS: TokenPattern[] = [
   { re: /-----BEGIN (?:(?:RSA|EC|DSA|OPENSSH|PGP|ENCRYPTED) )?PRIVATE KEY(?: BLOCK)?-----/, what: "A private key block" },
   { re: /(?<![A-Z0-9])((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16})(?![A-Z0-9])/, what: "An AWS access key id", real: notExample },
-  { re: /aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/i, what: "An AWS secret access key", real: (m) => !/EXAMPLE/i.test(m[1]!) },
+  {
+    re: /aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/i,
+    what: "An AWS secret access key",
+    real: (m) => !/EXAMPLE/i.test(m[1]!),
+  },
   { re: /(?<![A-Za-z0-9_])(gh[pousr]_[A-Za-z0-9]{36,255})(?![A-Za-z0-9_])/, what: "A GitHub token" },
   { re: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}/, what: "A GitHub fine-grained token" },
   { re: /(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/, what: "A Slack token" },

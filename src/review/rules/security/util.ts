@@ -1,5 +1,5 @@
 import type { LineView } from "../../context.js";
-import { stringAt, type Masked, type StringLit } from "../../lex.js";
+import { type Masked, type StringLit, stringAt } from "../../lex.js";
 
 /** Helpers shared by the security rules: they look at raw text but only where it is code. */
 
@@ -77,7 +77,5 @@ export function concatOperands(masked: Masked, from: number): Operand[] {
 
 /** Whether a concatenation chain after a literal has a non-constant operand. */
 export function concatIsDynamic(masked: Masked, from: number): boolean {
-  return concatOperands(masked, from).some(
-    (o) => o.kind === "dynamic" || (o.kind === "literal" && o.lit.interpolations.some((x) => !isSafeInterpolation(x))),
-  );
+  return concatOperands(masked, from).some((o) => o.kind === "dynamic" || (o.kind === "literal" && o.lit.interpolations.some((x) => !isSafeInterpolation(x))));
 }

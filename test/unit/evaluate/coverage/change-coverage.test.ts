@@ -11,7 +11,10 @@ import { tmpDir } from "../../../helpers/repo.js";
 describe("the change's added lines", () => {
   it("reads the new side of -U0 hunks: a count of 0 adds nothing, a missing count is one line", () => {
     const diff = "@@ -3,0 +4,2 @@ f\n+a\n+b\n@@ -10,2 +11,0 @@\n-x\n-y\n@@ -20 +19 @@\n-p\n+q\n";
-    expect(parseAddedHunks(diff)).toEqual([{ start: 4, end: 5 }, { start: 19, end: 19 }]);
+    expect(parseAddedHunks(diff)).toEqual([
+      { start: 4, end: 5 },
+      { start: 19, end: 19 },
+    ]);
   });
 
   it("tells test files from the code under test", () => {
@@ -40,13 +43,37 @@ describe("executable lines", () => {
 
 describe("crossing the added lines with what ran", () => {
   const changed = new Map([
-    ["src/a.ts", [{ start: 2, end: 4 }, { start: 8, end: 9 }]],
+    [
+      "src/a.ts",
+      [
+        { start: 2, end: 4 },
+        { start: 8, end: 9 },
+      ],
+    ],
     ["src/b.ts", [{ start: 1, end: 2 }]],
   ]);
-  const hits = new Map([["src/a.ts", new Map([[2, 3], [3, 0], [4, 0], [8, 1], [9, 1]])]]);
+  const hits = new Map([
+    [
+      "src/a.ts",
+      new Map([
+        [2, 3],
+        [3, 0],
+        [4, 0],
+        [8, 1],
+        [9, 1],
+      ]),
+    ],
+  ]);
 
   it("makes one finding per hunk with an unrun executable line, and one for a file no test loaded", () => {
-    const r = crossCoverage(changed, hits, new Map([["src/a.ts", new Set([2, 3, 4, 8, 9])], ["src/b.ts", new Set([2])]]));
+    const r = crossCoverage(
+      changed,
+      hits,
+      new Map([
+        ["src/a.ts", new Set([2, 3, 4, 8, 9])],
+        ["src/b.ts", new Set([2])],
+      ]),
+    );
     expect(r.uncovered).toEqual([
       { file: "src/a.ts", start: 3, end: 4, lines: [3, 4], loaded: true },
       { file: "src/b.ts", start: 2, end: 2, lines: [2], loaded: false },
@@ -72,7 +99,10 @@ describe("crossing the added lines with what ran", () => {
     );
     const hits = readIstanbulJson(path.join(dir, "c.json"), dir, new Set(["src/a.ts", "../etc/x.ts"]));
     expect([...hits.keys()]).toEqual(["src/a.ts"]);
-    expect([...hits.get("src/a.ts")!]).toEqual([[2, 1], [3, 0]]);
+    expect([...hits.get("src/a.ts")!]).toEqual([
+      [2, 1],
+      [3, 0],
+    ]);
     // A report that is a link to /dev/zero is not read forever.
     symlinkSync("/dev/zero", path.join(dir, "z.json"));
     expect(readIstanbulJson(path.join(dir, "z.json"), dir, new Set(["src/a.ts"])).size).toBe(0);

@@ -2,10 +2,24 @@ import { describe, expect, it } from "vitest";
 import { chooseMutants, isArid, type RawMutant } from "../../../../src/evaluate/mutate/choose.js";
 import { applyMutant } from "../../../../src/evaluate/mutate/run-mutants.js";
 
-const at = (id: string, mutatorName: string, line: number, c0: number, c1: number, replacement: string): RawMutant => ({ id, mutatorName, replacement, location: { start: { line, column: c0 }, end: { line, column: c1 } } });
+const at = (id: string, mutatorName: string, line: number, c0: number, c1: number, replacement: string): RawMutant => ({
+  id,
+  mutatorName,
+  replacement,
+  location: { start: { line, column: c0 }, end: { line, column: c1 } },
+});
 
 describe("choosing the mutants of a change", () => {
-  const content = ["import x from 'y';", "export function f(a, b) {", "  if (a < b) {", '    console.log("low", a);', '    throw new Error("a is low");', "  }", "  return a + b;", "}"].join("\n");
+  const content = [
+    "import x from 'y';",
+    "export function f(a, b) {",
+    "  if (a < b) {",
+    '    console.log("low", a);',
+    '    throw new Error("a is low");',
+    "  }",
+    "  return a + b;",
+    "}",
+  ].join("\n");
   const mutants = [
     at("0", "StringLiteral", 0, 14, 17, '""'),
     at("1", "BlockStatement", 2, 13, 60, "{}"),

@@ -49,7 +49,8 @@ describe("pytest -v", () => {
     expect(casesOf("pytest/pytest9-q-failing")).toBeUndefined();
     const broken = "tests/t.py::test_a hello from the test\nPASSED [ 50%]\ntests/t.py::test_b PASSED [100%]\n\n==== 2 passed in 0.01s ====\n";
     expect(fromText(broken).cases).toBeUndefined();
-    const teardown = "tests/t.py::test_a PASSED [ 50%]\ntests/t.py::test_a ERROR [ 50%]\ntests/t.py::test_b[x y] PASSED [100%]\n\n==== 2 passed, 1 error in 0.01s ====\n";
+    const teardown =
+      "tests/t.py::test_a PASSED [ 50%]\ntests/t.py::test_a ERROR [ 50%]\ntests/t.py::test_b[x y] PASSED [100%]\n\n==== 2 passed, 1 error in 0.01s ====\n";
     // pytest counts the errored test in `passed` too: the names (one per test) then do not match and are not used.
     expect(fromText(teardown).cases).toBeUndefined();
     const param = "tests/t.py::test_b[x y] PASSED [ 50%]\ntests/t.py::test_c[1-2] SKIPPED (why) [100%]\n\n==== 1 passed, 1 skipped in 0.01s ====\n";
@@ -78,7 +79,11 @@ describe("go test -v and -json", () => {
       ["example.com/sample/ok.TestOne", "passed"],
     ];
     expect(casesOf("go-test/verbose-failing")).toEqual(calc);
-    expect(casesOf("go-test/json-failing")).toEqual([...calc, ["example.com/sample/panics.TestFine", "passed"], ["example.com/sample/panics.TestOutOfRange", "failed"]]);
+    expect(casesOf("go-test/json-failing")).toEqual([
+      ...calc,
+      ["example.com/sample/panics.TestFine", "passed"],
+      ["example.com/sample/panics.TestOutOfRange", "failed"],
+    ]);
     const errorf = [
       ["example.com/errorf/calc.TestAdd", "passed"],
       ["example.com/errorf/calc.TestMul", "failed"],
@@ -113,12 +118,15 @@ describe("cargo test", () => {
   });
 
   it("keeps a doc test's name when code above it moves it, numbers a name two binaries share, and names none when output splits a line", () => {
-    const run = (line: number) => `running 2 tests\ntest src/lib.rs - mul (line ${line}) ... ok\ntest src/lib.rs - add (line 3) - compile fail ... ok\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.1s\n`;
+    const run = (line: number) =>
+      `running 2 tests\ntest src/lib.rs - mul (line ${line}) ... ok\ntest src/lib.rs - add (line 3) - compile fail ... ok\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.1s\n`;
     expect(fromText(run(12)).cases).toEqual(fromText(run(40)).cases);
     expect(fromText(run(12)).cases!.map((c) => c.name)).toEqual(["src/lib.rs - mul", "src/lib.rs - add - compile fail"]);
-    const two = "running 1 test\ntest it_works ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.1s\n\nrunning 1 test\ntest it_works ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.1s\n";
+    const two =
+      "running 1 test\ntest it_works ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.1s\n\nrunning 1 test\ntest it_works ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.1s\n";
     expect(fromText(two).cases!.map((c) => c.name)).toEqual(["it_works", "it_works #2"]);
-    const split = "running 1 test\ntest noisy ... printed by the test\nok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.1s\n";
+    const split =
+      "running 1 test\ntest noisy ... printed by the test\nok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.1s\n";
     expect(fromText(split).cases).toBeUndefined();
   });
 });
@@ -129,7 +137,7 @@ describe("mocha spec reporter", () => {
       ["value reads nested field", "failed"],
       ["skipped for now", "skipped"],
       ["todo later", "skipped"],
-      ["with a failing hook > \"before all\" hook for \"is never run\"", "failed"],
+      ['with a failing hook > "before all" hook for "is never run"', "failed"],
       ["add > adds positives", "passed"],
       ["add > adds negatives", "passed"],
       ["mul > multiplies", "failed"],

@@ -6,11 +6,18 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseBenchValue, parseDiagnostics, parseTests } from "../../../../src/evaluate/parsers/index.js";
-import { unitsOf, type TestCounts } from "../../../../src/evaluate/types.js";
-import { CORPUS_DIR, CWD, listCases, listOutputCaseIds, loadCase, type CorpusCase } from "./corpus.js";
+import { type TestCounts, unitsOf } from "../../../../src/evaluate/types.js";
+import { CORPUS_DIR, type CorpusCase, CWD, listCases, listOutputCaseIds, loadCase } from "./corpus.js";
 
 function run(c: CorpusCase): unknown {
-  if (c.parse === "tests") return withoutCases(parseTests(c.output, { cwd: CWD, ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}), ...(c.goModule !== undefined ? { goModule: c.goModule } : {}) }));
+  if (c.parse === "tests")
+    return withoutCases(
+      parseTests(c.output, {
+        cwd: CWD,
+        ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}),
+        ...(c.goModule !== undefined ? { goModule: c.goModule } : {}),
+      }),
+    );
   if (c.parse === "diagnostics") return parseDiagnostics(c.output.all, { cwd: CWD });
   return parseBenchValue(c.output.all);
 }
@@ -33,7 +40,32 @@ describe("corpus of real outputs", () => {
     expect(ids.length).toBeGreaterThanOrEqual(70);
     // Every tool the parsers claim to read is represented.
     const tools = new Set(ids.map((id) => id.split("/")[0]));
-    for (const t of ["node-test", "ava", "tape", "uvu", "jasmine", "tap21", "vitest", "jest", "mocha", "pytest", "unittest", "go-test", "cargo", "junit", "tsc", "eslint", "xo", "python", "flake8", "pylint", "mypy", "go", "rustc", "bench"]) {
+    for (const t of [
+      "node-test",
+      "ava",
+      "tape",
+      "uvu",
+      "jasmine",
+      "tap21",
+      "vitest",
+      "jest",
+      "mocha",
+      "pytest",
+      "unittest",
+      "go-test",
+      "cargo",
+      "junit",
+      "tsc",
+      "eslint",
+      "xo",
+      "python",
+      "flake8",
+      "pylint",
+      "mypy",
+      "go",
+      "rustc",
+      "bench",
+    ]) {
       expect(tools.has(t), t).toBe(true);
     }
   });
@@ -60,11 +92,49 @@ describe("corpus of real outputs", () => {
       expect(n("failed"), id).toBeLessThanOrEqual(r.failed);
       if (r.units) expect(r.cases.filter((x) => x.status !== "skipped").length, id).toBe(r.testsRan);
       // A failure is its test's, or (pytest) one of its test's subtests: `node::id [msg] (i=3)`.
-      const ofCase = (f: { name: string }) => r.cases!.some((x) => (x.name === f.name && x.status === "failed") || (r.units === "subtests" && f.name.startsWith(`${x.name} `)));
+      const ofCase = (f: { name: string }) =>
+        r.cases!.some((x) => (x.name === f.name && x.status === "failed") || (r.units === "subtests" && f.name.startsWith(`${x.name} `)));
       for (const f of r.failures) if (n("failed") === r.failed) expect(ofCase(f), `${id}: ${f.name}`).toBe(true);
     }
-    for (const t of ["node-test/node20-tap-failing", "vitest/json-failing", "jest/json-failing", "vitest/junit-failing", "tape/finished-failing", "tape/skip-forms-passing", "tape/qs-bug", "pytest/tomli-bug-junit"]) expect(named, t).toContain(t);
-    const runners = ["ava/default-failing", "ava/ava4-default-failing", "ava/ava5-default-failing", "ava/many-2-failing", "ava/query-string-known-failures", "ava/query-string-unexpected-pass", "ava/known-failing", "pytest/pytest9-v-failing", "pytest/pytest9-subtests-v", "pytest/tomli-bug-v", "go-test/verbose-failing", "go-test/json-failing", "go-test/errorf-verbose", "go-test/errorf-json", "cargo/test-failing", "cargo/test-failing-color", "mocha/spec-failing", "mocha/spec-passing-color", "mocha/picomatch-bug-spec", "vitest/defu-bug-verbose", "vitest/defu-wrong-verbose", "vitest/defu-fixed-verbose", "vitest/traps-verbose-failing", "vitest/verbose-failing", "bun/default-failing", "bun/traps-failing"];
+    for (const t of [
+      "node-test/node20-tap-failing",
+      "vitest/json-failing",
+      "jest/json-failing",
+      "vitest/junit-failing",
+      "tape/finished-failing",
+      "tape/skip-forms-passing",
+      "tape/qs-bug",
+      "pytest/tomli-bug-junit",
+    ])
+      expect(named, t).toContain(t);
+    const runners = [
+      "ava/default-failing",
+      "ava/ava4-default-failing",
+      "ava/ava5-default-failing",
+      "ava/many-2-failing",
+      "ava/query-string-known-failures",
+      "ava/query-string-unexpected-pass",
+      "ava/known-failing",
+      "pytest/pytest9-v-failing",
+      "pytest/pytest9-subtests-v",
+      "pytest/tomli-bug-v",
+      "go-test/verbose-failing",
+      "go-test/json-failing",
+      "go-test/errorf-verbose",
+      "go-test/errorf-json",
+      "cargo/test-failing",
+      "cargo/test-failing-color",
+      "mocha/spec-failing",
+      "mocha/spec-passing-color",
+      "mocha/picomatch-bug-spec",
+      "vitest/defu-bug-verbose",
+      "vitest/defu-wrong-verbose",
+      "vitest/defu-fixed-verbose",
+      "vitest/traps-verbose-failing",
+      "vitest/verbose-failing",
+      "bun/default-failing",
+      "bun/traps-failing",
+    ];
     for (const t of runners) expect(named, t).toContain(t);
   });
 
@@ -134,7 +204,13 @@ const SAME_RUN: Record<string, string[]> = {
     "vitest/traps-tap-failing",
     "vitest/traps-tap-flat-failing",
   ],
-  "pytest 9 subtests": ["pytest/pytest9-subtests-q", "pytest/pytest9-subtests-default", "pytest/pytest9-subtests-rA", "pytest/pytest9-subtests-junit", "pytest/pytest9-cd-tests"],
+  "pytest 9 subtests": [
+    "pytest/pytest9-subtests-q",
+    "pytest/pytest9-subtests-default",
+    "pytest/pytest9-subtests-rA",
+    "pytest/pytest9-subtests-junit",
+    "pytest/pytest9-cd-tests",
+  ],
   "go t.Errorf": ["go-test/errorf-verbose", "go-test/errorf-json"],
   "pytest collection error": ["pytest/pytest7-collection-error", "pytest/pytest9-collection-error"],
   unittest: ["unittest/default-failing", "unittest/verbose-failing", "unittest/py3117-verbose-failing"],
@@ -169,7 +245,11 @@ describe("formats of the same run agree", () => {
     for (const g of groups) {
       // ava --tap gives the assertion's frame only when it is in the project (not for t.is in ava itself).
       const lists = g.map((id) => (run(loadCase(id)) as TestCounts).failures.filter((f) => f.file !== undefined).map((f) => `${f.file}:${f.line}`));
-      for (const l of lists.slice(1)) expect(l.every((x) => lists[0]!.includes(x)), g.join(" ")).toBe(true);
+      for (const l of lists.slice(1))
+        expect(
+          l.every((x) => lists[0]!.includes(x)),
+          g.join(" "),
+        ).toBe(true);
       expect(lists[0]!.length, g[0]).toBeGreaterThan(0);
     }
   });
@@ -205,7 +285,8 @@ describe("formats of the same run agree", () => {
   });
 
   it("xo 0.54 and 1.x report the same problems at the same places on the same project", () => {
-    const places = (id: string) => (run(loadCase(id)) as { file?: string; line?: number; column?: number; severity: string }[]).map((d) => `${d.file}:${d.line}:${d.column} ${d.severity}`);
+    const places = (id: string) =>
+      (run(loadCase(id)) as { file?: string; line?: number; column?: number; severity: string }[]).map((d) => `${d.file}:${d.line}:${d.column} ${d.severity}`);
     expect(places("xo/xo1-default")).toEqual(places("xo/xo054-default"));
     // A parsing error has no rule; xo 1 names its stylistic rules with their plugin.
     const codes = (id: string) => (run(loadCase(id)) as { code?: string }[]).map((d) => d.code);

@@ -21,7 +21,12 @@ export interface CorpusCase {
 export function loadCase(id: string): CorpusCase {
   const base = path.join(CORPUS_DIR, id);
   const read = (suffix: string): string | undefined => (existsSync(base + suffix) ? readFileSync(base + suffix, "utf8") : undefined);
-  const doc = JSON.parse(readFileSync(`${base}.expected.json`, "utf8")) as { parse: CorpusCase["parse"]; junitXml?: string; goModule?: string; expected: unknown };
+  const doc = JSON.parse(readFileSync(`${base}.expected.json`, "utf8")) as {
+    parse: CorpusCase["parse"];
+    junitXml?: string;
+    goModule?: string;
+    expected: unknown;
+  };
   const txt = read(".txt");
   const stdoutOnly = read(".stdout.txt");
   const stderrOnly = read(".stderr.txt");

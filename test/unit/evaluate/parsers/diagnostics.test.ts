@@ -40,7 +40,14 @@ describe("parseDiagnostics", () => {
   it("reports a traceback at the innermost frame inside the worktree, whatever the stdlib frames after it", () => {
     const ds = parse(loadCase("python/traceback-stdlib").output.all);
     expect(ds).toEqual([
-      { file: "app/config.py", line: 5, code: "json.decoder.JSONDecodeError", message: "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)", severity: "error", source: "python" },
+      {
+        file: "app/config.py",
+        line: 5,
+        code: "json.decoder.JSONDecodeError",
+        message: "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+        severity: "error",
+        source: "python",
+      },
     ]);
     // Seen from another worktree, no frame is inside: the innermost frame is reported as printed.
     expect(parse(loadCase("python/traceback-stdlib").output.all, "/other")[0]?.file).toBe("/usr/lib/python3.11/json/decoder.py");
@@ -58,12 +65,21 @@ describe("parseDiagnostics", () => {
   });
 
   it("drops rustc and cargo summary lines and keeps errors without a location", () => {
-    const text = ["error: linking with `cc` failed: exit status: 1", "error: could not compile `x` (bin \"x\") due to 1 previous error", "error: aborting due to 2 previous errors", "warning: 3 warnings emitted"].join("\n");
+    const text = [
+      "error: linking with `cc` failed: exit status: 1",
+      'error: could not compile `x` (bin "x") due to 1 previous error',
+      "error: aborting due to 2 previous errors",
+      "warning: 3 warnings emitted",
+    ].join("\n");
     expect(parse(text)).toEqual([{ message: "linking with `cc` failed: exit status: 1", severity: "error", source: "rustc" }]);
   });
 
   it("ignores tsc informational messages and mypy notes", () => {
-    const text = ["message TS6032: File change detected. Starting incremental compilation...", 'a.py:3: note: Revealed type is "builtins.int"', "a.py:4: error: Name \"x\" is not defined  [name-defined]"].join("\n");
+    const text = [
+      "message TS6032: File change detected. Starting incremental compilation...",
+      'a.py:3: note: Revealed type is "builtins.int"',
+      'a.py:4: error: Name "x" is not defined  [name-defined]',
+    ].join("\n");
     expect(parse(text)).toEqual([{ file: "a.py", line: 4, code: "name-defined", message: 'Name "x" is not defined', severity: "error", source: "mypy" }]);
   });
 
@@ -75,7 +91,17 @@ describe("parseDiagnostics", () => {
   });
 
   it("maps severities the way each tool names them", () => {
-    const text = ["a.py:1:1: W291 trailing whitespace", "a.py:2:1: E999 SyntaxError: invalid syntax", "b.py:3:0: R0903: Too few public methods (1/2) (too-few-public-methods)", "b.py:4:0: F0001: cannot parse (fatal)"].join("\n");
-    expect(parse(text).map((d) => `${d.source}:${d.code}:${d.severity}`)).toEqual(["flake8:W291:warning", "flake8:E999:error", "pylint:R0903:warning", "pylint:F0001:error"]);
+    const text = [
+      "a.py:1:1: W291 trailing whitespace",
+      "a.py:2:1: E999 SyntaxError: invalid syntax",
+      "b.py:3:0: R0903: Too few public methods (1/2) (too-few-public-methods)",
+      "b.py:4:0: F0001: cannot parse (fatal)",
+    ].join("\n");
+    expect(parse(text).map((d) => `${d.source}:${d.code}:${d.severity}`)).toEqual([
+      "flake8:W291:warning",
+      "flake8:E999:error",
+      "pylint:R0903:warning",
+      "pylint:F0001:error",
+    ]);
   });
 });

@@ -23,7 +23,11 @@ describe("errorOfDump: the error's own message only", () => {
   });
 
   it("AVA's report of such an error shows the dump, as before, not the inner message as the error's", () => {
-    const indent = (s: string) => s.split("\n").map((l) => `  ${l}`).join("\n");
+    const indent = (s: string) =>
+      s
+        .split("\n")
+        .map((l) => `  ${l}`)
+        .join("\n");
     const real = readFileSync(path.join(CORPUS_DIR, "ava", "ava5-default-failing.txt"), "utf8");
     const own = "  TypeError {\n    message: 'Cannot read properties of undefined (reading \\'toUpperCase\\')',\n  }";
     expect(real).toContain(own);
@@ -36,7 +40,11 @@ describe("errorOfDump: the error's own message only", () => {
 
 describe("errorOfDump in AVA's TAP YAML (read without its indentation)", () => {
   it("does not take the message of an object inside the error for the error's", () => {
-    const flat = (s: string) => s.split("\n").map((l) => l.trim()).join("\n");
+    const flat = (s: string) =>
+      s
+        .split("\n")
+        .map((l) => l.trim())
+        .join("\n");
     expect(errorOfDump(flat(NESTED))).toBeUndefined();
     expect(errorOfDump(flat(NESTED_ERROR))).toBeUndefined();
     expect(errorOfDump(flat("Error {\n  response: {\n    message: 'inner',\n  },\n  message: 'outer',\n}"))).toBe("Error: outer");
@@ -57,11 +65,29 @@ describe("errorOfDump of an error with many keys before its message", () => {
   // concordance 5.0.4's dump of an Error with `code` and a `config` of 60 headers (as an HTTP client's
   // error carries): `message` comes last, 67 lines below the head.
   const headers = Array.from({ length: 60 }, (_, i) => `      'x-h${i}': 'v${i}',`).sort();
-  const dump = ["Error {", "  code: 'ERR_BAD_RESPONSE',", "  config: {", "    headers: {", ...headers, "    },", "    method: 'get',", "  },", "  message: 'request failed with status 500',", "}"].join("\n");
+  const dump = [
+    "Error {",
+    "  code: 'ERR_BAD_RESPONSE',",
+    "  config: {",
+    "    headers: {",
+    ...headers,
+    "    },",
+    "    method: 'get',",
+    "  },",
+    "  message: 'request failed with status 500',",
+    "}",
+  ].join("\n");
 
   it("reads the message at the end of the error's block, however far below the head", () => {
     expect(errorOfDump(dump)).toBe("Error: request failed with status 500");
-    expect(errorOfDump(dump.split("\n").map((l) => l.trim()).join("\n"))).toBe("Error: request failed with status 500");
+    expect(
+      errorOfDump(
+        dump
+          .split("\n")
+          .map((l) => l.trim())
+          .join("\n"),
+      ),
+    ).toBe("Error: request failed with status 500");
   });
 
   it("reads hostile output in linear time: heads that never close, and blocks one after another", () => {

@@ -11,7 +11,8 @@ describe("pytest's header in an excerpt", () => {
   it("is left out: platform, plugins, benchmark settings and rootdir go, the error and the summary stay", () => {
     const kept = withoutPytestHeader(OUT);
     for (const noise of ["platform linux", "benchmark: 5.2.3", "plugins: ", "rootdir: ", "test session starts"]) expect(kept).not.toContain(noise);
-    for (const signal of ["ModuleNotFoundError: No module named 'nonexistent_mod'", "short test summary info", "ERROR test_x.py", "1 error in"]) expect(kept).toContain(signal);
+    for (const signal of ["ModuleNotFoundError: No module named 'nonexistent_mod'", "short test summary info", "ERROR test_x.py", "1 error in"])
+      expect(kept).toContain(signal);
   });
 
   it("gives a short excerpt the failure summary the header used to push out", () => {

@@ -44,16 +44,13 @@ const BUDGET_MS = 3000;
 const LOGS: Record<string, () => { text: string; format: string; failed: number }> = {
   tap: () => {
     let failed = 0;
-    const text = grow(
-      (i) => {
-        if (i % 50 === 7) {
-          failed++;
-          return `not ok ${i} - case ${i}\n  ---\n  duration_ms: 0.5\n  location: '/WORKTREE/t.test.mjs:${i}:1'\n  error: |-\n    Expected values to be strictly equal:\n    1 !== 2\n  stack: |-\n    TestContext.<anonymous> (file:///WORKTREE/t.test.mjs:${i}:9)\n  ...\n`;
-        }
-        return `# Subtest: case ${i}\nok ${i} - case ${i}\n  ---\n  duration_ms: 0.1\n  ...\n`;
-      },
-      5 * MB,
-    );
+    const text = grow((i) => {
+      if (i % 50 === 7) {
+        failed++;
+        return `not ok ${i} - case ${i}\n  ---\n  duration_ms: 0.5\n  location: '/WORKTREE/t.test.mjs:${i}:1'\n  error: |-\n    Expected values to be strictly equal:\n    1 !== 2\n  stack: |-\n    TestContext.<anonymous> (file:///WORKTREE/t.test.mjs:${i}:9)\n  ...\n`;
+      }
+      return `# Subtest: case ${i}\nok ${i} - case ${i}\n  ---\n  duration_ms: 0.1\n  ...\n`;
+    }, 5 * MB);
     return { text: `TAP version 13\n${text}1..1\n`, format: "tap", failed };
   },
   "tap, one suite": () => {
@@ -70,13 +67,10 @@ const LOGS: Record<string, () => { text: string; format: string; failed: number 
   },
   pytest: () => {
     let failed = 0;
-    const body = grow(
-      (i) => {
-        failed++;
-        return `_____ test_case_${i} _____\n\n    def test_case_${i}():\n>       assert f(${i}) == ${i + 1}\nE       assert ${i} == ${i + 1}\n\ntests/test_x.py:${i}: AssertionError\n`;
-      },
-      5 * MB,
-    );
+    const body = grow((i) => {
+      failed++;
+      return `_____ test_case_${i} _____\n\n    def test_case_${i}():\n>       assert f(${i}) == ${i + 1}\nE       assert ${i} == ${i + 1}\n\ntests/test_x.py:${i}: AssertionError\n`;
+    }, 5 * MB);
     // The short summary names every failure again: matching the two must not be quadratic.
     const summary = Array.from({ length: failed }, (_, i) => `FAILED tests/test_x.py::test_case_${i} - assert ${i} == ${i + 1}\n`).join("");
     return {
@@ -108,15 +102,23 @@ const LOGS: Record<string, () => { text: string; format: string; failed: number 
   "tap indentation ladder": () => {
     let failed = 0;
     // The indented points read as nested assertions of no subtest: the unindented ones are the tests.
-    const text = grow((i) => {
-      if (i % 2 === 0) failed++;
-      return `${i % 2 === 0 ? "" : " ".repeat(60)}not ok ${i + 1} - t\n`;
-    }, 5 * MB, "not ok 999999 - last\n");
+    const text = grow(
+      (i) => {
+        if (i % 2 === 0) failed++;
+        return `${i % 2 === 0 ? "" : " ".repeat(60)}not ok ${i + 1} - t\n`;
+      },
+      5 * MB,
+      "not ok 999999 - last\n",
+    );
     return { text: `TAP version 13\n${text}`, format: "tap", failed: failed + 1 };
   },
   cargo: () => {
     const text = grow((i) => `test module::case_${i} ... ok\n`, 5 * MB);
-    return { text: `running many tests\n${text}\ntest result: ok. 170000 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 2.00s\n`, format: "cargo", failed: 0 };
+    return {
+      text: `running many tests\n${text}\ntest result: ok. 170000 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 2.00s\n`,
+      format: "cargo",
+      failed: 0,
+    };
   },
 };
 

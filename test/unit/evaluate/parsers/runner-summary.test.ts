@@ -10,7 +10,11 @@ import { CWD, loadCase } from "./corpus.js";
 
 function read(id: string): { text: string; r: TestCounts; xml?: string } {
   const c = loadCase(id);
-  const r = parseTests(c.output, { cwd: CWD, ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}), ...(c.goModule !== undefined ? { goModule: c.goModule } : {}) });
+  const r = parseTests(c.output, {
+    cwd: CWD,
+    ...(c.junitXml !== undefined ? { junitXml: c.junitXml } : {}),
+    ...(c.goModule !== undefined ? { goModule: c.goModule } : {}),
+  });
   expect(r, id).not.toBeNull();
   return { text: c.output.all, r: r!, ...(c.junitXml !== undefined ? { xml: c.junitXml } : {}) };
 }
@@ -23,16 +27,20 @@ function said(text: string, re: RegExp): number {
 }
 
 describe("pytest 9, unittest subTest (hukkin/tomli)", () => {
-  it.each(["tomli-bug-default", "tomli-bug-q", "tomli-bug-v", "tomli-wrong-default", "tomli-wrong-q", "tomli-fixed-default", "tomli-fixed-q", "tomli-fixed-v"])("%s", (name) => {
-    const { text, r } = read(`pytest/${name}`);
-    const summary = text.trimEnd().split("\n").pop()!;
-    expect(r.passed, summary).toBe(said(summary, /(\d+) passed/));
-    expect(r.failed, summary).toBe(said(summary, /(\d+) failed/));
-    // Each SUBFAILED line is a failure of its own, at the assertion, named by its test and subtest.
-    const sub = [...text.matchAll(/^SUBFAILED(\[[^\]]*\]) (\S+)/gm)].map((m) => `${m[2]} ${m[1]}`);
-    expect(new Set(r.failures.map((f) => f.name))).toEqual(new Set(sub));
-    for (const f of r.failures) expect(f, f.name).toMatchObject({ message: expect.stringMatching(/^AssertionError: /), file: "tests/test_data.py", line: 47 });
-  });
+  it.each(["tomli-bug-default", "tomli-bug-q", "tomli-bug-v", "tomli-wrong-default", "tomli-wrong-q", "tomli-fixed-default", "tomli-fixed-q", "tomli-fixed-v"])(
+    "%s",
+    (name) => {
+      const { text, r } = read(`pytest/${name}`);
+      const summary = text.trimEnd().split("\n").pop()!;
+      expect(r.passed, summary).toBe(said(summary, /(\d+) passed/));
+      expect(r.failed, summary).toBe(said(summary, /(\d+) failed/));
+      // Each SUBFAILED line is a failure of its own, at the assertion, named by its test and subtest.
+      const sub = [...text.matchAll(/^SUBFAILED(\[[^\]]*\]) (\S+)/gm)].map((m) => `${m[2]} ${m[1]}`);
+      expect(new Set(r.failures.map((f) => f.name))).toEqual(new Set(sub));
+      for (const f of r.failures)
+        expect(f, f.name).toMatchObject({ message: expect.stringMatching(/^AssertionError: /), file: "tests/test_data.py", line: 47 });
+    },
+  );
 
   it("the JUnit report: its failures attribute, one failed test case", () => {
     const { r, xml } = read("pytest/tomli-bug-junit");
@@ -64,18 +72,29 @@ describe("AVA 6, known failures and todo (sindresorhus/query-string, a sample)",
 });
 
 describe("mocha 10 (micromatch/picomatch)", () => {
-  it.each(["picomatch-bug-dot", "picomatch-bug-spec", "picomatch-wrong-dot", "picomatch-wrong-spec", "picomatch-fixed-dot", "picomatch-fixed-spec"])("%s", (name) => {
-    const { text, r } = read(`mocha/${name}`);
-    expect(r.passed).toBe(said(text, /^ {2}(\d+) passing/m));
-    expect(r.failed).toBe(said(text, /^ {2}(\d+) failing$/m));
-    expect(r.skipped).toBe(said(text, /^ {2}(\d+) pending$/m));
-    expect(r.failures).toHaveLength(r.failed!);
-    for (const f of r.failures) expect(f, f.name).toMatchObject({ message: expect.stringMatching(/^AssertionError/), file: "test/options.js", line: 28 });
-  });
+  it.each(["picomatch-bug-dot", "picomatch-bug-spec", "picomatch-wrong-dot", "picomatch-wrong-spec", "picomatch-fixed-dot", "picomatch-fixed-spec"])(
+    "%s",
+    (name) => {
+      const { text, r } = read(`mocha/${name}`);
+      expect(r.passed).toBe(said(text, /^ {2}(\d+) passing/m));
+      expect(r.failed).toBe(said(text, /^ {2}(\d+) failing$/m));
+      expect(r.skipped).toBe(said(text, /^ {2}(\d+) pending$/m));
+      expect(r.failures).toHaveLength(r.failed!);
+      for (const f of r.failures) expect(f, f.name).toMatchObject({ message: expect.stringMatching(/^AssertionError/), file: "test/options.js", line: 28 });
+    },
+  );
 });
 
 describe("vitest 4 (unjs/defu)", () => {
-  it.each(["defu-bug-default", "defu-bug-verbose", "defu-wrong-default", "defu-wrong-verbose", "defu-fixed-default", "defu-fixed-verbose", "defu-file-errors-default"])("%s", (name) => {
+  it.each([
+    "defu-bug-default",
+    "defu-bug-verbose",
+    "defu-wrong-default",
+    "defu-wrong-verbose",
+    "defu-fixed-default",
+    "defu-fixed-verbose",
+    "defu-file-errors-default",
+  ])("%s", (name) => {
     const { text, r } = read(`vitest/${name}`);
     const tests = /^\s+Tests\s+(.*)$/m.exec(text)![1]!;
     // A file that fails to load is one failure more than the tests' ("Test Files  2 failed").
@@ -107,7 +126,11 @@ describe("tape 5 (ljharb/qs)", () => {
     expect(r.skipped).toBe(skips);
     expect(r.total).toBe(said(text, /^# tests\s+(\d+)$/m));
     // A failing test is named by its comment, with its first failing assertion's message and place.
-    for (const f of r.failures) expect(f, f.name).toMatchObject({ message: expect.stringMatching(/^(should be strictly equal|without: as expected)\nexpected: /), file: "test/stringify.js" });
+    for (const f of r.failures)
+      expect(f, f.name).toMatchObject({
+        message: expect.stringMatching(/^(should be strictly equal|without: as expected)\nexpected: /),
+        file: "test/stringify.js",
+      });
   });
 });
 
@@ -124,7 +147,10 @@ describe("go test 1.19 (spf13/pflag)", () => {
 
   it("pflag-wrong2-json: one test per -json result, a failing subtest's parent named with the subtest", () => {
     const { text, r } = read("go-test/pflag-wrong2-json");
-    const events = text.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { Action: string; Test?: string });
+    const events = text
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { Action: string; Test?: string });
     const results = (action: string) => events.filter((e) => e.Test !== undefined && e.Action === action).map((e) => `${pkg}.${e.Test}`);
     expect(r).toMatchObject({ passed: results("pass").length, failed: results("fail").length, skipped: results("skip").length, total: 7 });
     expect(r.failures.map((f) => f.name).sort()).toEqual(results("fail").sort());

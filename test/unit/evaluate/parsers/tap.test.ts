@@ -36,7 +36,9 @@ describe("TAP read by tap-parser", () => {
   });
 
   it("counts the tests of a subtest whose closing line never came (the process died)", () => {
-    const r = parseTests(tap("# Subtest: suite", "    # Subtest: a", "    ok 1 - a", "    # Subtest: b", "    not ok 2 - b", "      ---", "      error: 'boom'", "      ..."));
+    const r = parseTests(
+      tap("# Subtest: suite", "    # Subtest: a", "    ok 1 - a", "    # Subtest: b", "    not ok 2 - b", "      ---", "      error: 'boom'", "      ..."),
+    );
     expect(r).toMatchObject({ passed: 1, failed: 1 });
     expect(r?.failures).toEqual([{ name: "b", message: "boom" }]);
     // 200,000 of them: more than a call's arguments can hold.
@@ -46,7 +48,25 @@ describe("TAP read by tap-parser", () => {
 
   it("keeps tape's values as printed, not as YAML reads them", () => {
     const r = parseTests(
-      tap("# deep", "not ok 1 should be deeply equivalent", "  ---", "    operator: deepEqual", "    expected: |-", "      { a: 2 }", "    actual: { a: 1 }", "    at: Test.<anonymous> (/WORKTREE/t.js:3:5)", "  ...", "# nothing", "not ok 2 should be strictly equal", "  ---", "    operator: equal", "    expected: null", "    actual:   0", "  ...", "1..2"),
+      tap(
+        "# deep",
+        "not ok 1 should be deeply equivalent",
+        "  ---",
+        "    operator: deepEqual",
+        "    expected: |-",
+        "      { a: 2 }",
+        "    actual: { a: 1 }",
+        "    at: Test.<anonymous> (/WORKTREE/t.js:3:5)",
+        "  ...",
+        "# nothing",
+        "not ok 2 should be strictly equal",
+        "  ---",
+        "    operator: equal",
+        "    expected: null",
+        "    actual:   0",
+        "  ...",
+        "1..2",
+      ),
       { cwd: CWD },
     );
     expect(r?.failures).toEqual([
@@ -56,7 +76,17 @@ describe("TAP read by tap-parser", () => {
   });
 
   it("says an error AVA dumps as an object as its default reporter does, and leaves other dumps as they are", () => {
-    const point = (n: number, key: string, ...dump: string[]) => [`not ok ${n} - t${n}`, "  ---", "    name: AssertionError", "    details:", `      '${key}': |-`, ...dump.map((l) => `        ${l}`), `    message: ${key.replace(/[.:]?\s*(Reason:)?$/, "")}`, "  ...", ""];
+    const point = (n: number, key: string, ...dump: string[]) => [
+      `not ok ${n} - t${n}`,
+      "  ---",
+      "    name: AssertionError",
+      "    details:",
+      `      '${key}': |-`,
+      ...dump.map((l) => `        ${l}`),
+      `    message: ${key.replace(/[.:]?\s*(Reason:)?$/, "")}`,
+      "  ...",
+      "",
+    ];
     const r = parseTests(
       out(
         [
@@ -78,7 +108,20 @@ describe("TAP read by tap-parser", () => {
   });
 
   it("joins a Vitest message whose later lines start at column 0 inside a quoted value", () => {
-    const r = parseTests(tap("not ok 1 - slow # time=300ms", '    ---', "    error:", '        name: "Error"', '        message: "Timed out.', 'Raise \\"testTimeout\\"."', '    at: "/WORKTREE/a.test.js:3:1"', "    ...", "1..1"), { cwd: CWD });
+    const r = parseTests(
+      tap(
+        "not ok 1 - slow # time=300ms",
+        "    ---",
+        "    error:",
+        '        name: "Error"',
+        '        message: "Timed out.',
+        'Raise \\"testTimeout\\"."',
+        '    at: "/WORKTREE/a.test.js:3:1"',
+        "    ...",
+        "1..1",
+      ),
+      { cwd: CWD },
+    );
     expect(r?.failures).toEqual([{ name: "slow", message: 'Error: Timed out.\nRaise "testTimeout".', file: "a.test.js", line: 3 }]);
   });
 });
@@ -102,7 +145,20 @@ describe("TAP output shaped against the parser", () => {
   });
 
   it("reads no YAML block that tap-parser would have opened elsewhere (after junk lines, or never closed)", () => {
-    const r = parseTests(tap("not ok 1 - x", "  junk", "  ---", `  error: ${"[".repeat(20000)}`, "  ...", "not ok 2 - y", "  ---", `  error: ${"{a: ".repeat(5000)}`, "ok 3 - z", "1..3"));
+    const r = parseTests(
+      tap(
+        "not ok 1 - x",
+        "  junk",
+        "  ---",
+        `  error: ${"[".repeat(20000)}`,
+        "  ...",
+        "not ok 2 - y",
+        "  ---",
+        `  error: ${"{a: ".repeat(5000)}`,
+        "ok 3 - z",
+        "1..3",
+      ),
+    );
     expect(r).toMatchObject({ passed: 1, failed: 2 });
   });
 
@@ -124,7 +180,9 @@ describe("TAP output shaped against the parser", () => {
 
 describe("errorOfDump: an error as AVA's concordance prints it (its own report and its TAP YAML alike)", () => {
   it("reads the name and message whether the message follows the head or other keys come first", () => {
-    expect(errorOfDump("    TypeError {\n      message: 'Cannot read properties of undefined (reading \\'x\\')',\n    }")).toBe("TypeError: Cannot read properties of undefined (reading 'x')");
+    expect(errorOfDump("    TypeError {\n      message: 'Cannot read properties of undefined (reading \\'x\\')',\n    }")).toBe(
+      "TypeError: Cannot read properties of undefined (reading 'x')",
+    );
     expect(errorOfDump("DatabaseException {\n  code: 'E1',\n  retries: 3,\n  message: 'down',\n}")).toBe("DatabaseException: down");
     expect(errorOfDump("Rejected promise returned by test\n  Error {\n    message: 'a \\\\ b',\n  }")).toBe("Error: a \\ b");
   });

@@ -27,7 +27,16 @@ describe("parseTests: nothing to read", () => {
       ...["vitest --reporter=junit", "node --test --test-reporter=junit", "pytest --junitxml", "mocha --reporter xunit"],
       ...["node --test --test-reporter=tap", "tap --reporter=tap", "tape", "ava --tap", "mocha --reporter tap", "vitest --reporter=tap or tap-flat"],
       ...["node --test spec", "Vitest (default, verbose and JSON", "Jest (default, verbose and --json", "Mocha (spec, dot, JSON)"],
-      ...["AVA default", "uvu default", "Jasmine default", "bun test default", "pytest (default, -q, -v, -rA)", "unittest (default and -v)", "go test (text, -v and -json)", "cargo test"],
+      ...[
+        "AVA default",
+        "uvu default",
+        "Jasmine default",
+        "bun test default",
+        "pytest (default, -q, -v, -rA)",
+        "unittest (default and -v)",
+        "go test (text, -v and -json)",
+        "cargo test",
+      ],
     ];
     for (const name of captured) expect(joined).toContain(name);
   });
@@ -140,7 +149,17 @@ describe("parseTests: TAP", () => {
   });
 
   it("counts a suite that fails on its own (a hook) when all its tests passed", () => {
-    const tap = ["TAP version 13", "    ok 1 - a", "    ok 2 - b", "    1..2", "not ok 1 - suite", "  ---", "  error: 'before hook failed'", "  ...", "1..1"].join("\n");
+    const tap = [
+      "TAP version 13",
+      "    ok 1 - a",
+      "    ok 2 - b",
+      "    1..2",
+      "not ok 1 - suite",
+      "  ---",
+      "  error: 'before hook failed'",
+      "  ...",
+      "1..1",
+    ].join("\n");
     const r = parseTests(out(tap));
     expect(r).toMatchObject({ passed: 2, failed: 1, total: 3 });
     expect(r?.failures[0]).toMatchObject({ name: "suite", message: "before hook failed" });
@@ -272,7 +291,11 @@ describe("parseTests: pytest and unittest", () => {
   });
 
   it("counts unittest's unexpected successes as failures and expected failures as skipped", () => {
-    const r = parseTests(out("...\n----------------------------------------------------------------------\nRan 3 tests in 0.000s\n\nFAILED (expected failures=1, unexpected successes=1)\n"));
+    const r = parseTests(
+      out(
+        "...\n----------------------------------------------------------------------\nRan 3 tests in 0.000s\n\nFAILED (expected failures=1, unexpected successes=1)\n",
+      ),
+    );
     expect(r).toMatchObject({ passed: 1, failed: 1, skipped: 1, total: 3 });
   });
 });
@@ -347,7 +370,19 @@ describe("parseTests: cargo test", () => {
 describe("parseTests: failure messages", () => {
   it("bounds long messages to a few lines and characters", () => {
     const long = "x".repeat(5000);
-    const text = ["TAP version 13", "not ok 1 - long", "  ---", `  error: '${long}'`, "  ...", "not ok 2 - many", "  ---", "  error: |-", ...Array.from({ length: 50 }, (_, i) => `    line ${i}`), "  ...", "1..2"].join("\n");
+    const text = [
+      "TAP version 13",
+      "not ok 1 - long",
+      "  ---",
+      `  error: '${long}'`,
+      "  ...",
+      "not ok 2 - many",
+      "  ---",
+      "  error: |-",
+      ...Array.from({ length: 50 }, (_, i) => `    line ${i}`),
+      "  ...",
+      "1..2",
+    ].join("\n");
     const r = parseTests(out(text));
     expect(r?.failures[0]?.message?.length).toBeLessThanOrEqual(500);
     expect(r?.failures[1]?.message?.split("\n").length).toBeLessThanOrEqual(6);
