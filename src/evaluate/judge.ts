@@ -8,7 +8,6 @@ import { testScore, testsPassed, testsScore, type Weights, weightedScore } from 
 import {
   adjustCounts,
   identityMatters,
-  identityNotice,
   judgeTests,
   type KnownCounts,
   knownCounts,
@@ -17,6 +16,7 @@ import {
   rawCounts,
   type TestHistoryPoint,
 } from "./test-identity.js";
+import { identityNotice } from "./test-identity-words.js";
 import { FOLLOWS_EXIT, STOPPED_FORMAT, type TestCounts, unitsOf } from "./types.js";
 import { unconfirmedNotice, unconfirmedTests } from "./unconfirmed.js";
 

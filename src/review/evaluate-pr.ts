@@ -3,7 +3,7 @@ import path from "node:path";
 import { type Evaluation, evaluate } from "../evaluate/evaluate.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
-import { addWorktree, removeWorktree } from "../git/session-git.js";
+import { addWorktree, removeWorktree } from "../git/worktrees.js";
 import { DEFAULT_TIMEOUT_SEC, DEFAULT_WEIGHTS } from "../session/config.js";
 import { UserError } from "../util/errors.js";
 import type { PrRef } from "./pr-url.js";

@@ -8,7 +8,7 @@ import { runCommand } from "../exec/run.js";
 import { assertSandboxAvailable, INSTALL_BWRAP, type Sandbox } from "../exec/sandbox.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
-import { addWorktree, removeWorktree } from "../git/session-git.js";
+import { addWorktree, removeWorktree } from "../git/worktrees.js";
 import { isInside } from "../util/paths.js";
 import { shellQuote } from "../util/text.js";
 import { findRemote } from "./evaluate-pr.js";

@@ -13,7 +13,7 @@ import { DEFAULT_MUTATION_BUDGET_SEC, measureTestStrength, strengthFindings } fr
 import { INSTALL_BWRAP } from "../exec/sandbox.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
-import { addWorktree, removeWorktree } from "../git/session-git.js";
+import { addWorktree, removeWorktree } from "../git/worktrees.js";
 import { confinement } from "./project-tools.js";
 import type { FileChange, ReviewComment } from "./types.js";
 

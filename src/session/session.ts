@@ -1,28 +1,26 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { type Evaluation, type EvaluationRun, evaluate } from "../evaluate/evaluate.js";
-import type { FailingFirst } from "../evaluate/failing-first.js";
-import { failingFirstPlan } from "../evaluate/failing-first-plan.js";
+import type { Evaluation, EvaluationRun } from "../evaluate/evaluate.js";
 import { bestPerf, foldProgress, type HaltDecision, haltDecision, IMPROVEMENT_EPSILON, type Progress } from "../evaluate/score.js";
-import { selectionFor } from "../evaluate/select-command.js";
 import { reapRecordedAll } from "../exec/orphans.js";
 import { killMarked } from "../exec/sweep.js";
 import { git, gitOrNull } from "../git/cli.js";
 import { closeGitProcesses } from "../git/long-lived.js";
 import { type SessionRefs, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
-import { branchCheckedOutAt, readChain, readNote, removeWorktree, resolveRefFast } from "../git/session-git.js";
+import { branchCheckedOutAt, readNote, resolveRefFast } from "../git/session-git.js";
+import { removeWorktree } from "../git/worktrees.js";
 import { UserError } from "../util/errors.js";
-import { progressIntervalMs } from "../util/limits.js";
 import { profileMark } from "../util/profile.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { forgetInProcess } from "./git-rules.js";
 import { Mutex } from "./mutex.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
-import { commandPolicy } from "./policy.js";
 import { type PythonIsolation, pythonIsolation } from "./python-env.js";
 import type { BaselineNote, StepEntry, StepNote } from "./record.js";
+import { evaluateIn } from "./run-commands.js";
+import { cacheKeptSteps, readEntries } from "./step-records.js";
 import { type SubmitOptions, submitCandidate } from "./submit.js";
 import { removePool } from "./worktree-pool.js";
 import { healWrites } from "./write-journal.js";
@@ -100,39 +98,8 @@ export class Session {
     s.preflight = note.preflight;
     s.ended = (await resolveRefFast(commonDir, `${refs.keepPrefix}ended`)) !== null;
     await s.reload();
-    await s.cacheKeptSteps();
+    await cacheKeptSteps(s);
     return s;
-  }
-
-  /**
-   * The evaluations of steps off the current history (undone, superseded, candidates of a batch not
-   * chosen) into the cache, so that after a restart a resubmission of one is not run again: the
-   * records are in git, keyed by the step's tree (the session's commands never change).
-   */
-  private async cacheKeptSteps(): Promise<void> {
-    const kept = (await gitOrNull(this.config.commonDir, ["for-each-ref", "--format=%(objectname)", this.refs.keepPrefix, this.refs.tagPrefix])) ?? "";
-    const tips = [...new Set(kept.split("\n").filter((l) => /^[0-9a-f]{40,64}$/.test(l)))];
-    if (tips.length === 0) return;
-    const out =
-      (await gitOrNull(this.config.commonDir, [
-        "log",
-        "--max-count=500",
-        `--notes=${this.refs.notes}`,
-        "--format=%x1e%H%x1f%T%x1f%N",
-        ...tips,
-        `^${this.baseline.commit}`,
-        "--",
-      ])) ?? "";
-    for (const rec of out.split("\x1e")) {
-      const [commit, tree, note] = rec.split("\x1f");
-      if (!commit || !tree || !note?.trim() || this.cache.has(tree.trim())) continue;
-      try {
-        const parsed = JSON.parse(note) as StepNote;
-        if (parsed.kind === "step" && !parsed.cachedFrom) this.cache.set(tree.trim(), { commit: commit.trim(), evaluation: parsed.evaluation });
-      } catch {
-        // A record no longer read as JSON: that step runs again if resubmitted.
-      }
-    }
   }
 
   preflight?: Evaluation;
@@ -176,22 +143,7 @@ export class Session {
 
   /** The evaluated steps from the baseline up to `tip`, read from the commits and their notes (one git call). */
   async entriesFor(tip: string): Promise<StepEntry[]> {
-    const chain = await readChain<StepNote>(this.config.commonDir, this.refs.notes, tip, this.baseline.commit);
-    const entries: StepEntry[] = [];
-    if (this.preflight) entries.push({ step: 0, commit: this.baseline.commit, tree: this.baseline.tree, evaluation: this.preflight });
-    let step = 0;
-    for (const c of chain) {
-      step++;
-      if (c.note?.kind === "step") {
-        entries.push({ step, commit: c.commit, tree: c.tree, evaluation: c.note.evaluation, note: c.note });
-        this.cache.set(c.tree, { commit: c.commit, evaluation: c.note.evaluation });
-      } else {
-        // A commit without a record (made by a person on the session branch, or a crash between
-        // commit and note) counts as a step that was never evaluated.
-        entries.push({ step, commit: c.commit, tree: c.tree, evaluation: unevaluated() });
-      }
-    }
-    return entries;
+    return readEntries(this, tip);
   }
 
   get currentStep(): number {
@@ -330,10 +282,6 @@ export class Session {
     }
   }
 
-  private commandEnv(step: number): Record<string, string> {
-    return { TRM_SESSION_ID: this.id, TRM_STEP: String(step) };
-  }
-
   /** Bytecode of the session's Python commands goes here, never next to the sources (python-env.ts). */
   get pycacheDir(): string {
     return path.join(this.config.commonDir, "trm", "pycache", this.config.id);
@@ -368,44 +316,7 @@ export class Session {
     changedFiles: string[] = [],
     worktree = this.worktree,
   ): Promise<EvaluationRun> {
-    // The commands may change tracked files.
-    if (worktree === this.worktree) this.worktreeAt = null;
-    // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
-    // in the same second as the last run (e.g. `a - b` -> `a + b`) would be tested as the old code.
-    for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {
-      await rm(path.join(this.pycacheDir, path.join(worktree, dir)), { recursive: true, force: true });
-    }
-    profileMark("pre-eval");
-    const failingFirst = this.failingFirst(worktree);
-    return evaluate({
-      changedFiles,
-      ...(failingFirst ? { failingFirst } : {}),
-      ...(this.config.parallel === false ? { parallel: false } : {}),
-      cwd: worktree,
-      commands: this.config.commands,
-      checks: this.config.checks,
-      testReport: this.config.testReport,
-      timeoutSec: this.config.timeoutSec,
-      weights: this.config.weights,
-      cascade: this.config.cascade,
-      perfDirection: this.config.perfDirection,
-      previousBestPerf,
-      signal: ctx.signal,
-      onProgress: ctx.progress,
-      env: { ...(await this.pythonIsolation(worktree)).env, ...this.commandEnv(step) },
-      checkout: { root: this.top, linked: this.config.linkPaths },
-      tickMs: progressIntervalMs(),
-      groupFile: worktree === this.worktree ? this.groupFile : `${this.groupFile}.${path.basename(worktree)}`,
-      ...commandPolicy(this.config, worktree),
-    });
-  }
-
-  /** The tests a step in `worktree` runs first, if any (docs/failing-first.md); read from its own package.json. */
-  private failingFirst(worktree: string): FailingFirst | undefined {
-    const test = this.config.commands.test;
-    if (!test || this.config.selectTests === false || this.entries.length === 0) return undefined;
-    const selection = selectionFor(test, worktree);
-    return "off" in selection ? undefined : failingFirstPlan(this.entries, selection);
+    return evaluateIn(this, step, ctx, previousBestPerf, changedFiles, worktree);
   }
 
   /** Applies, evaluates and records a candidate as the next step (submit.ts). */
@@ -448,8 +359,4 @@ export class Session {
       await releaseOwner(this.config.commonDir, this.id);
     });
   }
-}
-
-function unevaluated(): Evaluation {
-  return { commands: {}, components: {}, score: 0, testsPass: false, diagnostics: [], notices: ["this commit has no evaluation record"], commandsMs: 0 };
 }

@@ -13,7 +13,7 @@ import { closeAttributes } from "../git/attributes.js";
 import { git } from "../git/cli.js";
 import { closeGitProcesses } from "../git/long-lived.js";
 import { legacyRoot, workRoot } from "../git/refs.js";
-import { addWorktree, removeWorktree } from "../git/session-git.js";
+import { addWorktree, removeWorktree } from "../git/worktrees.js";
 import { UserError } from "../util/errors.js";
 import { capHeadTail } from "../util/text.js";
 import type { SessionConfig } from "./config.js";

@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { git } from "../../git/cli.js";
-import { forgetWorktreeEntry, removeWorktree, updateRefs } from "../../git/session-git.js";
+import { updateRefs } from "../../git/session-git.js";
+import { forgetWorktreeEntry, removeWorktree } from "../../git/worktrees.js";
 import { registryDelete } from "../../session/registry.js";
 import { errorMessage } from "../../util/errors.js";
 import { expectPositionals, flagBool, flagString, UsageError } from "../args.js";

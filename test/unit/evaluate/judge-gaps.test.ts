@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
 import { judgeEvaluation } from "../../../src/evaluate/judge.js";
-import { adjustCounts, identityNotice, judgeTests, rawCounts } from "../../../src/evaluate/test-identity.js";
+import { adjustCounts, judgeTests, rawCounts } from "../../../src/evaluate/test-identity.js";
+import { identityNotice } from "../../../src/evaluate/test-identity-words.js";
 import type { TestCase, TestCounts } from "../../../src/evaluate/types.js";
 
 const W = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };

@@ -4,7 +4,8 @@
  * exactly.
  */
 import { describe, expect, it } from "vitest";
-import { adjustCounts, identityNotice, judgeTests, type KnownCounts, rawCounts } from "../../../src/evaluate/test-identity.js";
+import { adjustCounts, judgeTests, type KnownCounts, rawCounts } from "../../../src/evaluate/test-identity.js";
+import { identityNotice } from "../../../src/evaluate/test-identity-words.js";
 import type { TestCase, TestCounts, UnitTally } from "../../../src/evaluate/types.js";
 
 /** A tape-like run: each test with its assertions passed / failed / skipped. */

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { addWorktree } from "../../../src/git/session-git.js";
+import { addWorktree } from "../../../src/git/worktrees.js";
 import { g, tmpDir } from "../../helpers/repo.js";
 
 describe("addWorktree", () => {

@@ -1,0 +1,68 @@
+/** Running a session's commands in one of its worktrees: what Session.evaluateHere does. */
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { type EvaluationRun, evaluate } from "../evaluate/evaluate.js";
+import type { FailingFirst } from "../evaluate/failing-first.js";
+import { failingFirstPlan } from "../evaluate/failing-first-plan.js";
+import { selectionFor } from "../evaluate/select-command.js";
+import { progressIntervalMs } from "../util/limits.js";
+import { profileMark } from "../util/profile.js";
+import type { CallContext } from "./context.js";
+import { commandPolicy } from "./policy.js";
+import type { Session } from "./session.js";
+
+/**
+ * Runs the session's commands in `worktree` (the session's own, or a pool worktree of a batch, whose
+ * running command is recorded next to the session's so that a crash leaves no orphan either).
+ */
+export async function evaluateIn(
+  s: Session,
+  step: number,
+  ctx: CallContext,
+  previousBestPerf: number | undefined,
+  changedFiles: string[],
+  worktree: string,
+): Promise<EvaluationRun> {
+  // The commands may change tracked files.
+  if (worktree === s.worktree) s.worktreeAt = null;
+  // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
+  // in the same second as the last run (e.g. `a - b` -> `a + b`) would be tested as the old code.
+  for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {
+    await rm(path.join(s.pycacheDir, path.join(worktree, dir)), { recursive: true, force: true });
+  }
+  profileMark("pre-eval");
+  const failingFirst = failingFirstOf(s, worktree);
+  return evaluate({
+    changedFiles,
+    ...(failingFirst ? { failingFirst } : {}),
+    ...(s.config.parallel === false ? { parallel: false } : {}),
+    cwd: worktree,
+    commands: s.config.commands,
+    checks: s.config.checks,
+    testReport: s.config.testReport,
+    timeoutSec: s.config.timeoutSec,
+    weights: s.config.weights,
+    cascade: s.config.cascade,
+    perfDirection: s.config.perfDirection,
+    previousBestPerf,
+    signal: ctx.signal,
+    onProgress: ctx.progress,
+    env: { ...(await s.pythonIsolation(worktree)).env, ...commandEnv(s, step) },
+    checkout: { root: s.top, linked: s.config.linkPaths },
+    tickMs: progressIntervalMs(),
+    groupFile: worktree === s.worktree ? s.groupFile : `${s.groupFile}.${path.basename(worktree)}`,
+    ...commandPolicy(s.config, worktree),
+  });
+}
+
+function commandEnv(s: Session, step: number): Record<string, string> {
+  return { TRM_SESSION_ID: s.id, TRM_STEP: String(step) };
+}
+
+/** The tests a step in `worktree` runs first, if any (docs/failing-first.md); read from its own package.json. */
+function failingFirstOf(s: Session, worktree: string): FailingFirst | undefined {
+  const test = s.config.commands.test;
+  if (!test || s.config.selectTests === false || s.entries.length === 0) return undefined;
+  const selection = selectionFor(test, worktree);
+  return "off" in selection ? undefined : failingFirstPlan(s.entries, selection);
+}
