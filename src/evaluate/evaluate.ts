@@ -97,6 +97,11 @@ export interface EvaluateOptions {
   checkout?: { root: string; linked: string[] };
 }
 
+/** `{files}` in a command: the changed files, shell-quoted. */
+export function expandFiles(cmd: string, changed: string[]): string {
+  return cmd.includes("{files}") ? cmd.split("{files}").join(changed.map(shellQuote).join(" ")) : cmd;
+}
+
 export class EvaluationCancelled extends Error {
   constructor() {
     super("Evaluation cancelled by the client.");
@@ -130,8 +135,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
   const notices: string[] = [];
   profileMark("eval-start");
   const wallStart = performance.now();
-  const files = (opts.changedFiles ?? []).map(shellQuote).join(" ");
-  const expand = (cmd: string) => (cmd.includes("{files}") ? cmd.split("{files}").join(files) : cmd);
+  const expand = (cmd: string) => expandFiles(cmd, opts.changedFiles ?? []);
   // The parsers make paths relative by prefix; they need the real path (e.g. macOS /tmp is a symlink).
   // Read in place, as go.mod below: each asynchronous call is a thread-pool round trip (~65 µs here).
   const realCwd = realOr(opts.cwd);
@@ -224,7 +228,8 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     const test = expand(opts.commands.test);
     if (cascadeSkip) skip("test", test, "build failed");
     else {
-      const quick = opts.commands.quickTest && !(opts.commands.quickTest.includes("{files}") && files === "") ? expand(opts.commands.quickTest) : undefined;
+      const quick =
+        opts.commands.quickTest && !(opts.commands.quickTest.includes("{files}") && !opts.changedFiles?.length) ? expand(opts.commands.quickTest) : undefined;
       jobs.push({
         key: "test",
         start: async (gf) => {

@@ -93,11 +93,13 @@ export function gateVerdict(ff: FailingFirst, gate: TestCounts | null, exit: { o
 function merge(ff: FailingFirst, gate: TestCounts, nowPass: string[], failing: number): { tests: TestCounts; ran: number; of: number } {
   const full = ff.full;
   if (gate.cases && full.cases) {
-    // Two tests may share a name (Express has such): every test of the full run is kept, by position.
-    const now = new Map(gate.cases.filter((c) => ran(c.status)).map((c) => [c.name, c]));
-    const known = new Set(full.cases.map((c) => c.name));
-    const all = [...full.cases.map((c) => now.get(c.name) ?? c), ...[...now.values()].filter((c) => !known.has(c.name))];
-    const r = now.size;
+    // Two tests may share a name (Express has such; a candidate may add one): the tests that ran take the
+    // places of the full run's of that name in order, each counted once; more of a name than before are added.
+    const ranNow = gate.cases.filter((c) => ran(c.status));
+    const now = new Map<string, TestCase[]>();
+    for (const c of ranNow) now.set(c.name, [...(now.get(c.name) ?? []), c]);
+    const all = [...full.cases.map((c) => now.get(c.name)?.shift() ?? c), ...[...now.values()].flat()];
+    const r = ranNow.length;
     const sum = (k: "passed" | "failed" | "skipped") => all.reduce((n, c) => n + unitsOf(c)[k], 0);
     const passed = sum("passed");
     const failed = sum("failed");

@@ -48,10 +48,14 @@ function insertion(part: string, r: RunnerDescriptor): { at: number } | { off: s
   return { at: after ? after.index + after[0].length : part.trimEnd().length };
 }
 
-/** The arguments as shell words; a leading `--` merged into one the part already has (cargo's). */
+/**
+ * The arguments as shell words; a leading `--` merged into one the part already has (cargo's). A name's
+ * `{files}` (names come from the repository's output) is split as `{''files}`: the same word to the shell,
+ * but not the placeholder the evaluator replaces with the changed files, which would end the quoting.
+ */
 function words(args: string[], part: string): string {
   const a = args[0] === "--" && /(?:^|\s)--(?:\s|$)/.test(part) ? args.slice(1) : args;
-  return a.map(shellQuote).join(" ");
+  return a.map((w) => shellQuote(w).split("{files}").join("{''files}")).join(" ");
 }
 
 /** How the test command runs some of its tests, or why it cannot (the whole suite then runs). */

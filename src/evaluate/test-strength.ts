@@ -6,9 +6,10 @@
 
 import { runCommand } from "../exec/run.js";
 import type { Sandbox } from "../exec/sandbox.js";
+import { readPrefix } from "../util/read-prefix.js";
 import type { ChangedLines } from "./coverage/changed-lines.js";
 import { type CoverageRun, measureChangeCoverage } from "./coverage/run-coverage.js";
-import { type MutationRun, runMutants } from "./mutate/run-mutants.js";
+import { MAX_SOURCE, type MutationRun, plainFile, runMutants } from "./mutate/run-mutants.js";
 
 export interface TestStrengthOptions {
   /** Checkout `k` of the change (k < parallel), made or cleaned by the caller; never the user's. */
@@ -51,6 +52,17 @@ export async function measureTestStrength(o: TestStrengthOptions): Promise<TestS
   if (o.changed.size === 0)
     return { coverage: null, mutation: null, notes: ["No JavaScript or TypeScript code lines were added (tests and declarations aside): nothing to measure."] };
   const first = await o.checkout(0);
+  // The changed files as checked out, before the head's build or tests run (they may rewrite them): what
+  // the findings quote comes from here. A file that is a link out of the checkout is not read at all.
+  const sources = new Map<string, string>();
+  for (const file of o.changed.keys()) {
+    const abs = plainFile(first, file);
+    if (abs) sources.set(file, readPrefix(abs, MAX_SOURCE));
+  }
+  const changed: ChangedLines = new Map([...o.changed].filter(([f]) => sources.has(f)));
+  if (changed.size < o.changed.size)
+    notes.push(`${o.changed.size - changed.size} changed file(s) are not plain files of the head (symbolic links or outside it): not measured.`);
+  if (changed.size === 0) return { coverage: null, mutation: null, notes };
   const sb = o.sandbox?.(first);
   const common = { ...(o.signal ? { signal: o.signal } : {}), ...(o.env ? { env: o.env } : {}), ...(o.passEnv ? { passEnv: o.passEnv } : {}) };
   if (o.buildCmd) {
@@ -66,7 +78,8 @@ export async function measureTestStrength(o: TestStrengthOptions): Promise<TestS
   const coverage = await measureChangeCoverage({
     cwd: first,
     testCmd: o.testCmd,
-    changed: o.changed,
+    changed,
+    sources,
     timeoutSec: o.timeoutSec,
     ...common,
     ...(sb ? { sandbox: sb } : {}),
@@ -76,7 +89,7 @@ export async function measureTestStrength(o: TestStrengthOptions): Promise<TestS
   if (coverage.measured) notes.push(`Coverage of the change: ${coverage.ran} of ${coverage.added} added code lines ran under "${coverage.cmd}".`);
   let mutation: MutationRun | null = null;
   if (o.budgetMs > 0 && coverage.measured && coverage.covered.size > 0) {
-    mutation = await runMutants({ ...o, covered: coverage.covered });
+    mutation = await runMutants({ ...o, covered: coverage.covered, sources });
     notes.push(...mutation.notes);
     if (mutation.chosen > 0) {
       const killed = mutation.results.filter((r) => r.status !== "survived").length;

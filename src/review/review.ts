@@ -270,6 +270,7 @@ async function reviewFiles(
         ...(input.buildCmd ? { buildCmd: input.buildCmd } : {}),
         ...(input.timeoutSec ? { timeoutSec: input.timeoutSec } : {}),
         ...(opts.mutationBudgetSec !== undefined ? { budgetSec: opts.mutationBudgetSec } : {}),
+        ...(input.trustPr ? { trustPr: true } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       });

@@ -23,6 +23,8 @@ export interface ReviewStrengthOptions {
   timeoutSec?: number;
   budgetSec?: number;
   parallel?: number;
+  /** Run the head's tests even when no sandbox can confine them (the caller trusts the change). */
+  trustPr?: boolean;
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
 }
@@ -51,6 +53,16 @@ export async function reviewTestStrength(
   opts: ReviewStrengthOptions,
 ): Promise<{ comments: ReviewComment[]; notes: string[] }> {
   const repo = await openRepo(repoPath);
+  // The head's tests are the change's own code: confined, or run only when the caller trusts the change
+  // (as the project's ESLint on a change of the code it runs: project-tools.ts).
+  const sandboxed = confinement(repo.top, repo.top) !== null;
+  if (!sandboxed && !opts.trustPr)
+    return {
+      comments: [],
+      notes: [
+        `mutate was not run: it runs the head's tests, and bubblewrap, which would confine them, is not available (${INSTALL_BWRAP}). Pass trustPr: true (code-trm review --trust-pr) to run them unconfined.`,
+      ],
+    };
   const mergeBase = (await gitOrNull(repo.top, ["merge-base", base, head]))?.trim() || base;
   const inReview = new Set(files.filter((f) => f.status !== "deleted").map((f) => f.path));
   const changed = new Map([...(await changedSourceLines(repo.top, mergeBase, head))].filter(([f]) => inReview.has(f)));
@@ -77,8 +89,7 @@ export async function reviewTestStrength(
     return p;
   };
   const notes: string[] = [];
-  const sandboxed = confinement(repo.top, repo.top) !== null;
-  if (!sandboxed) notes.push(`The head's tests ran without a sandbox: bubblewrap is not available (${INSTALL_BWRAP}).`);
+  if (!sandboxed) notes.push(`The head's tests ran without a sandbox because trustPr was passed: bubblewrap is not available (${INSTALL_BWRAP}).`);
   try {
     const s = await measureTestStrength({
       checkout,

@@ -23,6 +23,8 @@ export interface CoverageRunOptions {
   cwd: string;
   testCmd: string;
   changed: ChangedLines;
+  /** The changed files' text read before any command ran (else read after the tests, from the checkout). */
+  sources?: Map<string, string>;
   timeoutSec: number;
   signal?: AbortSignal;
   sandbox?: Sandbox;
@@ -103,7 +105,7 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
       };
     }
     const executable = new Map<string, Set<number> | null>();
-    for (const file of wanted) executable.set(file, await executableLines(file, readPrefix(path.join(o.cwd, file), 5_000_000)));
+    for (const file of wanted) executable.set(file, await executableLines(file, o.sources?.get(file) ?? readPrefix(path.join(o.cwd, file), 5_000_000)));
     return { ...crossCoverage(o.changed, hits, executable), measured, notes, cmd, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs };
   } finally {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);

@@ -61,7 +61,10 @@ export function isArid(line: string): boolean {
 /** A string literal's mutant on an error message or a log line is noise; elsewhere it may matter. */
 const stringNoise = (m: RawMutant, line: string) => m.mutatorName === "StringLiteral" && /\bthrow\b|Error\(|\bwarn\(|\bmessage\b/.test(line);
 
-/** The replaced text of `content` as `-`/`+` lines. */
+/** Lines of each side of a mutant's diff that are quoted. */
+const MAX_DIFF_SIDE = 8;
+
+/** The replaced text of `content` as `-`/`+` lines (a long side clipped). */
 export function mutantDiff(content: string, m: RawMutant): string {
   const lines = content.split("\n");
   const { start, end } = m.location;
@@ -69,7 +72,12 @@ export function mutantDiff(content: string, m: RawMutant): string {
   const first = before[0] ?? "";
   const last = before[before.length - 1] ?? "";
   const after = `${first.slice(0, start.column)}${m.replacement}${last.slice(end.column)}`;
-  return [...before.map((l) => `-${l}`), ...after.split("\n").map((l) => `+${l}`)].join("\n");
+  // A block's mutant spans its whole body: a comment quotes its first and last lines, not all of them.
+  const clip = (ls: string[], sign: string) =>
+    ls.length <= MAX_DIFF_SIDE
+      ? ls.map((l) => `${sign}${l}`)
+      : [...ls.slice(0, MAX_DIFF_SIDE - 2).map((l) => `${sign}${l}`), `${sign} … ${ls.length - MAX_DIFF_SIDE + 1} more lines …`, `${sign}${ls[ls.length - 1]}`];
+  return [...clip(before, "-"), ...clip(after.split("\n"), "+")].join("\n");
 }
 
 /**

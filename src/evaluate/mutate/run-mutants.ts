@@ -27,6 +27,11 @@ export interface MutationOptions {
   buildCmd?: string;
   /** Repository-relative file → 1-based changed lines the tests ran (coverage). */
   covered: Map<string, number[]>;
+  /**
+   * The changed files' text as checked out, read before any command of the head ran: the head's build or
+   * tests may rewrite them (with what they can read in the sandbox), and a mutant's diff is reported.
+   */
+  sources?: Map<string, string>;
   /** Wall time of the test runs (baseline and mutants); mutants not started by then are counted, not tested. */
   budgetMs: number;
   /** Cap of one command. */
@@ -59,7 +64,7 @@ export interface MutationRun {
 }
 
 /** A changed file of the checkout that is a regular file inside it (not a link out of it), else null. */
-function plainFile(root: string, rel: string): string | null {
+export function plainFile(root: string, rel: string): string | null {
   const abs = path.join(root, rel);
   try {
     if (!lstatSync(abs).isFile() || !isInside(realpathSync(root), realpathSync(abs))) return null;
@@ -81,6 +86,9 @@ function passed(r: RunResult, cwd: string): boolean {
   return !t || (t.failed ?? 0) === 0;
 }
 
+/** The most of a changed file that is read (and instrumented). */
+export const MAX_SOURCE = 2_000_000;
+
 export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   // The budget is the tests' time (the baseline and the mutants): it starts once the copy is instrumented.
   let started = performance.now();
@@ -93,8 +101,9 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   const first = await o.checkout(0);
   const originals = new Map<string, { content: string; lines: number[] }>();
   for (const [file, lines] of o.covered) {
-    const abs = plainFile(first, file);
-    if (abs && lines.length > 0) originals.set(file, { content: readPrefix(abs, 2_000_000), lines });
+    const abs = o.sources ? null : plainFile(first, file);
+    const content = o.sources ? o.sources.get(file) : abs ? readPrefix(abs, MAX_SOURCE) : undefined;
+    if (content !== undefined && lines.length > 0) originals.set(file, { content, lines });
   }
   if (originals.size === 0) return none();
   o.onProgress?.(`instrumenting ${originals.size} file(s) with Stryker's mutators`);

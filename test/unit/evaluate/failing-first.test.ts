@@ -1,7 +1,8 @@
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Evaluation } from "../../../src/evaluate/evaluate.js";
+import { type Evaluation, expandFiles } from "../../../src/evaluate/evaluate.js";
 import { type FailingFirst, gateVerdict, MATCHED_NOTHING } from "../../../src/evaluate/failing-first.js";
 import { failingFirstPlan } from "../../../src/evaluate/failing-first-plan.js";
 import { foldProgress } from "../../../src/evaluate/score.js";
@@ -79,6 +80,39 @@ describe("the selected run's verdict", () => {
     if (!("partial" in v)) throw new Error(v.whole);
     expect(v.tests).toMatchObject({ passed: 2, failed: 2, total: 4 });
     expect(v.partial).toMatchObject({ ran: 2, of: 4 });
+  });
+
+  it("a still-failing test is counted failing even when a passing test shares its name", () => {
+    // A candidate adds a passing test named as the failing one: by name alone the failure disappeared.
+    const added = gateVerdict(
+      ff(),
+      counts([
+        ["b", "failed"],
+        ["b", "passed"],
+        ["c", "failed"],
+      ]),
+      exitFail,
+    );
+    if (!("partial" in added)) throw new Error(added.whole);
+    expect(added.partial.stillFail).toEqual(["b", "c"]);
+    expect(added.tests).toMatchObject({ passed: 3, failed: 2, skipped: 1, total: 6 });
+    expect(added.partial).toMatchObject({ ran: 3, of: 6 });
+    // Two tests sharing a name at the last full run, one failing: each keeps its own status.
+    const full = counts([
+      ["a", "passed"],
+      ["b", "passed"],
+      ["b", "failed"],
+    ]);
+    const both = gateVerdict(
+      ff({ full, names: ["b"] }),
+      counts([
+        ["b", "passed"],
+        ["b", "failed"],
+      ]),
+      exitFail,
+    );
+    if (!("partial" in both)) throw new Error(both.whole);
+    expect(both.tests).toMatchObject({ passed: 2, failed: 1, total: 3 });
   });
 
   it("a test the runner selected beyond the names that fails is a failure of the partial run too", () => {
@@ -305,5 +339,39 @@ describe("how the selection is added to the test command", () => {
       /^failing first: after a step with failing tests, the next runs those first through Vitest's own selection \(`npx vitest run '-t' '\^\(\?:<name>\)\$'`\)/,
     );
     expect(failingFirstNote("npx vitest run", dir, false)).toBe("failing first: off (selectTests: false); every step runs the whole suite.");
+  });
+});
+
+describe("hostile test names and changed files never become shell syntax", () => {
+  const dir = tmpDir("trm-select-quote-");
+  // Test names come from the repository's own output; file names from the candidate.
+  const hostile = [`it's "q" $(touch PWNED1) \`touch PWNED2\`; rm -rf x && y | z > w`, "line one\nline two", "a{files}b", "-p evil \\ $HOME !x *?[a] ${IFS}"];
+  const files = ["$(touch PWNED3)", "a'b.ts", "c d.ts"];
+  // Each runner's command with a stub in its place that prints its arguments, one per NUL.
+  const forms: [string, string, (n: string) => string][] = [
+    ["npx vitest run", "npx", (n) => n],
+    ["python -m pytest -q", "python", (n) => `t.py::${n}`],
+    ["python -m unittest", "python", (n) => `tests.T.${n}`],
+    ["npx ava --tap", "npx", (n) => n],
+    ["npx mocha", "npx", (n) => n],
+    ["node --test test/", "node", (n) => n],
+    ["cargo test -- --nocapture", "cargo", (n) => n],
+  ];
+  const argv = (cmd: string, stub: string) => {
+    const out = execFileSync("bash", ["-c", `${stub}() { printf '%s\\0' "$@"; }\n${cmd}`], { cwd: dir, encoding: "utf8" });
+    return out.split("\0").slice(0, -1);
+  };
+
+  it.each(forms)("%s: the runner gets exactly its selection arguments", (base, stub, name) => {
+    const s = selectionFor(base, dir);
+    if ("off" in s) throw new Error(s.off);
+    const names = hostile.map(name);
+    const built = s.command(names)!;
+    const got = argv(expandFiles(built, files), stub);
+    const own = argv(base, stub);
+    const want = s.runner.selectByName!(names).filter((a) => !(a === "--" && own.includes("--")));
+    expect(got.filter((a) => !own.includes(a))).toEqual(want.filter((a) => !own.includes(a)));
+    expect(got.length).toBe(own.length + want.length);
+    expect(readdirSync(dir).filter((f) => f.startsWith("PWNED"))).toEqual([]);
   });
 });

@@ -119,3 +119,36 @@ describe("runner arguments added to the test command", () => {
     expect(appendArgs("npx jest -t 'a && b'", ["--coverage"])).toBe("npx jest -t 'a && b' '--coverage'");
   });
 });
+
+describe("a hostile NODE_V8_COVERAGE folder", () => {
+  it("huge files (sparse: nothing on disk) are not read whole one after the other: the folder is read within a total cap", async () => {
+    const { readV8Dir } = await import("../../../../src/evaluate/coverage/line-hits.js");
+    const { mkdirSync, truncateSync } = await import("node:fs");
+    const root = tmpDir();
+    const dir = path.join(root, "v8");
+    mkdirSync(dir);
+    for (let i = 0; i < 60; i++) {
+      writeFileSync(path.join(dir, `coverage-${i}.json`), "");
+      truncateSync(path.join(dir, `coverage-${i}.json`), 190_000_000);
+    }
+    const t0 = performance.now();
+    const r = await readV8Dir(dir, root, new Set(["src/a.js"]));
+    expect(r.projectScripts).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(8000);
+  }, 240_000);
+});
+
+describe("a hostile NODE_V8_COVERAGE report", () => {
+  it("thousands of scripts naming one small file of the checkout do not cost a large read each", async () => {
+    const { readV8Dir } = await import("../../../../src/evaluate/coverage/line-hits.js");
+    const { mkdirSync } = await import("node:fs");
+    const root = tmpDir();
+    mkdirSync(path.join(root, "v8"));
+    writeFileSync(path.join(root, "x.js"), "1;\n");
+    const result = Array.from({ length: 20_000 }, () => ({ url: `file://${root}/x.js`, functions: [] }));
+    writeFileSync(path.join(root, "v8", "coverage-1.json"), JSON.stringify({ result }));
+    const t0 = performance.now();
+    await readV8Dir(path.join(root, "v8"), root, new Set(["src/a.js"]));
+    expect(performance.now() - t0).toBeLessThan(8000);
+  }, 240_000);
+});

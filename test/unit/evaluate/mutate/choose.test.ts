@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseMutants, isArid, type RawMutant } from "../../../../src/evaluate/mutate/choose.js";
+import { chooseMutants, isArid, mutantDiff, type RawMutant } from "../../../../src/evaluate/mutate/choose.js";
 import { applyMutant } from "../../../../src/evaluate/mutate/run-mutants.js";
 
 const at = (id: string, mutatorName: string, line: number, c0: number, c1: number, replacement: string): RawMutant => ({
@@ -54,5 +54,22 @@ describe("choosing the mutants of a change", () => {
   it("writes a mutant into the file text at its location, across lines too", () => {
     expect(applyMutant("a\n  x < y;\nb", at("0", "EqualityOperator", 1, 2, 7, "x <= y"))).toBe("a\n  x <= y;\nb");
     expect(applyMutant("f() {\n  g();\n}\n", { replacement: "{}", location: { start: { line: 0, column: 4 }, end: { line: 2, column: 1 } } })).toBe("f() {}\n");
+  });
+});
+
+describe("a mutant's diff", () => {
+  it("of a block that spans a long function is clipped: a review comment quotes a few lines, not the file", () => {
+    const body = Array.from({ length: 500 }, (_, i) => `  x${i}();`);
+    const content = ["function f() {", ...body, "}"].join("\n");
+    const d = mutantDiff(content, {
+      id: "1",
+      mutatorName: "BlockStatement",
+      replacement: "{}",
+      location: { start: { line: 0, column: 13 }, end: { line: 501, column: 1 } },
+    });
+    expect(d.split("\n").length).toBeLessThanOrEqual(12);
+    expect(d).toMatch(/^-function f\(\) \{/);
+    expect(d).toContain("+function f() {}");
+    expect(d).toMatch(/more lines/);
   });
 });
