@@ -33,11 +33,13 @@ const repoOf = (files: Record<string, string>): string => repoFromFiles(files, "
 
 const TEST_FILE = "test/stats.test.js";
 
+// These cases test the reference rules across full runs: every step runs the whole suite (selectTests: false);
+// the same rules on partial runs are tested in failing-first.test.ts.
 describe("candidates cannot game the tests", () => {
   it("skipping the failing test scores like failing it, and says so", async () => {
     const repo = repoFrom("js-stats");
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "node --test", preflight: true });
     expect(s.preflight.score).toBe(0.75);
     const src = readFileSync(path.join(repo, TEST_FILE), "utf8");
     const skipped = src.replace('test("median of even length", () => {', 'test.skip("median of even length", () => {');
@@ -70,7 +72,7 @@ describe("candidates cannot game the tests", () => {
     g(repo, "add", "-A");
     g(repo, "commit", "-qm", "another test file");
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "node --test", preflight: true });
     const src = readFileSync(path.join(repo, TEST_FILE), "utf8");
     const without = src.replace(/test\("median of even length"[\s\S]*$/, "");
     const r1 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate(TEST_FILE, without) });
@@ -96,7 +98,7 @@ describe("candidates cannot game the tests", () => {
   it("protectTests refuses a candidate that edits a protected test, applying nothing", async () => {
     const repo = repoFrom("js-stats");
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", protectTests: ["test/**"] });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "node --test", protectTests: ["test/**"] });
     const src = readFileSync(path.join(repo, TEST_FILE), "utf8");
     const cand = {
       mode: "files",
@@ -129,7 +131,7 @@ describe("candidates cannot game the tests", () => {
     g(repo, "add", "t");
     g(repo, "commit", "-qm", "link to the tests");
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", protectTests: ["test/**"] });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "node --test", protectTests: ["test/**"] });
     const viaLink = TEST_FILE.replace(/^test\//, "t/");
     const cand = { mode: "files", files: [{ path: viaLink, content: "// emptied\n" }] };
     expect((await srv.call<Any>("trm_validate_candidate", { sessionId: s.sessionId, candidate: cand })).valid).toBe(false);
@@ -146,7 +148,7 @@ describe("candidates cannot game the tests", () => {
     g(repo, "add", "run-tests.sh");
     g(repo, "commit", "-qm", "test script");
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "sh run-tests.sh", preflight: true });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "sh run-tests.sh", preflight: true });
     expect(s.preflight.score).toBeLessThan(1);
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("run-tests.sh", "echo all fine\n") });
     expect(r.score).toBe(0);
@@ -161,7 +163,7 @@ describe("candidates cannot game the tests", () => {
     writeFileSync(path.join(repo, TEST_FILE), `${src}\ntest("not yet", { skip: "later" }, () => {});\n`);
     g(repo, "commit", "-qam", "skip one");
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "node --test", preflight: true });
     expect(s.preflight.tests).toMatchObject({ passed: 3, failed: 1, skipped: 1, total: 5 });
     expect(s.preflight.score).toBe(0.75);
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) });
@@ -183,7 +185,7 @@ describe("tests tracked by name for go test -v", () => {
       "calc_test.go": calcTest,
     });
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "go test -v ./...", preflight: true });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "go test -v ./...", preflight: true });
     expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
     const without = calcTest.replace(/\nfunc TestMul[\s\S]*$/, "");
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("calc_test.go", without) });
@@ -203,7 +205,7 @@ describe("tests a candidate adds do not raise the score (padding)", () => {
   it("97 trivial new tests leave the score at the reference's, at that step and every later one", async () => {
     const repo = repoFrom("js-stats");
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "node --test", preflight: true });
     expect(s.preflight.score).toBe(0.75);
     // Without the reference: 100 passed / 101 = 0.990, and the failing median test is still there.
     const r1 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate(PAD, padding(97)) });
@@ -229,7 +231,7 @@ describe("tests a candidate adds do not raise the score (padding)", () => {
   it("a new test written before its fix lowers the score while it fails and costs nothing once it passes", async () => {
     const repo = repoFrom("js-stats");
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "node --test", preflight: true });
     const red = `import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { median } from "../src/stats.js";\ntest("median of two", () => assert.equal(median([1, 2]), 1.5));\n`;
     const r1 = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("test/two.test.js", red) });
     expect(r1.tests).toMatchObject({ passed: 3, failed: 2 });
@@ -252,7 +254,7 @@ describe("tests a candidate adds do not raise the score (padding)", () => {
         "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n",
     });
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "python3 -m unittest", preflight: true });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "python3 -m unittest", preflight: true });
     expect(s.preflight.score).toBe(0.5);
     const pad = `import unittest\n\n\nclass P(unittest.TestCase):\n${Array.from({ length: 20 }, (_, i) => `    def test_p${i}(self):\n        pass\n`).join("\n")}`;
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("test_pad.py", pad) });
@@ -333,7 +335,7 @@ describe("evaluations run the candidate's own code", () => {
   it("Python editable install in a linked venv: the worktree's src comes first, no bytecode in the checkout", async () => {
     const repo = pythonRepo();
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: ".venv/bin/python -m unittest -v", linkPaths: [".venv"], preflight: true });
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: ".venv/bin/python -m unittest -v", linkPaths: [".venv"], preflight: true });
     expect(s.notes.join("\n")).toMatch(/editable install in \.venv points into your checkout \(src\)/);
     expect(s.preflight.score).toBe(0);
     const r = await srv.call<Any>("trm_submit_candidate", {
@@ -360,7 +362,7 @@ describe("evaluations run the candidate's own code", () => {
       /note: THESE RESULTS CAME PARTLY FROM YOUR CHECKOUT, NOT FROM THE CANDIDATE: the test output names files of your checkout outside the worktree \(src\/pkg\/core\.py\)/,
     );
     // No linkPaths: the ignored venv is not in the worktree.
-    const s2 = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: ".venv/bin/python -m unittest -v", preflight: true });
+    const s2 = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: ".venv/bin/python -m unittest -v", preflight: true });
     expect(s2.preflight.commands[0].exitCode).toBe(127);
     expect(s2.feedback).toMatch(
       /Dependency missing in the worktree: ".venv\/bin\/python -m unittest -v" uses \.venv\/bin\/python.*linkPaths: \["\.venv"\] or create it with setupCmd/,
