@@ -335,7 +335,13 @@ describe("evaluations run the candidate's own code", () => {
   it("Python editable install in a linked venv: the worktree's src comes first, no bytecode in the checkout", async () => {
     const repo = pythonRepo();
     const before = checkoutState(repo);
-    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: ".venv/bin/python -m unittest -v", linkPaths: [".venv"], preflight: true });
+    const s = await srv.call<Any>("trm_start_session", {
+      repoPath: repo,
+      selectTests: false,
+      testCmd: ".venv/bin/python -m unittest -v",
+      linkPaths: [".venv"],
+      preflight: true,
+    });
     expect(s.notes.join("\n")).toMatch(/editable install in \.venv points into your checkout \(src\)/);
     expect(s.preflight.score).toBe(0);
     const r = await srv.call<Any>("trm_submit_candidate", {
