@@ -239,7 +239,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
           }
           const ff = opts.failingFirst;
           if (ff) {
-            await run("test", "test", expand(ff.cmd), gf);
+            await run("test", "test", ff.cmd, gf);
             const r = results.test!;
             const v = gateVerdict(ff, testsOf(r, chains.test, junitXml), { ok: succeeded(r), timedOut: r.timedOut, code: r.exitCode });
             if ("partial" in v) {

@@ -9,7 +9,7 @@ import { type TestCase, type TestCounts, unitsOf } from "./types.js";
 
 /** What the evaluator is given to run a step failing first (built by the session, failing-first-plan.ts). */
 export interface FailingFirst {
-  /** The test command with the selection. */
+  /** The test command, its `{files}` expanded, with the selection: run as it is. */
   cmd: string;
   /** The tests selected: those that failed at the last full run and at the partial steps since. */
   names: string[];

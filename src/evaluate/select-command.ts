@@ -48,17 +48,16 @@ function insertion(part: string, r: RunnerDescriptor): { at: number } | { off: s
   return { at: after ? after.index + after[0].length : part.trimEnd().length };
 }
 
-/**
- * The arguments as shell words; a leading `--` merged into one the part already has (cargo's). A name's
- * `{files}` (names come from the repository's output) is split as `{''files}`: the same word to the shell,
- * but not the placeholder the evaluator replaces with the changed files, which would end the quoting.
- */
+/** The arguments as shell words; a leading `--` merged into one the part already has (cargo's). */
 function words(args: string[], part: string): string {
   const a = args[0] === "--" && /(?:^|\s)--(?:\s|$)/.test(part) ? args.slice(1) : args;
-  return a.map((w) => shellQuote(w).split("{files}").join("{''files}")).join(" ");
+  return a.map(shellQuote).join(" ");
 }
 
-/** How the test command runs some of its tests, or why it cannot (the whole suite then runs). */
+/**
+ * How the test command runs some of its tests, or why it cannot (the whole suite then runs). `testCmd` has
+ * its `{files}` expanded already: the command built is run as it is, never expanded again.
+ */
 export function selectionFor(testCmd: string, cwd: string): Selection | { off: string } {
   const cmd = testCmd.trim();
   if (/[\n\r]/.test(cmd)) return { off: "the test command spans lines" };

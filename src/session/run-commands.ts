@@ -1,7 +1,7 @@
 /** Running a session's commands in one of its worktrees: what Session.evaluateHere does. */
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { type EvaluationRun, evaluate } from "../evaluate/evaluate.js";
+import { type EvaluationRun, evaluate, expandFiles } from "../evaluate/evaluate.js";
 import type { FailingFirst } from "../evaluate/failing-first.js";
 import { failingFirstPlan } from "../evaluate/failing-first-plan.js";
 import { selectionFor } from "../evaluate/select-command.js";
@@ -31,7 +31,7 @@ export async function evaluateIn(
     await rm(path.join(s.pycacheDir, path.join(worktree, dir)), { recursive: true, force: true });
   }
   profileMark("pre-eval");
-  const failingFirst = failingFirstOf(s, worktree);
+  const failingFirst = failingFirstOf(s, worktree, changedFiles);
   return evaluate({
     changedFiles,
     ...(failingFirst ? { failingFirst } : {}),
@@ -59,10 +59,14 @@ function commandEnv(s: Session, step: number): Record<string, string> {
   return { TRM_SESSION_ID: s.id, TRM_STEP: String(step) };
 }
 
-/** The tests a step in `worktree` runs first, if any (docs/failing-first.md); read from its own package.json. */
-function failingFirstOf(s: Session, worktree: string): FailingFirst | undefined {
+/**
+ * The tests a step in `worktree` runs first, if any (docs/failing-first.md); read from its own package.json.
+ * The selection is added to the test command with `{files}` already expanded, so that nothing in a test
+ * name (they come from the repository's output) is ever taken for the placeholder.
+ */
+function failingFirstOf(s: Session, worktree: string, changedFiles: string[]): FailingFirst | undefined {
   const test = s.config.commands.test;
   if (!test || s.config.selectTests === false || s.entries.length === 0) return undefined;
-  const selection = selectionFor(test, worktree);
+  const selection = selectionFor(expandFiles(test, changedFiles), worktree);
   return "off" in selection ? undefined : failingFirstPlan(s.entries, selection);
 }

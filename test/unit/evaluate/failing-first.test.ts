@@ -356,6 +356,7 @@ describe("hostile test names and changed files never become shell syntax", () =>
     ["npx mocha", "npx", (n) => n],
     ["node --test test/", "node", (n) => n],
     ["cargo test -- --nocapture", "cargo", (n) => n],
+    ["npx vitest run {files}", "npx", (n) => n],
   ];
   const argv = (cmd: string, stub: string) => {
     const out = execFileSync("bash", ["-c", `${stub}() { printf '%s\\0' "$@"; }\n${cmd}`], { cwd: dir, encoding: "utf8" });
@@ -363,12 +364,14 @@ describe("hostile test names and changed files never become shell syntax", () =>
   };
 
   it.each(forms)("%s: the runner gets exactly its selection arguments", (base, stub, name) => {
-    const s = selectionFor(base, dir);
+    // As the session does: `{files}` expanded in the test command first, the selection added to that.
+    const cmd = expandFiles(base, files);
+    const s = selectionFor(cmd, dir);
     if ("off" in s) throw new Error(s.off);
     const names = hostile.map(name);
     const built = s.command(names)!;
-    const got = argv(expandFiles(built, files), stub);
-    const own = argv(base, stub);
+    const got = argv(built, stub);
+    const own = argv(cmd, stub);
     const want = s.runner.selectByName!(names).filter((a) => !(a === "--" && own.includes("--")));
     expect(got.filter((a) => !own.includes(a))).toEqual(want.filter((a) => !own.includes(a)));
     expect(got.length).toBe(own.length + want.length);
