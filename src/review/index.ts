@@ -2,7 +2,7 @@
 
 export type { PrEvaluation } from "./evaluate-pr.js";
 export { fetchPullRequest, type GitHubOptions, type PrInfo } from "./github.js";
-export { reviewLocalRange } from "./local.js";
+export { REVIEW_DIFF_ARGS, reviewLocalRange } from "./local.js";
 export { type PrRef, parsePrUrl } from "./pr-url.js";
 export { renderReviewText } from "./render.js";
 export { MAX_COMMENTS, type ReviewOptions, reviewPr, selectSource } from "./review.js";

@@ -38,9 +38,10 @@ async function resolveCommit(top: string, ref: string, which: "base" | "head"): 
 
 /**
  * Diff options that do not depend on the user's configuration (prefixes, external diff drivers,
- * colour, textconv), with function context so rules can see whole functions around a change.
+ * colour, textconv), with function context so rules needing a whole construct (a function's length, a
+ * catch block) see all of it. Every diff the rules read is made with them (a local range, a session's).
  */
-const DIFF_ARGS = [
+export const REVIEW_DIFF_ARGS = [
   "diff",
   "--no-color",
   "--no-ext-diff",
@@ -62,7 +63,7 @@ export async function reviewLocalRange(repoPath: string, base: string, head: str
     notes.push(`${base} and ${head} share no history: compared the two trees directly.`);
     from = baseSha;
   }
-  const diff = await git(top, [...DIFF_ARGS, from, headSha, "--"]);
+  const diff = await git(top, [...REVIEW_DIFF_ARGS, from, headSha, "--"]);
   const meta = (await git(top, ["log", "-1", "--format=%s%x00%an", headSha])).trim();
   const [subject = "", author = ""] = meta.split("\0");
   const files = parseUnifiedDiff(diff);

@@ -1,5 +1,5 @@
 import { git } from "../git/cli.js";
-import { type ReviewComment, reviewPr } from "../review/index.js";
+import { REVIEW_DIFF_ARGS, type ReviewComment, reviewPr } from "../review/index.js";
 import { errorMessage } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { truncate } from "../util/text.js";
@@ -52,22 +52,6 @@ export function suggestionsFromReview(comments: ReviewComment[]): Suggestion[] {
 }
 
 /**
- * Options that do not depend on the user's git configuration, with function context so that rules
- * needing a whole construct (a function's length, a catch block) see all of it.
- */
-const DIFF_ARGS = [
-  "diff",
-  "--no-color",
-  "--no-ext-diff",
-  "--no-textconv",
-  "--find-renames",
-  "--src-prefix=a/",
-  "--dst-prefix=b/",
-  "--no-relative",
-  "--function-context",
-];
-
-/**
  * Reviews `from..to` (two commit ids the session owns, never client strings) in the repository at
  * `gitDir`. Returns the suggestions and a note when the review could not run; it never throws, since
  * the evaluation-based suggestions are still worth returning.
@@ -77,7 +61,7 @@ export async function staticSuggestions(gitDir: string, from: string, to: string
   if (!/^[0-9a-f]{40,64}$/.test(from) || !/^[0-9a-f]{40,64}$/.test(to))
     return { suggestions: [], note: "static review skipped: the session points are not commit ids" };
   try {
-    const diff = await git(gitDir, [...DIFF_ARGS, from, to, "--"]);
+    const diff = await git(gitDir, [...REVIEW_DIFF_ARGS, from, to, "--"]);
     if (diff.trim() === "") return { suggestions: [] };
     if (diff.length > LIMITS.maxCandidateBytes) return { suggestions: [], note: `static review skipped: the session's diff is ${diff.length} bytes` };
     const review = await reviewPr({ diff, focus: ["type-safety", "error-handling", "logging", "code-quality", "security"] });
