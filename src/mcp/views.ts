@@ -41,14 +41,19 @@ const commandOut = z.object({
   durationMs: z.number(),
 });
 
-export const evaluationOut = z.object({
-  score: z.number(),
+/** What a step's commands showed, in an evaluation (evaluationView) and in a submit's answer alike. */
+export const verdictOut = {
   okBuild: z.boolean().optional(),
   okLint: z.boolean().optional(),
   tests: testsOut.optional(),
   partial: z.boolean().optional(),
   ran: z.string().optional(),
   perf: z.object({ value: z.number().nullable(), score: z.number() }).optional(),
+};
+
+export const evaluationOut = z.object({
+  score: z.number(),
+  ...verdictOut,
   commands: z.array(commandOut),
   notices: z.array(z.string()),
 });

@@ -6,7 +6,7 @@ import type { SessionManager } from "../../session/manager.js";
 import { UserError } from "../../util/errors.js";
 import { LIMITS } from "../../util/limits.js";
 import { defineTool } from "../register.js";
-import { partialView, testsOut, testsView } from "../views.js";
+import { partialView, testsView, verdictOut } from "../views.js";
 
 const diagnosticOut = z.object({
   file: z.string().optional(),
@@ -45,12 +45,7 @@ export function submitCandidateTool(sessions: SessionManager) {
       bestScore: z.number(),
       improved: z.boolean(),
       noImproveStreak: z.number(),
-      okBuild: z.boolean().optional(),
-      okLint: z.boolean().optional(),
-      tests: testsOut.optional(),
-      partial: z.boolean().optional(),
-      ran: z.string().optional(),
-      perf: z.object({ value: z.number().nullable(), score: z.number() }).optional(),
+      ...verdictOut,
       shouldHalt: z.boolean(),
       reasons: z.array(z.string()),
       feedback: z.string(),
