@@ -8,6 +8,7 @@
 import path from "node:path";
 import { readPrefix } from "../util/read-prefix.js";
 import { programOf, splitAndChain } from "./chain.js";
+import { parsePackageJson, scriptsOf } from "./package-json.js";
 import { RUNNERS, type RunnerDescriptor, runnerOfCommand } from "./runners/index.js";
 import { FOLLOWS_EXIT, type TestCounts } from "./types.js";
 
@@ -36,23 +37,12 @@ function expand(cmd: string, cwd: string): string {
 
 /** The text of a package.json script of the project at `cwd`, if it has one by that name. */
 export function packageScript(name: string, cwd: string): string | undefined {
-  try {
-    const s = (JSON.parse(read(path.join(cwd, "package.json"))) as { scripts?: Record<string, unknown> }).scripts?.[name];
-    return typeof s === "string" ? s : undefined;
-  } catch {
-    return undefined;
-  }
+  return scriptsOf(read(path.join(cwd, "package.json")))[name];
 }
 
 /** The package names package.json depends on (dependencies and devDependencies). */
 function dependencies(cwd: string): Set<string> {
-  try {
-    const pkg = JSON.parse(read(path.join(cwd, "package.json"))) as { dependencies?: unknown; devDependencies?: unknown };
-    const names = (o: unknown) => (o && typeof o === "object" ? Object.keys(o) : []);
-    return new Set([...names(pkg.dependencies), ...names(pkg.devDependencies)]);
-  } catch {
-    return new Set();
-  }
+  return parsePackageJson(read(path.join(cwd, "package.json")))?.deps ?? new Set();
 }
 
 /**

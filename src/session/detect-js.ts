@@ -4,6 +4,7 @@
  * its devDependencies name (runners as their descriptors recognise them). Pure: reads through a RepoView.
  */
 import { installFix } from "../evaluate/missing-program.js";
+import { parsePackageJson } from "../evaluate/package-json.js";
 import { RUNNERS, type RunnerDescriptor, runnerOfCommand } from "../evaluate/runners/index.js";
 import type { Detected, RepoView } from "./detect-commands.js";
 
@@ -23,37 +24,11 @@ interface PackageJson {
   eslintConfig: boolean;
 }
 
-const obj = (o: unknown) => (o && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : {});
-
-/**
- * package.json's scripts that are text, in an object without a prototype: a script that runs
- * `npm run constructor` names no script, not Object's constructor.
- */
-export function scriptsOf(text: string): Record<string, string> {
-  const scripts = Object.create(null) as Record<string, string>;
-  try {
-    const j = JSON.parse(text) as { scripts?: unknown } | null;
-    for (const [k, v] of Object.entries(obj(j?.scripts))) if (typeof v === "string" && v.trim() !== "") scripts[k] = v;
-  } catch {
-    // Not JSON: no scripts.
-  }
-  return scripts;
-}
-
 function readPackageJson(text: string): PackageJson | undefined {
-  try {
-    const j = JSON.parse(text) as Record<string, unknown>;
-    if (!j || typeof j !== "object") return undefined;
-    const deps = new Set([...Object.keys(obj(j.dependencies)), ...Object.keys(obj(j.devDependencies))]);
-    return {
-      scripts: scriptsOf(text),
-      deps,
-      packageManager: typeof j.packageManager === "string" ? j.packageManager : undefined,
-      eslintConfig: "eslintConfig" in j,
-    };
-  } catch {
-    return undefined;
-  }
+  const pkg = parsePackageJson(text);
+  if (!pkg) return undefined;
+  const { json, scripts, deps } = pkg;
+  return { scripts, deps, packageManager: typeof json.packageManager === "string" ? json.packageManager : undefined, eslintConfig: "eslintConfig" in json };
 }
 
 /** The package manager the repository declares: `packageManager` first (corepack reads it), else its lockfile. */

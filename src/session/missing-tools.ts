@@ -5,9 +5,10 @@
  * missing-paths.ts and the run itself report); what is missing is named with how to get it.
  */
 import { installFix } from "../evaluate/missing-program.js";
+import { scriptsOf } from "../evaluate/package-json.js";
 import { RUNNERS } from "../evaluate/runners/index.js";
 import type { RepoView } from "./detect-commands.js";
-import { directPart, expandScript, partsOf, scriptsOf } from "./detect-js.js";
+import { directPart, expandScript, partsOf } from "./detect-js.js";
 
 const BUILTINS = new Set([
   "cd",
