@@ -68,6 +68,16 @@ export function hasGeneratedHeader(file: FileChange): boolean {
     .some((l) => /^\s*(?:\/\/|\/\*|\*|#|<!--|--)/.test(l) && (HEADER.test(l) || DO_NOT_EDIT.test(l)));
 }
 
+/**
+ * The project's markings a change may be judged by: a `.gitattributes` the change itself edits marks
+ * nothing generated, or one line (`* linguist-generated`) would turn a pull request's every rule off.
+ */
+export function markingsFor(project: ProjectInfo, files: FileChange[]): ProjectInfo {
+  if (!project.generated || !files.some((f) => f.path === ".gitattributes" || f.oldPath === ".gitattributes")) return project;
+  const { generated: _, ...rest } = project;
+  return rest;
+}
+
 export function isGeneratedByProject(file: FileChange, project: ProjectInfo): boolean {
   if (project.generated?.some((g) => matchesGlob(file.path, g))) return true;
   if (DECLARATION.test(file.path) && project.publishedFolders?.includes(file.path.split("/")[0]!) && file.path.includes("/")) return true;

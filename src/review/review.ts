@@ -5,6 +5,7 @@ import { sortComments, summarize } from "./assess.js";
 import { buildContext } from "./context.js";
 import { fileChangeFromContents, parseUnifiedDiff } from "./diff.js";
 import { evaluateRange, fetchPrHead } from "./evaluate-pr.js";
+import { markingsFor } from "./generated.js";
 import { apiTarget, fetchPullRequest, type GitHubOptions, githubToken, type PrInfo, redact } from "./github.js";
 import { reviewLocalRange } from "./local.js";
 import { postReview } from "./post.js";
@@ -244,7 +245,8 @@ async function reviewFiles(
   opts: ReviewOptions,
 ): Promise<ReviewResult> {
   const { categories, onlyLongLines } = selectedCategories(input.focus);
-  const contexts = files.map((f) => buildContext(f, project));
+  const trusted = markingsFor(project, files);
+  const contexts = files.map((f) => buildContext(f, trusted));
   // Loaded on the first review: the rules' syntax trees come from the TypeScript compiler, which cost a
   // server that never reviews 50 MB and 0.7 to 1.0 ms more for every process it spawns (a larger address
   // space to fork: bench/fork-cost.mjs), three commands and a git call per step, and 0.5 s at start.

@@ -103,6 +103,33 @@ describe("generated files", () => {
   });
 });
 
+describe("generated markings a change makes itself", () => {
+  it("a .gitattributes the change edits marks nothing generated: one line cannot turn the review off", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const path = await import("node:path");
+    const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" };
+    const repo = mkdtempSync(path.join(tmpdir(), "trm-generated-"));
+    try {
+      const git = (...a: string[]) => execFileSync("git", a, { cwd: repo, env, encoding: "utf8" });
+      git("init", "-q", "-b", "main");
+      writeFileSync(path.join(repo, "package.json"), "{}");
+      git("add", "-A");
+      git("commit", "-q", "-m", "base");
+      mkdirSync(path.join(repo, "src"));
+      writeFileSync(path.join(repo, ".gitattributes"), "* linguist-generated\n");
+      writeFileSync(path.join(repo, "src/own.ts"), "export const own = (x: any) => x;\n");
+      git("add", "-A");
+      git("commit", "-q", "-m", "feat: add");
+      const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
+      expect(r.comments.filter((c) => c.rule === "ts-explicit-any").map((c) => c.file)).toEqual(["src/own.ts"]);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("TODO in commented-out code", () => {
   it("is noise; a TODO comment of its own is still reported", async () => {
     expect(commentedOutCode("  // expect(isPlainObject(new Proxy({}, {}))).toBe(false); // ")).toBe(true);
