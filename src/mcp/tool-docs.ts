@@ -3,7 +3,7 @@ import type { ToolDef } from "./register.js";
 
 /**
  * docs/tools.md's tool reference, generated from the tools' own schemas (scripts/docs-tools.mjs writes
- * it; test/unit/core/tool-docs.test.ts fails while the file differs). Limits come from the full input
+ * it; test/unit/mcp/tool-docs.test.ts fails while the file differs). Limits come from the full input
  * schema, which the server enforces; clients are shown the lean one (lean-schema.ts).
  */
 export const DOCS_START = "<!-- tools:start (generated from the schemas in src/mcp/tools by `npm run docs`; do not edit) -->";
