@@ -42,6 +42,15 @@ describe("parseTests: nothing to read", () => {
   });
 });
 
+describe("parseTests: a name filter that matched no test", () => {
+  it("reads bun's `matched 0 tests` (no summary printed) as no test run, and nothing else of its kind", () => {
+    // bun 1.4.5, `bun test -t '^(?:clamp above falls to hi)$'` in a project whose tests were renamed (exit 1, on stderr).
+    const none = `bun test v1.4.5 (a7733435c)\ntest/clamp.test.js:\n\nerror: regex "^(?:clamp above falls to hi)$" matched 0 tests. Searched 1 file (skipping 2 tests) [322.00ms]\n`;
+    expect(parseTests(out(none))).toMatchObject({ format: "bun", passed: 0, failed: 0, skipped: 0, total: 0, failures: [] });
+    expect(parseTests(out(none.replace("matched 0 tests", "matched no tests")))).toBeNull();
+  });
+});
+
 describe("parseTests: streams", () => {
   it("reads a JSON report from stdout even when stderr, interleaved in `all`, carries a text summary", () => {
     const json = loadCase("jest/json-failing").output.stdout;
