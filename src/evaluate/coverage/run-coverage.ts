@@ -71,7 +71,7 @@ function byLanguage(files: Iterable<string>): Record<CoverageLanguage, string[]>
 }
 
 /** The test command that writes a Go cover profile to `file`, or the environment that asks it of every `go test`. */
-function withGoProfile(cmd: string, cwd: string, file: string, env: Record<string, string>): { cmd: string; note?: string } {
+export function withGoProfile(cmd: string, cwd: string, file: string, env: Record<string, string>): { cmd: string; note?: string } {
   const p = placeArgs(cmd, cwd, (part, r) =>
     !r.coverage?.goProfile ? `${r.name} writes no Go cover profile` : /\s-{1,2}args\b/.test(part) ? "-args hands what follows to the tests" : undefined,
   );
