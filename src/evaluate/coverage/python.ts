@@ -183,6 +183,8 @@ export function readPythonDir(outDir: string, wanted: Set<string>): PythonCovera
   const out: PythonCoverage = { hits: new Map(), executable: new Map(), reports: 0, testReports: 0 };
   let names: string[];
   try {
+    // The folder itself may have been swapped for a link to another (the tests can write there).
+    if (!lstatSync(outDir).isDirectory()) return out;
     names = readdirSync(outDir)
       .filter((n) => n.endsWith(".json"))
       .slice(0, MAX_REPORTS);

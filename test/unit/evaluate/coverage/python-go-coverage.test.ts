@@ -81,6 +81,15 @@ describe("coverage.py's reports, one per Python process", () => {
     expect([...r.hits.get("calc/clamp.py")!]).toEqual([[1, 1]]);
   });
 
+  it("does not follow the reports folder when the tests swapped it for a link", () => {
+    const real = tmpDir("trm-pycov-real-");
+    writeFileSync(path.join(real, "1.json"), JSON.stringify({ tests: true, files: { "calc/clamp.py": { statements: [1], missing: [], loaded: true } } }));
+    const link = path.join(tmpDir("trm-pycov-link-"), "out");
+    symlinkSync(real, link);
+    expect(readPythonDir(link, wanted).reports).toBe(0);
+    expect(readPythonDir(real, wanted).reports).toBe(1);
+  });
+
   it("the sitecustomize measures a Python process, hands over to the next sitecustomize and never breaks the process", async () => {
     if (!(await findCoveragePy())) {
       if (process.env.CI) throw new Error("coverage.py is not installed (apt-get install python3-coverage)");
