@@ -81,6 +81,14 @@ describe("coverage of a Python change (coverage.py)", () => {
     expect(r.notes.join("\n")).toMatch(/Coverage of the change: 4 of 4 added code lines ran/);
   }, 180_000);
 
+  it("reports nothing as untested when no test process could be measured (a command that replaces PYTHONPATH), and says why", async (ctx) => {
+    if (!pythonReady) ctx.skip();
+    const repo = fixture("python");
+    const r = await srv.call<Any>("trm_review_pr", { repoPath: repo, base: "main", head: "untested", mutate: true, testCmd: `PYTHONPATH=. ${PYTEST}` });
+    expect(findings(r)).toEqual([]);
+    expect(r.notes.join("\n")).toMatch(/No Python process of the tests started coverage\.py \(a command that sets PYTHONPATH must keep/);
+  }, 180_000);
+
   it("testStrength in the loop: a step whose tests pass is told the Python lines no test runs", async (ctx) => {
     if (!pythonReady) ctx.skip();
     const repo = fixture("python");

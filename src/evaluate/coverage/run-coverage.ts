@@ -151,7 +151,7 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
           pc.reports > 0
             ? "coverage.py measured no Python process that ran tests (pytest or unittest): the Python files' coverage is not reported (tox and nox clear PYTHONPATH: run the tests directly)."
             : py.lent
-              ? "No Python process of the tests started coverage.py: the Python files' coverage is not reported."
+              ? "No Python process of the tests started coverage.py (a command that sets PYTHONPATH must keep the one it is given: PYTHONPATH=src:$PYTHONPATH): the Python files' coverage is not reported."
               : "coverage.py is not installed (apt-get install python3-coverage, or pip install coverage): the Python files' coverage is not reported.",
         );
     }
