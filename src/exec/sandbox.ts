@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
 import { isInside } from "../util/paths.js";
+import { stateDir } from "../util/state-dir.js";
+import { gitDirView, includedFiles, isRealDir, statOrNull, submoduleConfigs, worktreeConfigOf, writeSafeConfig } from "./sandbox-git.js";
 
 /** How a session's commands are confined (bubblewrap). */
 export interface Sandbox {
@@ -23,6 +24,39 @@ export interface Sandbox {
   gitDir?: string;
   /** More paths the user re-exposes read-only (start option `sandboxPaths`). */
   exposed?: string[];
+  /** Folders replaced by an empty one before the others are shown over them (code-trm's state folder). */
+  hidden?: string[];
+}
+
+/** What a command in one of code-trm's worktrees of a repository runs in: a session's step, a review's head. */
+export interface RepoConfinement {
+  worktree: string;
+  /** The user's checkout (its node_modules, linkPaths) and its git directory. */
+  top: string;
+  commonDir: string;
+  /** The private folder: the commands' home and the safe copy of the repository's config. */
+  private: string;
+  network: boolean;
+  /** More folders shown read-only (packages node_modules links to outside the checkout). */
+  readable?: string[];
+  exposed?: string[];
+}
+
+/**
+ * The one sandbox of a command in a worktree of the repository, for the session and the review alike:
+ * the worktree writable, the checkout shown, the git directory reduced to what git needs (gitDirView),
+ * code-trm's state folder (other sessions' worktrees and homes) hidden.
+ */
+export function repoSandbox(c: RepoConfinement): Sandbox {
+  return {
+    writable: [c.worktree],
+    readable: [c.top, c.commonDir, ...(c.readable ?? [])],
+    network: c.network,
+    private: c.private,
+    gitDir: c.commonDir,
+    hidden: [stateDir()],
+    ...(c.exposed ? { exposed: c.exposed } : {}),
+  };
 }
 
 export const INSTALL_BWRAP = "apt-get update && apt-get install -y bubblewrap (Debian/Ubuntu; dnf install bubblewrap on Fedora)";
@@ -155,8 +189,22 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
     masked.push(p);
   };
   for (const p of sb.exposed ?? []) if (existsSync(p)) shown.push(p);
+  // code-trm's state folder (other sessions' worktrees, homes and configs), where the home or /tmp does not
+  // hide it already (CODE_TRM_STATE_DIR elsewhere): emptied, the worktree shown again over it below.
+  for (const h of sb.hidden ?? []) {
+    if (!isRealDir(h) || hidden.some((d) => isInside(d, h))) continue;
+    over.push("--tmpfs", h);
+    hidden.push(h);
+  }
   for (const p of shown) over.push("--ro-bind", p, p);
   for (const r of sb.readable) over.push("--ro-bind", r, r);
+  // The git directory: only what git needs to read the worktree's commit (gitDirView), before the
+  // worktree, which an older session keeps inside it.
+  const view = sb.gitDir && sb.private ? gitDirView(sb.gitDir, sb.writable, sb.private) : null;
+  if (view) {
+    over.push(...view.args);
+    masked.push(...view.points);
+  }
   for (const w of sb.writable) {
     over.push("--bind", w, w);
     // The worktree's `.git` file tells the server's own git calls where the repository is: a command that
@@ -165,7 +213,8 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
     if (existsSync(pointer)) mask("--ro-bind", pointer, pointer);
   }
   const visibleRoots = [...shown, ...sb.readable, ...sb.writable];
-  const visible = (p: string) => visibleRoots.some((r) => isInside(r, p)) || !hidden.some((h) => isInside(h, p));
+  const inView = (p: string) => !view || !isInside(sb.gitDir!, p) || [...view.roots, ...sb.writable].some((r) => isInside(r, p));
+  const visible = (p: string) => inView(p) && (visibleRoots.some((r) => isInside(r, p)) || !hidden.some((h) => isInside(h, p)));
   // Credentials inside what is shown (a sandboxPaths of ~/.config, a checkout that is the home itself).
   for (const rel of CREDENTIALS) {
     const p = path.join(home, rel);
@@ -173,19 +222,17 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
     if (!st || !visible(p)) continue;
     mask(st.isDirectory() ? "--tmpfs" : "--ro-bind", p);
   }
-  if (sb.gitDir && sb.private) {
-    // The repository's config may hold a token in a remote URL, credential helpers, programs: the
-    // commands see a copy with only what git needs to read the repository.
-    const config = path.join(sb.gitDir, "config");
-    if (existsSync(config)) mask("--ro-bind", config, writeSafeConfig(config, sb.private));
-    // What it includes (`[include] path = creds.cfg` in .git, a CI's credentials file) is config too.
-    for (const inc of includedFiles(config, home)) if (visible(inc)) mask("--ro-bind", inc);
-    // The repositories of submodules (the checkout's in modules/, each worktree's in worktrees/<name>/modules/)
-    // have configs of their own, with the remote URL `git submodule` copied, a token in it too.
-    const gitDirs = [sb.gitDir, ...subfolders(path.join(sb.gitDir, "worktrees"))];
-    for (const sub of gitDirs.flatMap((d) => submoduleConfigs(path.join(d, "modules")))) mask("--ro-bind", sub, writeSafeConfig(sub, sb.private, true));
-    for (const wc of [...gitDirs.map((d) => path.join(d, "config.worktree")), ...sb.writable.map((w) => worktreeConfigOf(w))]) {
-      if (wc && existsSync(wc)) mask("--ro-bind", wc);
+  if (view) {
+    // What the config includes (`[include] path = creds.cfg` in .git, a CI's credentials file) is config too.
+    for (const inc of includedFiles(path.join(sb.gitDir!, "config"), home)) if (visible(inc)) mask("--ro-bind", inc);
+    // The repositories of submodules (the checkout's in modules/, the worktree's in worktrees/<name>/modules/)
+    // have configs of their own, with the remote URL `git submodule` copied, a token in it too, and hooks.
+    for (const sub of view.repos.flatMap((d) => submoduleConfigs(path.join(d, "modules")))) {
+      mask("--ro-bind", sub, writeSafeConfig(sub, sb.private!, true));
+      if (isRealDir(path.join(path.dirname(sub), "hooks"))) mask("--tmpfs", path.join(path.dirname(sub), "hooks"));
+    }
+    for (const wc of [...view.repos.slice(1).map((d) => path.join(d, "config.worktree")), ...sb.writable.map((w) => worktreeConfigOf(w))]) {
+      if (wc && existsSync(wc) && visible(wc)) mask("--ro-bind", wc);
     }
   }
   // A socket anywhere that stays visible (a docker socket in ~/.colima shown through sandboxPaths, one
@@ -271,136 +318,8 @@ function ensurePrivate(dir: string): { home: string } {
   return { home };
 }
 
-const KEPT_CORE = new Set(["repositoryformatversion", "filemode", "bare", "logallrefupdates", "ignorecase", "precomposeunicode", "symlinks"]);
-
-/**
- * The repository's config reduced to what git needs to read it: `[core]` format keys and
- * `[extensions]` (object format, worktree config). Remotes (URLs that may carry a token), credential
- * helpers, includes and every program are left out.
- */
-export function safeGitConfig(text: string): string {
-  const out: string[] = [];
-  let section = "";
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    const header = /^\[\s*([A-Za-z0-9.-]+)\s*(?:"[^"]*")?\s*\]/.exec(line);
-    if (header) {
-      section = /"/.test(line) ? `${header[1]!.toLowerCase()}.sub` : header[1]!.toLowerCase();
-      if (section === "core" || section === "extensions") out.push(`[${section}]`);
-      continue;
-    }
-    const kv = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*([^;#"\\]*?))?\s*$/.exec(line);
-    if (!kv) continue;
-    const key = kv[1]!.toLowerCase();
-    if ((section === "core" && KEPT_CORE.has(key)) || section === "extensions") out.push(`\t${key} = ${kv[2] ?? "true"}`);
-  }
-  return `${out.join("\n")}\n`;
-}
-
-/** The safe copy of `config` in `priv`: the repository's as `gitconfig`, a submodule's named by its content. */
-function writeSafeConfig(config: string, priv: string, submodule = false): string {
-  const text = safeGitConfig(readFileSync(config, "utf8"));
-  const file = path.join(priv, submodule ? `gitconfig-${createHash("sha256").update(text).digest("hex").slice(0, 12)}` : "gitconfig");
-  let old: string | null = null;
-  try {
-    old = readFileSync(file, "utf8");
-  } catch {
-    // First command of the session.
-  }
-  if (old !== text) {
-    mkdirSync(priv, { recursive: true, mode: 0o700 });
-    writeFileSync(file, text);
-  }
-  return file;
-}
-
-/** The `path` values of `[include]` and `[includeIf "…"]` sections of a config's text. Pure. */
-export function includePaths(text: string): string[] {
-  const out: string[] = [];
-  let inInclude = false;
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    const header = /^\[\s*([A-Za-z0-9.-]+)/.exec(line);
-    if (header) inInclude = /^include(if)?$/i.test(header[1]!);
-    const kv = /^(?:\[[^\]]*\]\s*)?path\s*=\s*(.*?)\s*$/i.exec(line);
-    if (inInclude && kv?.[1]) out.push(kv[1].replace(/^"(.*)"$/, "$1"));
-  }
-  return out;
-}
-
-/** The existing files `config` includes, resolved as git does (`~/`, relative to its folder), and theirs. */
-function includedFiles(config: string, home: string, depth = 0, out = new Set<string>()): string[] {
-  if (depth > 4 || out.size >= 50) return [...out];
-  let text = "";
-  try {
-    text = readFileSync(config, "utf8");
-  } catch {
-    return [...out];
-  }
-  for (const p of includePaths(text)) {
-    const file = p.startsWith("~/") ? path.join(home, p.slice(2)) : path.resolve(path.dirname(config), p);
-    if (out.has(file) || !statOrNull(file)?.isFile()) continue;
-    out.add(file);
-    includedFiles(file, home, depth + 1, out);
-  }
-  return [...out];
-}
-
-/** The folders in `dir` (none when it is missing). */
-function subfolders(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? [path.join(dir, e.name)] : []));
-  } catch {
-    return [];
-  }
-}
-
-/**
- * The configs of the submodule repositories under a `modules` folder: a name may have slashes
- * (`modules/libs/a`), a submodule its own submodules. Bounded: a few levels, 200 configs.
- */
-function submoduleConfigs(modules: string, depth = 0, out: string[] = []): string[] {
-  if (depth > 6) return out;
-  for (const dir of subfolders(modules)) {
-    if (out.length >= 200) break;
-    if (!existsSync(path.join(dir, "HEAD"))) submoduleConfigs(dir, depth + 1, out);
-    else {
-      if (existsSync(path.join(dir, "config"))) out.push(path.join(dir, "config"));
-      submoduleConfigs(path.join(dir, "modules"), depth + 1, out);
-    }
-  }
-  return out;
-}
-
-/** The per-worktree config of a linked worktree, from its `.git` file, or null. */
-function worktreeConfigOf(wt: string): string | null {
-  try {
-    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(path.join(wt, ".git"), "utf8"));
-    return m ? path.join(m[1]!.trim(), "config.worktree") : null;
-  } catch {
-    return null;
-  }
-}
-
 /** A link or a file the command left where a folder of the private home must be: removed. */
 function unlinkIfNotDir(p: string): void {
   const st = lstatSync(p, { throwIfNoEntry: false });
   if (st && !st.isDirectory()) rmSync(p, { force: true });
-}
-
-function statOrNull(p: string) {
-  try {
-    return statSync(p);
-  } catch {
-    return null;
-  }
-}
-
-/** A directory that is not a link (`/var/run` is often a link to `/run`, which is hidden already). */
-function isRealDir(p: string): boolean {
-  try {
-    return lstatSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -105,9 +105,12 @@ export function sandboxDir(commonDir: string, id: string): string {
   return path.join(workRoot(commonDir), "sandbox", `trm-${id}`);
 }
 
-/** The private sandbox folder that goes with a worktree of the new layout (`<root>/worktrees/trm-<id>`). */
+/**
+ * The private sandbox folder that goes with a worktree of the new layout (`<root>/worktrees/trm-<id>`, a
+ * review's `<root>/review/trm-review-…`), removed with it.
+ */
 export function sandboxDirOfWorktree(wtPath: string): string | null {
-  return path.basename(path.dirname(wtPath)) === "worktrees" && path.basename(path.resolve(wtPath, "..", "..")) !== "trm"
+  return ["worktrees", "review"].includes(path.basename(path.dirname(wtPath))) && path.basename(path.resolve(wtPath, "..", "..")) !== "trm"
     ? path.join(path.resolve(wtPath, "..", ".."), "sandbox", path.basename(wtPath))
     : null;
 }

@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { type Evaluation, evaluate } from "../evaluate/evaluate.js";
+import { INSTALL_BWRAP } from "../exec/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
 import { DEFAULT_TIMEOUT_SEC, DEFAULT_WEIGHTS } from "../session/config.js";
 import { UserError } from "../util/errors.js";
+import { confinement, sandboxAvailable } from "./confinement.js";
 import type { PrRef } from "./pr-url.js";
 
 /** One side of a change as its commands judged it. */
@@ -30,6 +32,8 @@ export interface PrEvaluation {
 
 export interface EvaluateRangeOptions {
   commands: { build?: string; test?: string; lint?: string };
+  /** Run the commands without a sandbox when bubblewrap is not available (the caller trusts the change). */
+  trustPr?: boolean;
   timeoutSec?: number;
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
@@ -116,9 +120,24 @@ const errors = (ev: Evaluation) =>
 
 /**
  * Runs the commands on the merge base of `base` and `head` and on `head`, each in a temporary detached
- * worktree (the user's checkout is never involved), and reports what the change did to them.
+ * worktree (the user's checkout is never involved), and reports what the change did to them. The head's
+ * commands are the change's own code: both sides run in the bubblewrap sandbox (confinement.ts), alike so
+ * that the difference is the change's; without bubblewrap only when the caller trusts the change, and
+ * the notes say which.
  */
-export async function evaluateRange(repoPath: string, baseRev: string, headRev: string, opts: EvaluateRangeOptions): Promise<PrEvaluation> {
+export async function evaluateRange(
+  repoPath: string,
+  baseRev: string,
+  headRev: string,
+  opts: EvaluateRangeOptions,
+): Promise<{ evaluation?: PrEvaluation; notes: string[] }> {
+  const sandboxed = sandboxAvailable();
+  if (!sandboxed && !opts.trustPr)
+    return {
+      notes: [
+        `evaluate was not run: it runs the head's build, test and lint commands, and bubblewrap, which would confine them, is not available (${INSTALL_BWRAP}). Pass trustPr: true (code-trm review --trust-pr) to run them unconfined.`,
+      ],
+    };
   const repo = await openRepo(repoPath);
   // Revisions may come from the client: resolved to commit ids before anything else sees them.
   const resolve = async (rev: string) => {
@@ -149,6 +168,7 @@ export async function evaluateRange(repoPath: string, baseRev: string, headRev: 
         perfDirection: "lower",
         signal: opts.signal,
         onProgress: (m) => opts.onProgress?.(`${side}: ${m}`),
+        ...(sandboxed ? { sandbox: confinement(repo, wt)! } : {}),
       });
       results[side] = run.evaluation;
     }
@@ -157,6 +177,14 @@ export async function evaluateRange(repoPath: string, baseRev: string, headRev: 
   }
   const b = results.base!;
   const h = results.head!;
+  const where = sandboxed
+    ? "evaluate ran the commands of both sides in the bubblewrap sandbox: no network, their temporary checkout alone writable."
+    : `evaluate ran the commands of both sides without a sandbox because trustPr was passed: bubblewrap is not available (${INSTALL_BWRAP}).`;
+  return { evaluation: prEvaluation(mergeBase, b, headOid, h), notes: [where] };
+}
+
+/** What the change did to the commands' results. Pure. */
+function prEvaluation(mergeBase: string, b: Evaluation, headOid: string, h: Evaluation): PrEvaluation {
   const fb = failing(b);
   const fh = failing(h);
   const eb = errors(b);

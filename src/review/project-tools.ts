@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { type Dirent, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
 import type { Diagnostic } from "../evaluate/types.js";
 import { runCommand } from "../exec/run.js";
-import { assertSandboxAvailable, INSTALL_BWRAP, type Sandbox } from "../exec/sandbox.js";
+import { INSTALL_BWRAP } from "../exec/sandbox.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
-import { isInside } from "../util/paths.js";
 import { shellQuote } from "../util/text.js";
+import { confinement } from "./confinement.js";
 import { findRemote } from "./evaluate-pr.js";
 import { fileKind } from "./lang.js";
 import { type LintCode, lintCodeOfChange } from "./lint-code.js";
@@ -197,9 +197,8 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
     if (!existsSync(path.join(wt, "node_modules"))) await symlink(path.join(repo.top, "node_modules"), path.join(wt, "node_modules"), "dir");
     // ESLint runs its configuration, what that imports and its plugins: only when the change left all of
     // them as the base had them (lint-code.ts), or the caller trusts the change. Confined when bubblewrap
-    // works here (only the temporary worktree writable, credentials in the home directory hidden, no
-    // network); tsc only reads JSON and type-checks.
-    const sandbox = confinement(repo.top, wt);
+    // works here (confinement.ts: the session's sandbox, no network); tsc only reads JSON and type-checks.
+    const sandbox = confinement(repo, wt);
     const run = async (name: string, cmd: string): Promise<void> => {
       opts.onProgress?.(`running the project's ${name}`);
       const r = await runCommand(cmd, {
@@ -285,44 +284,4 @@ export function eslintRunNotes(code: LintCode, sandboxed: boolean): string[] {
       `The project's ESLint ran without a sandbox, on configuration and plugins the base already had; install bubblewrap to confine it too: ${INSTALL_BWRAP}.`,
     ];
   return [];
-}
-
-/** The sandbox for the project's tools on a head, or null when bubblewrap cannot make one here. */
-export function confinement(top: string, wt: string): Sandbox | null {
-  try {
-    assertSandboxAvailable();
-  } catch {
-    return null;
-  }
-  // The checkout is re-exposed read-only (its node_modules, linked into the worktree, may live under /tmp,
-  // which the sandbox replaces), and so is what its packages link to outside it (npm link, a shared store).
-  return { writable: [wt], readable: [top, ...linkedPackages(path.join(top, "node_modules"), top)], network: false };
-}
-
-/** Real folders outside `top` that entries of `modules` (and of its @scopes) link to; at most 200. */
-function linkedPackages(modules: string, top: string): string[] {
-  const out = new Set<string>();
-  const scan = (dir: string, depth: number) => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (out.size >= 200) return;
-      const p = path.join(dir, e.name);
-      if (e.isDirectory() && e.name.startsWith("@") && depth === 0) scan(p, 1);
-      else if (e.isSymbolicLink()) {
-        try {
-          const real = realpathSync(p);
-          if (!isInside(top, real) && statSync(real).isDirectory()) out.add(real);
-        } catch {
-          // A dangling link: nothing to expose.
-        }
-      }
-    }
-  };
-  scan(modules, 0);
-  return [...out];
 }

@@ -159,6 +159,7 @@ async function evaluateSource(source: Source, input: ReviewInput, fetched: Fetch
   const run = (base: string, head: string) =>
     evaluateRange(input.repoPath!, base, head, {
       commands: { build: input.buildCmd, test: input.testCmd, lint: input.lintCmd },
+      ...(input.trustPr ? { trustPr: true } : {}),
       timeoutSec: input.timeoutSec,
       signal: opts.signal,
       onProgress: opts.onProgress,
@@ -294,7 +295,11 @@ async function reviewFiles(
   }
 
   const result: ReviewResult = { summary, comments };
-  if (input.evaluate) result.evaluation = await evaluateSource(source, input, fetched, opts);
+  if (input.evaluate) {
+    const ran = await evaluateSource(source, input, fetched, opts);
+    if (ran.evaluation) result.evaluation = ran.evaluation;
+    notes.push(...ran.notes);
+  }
   if (prInfo) result.prInfo = prInfo;
   if (notes.length > 0) result.notes = notes;
   if (input.format === "sarif") result.sarif = toSarif(comments);

@@ -14,7 +14,7 @@ import { INSTALL_BWRAP } from "../exec/sandbox.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
-import { confinement } from "./project-tools.js";
+import { confinement, sandboxAvailable } from "./confinement.js";
 import type { FileChange, ReviewComment } from "./types.js";
 
 export interface ReviewStrengthOptions {
@@ -55,7 +55,7 @@ export async function reviewTestStrength(
   const repo = await openRepo(repoPath);
   // The head's tests are the change's own code: confined, or run only when the caller trusts the change
   // (as the project's ESLint on a change of the code it runs: project-tools.ts).
-  const sandboxed = confinement(repo.top, repo.top) !== null;
+  const sandboxed = sandboxAvailable();
   if (!sandboxed && !opts.trustPr)
     return {
       comments: [],
@@ -99,7 +99,7 @@ export async function reviewTestStrength(
       changed,
       timeoutSec: opts.timeoutSec ?? 300,
       budgetMs: (opts.budgetSec ?? DEFAULT_MUTATION_BUDGET_SEC) * 1000,
-      sandbox: (cwd) => confinement(repo.top, cwd) ?? undefined,
+      sandbox: (cwd) => confinement(repo, cwd) ?? undefined,
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     });
