@@ -9,7 +9,7 @@
  *
  * The repository needs its dependencies installed (node_modules is linked into each checkout). Prints
  * one JSON line per parallelism: added and covered lines, uncovered hunks, mutants run, killed, survived
- * (with their diffs), seconds and mutants per minute.
+ * (with their diffs and the tests that ran), each mutant's verdict, seconds and mutants per minute.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
@@ -76,11 +76,11 @@ for (const parallel of parallels) {
         codeLines: s.coverage?.added,
         covered: s.coverage?.ran,
         uncoveredHunks: s.coverage?.uncovered.map((u) => `${u.file}:${u.start}-${u.end}`),
-        mode: m?.mode,
         mutants: m?.chosen ?? 0,
         run,
         killed: m ? m.results.filter((r) => r.status !== "survived").length : 0,
-        survived: m?.survived.map((r) => ({ at: `${r.file}:${r.line}`, mutator: r.mutator, diff: r.diff })) ?? [],
+        verdicts: m?.results.map((r) => `${r.file}:${r.line}:${r.status}`) ?? [],
+        survived: m?.survived.map((r) => ({ at: `${r.file}:${r.line}`, mutator: r.mutator, diff: r.diff, tests: r.tests })) ?? [],
         mutationSec: m ? Math.round(m.durationMs / 100) / 10 : 0,
         totalSec: Math.round(secs * 10) / 10,
         mutantsPerMin: m && m.durationMs > 0 ? Math.round((run / (m.durationMs / 60000)) * 10) / 10 : 0,

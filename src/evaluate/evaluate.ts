@@ -51,6 +51,8 @@ export interface Evaluation {
   perf?: { value: number | null; score: number };
   components: Components;
   score: number;
+  /** testStrength with a weight lowered `score` from `unweighted` (score.ts strengthScore). */
+  strength?: { value: number; unweighted: number };
   testsPass: boolean;
   diagnostics: Diagnostic[];
   /** Plain statements about the environment, e.g. dependencies missing in the worktree. */

@@ -71,6 +71,35 @@ export function testsPassed(t: { failed: number | null; total: number | null } |
   return t.total === null || t.total > 0;
 }
 
+/**
+ * Test strength (testStrength with a weight, docs/scoring.md): of the session's added code lines, the
+ * share whose mutant the tests kill, a line no test runs counting as a survivor. Null when nothing was
+ * measured (no code line added, or no run).
+ */
+export function testStrengthOf(killed: number, survived: number, untested: number): number | null {
+  const n = killed + survived + untested;
+  return n > 0 ? killed / n : null;
+}
+
+/**
+ * The score of a step whose tests all pass, with test strength `k` at weight `w` in (0, 1]:
+ * `score × (1 − w·(1 − k))`. It only ever lowers a passing step, and never to or below a step whose tests
+ * fail: not below `failingBest` (the best score of the session's steps whose tests fail) + 2e-6, so the
+ * step still improves on all of them, nor above its score without the weight.
+ */
+export function strengthScore(score: number, k: number, w: number, failingBest?: number): number {
+  const scaled = score * (1 - clamp01(w) * (1 - clamp01(k)));
+  return Math.min(score, Math.max(scaled, failingBest === undefined ? 0 : failingBest + 2 * IMPROVEMENT_EPSILON));
+}
+
+/**
+ * With the weight, a step whose tests fail scores below every step the weight lowered (`lowest`, the
+ * lowest of their scores): test strength never makes a failing step look better than a passing one.
+ */
+export function failingScoreCap(score: number, lowest?: number): number {
+  return lowest === undefined ? score : Math.min(score, Math.max(0, lowest - 2 * IMPROVEMENT_EPSILON));
+}
+
 export type PerfDirection = "lower" | "higher";
 
 /**

@@ -9,7 +9,7 @@ import type { Sandbox } from "../exec/sandbox.js";
 import { readPrefix } from "../util/read-prefix.js";
 import { type ChangedLines, isJsSource } from "./coverage/changed-lines.js";
 import { type CoverageRun, measureChangeCoverage } from "./coverage/run-coverage.js";
-import { MAX_SOURCE, type MutationRun, plainFile, runMutants } from "./mutate/run-mutants.js";
+import { MAX_SOURCE, type MutationRun, plainFile, runMutants, type TestsRan } from "./mutate/run-mutants.js";
 
 export interface TestStrengthOptions {
   /** Checkout `k` of the change (k < parallel), made or cleaned by the caller; never the user's. */
@@ -101,11 +101,18 @@ export async function measureTestStrength(o: TestStrengthOptions): Promise<TestS
     if (mutation.chosen > 0) {
       const killed = mutation.results.filter((r) => r.status !== "survived").length;
       notes.push(
-        `Mutants of the covered added lines: ${mutation.results.length} of ${mutation.chosen} run in ${Math.round(mutation.durationMs / 1000)} s (${mutation.mode}), ${killed} killed, ${mutation.survived.length} survived.`,
+        `Mutants of the covered added lines: ${mutation.results.length} of ${mutation.chosen} run in ${Math.round(mutation.durationMs / 1000)} s, ${killed} killed, ${mutation.survived.length} survived.`,
       );
     }
   }
   return { coverage, mutation, notes };
+}
+
+/** ": 46 tests passed, among them "a", "b", "c"" (the names where the run's output gave them). */
+export function ranText(t: TestsRan | undefined): string {
+  if (!t || t.passed === null) return "";
+  const names = t.names?.length ? `, among them ${t.names.map((n) => JSON.stringify(n)).join(", ")}` : "";
+  return `: ${t.passed} test${t.passed === 1 ? "" : "s"} passed${names}`;
 }
 
 const span = (a: number, b: number) => (a === b ? `line ${a}` : `lines ${a}-${b}`);
@@ -128,7 +135,7 @@ export function strengthFindings(s: TestStrength): StrengthFinding[] {
       file: m.file,
       line: m.line,
       kind: "mutant",
-      message: `Surviving mutant (${m.mutator}): with this change to line ${m.line} every test still passes (\`${m.cmd}\`${m.tests ? `, ${m.tests}` : ""}), so no test checks what it does.`,
+      message: `Surviving mutant (${m.mutator}): with this change to line ${m.line} every test still passes (\`${m.cmd}\`${ranText(m.tests)}), so no test checks what it does.`,
       diff: m.diff,
     });
   }

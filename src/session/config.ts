@@ -53,8 +53,11 @@ export interface StartInput {
   sandboxPaths?: string[];
   /** Globs of files candidates may not change. */
   protectTests?: string[];
-  /** A step that would halt with success also reports surviving mutants (docs/review-runs-code.md). */
-  testStrength?: boolean;
+  /**
+   * A step that would halt with success also reports surviving mutants (docs/review-runs-code.md); a
+   * number in (0, 1] is also their weight in its score (docs/scoring.md).
+   */
+  testStrength?: boolean | number;
 }
 
 /** What is stored durably with the session (a git note on the baseline commit). */
@@ -88,8 +91,8 @@ export interface SessionConfig {
   passEnv?: string[];
   /** Commands run under bubblewrap (exec/sandbox.ts); network only with `network`. */
   sandbox?: { network: boolean; paths?: string[] };
-  /** A step that would halt with success also reports the surviving mutants of the session's lines (test-strength.ts). */
-  testStrength?: boolean;
+  /** A step that would halt with success also reports the surviving mutants of the session's lines; a number weighs them in its score (test-strength.ts). */
+  testStrength?: boolean | number;
   /** Globs of files a candidate may not change (the tests that judge it). */
   protectTests?: string[];
 }
@@ -122,6 +125,11 @@ export function resolveConfig(
   const checks = (input.checks ?? []).map((c) => ({ name: c.name, cmd: c.cmd.trim(), weight: c.weight }));
   const dup = checks.find((c, i) => checks.findIndex((d) => d.name === c.name) !== i);
   if (dup) throw new UserError(`Two checks are named ${dup.name}.`, "Give every check its own name.");
+  if (typeof input.testStrength === "number" && !(input.testStrength >= 0 && input.testStrength <= 1))
+    throw new UserError(
+      `testStrength ${input.testStrength} is not a weight between 0 and 1.`,
+      "Pass true to report surviving mutants only, or a weight such as 0.3.",
+    );
   const halt: HaltPolicy = { ...DEFAULT_HALT, ...input.halt };
   if (halt.minSteps > halt.maxSteps) {
     throw new UserError(`halt.minSteps (${halt.minSteps}) is greater than halt.maxSteps (${halt.maxSteps}).`, "Lower minSteps or raise maxSteps.");
@@ -146,7 +154,7 @@ export function resolveConfig(
       ? { sandbox: { network: input.network ?? false, ...(input.sandboxPaths?.length ? { paths: input.sandboxPaths.map(sandboxPath) } : {}) } }
       : {}),
     ...(input.protectTests?.length ? { protectTests: input.protectTests.map((g) => g.trim()).filter(Boolean) } : {}),
-    ...(input.testStrength ? { testStrength: true } : {}),
+    ...(input.testStrength ? { testStrength: input.testStrength } : {}),
   };
 }
 

@@ -28,7 +28,7 @@ import { bestOffHistoryNote, type StepNote, stepMessage } from "./record.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
 import { assertTestsUntouched, describeTestChanges, landedOps, type TestFileChange, testConfigChanges, testFileChanges } from "./test-files.js";
-import { testStrengthNotes } from "./test-strength.js";
+import { weighTestStrength } from "./test-strength.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 
 /** One candidate to submit: the change, why (the commit message), and notes carried to later steps. */
@@ -62,11 +62,19 @@ export async function submitCandidate(s: Session, { candidate, rationale, zNotes
       if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
       throw err;
     }
-    const res = await recordStep(s, { step, candidate, rationale, zNotes, applied, judged, ...(lazy ? { notes: [lazy] } : {}) });
-    // testStrength: a success that weak tests allowed is told which lines no test checks (test-strength.ts).
-    if (s.config.testStrength && res.ev.testsPass && res.halt.shouldHalt && res.halt.reasons.some((r) => r.startsWith("success"))) {
-      res.feedback = `${res.feedback}\n${(await testStrengthNotes(s, res.commit, ctx)).join("\n")}`;
+    // testStrength: a success that weak tests allowed is told which lines no test checks, and with a
+    // weight scores lower (test-strength.ts).
+    let strengthNotes: string[] = [];
+    if (s.config.testStrength) {
+      const w = await weighTestStrength(s, step, judged.tree, judged.ev, ctx).catch(async (err: unknown) => {
+        await applied.undo();
+        throw err;
+      });
+      judged = { ...judged, ev: w.ev };
+      strengthNotes = w.notes;
     }
+    const res = await recordStep(s, { step, candidate, rationale, zNotes, applied, judged, ...(lazy ? { notes: [lazy] } : {}) });
+    if (strengthNotes.length > 0) res.feedback = `${res.feedback}\n${strengthNotes.join("\n")}`;
     return res;
   });
 }

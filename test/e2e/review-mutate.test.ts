@@ -70,7 +70,8 @@ describe("a review that runs the tests: untested lines and surviving mutants of 
       ["src/stats.js", 4, "surviving-mutant"],
     ]);
     const mutant = (r.comments as Any[]).find((c) => c.line === 4 && c.file === "src/stats.js");
-    expect(mutant.message).toMatch(/every test still passes \(`node --test`, 3 passed, 0 failed\)/);
+    // Which tests ran, as the output named them (issue 26): the count and the first few names.
+    expect(mutant.message).toMatch(/every test still passes \(`node --test`: 3 tests passed, among them "[^"]+", "[^"]+", "[^"]+"\)/);
     expect(mutant.suggestion).toContain("-  return { n, mean: sum / n };\n+  return { n, mean: sum * n };");
     expect(r.notes.join("\n")).toMatch(/Coverage of the change: \d+ of \d+ added code lines ran/);
     expect(r.notes.join("\n")).toMatch(/Mutants of the covered added lines: (\d+) of \1 run .* survived/);
@@ -159,4 +160,33 @@ describe("a review that runs the tests: untested lines and surviving mutants of 
     await srv.call("trm_end_session", { sessionId });
     expect(checkoutState(repo)).toEqual(before);
   }, 120_000);
+
+  it("testStrength with a weight: weak tests lower the passing step's score below success, tests that kill its mutants bring it to 1", async () => {
+    const repo = fixture();
+    const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", testStrength: 0.5 });
+    const stats = "export function stats(xs) {\n  const n = xs.length;\n  const sum = xs.reduce((a, b) => a + b, 0);\n  return { n, mean: sum / n };\n}\n";
+    const head = 'import { test } from "node:test";\nimport assert from "node:assert";\nimport { stats } from "../src/stats.js";\n';
+    const submit = (test: string) =>
+      srv.call<Any>("trm_submit_candidate", {
+        sessionId,
+        candidate: {
+          mode: "files",
+          files: [
+            { path: "src/stats.js", content: stats },
+            { path: "test/stats.test.js", content: `${head}${test}` },
+          ],
+        },
+      });
+    const weak = await submit('test("stats counts", () => assert.equal(stats([1, 2, 3]).n, 3));\n');
+    expect(weak.tests).toMatchObject({ failed: 0 });
+    expect(weak.score).toBeLessThan(0.95);
+    expect(weak.shouldHalt).toBe(false);
+    expect(weak.feedback).toMatch(
+      /testStrength: \d+ of \d+ added code lines have a mutant the tests kill \(strength 0\.\d+, weight 0\.5\): score 1\.000 -> 0\.\d+/,
+    );
+    const strong = await submit('test("stats", () => assert.deepEqual(stats([1, 2, 3]), { n: 3, mean: 2 }));\n');
+    expect(strong.score).toBe(1);
+    expect(strong.shouldHalt).toBe(true);
+    await srv.call("trm_end_session", { sessionId });
+  }, 300_000);
 });

@@ -1,16 +1,13 @@
 /**
- * Stryker's own mutators and mutant schemata (@stryker-mutator/instrumenter): every mutant of a file is
- * placed in one instrumented copy behind a switch (`stryMutAct_9fa48("3") ? mutated : original`) that the
- * environment variable __STRYKER_ACTIVE_MUTANT__ turns on, so one build of one copy serves every mutant.
- * Loaded on first use: it brings Babel.
+ * Stryker's own mutators (@stryker-mutator/instrumenter): the mutants of the given lines, each a
+ * replacement at a location. Only the mutants are used, not the instrumented copy (mutant schemata, one
+ * copy switched by __STRYKER_ACTIVE_MUTANT__): a switch read from the environment never reaches code the
+ * tests run with an environment of their own, and its mutants "survive" (run-mutants.ts writes each
+ * mutant into its file instead). Loaded on first use: it brings Babel.
  */
 import type { RawMutant } from "./choose.js";
 
-export const ACTIVE_MUTANT_ENV = "__STRYKER_ACTIVE_MUTANT__";
-
 export interface Instrumented {
-  /** The instrumented text of each file, by the name given. */
-  files: Map<string, string>;
   mutants: (RawMutant & { fileName: string })[];
 }
 
@@ -30,8 +27,8 @@ const silent = {
 };
 
 /**
- * Instruments `files` (name → text), placing the mutants of the given 1-based lines of each. A file the
- * parser refuses is left out (its name in `failed`).
+ * The mutants of the given 1-based lines of each of `files` (name → text). A file the parser refuses is
+ * left out (its name in `failed`).
  */
 export async function instrument(files: Map<string, { content: string; lines: number[] }>): Promise<Instrumented & { failed: string[] }> {
   const { createInstrumenter } = await import("@stryker-mutator/instrumenter");
@@ -64,8 +61,7 @@ export async function instrument(files: Map<string, { content: string; lines: nu
     names = names.filter((n) => !failed.includes(n));
     r = names.length > 0 ? await instrumenter.instrument(input(names), options) : undefined;
   }
-  const out: Instrumented & { failed: string[] } = { files: new Map(), mutants: [], failed };
-  for (const f of r?.files ?? []) out.files.set(f.name, f.content);
+  const out: Instrumented & { failed: string[] } = { mutants: [], failed };
   for (const m of r?.mutants ?? [])
     out.mutants.push({ id: m.id, fileName: m.fileName, mutatorName: m.mutatorName, replacement: m.replacement, location: m.location });
   return out;

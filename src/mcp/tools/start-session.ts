@@ -18,7 +18,7 @@ export const startSessionInput = {
   quickTestCmd: cmd.optional().describe("gate first; {files}=changed files"),
   selectTests: z.boolean().optional(),
   lintCmd: cmd.optional(),
-  benchCmd: cmd.optional().describe("prints a number (lower is better unless perfDirection=higher)"),
+  benchCmd: cmd.optional().describe("prints a number, lower is better (perfDirection)"),
   setupCmd: cmd.optional().describe("run once in the new worktree (npm ci)"),
   allowSetupFailure: z.boolean().optional(),
   timeoutSec: z.number().int().min(1).max(LIMITS.maxTimeoutSec).optional().describe("per command (120)"),
@@ -38,7 +38,7 @@ export const startSessionInput = {
   cascade: z.boolean().optional().describe("skip test/bench on failed build"),
   parallel: z.boolean().optional(),
   perfDirection: z.enum(["lower", "higher"]).optional(),
-  linkPaths: z.array(z.string()).max(50).optional().describe("ignored paths to symlink, e.g. .env"),
+  linkPaths: z.array(z.string()).max(50).optional().describe("ignored paths to link, e.g. .env"),
   checks: z
     .array(z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), cmd, weight }))
     .max(10)
@@ -51,7 +51,8 @@ export const startSessionInput = {
   network: z.boolean().optional(),
   sandboxPaths: z.array(z.string().min(1).max(4096)).max(20).optional(),
   protectTests: z.array(z.string().min(1).max(200)).max(20).optional().describe("globs candidates may not change"),
-  testStrength: z.boolean().optional(),
+  // A number is its weight in the score, checked in session/config.ts: min and max would cost schema tokens.
+  testStrength: z.union([z.boolean(), z.number()]).optional(),
 };
 
 // The session layer takes a plain type (session/config.ts StartInput): an option added to one and not
@@ -88,6 +89,7 @@ export function startSessionTool(sessions: SessionManager) {
       sandbox: "run the commands under bubblewrap: worktree writable, the rest read-only",
       network: "with sandbox: allow the network",
       sandboxPaths: "with sandbox: folders re-exposed read-only (absolute or ~/…)",
+      testStrength: "true: a success also reports its surviving mutants; a number 0..1: also their weight in its score (docs/scoring.md)",
     },
     output: {
       sessionId: z.string(),

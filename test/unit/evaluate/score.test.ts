@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { bestPerf, foldProgress, haltDecision, nextEma, perfScore, weightedScore } from "../../../src/evaluate/score.js";
+import {
+  bestPerf,
+  failingScoreCap,
+  foldProgress,
+  haltDecision,
+  nextEma,
+  perfScore,
+  strengthScore,
+  testStrengthOf,
+  weightedScore,
+} from "../../../src/evaluate/score.js";
 
 const W = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
 const H = { maxSteps: 12, passThreshold: 0.95, patienceNoImprove: 3, minSteps: 1 };
@@ -75,5 +85,58 @@ describe("EMA, improvement and halting", () => {
   });
   it("never halts before a candidate was evaluated", () => {
     expect(haltDecision(undefined, true, H).shouldHalt).toBe(false);
+  });
+});
+
+describe("test strength with a weight (testStrength: 0.5)", () => {
+  it("is the share of measured lines whose mutant the tests kill, an untested line counting as a survivor", () => {
+    expect(testStrengthOf(3, 1, 0)).toBe(0.75);
+    expect(testStrengthOf(3, 1, 4)).toBe(0.375);
+    expect(testStrengthOf(0, 0, 0)).toBeNull();
+  });
+
+  it("scales a passing step's score by 1 - w(1 - k): strong tests keep 1, weak tests lose up to w", () => {
+    expect(strengthScore(1, 1, 0.5)).toBe(1);
+    expect(strengthScore(1, 0, 0.5)).toBe(0.5);
+    expect(strengthScore(0.9, 0.5, 0.4)).toBeCloseTo(0.72);
+    // Out-of-range inputs are clamped, never raise the score.
+    expect(strengthScore(0.8, 2, 3)).toBe(0.8);
+    expect(strengthScore(0.8, -1, 1)).toBe(0);
+  });
+
+  it("never lowers a passing step to or below a step whose tests fail, nor raises it", () => {
+    const s = strengthScore(1, 0, 0.5, 0.9);
+    expect(s).toBeGreaterThan(0.9);
+    expect(s).toBeLessThan(0.95);
+    // The floor never lifts the step above its unweighted score.
+    expect(strengthScore(0.8, 0, 0.5, 0.85)).toBe(0.8);
+    // As the fold sees it: the passing step improves on the failing best.
+    const p = foldProgress(
+      [
+        { step: 1, score: 0.9, testsPass: false },
+        { step: 2, score: s, testsPass: true },
+      ],
+      0.9,
+    )!;
+    expect(p.improved).toBe(true);
+    expect(p.bestStep).toBe(2);
+    // ... and does not halt with success: the weak tests keep the loop going.
+    expect(haltDecision(p, true, H).shouldHalt).toBe(false);
+  });
+
+  it("a later step whose tests fail scores below every step the weight lowered", () => {
+    const lowered = strengthScore(1, 0.2, 0.5);
+    const failing = failingScoreCap(0.97, lowered);
+    expect(failing).toBeLessThan(lowered);
+    const p = foldProgress(
+      [
+        { step: 1, score: lowered, testsPass: true },
+        { step: 2, score: failing, testsPass: false },
+      ],
+      0.9,
+    )!;
+    expect(p.bestStep).toBe(1);
+    expect(failingScoreCap(0.3, lowered)).toBe(0.3);
+    expect(failingScoreCap(0.97, undefined)).toBe(0.97);
   });
 });

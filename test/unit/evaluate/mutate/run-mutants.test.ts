@@ -1,0 +1,71 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runMutants } from "../../../../src/evaluate/mutate/run-mutants.js";
+import { tmpDir } from "../../../helpers/repo.js";
+
+function checkoutOf(files: Record<string, string>): string {
+  const dir = tmpDir("trm-run-mutants-");
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+const CLI = 'const x = Number(process.argv[2]);\nprocess.stdout.write(x > 1 ? "big" : "small");\n';
+
+describe("running the mutants of a change", () => {
+  it("kills a mutant of code the tests run in a child process with a clean environment (an environment switch would not reach it)", async () => {
+    // CLI tests often spawn the program with an environment of their own: a mutant switched on by an
+    // environment variable (Stryker's mutant schemata) is never active there and would "survive" every test.
+    const cwd = checkoutOf({
+      "package.json": '{"type":"module"}\n',
+      "src/cli.js": CLI,
+      "test/cli.test.js": [
+        'import { test } from "node:test";',
+        'import assert from "node:assert";',
+        'import { spawnSync } from "node:child_process";',
+        'const run = (n) => spawnSync(process.execPath, ["src/cli.js", n], { env: {}, encoding: "utf8" }).stdout;',
+        'test("2 is big", () => assert.strictEqual(run("2"), "big"));',
+        'test("1 is small", () => assert.strictEqual(run("1"), "small"));',
+        "",
+      ].join("\n"),
+    });
+    const r = await runMutants({
+      checkout: async () => cwd,
+      parallel: 1,
+      testCmd: "node --test",
+      covered: new Map([["src/cli.js", [2]]]),
+      budgetMs: 120_000,
+      timeoutSec: 60,
+    });
+    expect(r.results).toHaveLength(1);
+    expect(r.results[0]).toMatchObject({ file: "src/cli.js", line: 2, status: "killed" });
+    expect(readFileSync(path.join(cwd, "src/cli.js"), "utf8")).toBe(CLI);
+  }, 120_000);
+
+  it("a survivor names the tests that ran, as the output names them", async () => {
+    const cwd = checkoutOf({
+      "package.json": '{"type":"module"}\n',
+      "src/a.js": "export function f(x) {\n  return x + 1;\n}\n",
+      "test/a.test.js": [
+        'import { test } from "node:test";',
+        'import { f } from "../src/a.js";',
+        'test("f runs", () => { f(1); });',
+        'test("f runs again", () => { f(2); });',
+        "",
+      ].join("\n"),
+    });
+    const r = await runMutants({
+      checkout: async () => cwd,
+      parallel: 1,
+      testCmd: "node --test",
+      covered: new Map([["src/a.js", [2]]]),
+      budgetMs: 120_000,
+      timeoutSec: 60,
+    });
+    expect(r.survived).toHaveLength(1);
+    expect(r.survived[0]!.tests).toEqual({ passed: 2, names: ["f runs", "f runs again"] });
+  }, 120_000);
+});
