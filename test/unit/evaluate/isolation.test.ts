@@ -161,6 +161,22 @@ describe("workspace and editable-install detection", () => {
     expect(r.dirs).toEqual(["/work/proj/src"]);
   });
 
+  it("lets Python write its bytecode into the session's prefix when the server's environment forbids it (else every run compiles the standard library again)", async () => {
+    const top = path.join(tmp, "bytecode");
+    const pyc = path.join(tmp, "bytecode-pycache");
+    mkdirSync(top, { recursive: true });
+    writeFileSync(path.join(top, "mod.py"), "X = 1\n");
+    const procEnv = { PATH: process.env.PATH, PYTHONDONTWRITEBYTECODE: "1" };
+    const r = await pythonIsolation(top, top, [], pyc, ["python3 -m pytest -q"], procEnv);
+    execFileSync("python3", ["-c", "import mod, json.decoder"], { cwd: top, env: { ...procEnv, ...r.env } });
+    const written = execFileSync("find", [pyc, "-name", "*.pyc"], { encoding: "utf8" });
+    expect(written).toMatch(/\/mod\.cpython-\d+\.pyc$/m);
+    expect(written).toMatch(/\/json\/decoder\.cpython-\d+\.pyc$/m);
+    expect(readdirSync(top)).toEqual(["mod.py"]);
+    // A server environment without the variable: nothing is added to it.
+    expect((await pythonIsolation(top, top, [], pyc, [], { PATH: process.env.PATH })).env).toEqual({ PYTHONPYCACHEPREFIX: pyc });
+  });
+
   it("redirects an editable install in an environment outside linkPaths: the server's VIRTUAL_ENV, the python on its PATH, or one a command names", async () => {
     // A real venv (python3 -m venv, no pip: nothing is downloaded) outside the checkout, holding a
     // src-layout editable install of the checkout as pip writes it.
