@@ -11,7 +11,7 @@ import path from "node:path";
 import { type RunResult, runCommand } from "../../exec/run.js";
 import type { Sandbox } from "../../exec/sandbox.js";
 import { readPrefix } from "../../util/read-prefix.js";
-import { projectRunner } from "../runner-hint.js";
+import { projectRunner, scriptRun } from "../runner-hint.js";
 import type { ChangedLines } from "./changed-lines.js";
 import { appendArgs } from "./command-args.js";
 import { executableLines } from "./executable-lines.js";
@@ -62,7 +62,7 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
   const ij = runner?.coverage?.istanbulJson;
   let cmd = o.testCmd;
   if (ij && (!ij.needs || ij.needs.some((p) => deps.has(p)))) {
-    const withArgs = appendArgs(o.testCmd, ij.args(istDir));
+    const withArgs = appendArgs(o.testCmd, ij.args(istDir), scriptRun(o.testCmd, o.cwd));
     if (withArgs) cmd = withArgs;
     else notes.push(`${runner!.name}'s coverage arguments cannot be added to a chained test command ("${o.testCmd}"): only Node's own coverage was read.`);
   } else if (runner?.coverage?.v8 === false) {
@@ -88,6 +88,11 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
     merge(hits, ist);
     const istRead = readPrefix(path.join(istDir, "coverage-final.json"), 2).length > 0;
     const measured = v8.projectScripts > 0 || istRead || hits.size > 0;
+    // The runner's tests run where V8 cannot see them (Jest's vm, Vite's module runner): without its own
+    // report, what other processes ran counts, but a line none of them ran may still be tested.
+    const blind = runner?.coverage?.v8 === false && !istRead;
+    if (blind && measured)
+      notes.push(`${runner!.name} wrote no coverage report: added lines Node's own coverage saw run count as tested, and none is reported unrun.`);
     if (r.timedOut) notes.push(`The tests did not finish within ${o.timeoutSec} s under coverage: lines they had not reached yet read as unrun.`);
     if (!measured) {
       notes.push(`No coverage of the project's files could be read from "${cmd}" (exit ${r.exitCode ?? "by signal"}): the change's coverage is not reported.`);
@@ -106,7 +111,8 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
     }
     const executable = new Map<string, Set<number> | null>();
     for (const file of wanted) executable.set(file, await executableLines(file, o.sources?.get(file) ?? readPrefix(path.join(o.cwd, file), 5_000_000)));
-    return { ...crossCoverage(o.changed, hits, executable), measured, notes, cmd, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs };
+    const cross = crossCoverage(o.changed, hits, executable);
+    return { ...cross, ...(blind ? { uncovered: [] } : {}), measured, notes, cmd, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs };
   } finally {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
