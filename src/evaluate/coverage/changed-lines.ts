@@ -15,10 +15,13 @@ export type ChangedLines = Map<string, AddedHunk[]>;
 /** JavaScript and TypeScript sources (declaration files carry no code). */
 export const isJsSource = (file: string): boolean => /\.(?:[cm]?[jt]sx?)$/.test(file) && !/\.d\.[cm]?ts$/.test(file);
 
-/** Test files and fixtures: their lines run as tests, they are not the code under test. */
+/**
+ * Test files, fixtures and benchmarks: their lines run as tests (or under `vitest bench`, which the tests
+ * never run), they are not the code under test.
+ */
 export const isTestFile = (file: string): boolean =>
-  /(^|\/)(__tests__|__mocks__|tests?|spec|fixtures?|e2e)\//.test(file) ||
-  /\.(test|spec|e2e)\.[cm]?[jt]sx?$/.test(file) ||
+  /(^|\/)(__tests__|__mocks__|tests?|spec|fixtures?|e2e|bench|benchmarks?)\//.test(file) ||
+  /\.(test|spec|e2e|bench)\.[cm]?[jt]sx?$/.test(file) ||
   /(^|\/)tests?\.[cm]?[jt]sx?$/.test(file);
 
 /**

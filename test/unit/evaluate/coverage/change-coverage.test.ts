@@ -23,6 +23,10 @@ describe("the change's added lines", () => {
     expect(isTestFile("src/__tests__/x.tsx")).toBe(true);
     expect(isTestFile("src/testing-lib.ts")).toBe(false);
     expect(isTestFile("src/contest.ts")).toBe(false);
+    // jshttp/content-type 5f65f1c: src/index.bench.ts (vitest bench) was reported as untested code.
+    expect(isTestFile("src/index.bench.ts")).toBe(true);
+    expect(isTestFile("benchmarks/parse.js")).toBe(true);
+    expect(isTestFile("src/workbench.ts")).toBe(false);
   });
 });
 
