@@ -28,11 +28,15 @@ function match(text: string): string | undefined {
 
 /** What the test command runs, expanded through package.json scripts one level deep. */
 function expand(cmd: string, cwd: string): string {
+  const s = scriptRun(cmd, cwd);
+  return s !== undefined ? `${cmd} ${s}` : cmd;
+}
+
+/** The text of the package.json script the command runs (`npm test`, `pnpm run x`, `bun run x`), if any. */
+export function scriptRun(cmd: string, cwd: string): string | undefined {
   // `bun test` is bun's own runner; `bun run test` runs the script.
   const m = /\b(?:(?:npm|pnpm|yarn)\s+(?:run\s+)?|bun\s+run\s+)(?:-s\s+)?([\w:.-]+)/.exec(cmd);
-  if (!m) return cmd;
-  const s = packageScript(m[1] === "t" ? "test" : m[1]!, cwd);
-  return s !== undefined ? `${cmd} ${s}` : cmd;
+  return m ? packageScript(m[1] === "t" ? "test" : m[1]!, cwd) : undefined;
 }
 
 /** The text of a package.json script of the project at `cwd`, if it has one by that name. */

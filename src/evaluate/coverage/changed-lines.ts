@@ -20,10 +20,13 @@ export type CoverageLanguage = "js" | "py" | "go";
 
 export const languageOf = (file: string): CoverageLanguage | null => (isJsSource(file) ? "js" : /\.py$/.test(file) ? "py" : /\.go$/.test(file) ? "go" : null);
 
-/** Test files and fixtures: their lines run as tests, they are not the code under test. */
+/**
+ * Test files, fixtures and benchmarks: their lines run as tests (or under `vitest bench`, which the tests
+ * never run), they are not the code under test.
+ */
 export const isTestFile = (file: string): boolean =>
-  /(^|\/)(__tests__|__mocks__|tests?|spec|fixtures?|e2e|testdata)\//.test(file) ||
-  /\.(test|spec|e2e)\.[cm]?[jt]sx?$/.test(file) ||
+  /(^|\/)(__tests__|__mocks__|tests?|spec|fixtures?|e2e|testdata|bench|benchmarks?)\//.test(file) ||
+  /\.(test|spec|e2e|bench)\.[cm]?[jt]sx?$/.test(file) ||
   /(^|\/)tests?\.[cm]?[jt]sx?$/.test(file) ||
   // pytest's and unittest's naming, pytest's fixtures file, Go's test files.
   /(^|\/)(test_[^/]*|[^/]*_test|conftest)\.py$/.test(file) ||

@@ -14,7 +14,7 @@ import { type RunResult, runCommand } from "../../exec/run.js";
 import type { Sandbox } from "../../exec/sandbox.js";
 import { readPrefix } from "../../util/read-prefix.js";
 import { shellQuote } from "../../util/text.js";
-import { projectRunner } from "../runner-hint.js";
+import { projectRunner, scriptRun } from "../runner-hint.js";
 import { placeArgs } from "../select-command.js";
 import { type ChangedLines, type CoverageLanguage, languageOf } from "./changed-lines.js";
 import { appendArgs } from "./command-args.js";
@@ -93,13 +93,18 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
   const files = byLanguage(o.changed.keys());
   const env: Record<string, string> = { ...o.env };
   let cmd = o.testCmd;
+  let runner: ReturnType<typeof projectRunner>["runner"];
+  let deps: ReturnType<typeof projectRunner>["deps"];
+  // The runner's tests run where V8 cannot see them (Jest's vm, Vite's module runner): without its own
+  // report, what other processes ran counts, but a line none of them ran may still be tested.
+  let blind = false;
   if (files.js.length > 0) {
     await mkdir(v8Dir, { recursive: true });
     env.NODE_V8_COVERAGE = v8Dir;
-    const { runner, deps } = projectRunner(o.testCmd, o.cwd);
+    ({ runner, deps } = projectRunner(o.testCmd, o.cwd));
     const ij = runner?.coverage?.istanbulJson;
     if (ij && (!ij.needs || ij.needs.some((p) => deps.has(p)))) {
-      const withArgs = appendArgs(o.testCmd, ij.args(istDir));
+      const withArgs = appendArgs(o.testCmd, ij.args(istDir), scriptRun(o.testCmd, o.cwd));
       if (withArgs) cmd = withArgs;
       else notes.push(`${runner!.name}'s coverage arguments cannot be added to a chained test command ("${o.testCmd}"): only Node's own coverage was read.`);
     } else if (runner?.coverage?.v8 === false) {
@@ -137,6 +142,8 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
       const istRead = readPrefix(path.join(istDir, "coverage-final.json"), 2).length > 0;
       if (v8.projectScripts > 0 || istRead || files.js.some((f) => hits.has(f))) {
         read.add("js");
+        blind = runner?.coverage?.v8 === false && !istRead;
+        if (blind) notes.push(`${runner!.name} wrote no coverage report: added lines Node's own coverage saw run count as tested, and none is reported unrun.`);
         for (const file of files.js) executable.set(file, await executableLines(file, o.sources?.get(file) ?? readPrefix(path.join(o.cwd, file), 5_000_000)));
       }
     }
@@ -192,7 +199,9 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
     }
     // Only the languages whose coverage was read: another's files are neither run nor unrun.
     const changed: ChangedLines = new Map([...o.changed].filter(([f]) => read.has(languageOf(f)!)));
-    return { ...crossCoverage(changed, hits, executable), measured, notes, cmd, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs };
+    const cross = crossCoverage(changed, hits, executable);
+    if (blind) cross.uncovered = cross.uncovered.filter((u) => languageOf(u.file) !== "js");
+    return { ...cross, measured, notes, cmd, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs };
   } finally {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }

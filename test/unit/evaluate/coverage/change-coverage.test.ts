@@ -23,6 +23,10 @@ describe("the change's added lines", () => {
     expect(isTestFile("src/__tests__/x.tsx")).toBe(true);
     expect(isTestFile("src/testing-lib.ts")).toBe(false);
     expect(isTestFile("src/contest.ts")).toBe(false);
+    // jshttp/content-type 5f65f1c: src/index.bench.ts (vitest bench) was reported as untested code.
+    expect(isTestFile("src/index.bench.ts")).toBe(true);
+    expect(isTestFile("benchmarks/parse.js")).toBe(true);
+    expect(isTestFile("src/workbench.ts")).toBe(false);
   });
 });
 
@@ -118,6 +122,42 @@ describe("runner arguments added to the test command", () => {
     expect(appendArgs("npx jest | tee log", ["--coverage"])).toBeNull();
     expect(appendArgs("npx jest -t 'a && b'", ["--coverage"])).toBe("npx jest -t 'a && b' '--coverage'");
   });
+
+  it("not to a package script that is a chain: npm adds them at its end, to its last command", () => {
+    // tj/commander.js: "test": "jest && npm run check:type:ts" gave jest's coverage arguments to tsc.
+    expect(appendArgs("npm test", ["--coverage"], "jest && npm run check:type:ts")).toBeNull();
+    expect(appendArgs("pnpm test", ["--coverage"], "vitest run | tee log")).toBeNull();
+    expect(appendArgs("npm test", ["--coverage"], "jest --ci")).toBe("npm test -- '--coverage'");
+  });
+});
+
+describe("a runner whose tests Node's own coverage cannot see", () => {
+  it("reports no line unrun when it wrote no coverage report of its own, and keeps what other processes ran", async () => {
+    const { measureChangeCoverage } = await import("../../../../src/evaluate/coverage/run-coverage.js");
+    const { mkdirSync } = await import("node:fs");
+    const dir = tmpDir("trm-cov-");
+    mkdirSync(path.join(dir, "src"));
+    mkdirSync(path.join(dir, "tools"));
+    writeFileSync(path.join(dir, "src/a.js"), "exports.f = function () {\n  return 1;\n};\nexports.g = function () {\n  return 2;\n};\n");
+    // Named as Jest: run in Node's own way, it loads the file (as a child process of a Jest test does) and
+    // ignores Jest's coverage arguments, so no coverage-final.json is written.
+    writeFileSync(path.join(dir, "tools/jest.js"), "require('../src/a.js').f();\n");
+    const changed = new Map([
+      [
+        "src/a.js",
+        [
+          { start: 2, end: 2 },
+          { start: 5, end: 5 },
+        ],
+      ],
+    ]);
+    const r = await measureChangeCoverage({ cwd: dir, testCmd: "node tools/jest.js", changed, timeoutSec: 60 });
+    expect(r.measured).toBe(true);
+    expect(r.covered.get("src/a.js")).toEqual([2]);
+    // Line 5 may be run by tests inside Jest's vm, which V8 does not map: not a fact, so not reported.
+    expect(r.uncovered).toEqual([]);
+    expect(r.notes.join(" ")).toMatch(/Jest wrote no coverage report/);
+  }, 60_000);
 });
 
 describe("a hostile NODE_V8_COVERAGE folder", () => {
