@@ -17,13 +17,14 @@ import { listRefs, writeCommitFast, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { alternativeRef } from "./alternatives.js";
+import { type AppliedCandidate, applyCandidate, evaluateApplied, type JudgedTree } from "./apply-and-judge.js";
 import { chooseWinner } from "./batch-choice.js";
 import { type IndexSync, writeCandidateTree } from "./candidate-tree.js";
 import type { CallContext } from "./context.js";
 import { ensureReference } from "./preflight.js";
 import { stepMessage } from "./record.js";
 import type { Session } from "./session.js";
-import { type AppliedCandidate, applyCandidate, evaluateApplied, type JudgedTree, recordStep, stepNoteOf } from "./submit.js";
+import { recordStep, stepNoteOf } from "./submit.js";
 import { landedOps, type TestFileChange, testConfigChanges, testFileChanges } from "./test-files.js";
 import { poolFor, type WorktreePool } from "./worktree-pool.js";
 
