@@ -14,7 +14,7 @@ export const jest: RunnerDescriptor = {
   testConfigFiles: ["jest.config.*"],
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
-  related: (files) => ["--findRelatedTests", ...files],
+  related: { bin: "jest", args: (files) => ["--findRelatedTests", ...files] },
   coverage: {
     args: ["--coverage"],
     prints: "a text table of % statements, branches, functions and lines per file (--coverageReporters=json-summary: coverage/coverage-summary.json)",

@@ -58,8 +58,13 @@ export interface RunnerDescriptor {
    * form of the command that takes no test names: `unittest discover`). See evaluate/select-command.ts.
    */
   selectAt?: { after?: RegExp; not?: RegExp };
-  /** Arguments that run the tests related to the changed files, where the runner knows it. */
-  related?: (files: string[]) => string[];
+  /**
+   * How it runs the tests related to changed files, where the runner itself knows which (affected first,
+   * mutants): `bin` is its executable as a command names it; `subcommand` goes right after it, replacing
+   * one of `replaces` the command has there (vitest: `run` becomes `related`); `args`, files last, go at
+   * the end of the runner's part. See evaluate/select-command.ts.
+   */
+  related?: { bin: string; subcommand?: { name: string; replaces: string[] }; args: (files: string[]) => string[] };
   /**
    * How it prints coverage: the arguments to add and what it prints; `istanbulJson`, the arguments that
    * make it write Istanbul's coverage-final.json into a folder (and the packages, any one of which must
