@@ -45,15 +45,24 @@ export function failingFirstPlan(entries: PlanPoint[], selection: Selection): Fa
   const names = failingNames(full);
   if (!names) return undefined;
   const all = new Set(names);
+  const files = new Map<string, Set<string>>();
+  const filesOf = (t: TestCounts) => {
+    for (const f of t.failures) if (f.testFile) files.set(f.name, (files.get(f.name) ?? new Set()).add(f.testFile));
+  };
+  filesOf(full);
   for (const e of entries.slice(i + 1)) {
     const t = testsRead(e.evaluation);
     const more = t ? failingNames(t) : undefined;
     if (!more) return undefined;
     for (const n of more) all.add(n);
+    filesOf(t!);
   }
   const selected = [...all];
   if (selected.length === 0) return undefined;
-  const cmd = selection.command(selected);
+  // The files the selected tests are in, when each one's is known: only those load (vitest's -t alone
+  // still imports every test file). A test moved since matches nothing there: the whole suite runs.
+  const inFiles = selected.every((n) => files.has(n)) ? [...new Set(selected.flatMap((n) => [...files.get(n)!]))] : undefined;
+  const cmd = selection.command(selected, inFiles);
   if (!cmd) return undefined;
   return { cmd, names: selected, since: fullPoint.step, full, runner: selection.runner.name };
 }

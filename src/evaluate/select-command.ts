@@ -23,8 +23,11 @@ const MAX_ARGS_CHARS = 16_000;
 
 export interface Selection {
   runner: RunnerDescriptor;
-  /** The test command with the selection of `names`, or undefined when there are too many. */
-  command(names: string[]): string | undefined;
+  /**
+   * The test command with the selection of `names` (and of the test files they are in, where the runner takes
+   * them), or undefined when there are too many.
+   */
+  command(names: string[], files?: string[]): string | undefined;
   /** How it is built, for the start result: the command with a placeholder name. */
   example: string;
 }
@@ -68,9 +71,10 @@ export function selectionFor(testCmd: string, cwd: string): Selection | { off: s
   const direct = runnerOfCommand(last);
   const make = (r: RunnerDescriptor, build: (args: string) => string): Selection => ({
     runner: r,
-    command: (names) => {
+    command: (names, files) => {
       if (names.length === 0 || names.length > MAX_SELECTED) return undefined;
-      const args = r.selectByName!(names);
+      const inFiles = files?.length && files.length <= MAX_SELECTED ? r.selectFiles?.(files) : undefined;
+      const args = [...r.selectByName!(names), ...(inFiles ?? [])];
       const text = words(args, last);
       return text.length > MAX_ARGS_CHARS ? undefined : build(text);
     },

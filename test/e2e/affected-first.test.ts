@@ -21,19 +21,33 @@ interface Case {
   scripts?: Record<string, string>;
   /** The command the related run is, as the session's record shows it. */
   related: RegExp;
+  /** How failing first then names the failing tests' file, last in its command. */
+  file: string;
 }
 
 const CASES: Record<string, Case> = {
-  "vitest run": { cmd: "npx vitest run", esm: true, related: /^npx vitest related '--run' '\.\/lib\/clamp\.js'$/ },
+  "vitest run": { cmd: "npx vitest run", esm: true, related: /^npx vitest related '--run' '\.\/lib\/clamp\.js'$/, file: "'./test/clamp.test.js'" },
   // The script's `run` becomes `related`: npm exec -c runs the rewritten script as npm would.
   "vitest through npm": {
     cmd: "npm test",
     esm: true,
     scripts: { test: "vitest run --reporter=verbose" },
     related: /^npm exec -c 'vitest related --reporter=verbose '\\''--run'\\'' '\\''\.\/lib\/clamp\.js'\\'''$/,
+    file: "'./test/clamp.test.js'",
   },
-  "jest through npm": { cmd: "npm test", esm: false, scripts: { test: "jest" }, related: /^npm test -- '--findRelatedTests' '\.\/lib\/clamp\.js'$/ },
-  "jest --json": { cmd: "npx jest --json", esm: false, related: /^npx jest --json '--findRelatedTests' '\.\/lib\/clamp\.js'$/ },
+  "jest through npm": {
+    cmd: "npm test",
+    esm: false,
+    scripts: { test: "jest" },
+    related: /^npm test -- '--findRelatedTests' '\.\/lib\/clamp\.js'$/,
+    file: "'(?:^|/)test\\/clamp\\.test\\.js$'",
+  },
+  "jest --json": {
+    cmd: "npx jest --json",
+    esm: false,
+    related: /^npx jest --json '--findRelatedTests' '\.\/lib\/clamp\.js'$/,
+    file: "'(?:^|/)test\\/clamp\\.test\\.js$'",
+  },
 };
 
 const RIGHT = "Math.min(hi, Math.max(lo, x))";
@@ -107,6 +121,8 @@ describe.concurrent("affected first, vitest and jest run for real", () => {
       expect(fixed.tests).toMatchObject({ passed: 6, failed: 0, total: 6 });
       expect(fixed.score).toBe(1);
       expect(fixed.shouldHalt).toBe(true);
+      const fixedState = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
+      expect(fixedState.last.commands[0].cmd.endsWith(` ${c.file}`), fixedState.last.commands[0].cmd).toBe(true);
 
       // A change whose related tests pass: they run, then the whole suite.
       const add = await submit(s.sessionId, { "lib/add.js": lib(c.esm, "add", "a, b", "b + a") }, "commute add");
@@ -123,6 +139,41 @@ describe.concurrent("affected first, vitest and jest run for real", () => {
       );
       expect(orphan.tests).toMatchObject({ passed: 6, failed: 0, total: 6 });
       expect(checkoutState(repo)).toEqual(before);
+      await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
+    }, 240_000);
+  }
+
+  for (const name of ["vitest run", "jest --json"]) {
+    it(`${name}: failing first runs the failing tests' file alone; a test file moved since matches nothing, and the whole suite runs`, async () => {
+      const c = CASES[name]!;
+      const repo = repoFromFiles(files(c), "trm-af-");
+      symlinkSync(path.join(RUNNERS, "node_modules"), path.join(repo, "node_modules"));
+      const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: c.cmd, preflight: true, linkPaths: ["node_modules"] });
+      const broken = await submit(s.sessionId, { "lib/clamp.js": lib(c.esm, "clamp", "x, lo, hi", "Math.max(lo, x) + (x > 0 ? 1 : 0)") }, "break clamp");
+      expect(broken.partial, broken.feedback).toBe(true);
+      // The test file moved, the bug left in place.
+      const lines = files(c)["test/clamp.test.js"]!.trimEnd().split("\n");
+      const patch = [
+        "--- a/test/clamp.test.js",
+        "+++ /dev/null",
+        `@@ -1,${lines.length} +0,0 @@`,
+        ...lines.map((l) => `-${l}`),
+        "--- /dev/null",
+        "+++ b/test/moved.test.js",
+        `@@ -0,0 +1,${lines.length} @@`,
+        ...lines.map((l) => `+${l}`),
+        "",
+      ].join("\n");
+      const moved = await srv.call<Any>("trm_submit_candidate", {
+        sessionId: s.sessionId,
+        candidate: { mode: "patch", patch },
+        rationale: "move the test file",
+      });
+      expect(moved.partial, moved.feedback).toBeUndefined();
+      expect(moved.feedback).toMatch(/Failing first: .*so the whole suite ran/);
+      expect(moved.tests).toMatchObject({ passed: 4, failed: 2, total: 6 });
+      const state = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
+      expect(state.last.commands[0].cmd.endsWith(` ${c.file}`), state.last.commands[0].cmd).toBe(true);
       await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
     }, 240_000);
   }

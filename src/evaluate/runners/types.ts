@@ -53,6 +53,12 @@ export interface RunnerDescriptor {
    */
   selectByName?: (names: string[]) => string[];
   /**
+   * Arguments added to selectByName's that run only the named test files (repository paths, as the
+   * reporter names them: TestFailure.testFile), so that the other files are not even loaded; undefined
+   * where a path cannot be given safely (the names alone then select).
+   */
+  selectFiles?: (files: string[]) => string[] | undefined;
+  /**
    * Where those arguments go in the runner's part of the command: at its end unless `after` is given
    * (node's options must come before its file arguments), and never into a command `not` matches (a
    * form of the command that takes no test names: `unittest discover`). See evaluate/select-command.ts.
