@@ -11,7 +11,13 @@ export function briefLine(ev: Evaluation): string {
   for (const [key, c] of Object.entries(ev.commands)) {
     if (!c) continue;
     if (c.skipped) sig.push(`${key} skipped`);
-    else if (key === "test") sig.push(ev.tests ? testsLine(ev.tests) : `tests unreadable (${ev.testsPass ? "passing" : "failing"})`);
+    else if (key === "test")
+      // A partial run's counts are an estimate (failing-first.ts): said where candidates are compared.
+      sig.push(
+        ev.tests
+          ? `${testsLine(ev.tests)}${ev.partial ? ` (PARTIAL: ran ${ev.partial.ran} of ${ev.partial.of})` : ""}`
+          : `tests unreadable (${ev.testsPass ? "passing" : "failing"})`,
+      );
     else if (key === "bench") sig.push(`bench ${ev.perf?.value ?? "unreadable"}`);
     else sig.push(`${key} ${c.timedOut ? "TIMED OUT" : c.exitCode === 0 ? "ok" : "FAILED"}`);
   }

@@ -56,15 +56,16 @@ export function gateVerdict(ff: FailingFirst, gate: TestCounts | null, exit: Gat
   if (exit.timedOut) return { whole: `Failing first: the ${ff.names.length} selected tests timed out, ${again}.` };
   if (!gate || gate.passed === null || gate.failed === null)
     return { whole: `Failing first: the output of the selected tests could not be counted, ${again}.` };
+  // No test ran, said as such whatever else the output names (bun prints no test list when `-t` matched none).
+  if (gate.passed + gate.failed === 0)
+    return {
+      whole: `${MATCHED_NOTHING} (${ff.runner}: \`${ff.cmd.slice(0, 300)}\`): the tests may have been renamed or the runner ignored the filter, ${again}.`,
+    };
   if (gate.units || ff.full.units || !!gate.cases !== !!ff.full.cases)
     return { whole: `Failing first: the selected run's output does not name its tests as the full run's does, ${again}.` };
   const failedNames = new Set(gate.failures.map((f) => f.name));
   const byName = new Map((gate.cases ?? []).map((c) => [c.name, c.status]));
   const statusOf = (n: string): TestCase["status"] | undefined => (failedNames.has(n) ? "failed" : byName.get(n));
-  if (gate.passed + gate.failed === 0)
-    return {
-      whole: `${MATCHED_NOTHING} (${ff.runner}: \`${ff.cmd.slice(0, 300)}\`): the tests may have been renamed or the runner ignored the filter, ${again}.`,
-    };
   if (!gate.cases) {
     // Counts and failing names only: each selected test is accounted for only when exactly they ran and
     // every failure is one of them.

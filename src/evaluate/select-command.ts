@@ -43,13 +43,18 @@ function plainParts(cmd: string): string[] | null {
 const NPM =
   /^npm\s+(?:(?:-s|--silent|-q|--quiet)\s+)*(?:(test|t|tst)|(?:run|run-script)\s+(?:(?:-s|--silent)\s+)*([\w:.-]+))((?:\s+(?:-s|--silent|-q|--quiet))*)(\s+--(?:\s.*)?)?$/;
 
-/** Where the runner's arguments go in `part` (the runner's own), or why they cannot. */
+/** Where arguments go in `part` (the runner's own): at its end, or after what `selectAt.after` matches (node's options before its files). */
 function insertion(part: string, r: RunnerDescriptor): { at: number } | { off: string } {
-  if (!r.selectByName) return { off: `${r.name} has no way to run tests by name` };
-  if (r.selectAt?.not?.test(part)) return { off: `\`${part.trim()}\` takes no test names` };
   const after = r.selectAt?.after?.exec(part);
   if (r.selectAt?.after && !after) return { off: `${r.name}'s options could not be placed in \`${part.trim()}\`` };
   return { at: after ? after.index + after[0].length : part.trimEnd().length };
+}
+
+/** Why `r` cannot take a selection of tests in `part`, if it cannot. */
+function unselectable(part: string, r: RunnerDescriptor): string | undefined {
+  if (!r.selectByName) return `${r.name} has no way to run tests by name`;
+  if (r.selectAt?.not?.test(part)) return `\`${part.trim()}\` takes no test names`;
+  return undefined;
 }
 
 /** The arguments as shell words; a leading `--` merged into one the part already has (cargo's). */
@@ -58,33 +63,37 @@ function words(args: string[], part: string): string {
   return a.map(shellQuote).join(" ");
 }
 
+/** A test command with shell words added in its runner's part, as the rules above place them. */
+export interface Placement {
+  runner: RunnerDescriptor;
+  /** The text the words are added to: the runner's part of the command, or the npm command that runs its script. */
+  part: string;
+  /** The command with `words` (already quoted) placed. */
+  place(words: string): string;
+}
+
 /**
- * How the test command runs some of its tests, or why it cannot (the whole suite then runs). `testCmd` has
- * its `{files}` expanded already: the command built is run as it is, never expanded again.
+ * Where arguments for the runner go in the test command, or why they cannot (the rules at the top).
+ * `refuse` says why a runner cannot take these arguments in its part, checked before they are placed.
  */
-export function selectionFor(testCmd: string, cwd: string): Selection | { off: string } {
+export function placeArgs(
+  testCmd: string,
+  cwd: string,
+  refuse: (part: string, r: RunnerDescriptor) => string | undefined = () => undefined,
+): Placement | { off: string } {
   const cmd = testCmd.trim();
   if (/[\n\r]/.test(cmd)) return { off: "the test command spans lines" };
   const parts = plainParts(cmd);
   if (!parts) return { off: "the test command is not a plain command or `&&` list (a pipe, `;` or `&`)" };
   const last = parts[parts.length - 1]!;
   const direct = runnerOfCommand(last);
-  const make = (r: RunnerDescriptor, build: (args: string) => string): Selection => ({
-    runner: r,
-    command: (names, files) => {
-      if (names.length === 0 || names.length > MAX_SELECTED) return undefined;
-      const inFiles = files?.length && files.length <= MAX_SELECTED ? r.selectFiles?.(files) : undefined;
-      const args = [...r.selectByName!(names), ...(inFiles ?? [])];
-      const text = words(args, last);
-      return text.length > MAX_ARGS_CHARS ? undefined : build(text);
-    },
-    example: build(words(r.selectByName!(["<name>"]), last)),
-  });
   if (direct) {
+    const why = refuse(last, direct);
+    if (why) return { off: why };
     const at = insertion(last, direct);
     if ("off" in at) return at;
     const head = cmd.slice(0, cmd.length - last.length);
-    return make(direct, (text) => `${head}${last.slice(0, at.at).trimEnd()} ${text}${last.slice(at.at)}`.trimEnd());
+    return { runner: direct, part: last, place: (text) => `${head}${last.slice(0, at.at).trimEnd()} ${text}${last.slice(at.at)}`.trimEnd() };
   }
   const earlier = parts
     .slice(0, -1)
@@ -106,11 +115,33 @@ export function selectionFor(testCmd: string, cwd: string): Selection | { off: s
   const slast = sparts[sparts.length - 1]!;
   const r = runnerOfCommand(slast);
   if (!r) return { off: `the last part of the script "${name}" (\`${slast.trim().slice(0, 80)}\`) names no runner code-trm can select tests with` };
+  const why = refuse(slast, r);
+  if (why) return { off: why };
   const at = insertion(slast, r);
   if ("off" in at) return at;
   if (at.at < slast.trimEnd().length) return { off: `npm adds arguments at the end of the script "${name}", where ${r.name} would not take them as options` };
   const sep = npm[4] ? "" : " --";
-  return make(r, (text) => `${cmd}${sep} ${text}`);
+  return { runner: r, part: cmd, place: (text) => `${cmd}${sep} ${text}` };
+}
+
+/**
+ * How the test command runs some of its tests, or why it cannot (the whole suite then runs). `testCmd` has
+ * its `{files}` expanded already: the command built is run as it is, never expanded again.
+ */
+export function selectionFor(testCmd: string, cwd: string): Selection | { off: string } {
+  const p = placeArgs(testCmd, cwd, unselectable);
+  if ("off" in p) return p;
+  const r = p.runner;
+  return {
+    runner: r,
+    command: (names, files) => {
+      if (names.length === 0 || names.length > MAX_SELECTED) return undefined;
+      const inFiles = files?.length && files.length <= MAX_SELECTED ? r.selectFiles?.(files) : undefined;
+      const text = words([...r.selectByName!(names), ...(inFiles ?? [])], p.part);
+      return text.length > MAX_ARGS_CHARS ? undefined : p.place(text);
+    },
+    example: p.place(words(r.selectByName!(["<name>"]), p.part)),
+  };
 }
 
 export interface RelatedSelection {

@@ -7,7 +7,7 @@
 import { runCommand } from "../exec/run.js";
 import type { Sandbox } from "../exec/sandbox.js";
 import { readPrefix } from "../util/read-prefix.js";
-import type { ChangedLines } from "./coverage/changed-lines.js";
+import { type ChangedLines, isJsSource } from "./coverage/changed-lines.js";
 import { type CoverageRun, measureChangeCoverage } from "./coverage/run-coverage.js";
 import { MAX_SOURCE, type MutationRun, plainFile, runMutants } from "./mutate/run-mutants.js";
 
@@ -50,7 +50,11 @@ export const DEFAULT_MUTATION_BUDGET_SEC = 180;
 export async function measureTestStrength(o: TestStrengthOptions): Promise<TestStrength> {
   const notes: string[] = [];
   if (o.changed.size === 0)
-    return { coverage: null, mutation: null, notes: ["No JavaScript or TypeScript code lines were added (tests and declarations aside): nothing to measure."] };
+    return {
+      coverage: null,
+      mutation: null,
+      notes: ["No JavaScript, TypeScript, Python or Go code lines were added (tests and declarations aside): nothing to measure."],
+    };
   const first = await o.checkout(0);
   // The changed files as checked out, before the head's build or tests run (they may rewrite them): what
   // the findings quote comes from here. A file that is a link out of the checkout is not read at all.
@@ -88,8 +92,11 @@ export async function measureTestStrength(o: TestStrengthOptions): Promise<TestS
   notes.push(...coverage.notes);
   if (coverage.measured) notes.push(`Coverage of the change: ${coverage.ran} of ${coverage.added} added code lines ran under "${coverage.cmd}".`);
   let mutation: MutationRun | null = null;
-  if (o.budgetMs > 0 && coverage.measured && coverage.covered.size > 0) {
-    mutation = await runMutants({ ...o, covered: coverage.covered, sources });
+  // Mutants are Stryker's, of JavaScript and TypeScript: Python and Go get coverage only.
+  const mutable = new Map([...coverage.covered].filter(([f]) => isJsSource(f)));
+  if (mutable.size < coverage.covered.size) notes.push("Python and Go files get coverage only: mutants are made of JavaScript and TypeScript lines.");
+  if (o.budgetMs > 0 && coverage.measured && mutable.size > 0) {
+    mutation = await runMutants({ ...o, covered: mutable, sources });
     notes.push(...mutation.notes);
     if (mutation.chosen > 0) {
       const killed = mutation.results.filter((r) => r.status !== "survived").length;

@@ -1,7 +1,8 @@
 /**
  * Best of N: several candidates for the same step, planned against the tip, then applied and evaluated
  * side by side, each in a pool worktree of its own (worktree-pool.ts), at most `maxParallel` at once.
- * The best by score (ties: the earlier) is recorded as the step exactly as a single submit records it;
+ * The best by score (ties: the earlier; a partial run's estimate is checked by a full run before it
+ * may beat a full run, batch-choice.ts) is recorded as the step exactly as a single submit records it;
  * every evaluated candidate also gets `refs/trm/<id>/alternatives/<step>/<k>` (k = base + position, so a
  * later batch at the same step number after an undo never collides), the others as commits of their own
  * on the same parent with their evaluation note, written before the refs move in one transaction.
@@ -16,6 +17,7 @@ import { listRefs, writeCommitFast, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { alternativeRef } from "./alternatives.js";
+import { chooseWinner } from "./batch-choice.js";
 import { type IndexSync, writeCandidateTree } from "./candidate-tree.js";
 import type { CallContext } from "./context.js";
 import { ensureReference } from "./preflight.js";
@@ -23,7 +25,7 @@ import { stepMessage } from "./record.js";
 import type { Session } from "./session.js";
 import { type AppliedCandidate, applyCandidate, evaluateApplied, type JudgedTree, recordStep, stepNoteOf } from "./submit.js";
 import { landedOps, type TestFileChange, testConfigChanges, testFileChanges } from "./test-files.js";
-import { poolFor } from "./worktree-pool.js";
+import { poolFor, type WorktreePool } from "./worktree-pool.js";
 
 export const MIN_BATCH = 2;
 export const MAX_BATCH = 8;
@@ -152,8 +154,14 @@ export async function submitBatch(s: Session, { items, zNotes, maxParallel }: Ba
         "Fix them (trm_validate_candidate checks one without running anything) and resend; nothing was changed.",
       );
     }
-    // Strictly greater: on a tie the earlier candidate stays chosen.
-    const winner = evaluated.reduce((a, b) => (b.judged!.ev.score > a.judged!.ev.score ? b : a));
+    // By score, a tie to the earlier; a partial estimate never beats a full run's exact score on trust:
+    // that candidate's whole suite runs first, and the choice is made again (batch-choice.ts).
+    let winner: Slot | undefined;
+    while (!winner) {
+      const choice = chooseWinner(evaluated.map((sl) => ({ score: sl.judged!.ev.score, partial: !!sl.judged!.ev.partial })));
+      if ("winner" in choice) winner = evaluated[choice.winner]!;
+      else await runInFull(s, pool, evaluated[choice.runInFull]!, step, ctx);
+    }
     const taken = await listRefs(s.config.commonDir, `${s.refs.keepPrefix}alternatives/${step}/`);
     const base = Math.max(0, ...taken.map((t) => Number(t.ref.slice(t.ref.lastIndexOf("/") + 1))).filter(Number.isSafeInteger));
     for (const sl of evaluated) sl.k = base + sl.index;
@@ -213,6 +221,24 @@ export async function submitBatch(s: Session, { items, zNotes, maxParallel }: Ba
     );
     return { ...r, candidates, chosen: winner.index };
   });
+}
+
+/** A partial candidate's whole suite, run in a pool worktree: its evaluation becomes that full run's. */
+async function runInFull(s: Session, pool: WorktreePool, sl: Slot, step: number, ctx: CallContext): Promise<void> {
+  const estimate = sl.judged!.ev.score;
+  const wt = await pool.take(1, s.tip, ctx);
+  const own: CallContext = { ...ctx, ...(ctx.progress ? { progress: (m: string) => ctx.progress!(`#${sl.index} (whole suite): ${m}`) } : {}) };
+  const applied = await applyCandidate(s, wt, sl.candidate!, null);
+  try {
+    // No inflight map: the batch's run of this tree was the partial one.
+    const judged = await evaluateApplied(s, applied, step, own, undefined, true);
+    const notice = `Best of N: this candidate's selected tests still failed, but its partial score (${estimate.toFixed(2)}, an estimate) was above another candidate's full run, so its whole suite ran to compare them on exact scores.`;
+    sl.judged = { ...judged, ev: { ...judged.ev, notices: [notice, ...judged.ev.notices] } };
+  } catch (err) {
+    await applied.undo().catch(() => undefined);
+    if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: every candidate's evaluation was stopped; no step was recorded.");
+    throw err;
+  }
 }
 
 /** An evaluated candidate that was not chosen: a commit on the tip with its record, not yet referenced. */

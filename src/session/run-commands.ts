@@ -22,6 +22,8 @@ export async function evaluateIn(
   previousBestPerf: number | undefined,
   changedFiles: string[],
   worktree: string,
+  /** No failing-first gate: a best-of-N candidate whose estimate must be compared with exact scores. */
+  wholeSuite = false,
 ): Promise<EvaluationRun> {
   // The commands may change tracked files.
   if (worktree === s.worktree) s.worktreeAt = null;
@@ -31,7 +33,7 @@ export async function evaluateIn(
     await rm(path.join(s.pycacheDir, path.join(worktree, dir)), { recursive: true, force: true });
   }
   profileMark("pre-eval");
-  const failingFirst = failingFirstOf(s, worktree, changedFiles);
+  const failingFirst = wholeSuite ? undefined : failingFirstOf(s, worktree, changedFiles);
   return evaluate({
     changedFiles,
     ...(failingFirst ? { failingFirst } : {}),

@@ -315,8 +315,9 @@ export class Session {
     previousBestPerf = this.previousBestPerf(),
     changedFiles: string[] = [],
     worktree = this.worktree,
+    wholeSuite = false,
   ): Promise<EvaluationRun> {
-    return evaluateIn(this, step, ctx, previousBestPerf, changedFiles, worktree);
+    return evaluateIn(this, step, ctx, previousBestPerf, changedFiles, worktree, wholeSuite);
   }
 
   /** Applies, evaluates and records a candidate as the next step (submit.ts). */

@@ -157,6 +157,7 @@ export async function evaluateApplied(
   step: number,
   ctx: CallContext,
   inflight?: Map<string, Promise<EvaluationRun>>,
+  wholeSuite = false,
 ): Promise<JudgedTree> {
   await assertNoSecretsIn(applied.worktree, applied.paths);
   assertNoNestedRepository(applied.worktree, applied.paths);
@@ -164,7 +165,7 @@ export async function evaluateApplied(
   const { tree, indexStale, indexSync, written } = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
   profileMark("tree");
   try {
-    const ev = await evaluateTree(s, applied, step, ctx, tree, inflight);
+    const ev = await evaluateTree(s, applied, step, ctx, tree, inflight, wholeSuite);
     // The tree's files, written while the commands ran, are on disk before a commit may refer to them.
     await written;
     profileMark("judge");
@@ -201,6 +202,7 @@ async function evaluateTree(
   ctx: CallContext,
   tree: string,
   inflight: Map<string, Promise<EvaluationRun>> | undefined,
+  wholeSuite: boolean,
 ) {
   await crashPoint("step-tree-written");
   if (tree === s.tipTree) {
@@ -223,7 +225,7 @@ async function evaluateTree(
     // The same tree in the same batch: one run serves both (its logs are kept with the first).
     ev = (await inflight.get(tree)!).evaluation;
   } else {
-    const run = s.evaluateHere(step, ctx, prevBest, applied.paths, applied.worktree);
+    const run = s.evaluateHere(step, ctx, prevBest, applied.paths, applied.worktree, wholeSuite);
     inflight?.set(tree, run);
     ranIn = applied.worktree;
     ({ evaluation: ev, logs } = await run);

@@ -49,7 +49,8 @@ export const reviewCommand: Command = {
     "modifies them (its code then runs on this machine, in the bubblewrap sandbox when available).",
     "--mutate runs --test-cmd on the head with coverage and reports the added lines no test runs and the",
     "mutants of the covered ones every test passes (docs/review-runs-code.md); --mutate-budget caps the",
-    "mutants' wall time (default 180 s). The head's code runs here, in the sandbox when available.",
+    "mutants' wall time (default 180 s). Python and Go get coverage only (Python's needs coverage.py).",
+    "The head's code runs here, in the sandbox when available.",
   ].join("\n"),
   options: {
     repo: { type: "string", value: "<path>", help: "repository of a local range (default: the current directory), or a clone of the PR's repository" },

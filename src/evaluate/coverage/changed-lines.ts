@@ -15,11 +15,19 @@ export type ChangedLines = Map<string, AddedHunk[]>;
 /** JavaScript and TypeScript sources (declaration files carry no code). */
 export const isJsSource = (file: string): boolean => /\.(?:[cm]?[jt]sx?)$/.test(file) && !/\.d\.[cm]?ts$/.test(file);
 
+/** The languages whose coverage is measured: V8 / Istanbul, coverage.py, Go's cover profile. */
+export type CoverageLanguage = "js" | "py" | "go";
+
+export const languageOf = (file: string): CoverageLanguage | null => (isJsSource(file) ? "js" : /\.py$/.test(file) ? "py" : /\.go$/.test(file) ? "go" : null);
+
 /** Test files and fixtures: their lines run as tests, they are not the code under test. */
 export const isTestFile = (file: string): boolean =>
-  /(^|\/)(__tests__|__mocks__|tests?|spec|fixtures?|e2e)\//.test(file) ||
+  /(^|\/)(__tests__|__mocks__|tests?|spec|fixtures?|e2e|testdata)\//.test(file) ||
   /\.(test|spec|e2e)\.[cm]?[jt]sx?$/.test(file) ||
-  /(^|\/)tests?\.[cm]?[jt]sx?$/.test(file);
+  /(^|\/)tests?\.[cm]?[jt]sx?$/.test(file) ||
+  // pytest's and unittest's naming, pytest's fixtures file, Go's test files.
+  /(^|\/)(test_[^/]*|[^/]*_test|conftest)\.py$/.test(file) ||
+  /_test\.go$/.test(file);
 
 /**
  * Parses the hunk headers of a `-U0` diff of ONE file: `@@ -a,b +c,d @@` added `d` lines from `c` (a
@@ -36,13 +44,13 @@ export function parseAddedHunks(diff: string): AddedHunk[] {
 }
 
 /**
- * The JavaScript/TypeScript files `head` added or modified since `base` (tests, declarations and
- * other files left out) and their added hunks. File names come NUL-separated, so no quoting applies.
+ * The JavaScript/TypeScript, Python and Go files `head` added or modified since `base` (tests,
+ * declarations, vendored code and other files left out) and their added hunks. File names come NUL-separated, so no quoting applies.
  */
 export async function changedSourceLines(cwd: string, base: string, head: string, maxFiles = 200): Promise<ChangedLines> {
   const names = (await git(cwd, ["diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", base, head, "--"])).split("\0").filter(Boolean);
   const out: ChangedLines = new Map();
-  for (const file of names.filter((f) => isJsSource(f) && !isTestFile(f) && !/(^|\/)node_modules\//.test(f)).slice(0, maxFiles)) {
+  for (const file of names.filter((f) => languageOf(f) !== null && !isTestFile(f) && !/(^|\/)(node_modules|vendor)\//.test(f)).slice(0, maxFiles)) {
     const hunks = parseAddedHunks(await git(cwd, ["diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", base, head, "--", `:(literal)${file}`]));
     if (hunks.length > 0) out.set(file, hunks);
   }

@@ -23,5 +23,10 @@ export const go: RunnerDescriptor = {
     const pkgs = [...new Set(parsed.flatMap((p) => (p.pkg ? [p.pkg] : [])))];
     return [...pkgs, "-run", `^(?:${[...new Set(parsed.map((p) => escapeRegExp(p.test)))].join("|")})$`];
   },
-  coverage: { args: ["-cover"], prints: "`coverage: 85.0% of statements` per package" },
+  coverage: {
+    args: ["-cover"],
+    prints: "`coverage: 85.0% of statements` per package",
+    // Test flags may follow the packages; the last -coverprofile given wins over the project's own.
+    goProfile: (file) => [`-coverprofile=${file}`],
+  },
 };

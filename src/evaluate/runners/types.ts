@@ -75,9 +75,17 @@ export interface RunnerDescriptor {
    * How it prints coverage: the arguments to add and what it prints; `istanbulJson`, the arguments that
    * make it write Istanbul's coverage-final.json into a folder (and the packages, any one of which must
    * be installed for them), for a runner whose tests Node's own NODE_V8_COVERAGE cannot map (`v8: false`:
-   * code it transforms and runs without a file name).
+   * code it transforms and runs without a file name); `goProfile`, the arguments that make it write a Go
+   * cover profile into a file (placed in its part of the command as a selection is: select-command.ts).
+   * Python needs none: coverage.py starts in every Python process (coverage/python.ts), whatever the runner.
    */
-  coverage?: { args: string[]; prints: string; istanbulJson?: { args: (dir: string) => string[]; needs?: string[] }; v8?: false };
+  coverage?: {
+    args: string[];
+    prints: string;
+    istanbulJson?: { args: (dir: string) => string[]; needs?: string[] };
+    v8?: false;
+    goProfile?: (file: string) => string[];
+  };
 }
 
 /** A string matched literally inside a JavaScript, Python or Go regular expression. */

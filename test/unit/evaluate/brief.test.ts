@@ -50,6 +50,13 @@ describe("briefLine (one line per candidate of a batch)", () => {
     expect(line).not.toContain("\n");
     expect(briefLine(ev({}))).toBe("no command ran");
   });
+
+  it("says a partial run's counts are from the selected tests (failing first), not the whole suite", () => {
+    const tests = { passed: 5, failed: 1, skipped: 0, total: 6, format: "vitest", failures: [{ name: "far above" }] };
+    const partial = briefLine(ev({ commands: { test: cmd(1) }, tests, partial: { since: 0, ran: 2, of: 6, nowPass: ["above"], stillFail: ["far above"] } }));
+    expect(partial).toBe("tests 5/6 passed, 1 failed (PARTIAL: ran 2 of 6) — far above");
+    expect(briefLine(ev({ commands: { test: cmd(1) }, tests }))).toBe("tests 5/6 passed, 1 failed — far above");
+  });
 });
 
 describe("reapRecordedAll", () => {

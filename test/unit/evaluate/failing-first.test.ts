@@ -169,6 +169,9 @@ describe("the selected run's verdict", () => {
       ),
     ).toMatchObject({ whole: expect.stringMatching(/b did not run/) });
     expect(gateVerdict(ff(), counts([["a", "skipped"]]), exitOk)).toMatchObject({ whole: expect.stringMatching(new RegExp(`^${MATCHED_NOTHING}`)) });
+    // No test listed at all (bun's `matched 0 tests`), against a full run that names each test: still nothing matched.
+    const none: TestCounts = { passed: 0, failed: 0, skipped: 0, total: 0, format: "bun", failures: [] };
+    expect(gateVerdict(ff(), none, exitFail)).toMatchObject({ whole: expect.stringMatching(new RegExp(`^${MATCHED_NOTHING}`)) });
     expect(gateVerdict(ff(), counts([["b", "failed"]]), { ok: false, timedOut: true, code: null })).toMatchObject({
       whole: expect.stringMatching(/timed out/),
     });

@@ -2,7 +2,8 @@
  * `bun test`'s default reporter (on stderr): a `file:` header per test file, `(pass|fail|skip|todo) a > b`
  * per test, each failure's code excerpt, message and frames printed before its `(fail)` line, a file
  * that cannot load as `# Unhandled error between tests`, and the summary: ` N pass`, ` N skip`,
- * ` N todo`, ` N fail` (the unloadable files included), ` N error`, `Ran N tests across M files.`
+ * ` N todo`, ` N fail` (the unloadable files included), ` N error`, `Ran N tests across M files.`; with `-t`
+ * matching nothing, only `error: regex "…" matched 0 tests`.
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, firstProjectFrame } from "../util.js";
@@ -32,6 +33,9 @@ export function parseBun(input: TestInput): TestCounts | null {
       }
     }
   }
+  // `-t` matching no test prints no summary, only this: no test ran (failing first's selection then matched nothing).
+  if (ran < 0 && lines.slice(-TAIL_LINES).some((l) => /^error: regex ".*" matched 0 tests\. Searched \d+ files? /.test(l)))
+    return counts("bun", { passed: 0, failed: 0, skipped: 0 }, []);
   if (ran < 0 || sum.pass === undefined || sum.fail === undefined) return null;
   const failures: TestFailure[] = [];
   const cases: TestCase[] = [];

@@ -42,6 +42,15 @@ describe("parseTests: nothing to read", () => {
   });
 });
 
+describe("parseTests: a name filter that matched no test", () => {
+  it("reads bun's `matched 0 tests` (no summary printed) as no test run, and nothing else of its kind", () => {
+    // bun 1.4.5, `bun test -t '^(?:clamp above falls to hi)$'` in a project whose tests were renamed (exit 1, on stderr).
+    const none = `bun test v1.4.5 (a7733435c)\ntest/clamp.test.js:\n\nerror: regex "^(?:clamp above falls to hi)$" matched 0 tests. Searched 1 file (skipping 2 tests) [322.00ms]\n`;
+    expect(parseTests(out(none))).toMatchObject({ format: "bun", passed: 0, failed: 0, skipped: 0, total: 0, failures: [] });
+    expect(parseTests(out(none.replace("matched 0 tests", "matched no tests")))).toBeNull();
+  });
+});
+
 describe("parseTests: streams", () => {
   it("reads a JSON report from stdout even when stderr, interleaved in `all`, carries a text summary", () => {
     const json = loadCase("jest/json-failing").output.stdout;
@@ -232,7 +241,13 @@ describe("parseTests: vitest and jest text", () => {
     ].join("\n");
     const r = parseTests(out(text));
     expect(r).toMatchObject({ passed: 0, failed: 1, total: 1 });
-    expect(r?.failures[0]).toEqual({ name: "test/a.test.ts", message: "SyntaxError: Unexpected token '}'", file: "test/a.test.ts", line: 4 });
+    expect(r?.failures[0]).toEqual({
+      name: "test/a.test.ts",
+      message: "SyntaxError: Unexpected token '}'",
+      file: "test/a.test.ts",
+      line: 4,
+      testFile: "test/a.test.ts",
+    });
   });
 
   it("ignores jest's console blocks and its repeated summary of failures", () => {
@@ -258,7 +273,7 @@ describe("parseTests: vitest and jest text", () => {
     ].join("\n");
     const r = parseTests(out(text));
     expect(r).toMatchObject({ passed: 0, failed: 1, total: 1, format: "jest" });
-    expect(r?.failures).toEqual([{ name: "adds", message: "expect(received).toBe(expected)", file: "src/a.test.js", line: 3 }]);
+    expect(r?.failures).toEqual([{ name: "adds", message: "expect(received).toBe(expected)", file: "src/a.test.js", line: 3, testFile: "src/a.test.js" }]);
   });
 });
 

@@ -1,0 +1,113 @@
+/**
+ * Which added lines of Go files ran, from the cover profile `go test -coverprofile` writes (runners/go.ts
+ * places the flag). A profile names files by import path (`example.com/mod/pkg/file.go`): the changed
+ * files' own names are worked out from their nearest go.mod, and only those names are looked up in the
+ * profile, which the tests wrote (any path in it is just a string that matches a changed file or not).
+ */
+import path from "node:path";
+import { readPrefix } from "../../util/read-prefix.js";
+import type { LineHits } from "./line-hits.js";
+
+/** `module example.com/x` of a go.mod's text (quoted or not), else null. Pure. */
+export function modulePath(goMod: string): string | null {
+  const m = /^\s*module\s+("([^"\n]+)"|`([^`\n]+)`|(\S+))/m.exec(goMod);
+  return m ? (m[2] ?? m[3] ?? m[4] ?? null) : null;
+}
+
+/**
+ * Each changed Go file's name in a cover profile: the module path of the nearest go.mod at or above its
+ * folder (inside the checkout), then its path from that folder. Files of no module are left out.
+ */
+export function profileNames(cwd: string, files: string[]): Map<string, string> {
+  const names = new Map<string, string>();
+  const modules = new Map<string, string | null>();
+  const moduleOf = (dir: string): { dir: string; path: string } | null => {
+    for (let d = dir; ; d = path.posix.dirname(d)) {
+      if (!modules.has(d)) modules.set(d, modulePath(readPrefix(path.join(cwd, d, "go.mod"), 100_000, "refuse")));
+      const m = modules.get(d);
+      if (m) return { dir: d, path: m };
+      if (d === "." || d === "/" || d === "") return null;
+    }
+  };
+  for (const file of files) {
+    const mod = moduleOf(path.posix.dirname(file));
+    if (!mod) continue;
+    const rel = mod.dir === "." ? file : path.posix.relative(mod.dir, file);
+    names.set(`${mod.path}/${rel}`, file);
+  }
+  return names;
+}
+
+/**
+ * The lines of Go source that hold code: not blank, not only a comment, not only braces or brackets (a
+ * profile's blocks span whole line ranges, a closing `}` and comments included). Pure.
+ */
+export function goCodeLines(text: string): Set<number> {
+  const out = new Set<number>();
+  let inBlock = false;
+  text.split("\n").forEach((raw, i) => {
+    let line = raw;
+    let code = "";
+    while (line.length > 0) {
+      if (inBlock) {
+        const end = line.indexOf("*/");
+        if (end < 0) {
+          line = "";
+          break;
+        }
+        inBlock = false;
+        line = line.slice(end + 2);
+        continue;
+      }
+      // The first comment opener outside a string literal (strings are skipped whole).
+      const m = /\/\/|\/\*|"(?:[^"\\]|\\.)*"|`[^`]*`|'(?:[^'\\]|\\.)*'/.exec(line);
+      if (!m) {
+        code += line;
+        break;
+      }
+      code += line.slice(0, m.index);
+      if (m[0] === "//") break;
+      if (m[0] === "/*") {
+        inBlock = true;
+        line = line.slice(m.index + 2);
+        continue;
+      }
+      code += m[0];
+      line = line.slice(m.index + m[0].length);
+    }
+    if (!/^[\s{}()[\],;]*$/.test(code)) out.add(i + 1);
+  });
+  return out;
+}
+
+export interface GoCoverage {
+  hits: LineHits;
+  /** Lines inside a block of statements, per file named in the profile. */
+  executable: Map<string, Set<number>>;
+}
+
+/**
+ * Reads a cover profile (`mode: set`, then `name.go:l1.c1,l2.c2 statements count` per block): a line
+ * ran when a block of statements holding it ran. Only names in `names` (profile name → repository
+ * path) are kept. Pure.
+ */
+export function parseGoProfile(text: string, names: Map<string, string>): GoCoverage {
+  const out: GoCoverage = { hits: new Map(), executable: new Map() };
+  for (const m of text.matchAll(/^(.+\.go):(\d+)\.\d+,(\d+)\.\d+ (\d+) (\d+)$/gm)) {
+    const file = names.get(m[1]!);
+    const start = Number(m[2]);
+    const end = Number(m[3]);
+    const count = Number(m[5]);
+    // A block no statement is in, or one that is not a range of lines, says nothing.
+    if (!file || Number(m[4]) === 0 || start < 1 || end < start || end - start > 100_000) continue;
+    let lines = out.hits.get(file);
+    if (!lines) out.hits.set(file, (lines = new Map()));
+    let exec = out.executable.get(file);
+    if (!exec) out.executable.set(file, (exec = new Set()));
+    for (let l = start; l <= end; l++) {
+      lines.set(l, Math.max(lines.get(l) ?? 0, count));
+      exec.add(l);
+    }
+  }
+  return out;
+}
