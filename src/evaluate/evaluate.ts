@@ -7,6 +7,7 @@ import { LIMITS } from "../util/limits.js";
 import { resolveInside } from "../util/paths.js";
 import { profileMark } from "../util/profile.js";
 import { capHeadTail, shellQuote } from "../util/text.js";
+import { relatedVerdict } from "./affected-first.js";
 import { markersSeen, splitAndChain, splitChainOutput, stripMarkers, type WrappedChain, wrapChain } from "./chain.js";
 import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
 import { environmentNotices, readGoModule, realOr } from "./environment.js";
@@ -243,7 +244,11 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
           if (ff) {
             await run("test", "test", ff.cmd, gf);
             const r = results.test!;
-            const v = gateVerdict(ff, testsOf(r, chains.test, junitXml), { ok: succeeded(r), timedOut: r.timedOut, code: r.exitCode });
+            const v = (ff.related ? relatedVerdict : gateVerdict)(ff, testsOf(r, chains.test, junitXml), {
+              ok: succeeded(r),
+              timedOut: r.timedOut,
+              code: r.exitCode,
+            });
             if ("partial" in v) {
               partial = v;
               return;

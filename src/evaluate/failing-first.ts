@@ -18,6 +18,11 @@ export interface FailingFirst {
   full: TestCounts;
   /** The runner whose selection it is, as notices name it. */
   runner: string;
+  /**
+   * Affected first (affected-first.ts): the step's changed files, whose related tests the runner selects
+   * (`names` is then empty: which tests run is the runner's to say).
+   */
+  related?: string[];
 }
 
 /** Stored with a step whose verdict came from the selected tests alone. */
@@ -32,9 +37,10 @@ export interface PartialRun {
 }
 
 export type GateVerdict = { partial: PartialRun; tests: TestCounts; notice: string } | { whole: string };
+export type GateExit = { ok: boolean; timedOut: boolean; code: number | null };
 
 const NAMES_SHOWN = 8;
-const list = (xs: string[]) => `${xs.slice(0, NAMES_SHOWN).join(", ")}${xs.length > NAMES_SHOWN ? `, … (${xs.length} in all)` : ""}`;
+export const list = (xs: string[]) => `${xs.slice(0, NAMES_SHOWN).join(", ")}${xs.length > NAMES_SHOWN ? `, … (${xs.length} in all)` : ""}`;
 const ran = (s: TestCase["status"] | undefined) => s === "passed" || s === "failed";
 
 /** Marks the notice that the selection matched no test (the whole suite then ran). */
@@ -45,7 +51,7 @@ export const MATCHED_NOTHING = "Failing first: the selection matched no test";
  * least one test failed; anything less certain runs the whole suite (a deleted, renamed or skipped
  * selected test is then caught there, as at any step).
  */
-export function gateVerdict(ff: FailingFirst, gate: TestCounts | null, exit: { ok: boolean; timedOut: boolean; code: number | null }): GateVerdict {
+export function gateVerdict(ff: FailingFirst, gate: TestCounts | null, exit: GateExit): GateVerdict {
   const again = `so the whole suite ran`;
   if (exit.timedOut) return { whole: `Failing first: the ${ff.names.length} selected tests timed out, ${again}.` };
   if (!gate || gate.passed === null || gate.failed === null)
@@ -78,38 +84,48 @@ export function gateVerdict(ff: FailingFirst, gate: TestCounts | null, exit: { o
   const extra = (gate.cases ?? []).filter((c) => c.status === "failed" && !status.has(c.name)).map((c) => c.name);
   if (stillFail.length + extra.length === 0) {
     if (!exit.ok) return { whole: `Failing first: the ${ff.names.length} selected tests pass but the run exited ${exit.code ?? "killed"}, ${again}.` };
-    return { whole: `Failing first: the ${ff.names.length} tests that failed at step ${ff.since} pass now, so the whole suite ran.` };
+    return { whole: `Failing first: the ${ff.names.length} tests that failed ${failedWhen(ff)} pass now, so the whole suite ran.` };
   }
-  const merged = merge(ff, gate, nowPass, stillFail.length + extra.length);
+  const merged = merge(ff, gate, nowPass, stillFail);
   const partial: PartialRun = { since: ff.since, ran: merged.ran, of: merged.of, nowPass, stillFail: [...stillFail, ...extra] };
   const rest = merged.of - merged.ran;
   const notice =
-    `Failing first (partial run, ran ${merged.ran} of ${merged.of}): only the ${ff.names.length} tests that failed at step ${ff.since} ran, through ${ff.runner}'s own selection. ` +
+    `Failing first (partial run, ran ${merged.ran} of ${merged.of}): only the ${ff.names.length} tests that failed ${failedWhen(ff)} ran, through ${ff.runner}'s own selection. ` +
     `${nowPass.length ? `Now pass: ${list(nowPass)}. ` : ""}Still fail: ${list(partial.stillFail)}. ` +
     `The other ${rest} did not run: they count as they were at step ${ff.since}, the last full run. A partial step cannot become best, reset the no-improvement streak or end the session; the whole suite runs once the selected tests pass (selectTests: false turns this off).`;
   return { partial, tests: merged.tests, notice };
 }
 
+/** When the selected tests failed, as notices say it: at the last full run, or at a partial step since (affected first). */
+const failedWhen = (ff: FailingFirst) => (ff.full.failed ? `at step ${ff.since}` : `after step ${ff.since}`);
+
 /** The partial run's counts: the selected tests as they ran now, every other as at the last full run. */
-function merge(ff: FailingFirst, gate: TestCounts, nowPass: string[], failing: number): { tests: TestCounts; ran: number; of: number } {
+function merge(ff: FailingFirst, gate: TestCounts, nowPass: string[], stillFail: string[]): { tests: TestCounts; ran: number; of: number } {
   const full = ff.full;
-  if (gate.cases && full.cases) {
-    // Two tests may share a name (Express has such; a candidate may add one): the tests that ran take the
-    // places of the full run's of that name in order, each counted once; more of a name than before are added.
-    const ranNow = gate.cases.filter((c) => ran(c.status));
-    const now = new Map<string, TestCase[]>();
-    for (const c of ranNow) now.set(c.name, [...(now.get(c.name) ?? []), c]);
-    const all = [...full.cases.map((c) => now.get(c.name)?.shift() ?? c), ...[...now.values()].flat()];
-    const r = ranNow.length;
-    const sum = (k: "passed" | "failed" | "skipped") => all.reduce((n, c) => n + unitsOf(c)[k], 0);
-    const passed = sum("passed");
-    const failed = sum("failed");
-    const skipped = sum("skipped");
-    return { tests: { ...gate, passed, failed, skipped, total: passed + failed + skipped, cases: all }, ran: r, of: all.length };
-  }
-  // Counts only (every selected test accounted for, gateVerdict): the ones that pass now move from failed to passed.
-  const passed = full.passed! + nowPass.length;
+  if (gate.cases && full.cases) return mergeCases(full, gate);
+  // Counts only (every selected test accounted for, gateVerdict): a test that passes now moves from failed
+  // to passed if it failed at the full run; one that fails now and did not (it failed at an affected-first
+  // step since) moves from passed to failed.
+  const before = new Set(full.failures.map((f) => f.name));
+  const passed = Math.max(0, full.passed! + nowPass.filter((n) => before.has(n)).length - stillFail.filter((n) => !before.has(n)).length);
   const skipped = full.skipped;
-  const total = skipped === null ? null : passed + failing + skipped;
-  return { tests: { ...gate, passed, failed: failing, skipped, total }, ran: ff.names.length, of: passed + failing };
+  const total = skipped === null ? null : passed + stillFail.length + skipped;
+  return { tests: { ...gate, passed, failed: stillFail.length, skipped, total }, ran: ff.names.length, of: passed + stillFail.length };
+}
+
+/**
+ * The counts where both runs name every test. Two tests may share a name (Express has such; a candidate may
+ * add one): the tests that ran take the places of the full run's of that name in order, each counted once;
+ * more of a name than before are added.
+ */
+export function mergeCases(full: TestCounts, gate: TestCounts): { tests: TestCounts; ran: number; of: number } {
+  const ranNow = (gate.cases ?? []).filter((c) => ran(c.status));
+  const now = new Map<string, TestCase[]>();
+  for (const c of ranNow) now.set(c.name, [...(now.get(c.name) ?? []), c]);
+  const all = [...(full.cases ?? []).map((c) => now.get(c.name)?.shift() ?? c), ...[...now.values()].flat()];
+  const sum = (k: "passed" | "failed" | "skipped") => all.reduce((n, c) => n + unitsOf(c)[k], 0);
+  const passed = sum("passed");
+  const failed = sum("failed");
+  const skipped = sum("skipped");
+  return { tests: { ...gate, passed, failed, skipped, total: passed + failed + skipped, cases: all }, ran: ranNow.length, of: all.length };
 }

@@ -15,6 +15,7 @@ import { shellQuote } from "../util/text.js";
 import { splitAndChain } from "./chain.js";
 import { packageScript } from "./runner-hint.js";
 import { type RunnerDescriptor, runnerOfCommand } from "./runners/index.js";
+import { escapeRegExp } from "./runners/types.js";
 
 /** Beyond this many names (or characters of arguments) a selection runs the whole suite instead. */
 export const MAX_SELECTED = 100;
@@ -22,8 +23,11 @@ const MAX_ARGS_CHARS = 16_000;
 
 export interface Selection {
   runner: RunnerDescriptor;
-  /** The test command with the selection of `names`, or undefined when there are too many. */
-  command(names: string[]): string | undefined;
+  /**
+   * The test command with the selection of `names` (and of the test files they are in, where the runner takes
+   * them), or undefined when there are too many.
+   */
+  command(names: string[], files?: string[]): string | undefined;
   /** How it is built, for the start result: the command with a placeholder name. */
   example: string;
 }
@@ -130,13 +134,100 @@ export function selectionFor(testCmd: string, cwd: string): Selection | { off: s
   const r = p.runner;
   return {
     runner: r,
-    command: (names) => {
+    command: (names, files) => {
       if (names.length === 0 || names.length > MAX_SELECTED) return undefined;
-      const text = words(r.selectByName!(names), p.part);
+      const inFiles = files?.length && files.length <= MAX_SELECTED ? r.selectFiles?.(files) : undefined;
+      const text = words([...r.selectByName!(names), ...(inFiles ?? [])], p.part);
       return text.length > MAX_ARGS_CHARS ? undefined : p.place(text);
     },
     example: p.place(words(r.selectByName!(["<name>"]), p.part)),
   };
+}
+
+export interface RelatedSelection {
+  runner: RunnerDescriptor;
+  /** The test command running only the tests the runner relates to `files` (repository paths), or undefined when too many. */
+  command(files: string[]): string | undefined;
+  example: string;
+}
+
+/**
+ * The runner's part of a command with its related-tests arguments (runners/types.ts, `related`), or why not.
+ * A part that names test files or filters (`jest test/unit`, `vitest run src`) is refused: the runner would
+ * take them for changed files and relate tests beyond those the command runs. A word right after an option
+ * without `=` is taken for that option's value.
+ */
+function relatedPart(part: string, r: RunnerDescriptor): { build: (args: string) => string } | { off: string } {
+  const rel = r.related;
+  if (!rel) return { off: `${r.name} cannot say which tests relate to a file` };
+  const bin = new RegExp(`(?:^|[\\s/])${escapeRegExp(rel.bin)}(?=\\s|$)`).exec(part);
+  if (!bin) return { off: `\`${part.trim()}\` does not run ${rel.bin} by name` };
+  let head = part.slice(0, bin.index + bin[0].length);
+  let rest = part.slice(head.length).trimEnd();
+  const first = /^\s+([^\s-]\S*)/.exec(rest);
+  if (rel.subcommand) {
+    if (first && !rel.subcommand.replaces.includes(first[1]!)) return { off: `\`${rel.bin} ${first[1]}\` cannot run related tests` };
+    if (first) rest = rest.slice(first[0].length);
+    head = `${head} ${rel.subcommand.name}`;
+  }
+  if (/['"\\`$]/.test(rest)) return { off: `the arguments of \`${part.trim()}\` hold quotes or expansions` };
+  const words = rest.trim().split(/\s+/).filter(Boolean);
+  const positional = words.find((w, i) => !w.startsWith("-") && (i === 0 || !words[i - 1]!.startsWith("-") || words[i - 1]!.includes("=")));
+  if (positional) return { off: `\`${part.trim()}\` names tests to run (${positional}); the tests related to a file could go beyond them` };
+  return { build: (args) => `${head}${rest} ${args}` };
+}
+
+/**
+ * How the test command runs only the tests its runner relates to changed files (affected first), or why it
+ * cannot. The files are given as `./path` (never taken for an option) and quoted. Through npm: a runner
+ * taking options (jest) gets them after `--`; one whose related tests are a subcommand (vitest) has the
+ * script itself rewritten and run by `npm exec -c`, as npm runs it, unless a `pre` script would run first.
+ */
+export function relatedFor(testCmd: string, cwd: string): RelatedSelection | { off: string } {
+  const cmd = testCmd.trim();
+  if (/[\n\r]/.test(cmd)) return { off: "the test command spans lines" };
+  const parts = plainParts(cmd);
+  if (!parts) return { off: "the test command is not a plain command or `&&` list (a pipe, `;` or `&`)" };
+  const last = parts[parts.length - 1]!;
+  const make = (r: RunnerDescriptor, build: (args: string) => string): RelatedSelection => {
+    const args = (files: string[]) =>
+      r
+        .related!.args(files.map((f) => `./${f}`))
+        .map(shellQuote)
+        .join(" ");
+    return {
+      runner: r,
+      command: (files) => {
+        if (files.length === 0 || files.length > MAX_SELECTED) return undefined;
+        const text = args(files);
+        return text.length > MAX_ARGS_CHARS ? undefined : build(text);
+      },
+      example: build(args(["<file>"])),
+    };
+  };
+  const direct = runnerOfCommand(last);
+  if (direct) {
+    const p = relatedPart(last, direct);
+    if ("off" in p) return p;
+    const head = cmd.slice(0, cmd.length - last.length);
+    return make(direct, (args) => `${head}${p.build(args)}`);
+  }
+  const npm = NPM.exec(cmd);
+  if (!npm) return { off: "the test command does not name a runner that relates tests to files" };
+  const name = npm[1] ? "test" : npm[2]!;
+  const script = packageScript(name, cwd)?.trim();
+  const sparts = script === undefined || /[\n\r]/.test(script) ? null : plainParts(script);
+  if (!script || !sparts) return { off: `the script "${name}" is not a plain command or \`&&\` list` };
+  const slast = sparts[sparts.length - 1]!;
+  const r = runnerOfCommand(slast);
+  if (!r) return { off: `the last part of the script "${name}" names no runner that relates tests to files` };
+  // What follows `--` npm appends to the script: it is checked as part of it.
+  const p = relatedPart(`${slast}${npm[4]?.replace(/^\s+--/, "") ?? ""}`, r);
+  if ("off" in p) return p;
+  if (!r.related!.subcommand) return make(r, (args) => `${cmd}${npm[4] ? "" : " --"} ${args}`);
+  if (packageScript(`pre${name}`, cwd) !== undefined) return { off: `npm runs the script "pre${name}" before "${name}"` };
+  const shead = script.slice(0, script.length - slast.length);
+  return make(r, (args) => `npm exec -c ${shellQuote(`${shead}${p.build(args)}`)}`);
 }
 
 /** The start result's word on it: which runner's selection a failing step's next step will use, or why none. */
@@ -144,5 +235,12 @@ export function failingFirstNote(testCmd: string, cwd: string, enabled: boolean)
   if (!enabled) return "failing first: off (selectTests: false); every step runs the whole suite.";
   const s = selectionFor(testCmd, cwd);
   if ("off" in s) return `failing first: not available (${s.off}); every step runs the whole suite.`;
-  return `failing first: after a step with failing tests, the next runs those first through ${s.runner.name}'s own selection (\`${s.example.slice(0, 300)}\`) and is judged by them while they fail; the whole suite runs once they pass. selectTests: false turns it off.`;
+  const r = relatedFor(testCmd, cwd);
+  const affected =
+    "off" in r
+      ? s.runner.related
+        ? ` Affected first: not available (${r.off}).`
+        : ""
+      : ` Affected first: a step after a full run without failures first runs the tests ${r.runner.name} relates to its changed files (\`${r.example.slice(0, 300)}\`), and is judged by them when one fails.`;
+  return `failing first: after a step with failing tests, the next runs those first through ${s.runner.name}'s own selection (\`${s.example.slice(0, 300)}\`) and is judged by them while they fail; the whole suite runs once they pass.${affected} selectTests: false turns it off.`;
 }

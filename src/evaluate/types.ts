@@ -7,6 +7,8 @@ export interface TestFailure {
   line?: number;
   /** The test it is a failed part of (a subtest), when it is not a test itself. */
   test?: string;
+  /** The file the test is in, where the reporter names it (vitest, jest): failing first runs only those files. Not shown. */
+  testFile?: string;
 }
 
 /**

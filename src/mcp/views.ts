@@ -90,10 +90,11 @@ export function partialView(ev: Evaluation): { partial?: true; ran?: string } {
   return ev.partial ? { partial: true, ran: `${ev.partial.ran} of ${ev.partial.of}` } : {};
 }
 
-/** Test counts as tools report them: the list of every test's name stays in the stored record only. */
+/** Test counts as tools report them: the list of every test's name and each failure's test file stay in the stored record only. */
 export function testsView<T extends Evaluation["tests"]>(tests: T): T {
-  if (!tests?.cases && !tests?.notRun) return tests;
-  const { cases: _cases, notRun: _notRun, ...rest } = tests;
+  const shown = tests?.failures.some((f) => f.testFile) ? { ...tests, failures: tests.failures.map(({ testFile: _file, ...f }) => f) } : tests;
+  if (!shown?.cases && !shown?.notRun) return shown as T;
+  const { cases: _cases, notRun: _notRun, ...rest } = shown;
   return rest as T;
 }
 

@@ -3,8 +3,8 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { type EvaluationRun, evaluate, expandFiles } from "../evaluate/evaluate.js";
 import type { FailingFirst } from "../evaluate/failing-first.js";
-import { failingFirstPlan } from "../evaluate/failing-first-plan.js";
-import { selectionFor } from "../evaluate/select-command.js";
+import { affectedFirstPlan, failingFirstPlan } from "../evaluate/failing-first-plan.js";
+import { relatedFor, selectionFor } from "../evaluate/select-command.js";
 import { progressIntervalMs } from "../util/limits.js";
 import { profileMark } from "../util/profile.js";
 import type { CallContext } from "./context.js";
@@ -62,13 +62,19 @@ function commandEnv(s: Session, step: number): Record<string, string> {
 }
 
 /**
- * The tests a step in `worktree` runs first, if any (docs/failing-first.md); read from its own package.json.
+ * The tests a step in `worktree` runs first, if any (docs/failing-first.md): failing first, else affected
+ * first; read from its own package.json.
  * The selection is added to the test command with `{files}` already expanded, so that nothing in a test
  * name (they come from the repository's output) is ever taken for the placeholder.
  */
 function failingFirstOf(s: Session, worktree: string, changedFiles: string[]): FailingFirst | undefined {
   const test = s.config.commands.test;
   if (!test || s.config.selectTests === false || s.entries.length === 0) return undefined;
-  const selection = selectionFor(expandFiles(test, changedFiles), worktree);
-  return "off" in selection ? undefined : failingFirstPlan(s.entries, selection);
+  const cmd = expandFiles(test, changedFiles);
+  const selection = selectionFor(cmd, worktree);
+  const failing = "off" in selection ? undefined : failingFirstPlan(s.entries, selection);
+  if (failing || changedFiles.length === 0) return failing;
+  // No known failure to select: the tests the runner relates to the changed files, where it can say.
+  const related = relatedFor(cmd, worktree);
+  return "off" in related ? undefined : affectedFirstPlan(s.entries, related, changedFiles);
 }

@@ -78,7 +78,8 @@ const CASES: Record<string, Case> = {
       describe: "describe",
       eq: expectEq,
     }),
-    selection: /^npx vitest run '-t' '\^\(\?:clamp above falls to hi\|clamp far above \\\(100\\\) falls to hi\)\$'$/,
+    // The failing tests' file too: only it loads.
+    selection: /^npx vitest run '-t' '\^\(\?:clamp above falls to hi\|clamp far above \\\(100\\\) falls to hi\)\$' '\.\/test\/clamp\.test\.js'$/,
     failing: above,
   },
   jest: {

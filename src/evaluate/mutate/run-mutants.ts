@@ -19,9 +19,8 @@ import { type RunResult, runCommand } from "../../exec/run.js";
 import type { Sandbox } from "../../exec/sandbox.js";
 import { isInside } from "../../util/paths.js";
 import { readPrefix } from "../../util/read-prefix.js";
-import { appendArgs } from "../coverage/command-args.js";
 import { parseTests } from "../parsers/index.js";
-import { projectRunner } from "../runner-hint.js";
+import { relatedFor } from "../select-command.js";
 import type { TestCounts } from "../types.js";
 import { type ChosenMutant, chooseMutants } from "./choose.js";
 import { instrument } from "./instrument.js";
@@ -147,8 +146,8 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   started = performance.now();
   deadline = started + o.budgetMs;
 
-  const { runner } = projectRunner(o.testCmd, first);
-  const related = runner?.related ? appendArgs(o.testCmd, runner.related([...originals.keys()])) : null;
+  const rel = relatedFor(o.testCmd, first);
+  const related = ("off" in rel ? undefined : rel.command([...originals.keys()])) ?? null;
   const run = (cwd: string, cmd: string, timeoutMs: number, env?: Record<string, string>) => {
     const sb = o.sandbox?.(cwd);
     return runCommand(cmd, {

@@ -1,5 +1,5 @@
 import { parseJestText, parseVitestJestJson } from "../parsers/tests/vitest-jest.js";
-import { anyOf, type RunnerDescriptor } from "./types.js";
+import { anyOf, escapeRegExp, type RunnerDescriptor } from "./types.js";
 
 export const jest: RunnerDescriptor = {
   id: "jest",
@@ -14,7 +14,9 @@ export const jest: RunnerDescriptor = {
   testConfigFiles: ["jest.config.*"],
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
-  related: (files) => ["--findRelatedTests", ...files],
+  // Its arguments are regexes over each test file's absolute path.
+  selectFiles: (files) => files.map((f) => `(?:^|/)${escapeRegExp(f)}$`),
+  related: { bin: "jest", args: (files) => ["--findRelatedTests", ...files] },
   coverage: {
     args: ["--coverage"],
     prints: "a text table of % statements, branches, functions and lines per file (--coverageReporters=json-summary: coverage/coverage-summary.json)",

@@ -53,13 +53,24 @@ export interface RunnerDescriptor {
    */
   selectByName?: (names: string[]) => string[];
   /**
+   * Arguments added to selectByName's that run only the named test files (repository paths, as the
+   * reporter names them: TestFailure.testFile), so that the other files are not even loaded; undefined
+   * where a path cannot be given safely (the names alone then select).
+   */
+  selectFiles?: (files: string[]) => string[] | undefined;
+  /**
    * Where those arguments go in the runner's part of the command: at its end unless `after` is given
    * (node's options must come before its file arguments), and never into a command `not` matches (a
    * form of the command that takes no test names: `unittest discover`). See evaluate/select-command.ts.
    */
   selectAt?: { after?: RegExp; not?: RegExp };
-  /** Arguments that run the tests related to the changed files, where the runner knows it. */
-  related?: (files: string[]) => string[];
+  /**
+   * How it runs the tests related to changed files, where the runner itself knows which (affected first,
+   * mutants): `bin` is its executable as a command names it; `subcommand` goes right after it, replacing
+   * one of `replaces` the command has there (vitest: `run` becomes `related`); `args`, files last, go at
+   * the end of the runner's part. See evaluate/select-command.ts.
+   */
+  related?: { bin: string; subcommand?: { name: string; replaces: string[] }; args: (files: string[]) => string[] };
   /**
    * How it prints coverage: the arguments to add and what it prints; `istanbulJson`, the arguments that
    * make it write Istanbul's coverage-final.json into a folder (and the packages, any one of which must

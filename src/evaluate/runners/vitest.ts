@@ -15,7 +15,10 @@ export const vitest: RunnerDescriptor = {
   testConfigFiles: ["vitest.config.*", "vite.config.*", "vitest.workspace.*", "vitest.projects.*"],
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
-  related: (files) => ["related", "--run", ...files],
+  // Filters match files by path (`./` keeps a leading `-` from being an option); a `:` would be read as `file:line`.
+  selectFiles: (files) => (files.some((f) => f.includes(":")) ? undefined : files.map((f) => `./${f}`)),
+  // `vitest related` is a subcommand (`vitest run --related` is refused as an unknown option).
+  related: { bin: "vitest", subcommand: { name: "related", replaces: ["run"] }, args: (files) => ["--run", ...files] },
   coverage: {
     args: ["--coverage"],
     prints: "a text table of % statements, branches, functions and lines per file (needs @vitest/coverage-v8 or -istanbul)",

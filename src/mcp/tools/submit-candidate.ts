@@ -78,7 +78,9 @@ export function submitCandidateTool(sessions: SessionManager) {
           ? undefined
           : r.ev.tests === null
             ? null
-            : { ...testsView(r.ev.tests), failures: r.ev.tests.failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) };
+            : (({ failures, ...t }) => ({ ...t, failures: failures.map((f) => ({ ...f, introducedAtStep: failureSteps.get(f.name) ?? r.step })) }))(
+                testsView(r.ev.tests),
+              );
       const structured = {
         step: r.step,
         commit: r.commit,

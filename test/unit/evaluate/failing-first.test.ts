@@ -6,7 +6,7 @@ import { type Evaluation, expandFiles } from "../../../src/evaluate/evaluate.js"
 import { type FailingFirst, gateVerdict, MATCHED_NOTHING } from "../../../src/evaluate/failing-first.js";
 import { failingFirstPlan } from "../../../src/evaluate/failing-first-plan.js";
 import { foldProgress } from "../../../src/evaluate/score.js";
-import { failingFirstNote, MAX_SELECTED, type Selection, selectionFor } from "../../../src/evaluate/select-command.js";
+import { failingFirstNote, MAX_SELECTED, relatedFor, type Selection, selectionFor } from "../../../src/evaluate/select-command.js";
 import type { TestCase, TestCounts } from "../../../src/evaluate/types.js";
 import { tmpDir } from "../../helpers/repo.js";
 
@@ -378,6 +378,17 @@ describe("hostile test names and changed files never become shell syntax", () =>
     const want = s.runner.selectByName!(names).filter((a) => !(a === "--" && own.includes("--")));
     expect(got.filter((a) => !own.includes(a))).toEqual(want.filter((a) => !own.includes(a)));
     expect(got.length).toBe(own.length + want.length);
+    expect(readdirSync(dir).filter((f) => f.startsWith("PWNED"))).toEqual([]);
+  });
+
+  it.each(["npx vitest run", "npx jest", "npm test"])("%s: the related tests' run gets exactly the changed files, whatever their names", (cmd) => {
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ scripts: { test: "vitest run" } }));
+    const changed = [...files, ...hostile];
+    const r = relatedFor(cmd, dir);
+    if ("off" in r) throw new Error(r.off);
+    // npm exec -c takes the rewritten script as one word and runs it in a shell: eval does the same, with the stub.
+    const got = argv(r.command(changed)!.replace(/^npm exec -c /, "eval "), cmd === "npm test" ? "vitest" : "npx");
+    expect(got.slice(-changed.length)).toEqual(changed.map((f) => `./${f}`));
     expect(readdirSync(dir).filter((f) => f.startsWith("PWNED"))).toEqual([]);
   });
 });

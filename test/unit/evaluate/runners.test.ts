@@ -104,8 +104,9 @@ describe("runner descriptors", () => {
     expect(new RegExp(bpat!).test("lib mul multiplies") && new RegExp(bpat!).test(NASTY)).toBe(true);
     expect(select("cargo", ["tests::adds", "tests::subs"])).toEqual(["--", "--exact", "tests::adds", "tests::subs"]);
     // Related tests, where the runner knows them.
-    expect(byId("jest").related!(["src/a.ts"])).toEqual(["--findRelatedTests", "src/a.ts"]);
-    expect(byId("vitest").related!(["src/a.ts"])).toEqual(["related", "--run", "src/a.ts"]);
+    expect(byId("jest").related!.args(["src/a.ts"])).toEqual(["--findRelatedTests", "src/a.ts"]);
+    expect(byId("vitest").related).toMatchObject({ bin: "vitest", subcommand: { name: "related", replaces: ["run"] } });
+    expect(byId("vitest").related!.args(["src/a.ts"])).toEqual(["--run", "src/a.ts"]);
   });
 
   it("the could-not-read hint finds the runner by the command, the project's files, then package.json's dependencies", () => {

@@ -12,6 +12,12 @@ import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, cleanText, findJson, firstProjectFrame, indentOf, isRecord, normalizePath, num, str } from "../util.js";
 import { counts, failure, MAX_CASES, TAIL_LINES, type TestInput } from "./common.js";
 
+/** The test file a failure's test is in, as the reporter names it (failing first runs only those files). */
+function inFile(f: TestFailure, file: string | undefined): TestFailure {
+  if (file) f.testFile = file;
+  return f;
+}
+
 function isJestJson(v: unknown): v is Record<string, unknown> {
   return isRecord(v) && typeof v.numTotalTests === "number" && Array.isArray(v.testResults);
 }
@@ -57,7 +63,7 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
       const text = cleanText(messages.join("\n"));
       const frame = firstProjectFrame(text, cwd);
       const loc = frame ?? locationField(a.location, file);
-      failures.push(failure(name, boundMessage(text), loc ?? (file ? { file } : undefined)));
+      failures.push(inFile(failure(name, boundMessage(text), loc ?? (file ? { file } : undefined)), file));
     }
     const status = str(suite.status);
     const suiteMessage = str(suite.message) ?? str(suite.failureMessage) ?? (isRecord(suite.testExecError) ? str(suite.testExecError.message) : undefined);
@@ -66,10 +72,13 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
       failed++;
       const text = cleanText(suiteMessage ?? "");
       failures.push(
-        failure(
-          file || "(test file)",
-          boundMessage(stripJestSuiteHeader(text)),
-          fileErrorPlace(text, file, cwd) ?? firstProjectFrame(text, cwd) ?? (file ? { file } : undefined),
+        inFile(
+          failure(
+            file || "(test file)",
+            boundMessage(stripJestSuiteHeader(text)),
+            fileErrorPlace(text, file, cwd) ?? firstProjectFrame(text, cwd) ?? (file ? { file } : undefined),
+          ),
+          file,
         ),
       );
     }
@@ -180,10 +189,10 @@ export function parseVitestText(input: TestInput): TestCounts | null {
       if (section === "suites" || suiteForm) {
         suiteErrors++;
         const file = normalizePath(suiteForm ? suiteForm[1]! : h, cwd);
-        failures.push(failure(file, message, loc ?? fileErrorPlace(body.join("\n"), file, cwd) ?? { file }));
+        failures.push(inFile(failure(file, message, loc ?? fileErrorPlace(body.join("\n"), file, cwd) ?? { file }), file));
       } else {
         const { file, name } = splitTitle(h, cwd);
-        failures.push(failure(name, message, loc ?? { file }));
+        failures.push(inFile(failure(name, message, loc ?? { file }), file));
       }
     }
     i = j - 1;
@@ -289,9 +298,9 @@ export function parseJestText(input: TestInput): TestCounts | null {
     const loc = firstProjectFrame(text, cwd) ?? { file };
     if (title === "Test suite failed to run") {
       suiteErrors++;
-      failures.push(failure(file, boundMessage(msgLines.join("\n")), loc));
+      failures.push(inFile(failure(file, boundMessage(msgLines.join("\n")), loc), file));
     } else {
-      failures.push(failure(title.split(" › ").join(" > "), boundMessage(msgLines.join("\n")), loc));
+      failures.push(inFile(failure(title.split(" › ").join(" > "), boundMessage(msgLines.join("\n")), loc), file));
     }
     i = j - 1;
   }

@@ -22,11 +22,11 @@ function run(c: CorpusCase): unknown {
   return parseBenchValue(c.output.all);
 }
 
-/** The list of every test's name is checked on its own (below), not in each expectation. */
+/** The list of every test's name and each failure's test file are checked on their own (below), not in each expectation. */
 function withoutCases(r: TestCounts | null): TestCounts | null {
-  if (!r?.cases) return r;
+  if (!r) return r;
   const { cases: _cases, ...rest } = r;
-  return rest;
+  return { ...rest, failures: r.failures.map(({ testFile: _file, ...f }) => f) };
 }
 
 const ids = listCases();
@@ -260,6 +260,25 @@ describe("formats of the same run agree", () => {
     );
     expect(tap).toEqual(text);
     expect(tap![0]).toBe("lib › shout without name: Error thrown in test: TypeError: Cannot read properties of undefined (reading 'toUpperCase')");
+  });
+
+  it("vitest's and jest's text and JSON reporters name each failing test's file alike (failing first runs only those files)", () => {
+    const files = (id: string) =>
+      (run(loadCase(id)) as TestCounts).failures.map((f) => {
+        // What `run` strips for the expectations, read again here.
+        const raw = parseTests(loadCase(id).output, { cwd: CWD }).failures.find((g) => g.name === f.name && g.message === f.message);
+        return `${f.name} @ ${raw?.testFile}`;
+      });
+    for (const g of [
+      ["vitest/default-failing", "vitest/json-failing", "vitest/verbose-failing"],
+      ["vitest/defu-bug-default", "vitest/defu-bug-json", "vitest/defu-bug-verbose"],
+      ["vitest/defu-file-errors-default", "vitest/defu-file-errors-json"],
+      ["jest/default-failing", "jest/json-failing"],
+    ]) {
+      const [first, ...rest] = g.map((id) => files(id).sort());
+      for (const l of rest) expect(l, g.join(" ")).toEqual(first);
+      for (const x of first!) expect(x, g[0]).toMatch(/ @ (?!undefined)\S+\.(test|spec)\.[cm]?[jt]s$/);
+    }
   });
 
   it("vitest's text, JSON and JUnit reports name the same failing tests", () => {

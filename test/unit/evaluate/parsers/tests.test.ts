@@ -241,7 +241,13 @@ describe("parseTests: vitest and jest text", () => {
     ].join("\n");
     const r = parseTests(out(text));
     expect(r).toMatchObject({ passed: 0, failed: 1, total: 1 });
-    expect(r?.failures[0]).toEqual({ name: "test/a.test.ts", message: "SyntaxError: Unexpected token '}'", file: "test/a.test.ts", line: 4 });
+    expect(r?.failures[0]).toEqual({
+      name: "test/a.test.ts",
+      message: "SyntaxError: Unexpected token '}'",
+      file: "test/a.test.ts",
+      line: 4,
+      testFile: "test/a.test.ts",
+    });
   });
 
   it("ignores jest's console blocks and its repeated summary of failures", () => {
@@ -267,7 +273,7 @@ describe("parseTests: vitest and jest text", () => {
     ].join("\n");
     const r = parseTests(out(text));
     expect(r).toMatchObject({ passed: 0, failed: 1, total: 1, format: "jest" });
-    expect(r?.failures).toEqual([{ name: "adds", message: "expect(received).toBe(expected)", file: "src/a.test.js", line: 3 }]);
+    expect(r?.failures).toEqual([{ name: "adds", message: "expect(received).toBe(expected)", file: "src/a.test.js", line: 3, testFile: "src/a.test.js" }]);
   });
 });
 

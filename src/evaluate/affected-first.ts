@@ -1,0 +1,50 @@
+/**
+ * Affected first (docs/failing-first.md): a step after a full run without failures first runs the tests
+ * the runner itself relates to the files the step changed (`vitest related`, `jest --findRelatedTests`;
+ * no import graph of code-trm's own). When one of them fails, that run is the step's verdict, a partial
+ * run as failing first's; when they pass, the runner relates no test, or the run cannot be read, the whole
+ * suite runs. The verdict of the related run, a pure function (the plan: failing-first-plan.ts).
+ */
+import { type FailingFirst, type GateExit, type GateVerdict, list, mergeCases, type PartialRun } from "./failing-first.js";
+import type { TestCounts } from "./types.js";
+
+/**
+ * Reads the related run. A partial verdict only when a test failed in it; the tests that did not run count
+ * as at the last full run (where none failed). Where only counts and failing names are printed, each test
+ * failing now is taken to have passed there (a new test is then one passing test too few: never more).
+ */
+export function relatedVerdict(ff: FailingFirst, gate: TestCounts | null, exit: GateExit): GateVerdict {
+  const files = list(ff.related ?? []);
+  const what = `the tests ${ff.runner} relates to ${files}`;
+  const again = "so the whole suite ran";
+  if (exit.timedOut) return { whole: `Affected first: ${what} timed out, ${again}.` };
+  if (!gate || gate.passed === null || gate.failed === null)
+    return { whole: `Affected first: the output of ${what} could not be counted (it may relate none), ${again}.` };
+  if (gate.units || ff.full.units || !!gate.cases !== !!ff.full.cases)
+    return { whole: `Affected first: the related run's output does not name its tests as the full run's does, ${again}.` };
+  const ranNow = gate.passed + gate.failed;
+  if (ranNow === 0) return { whole: `Affected first: ${ff.runner} relates no test to ${files}, ${again}.` };
+  const failing = [...new Set([...gate.failures.map((f) => f.name), ...(gate.cases ?? []).filter((c) => c.status === "failed").map((c) => c.name)])];
+  if (gate.failed === 0 && failing.length === 0) {
+    if (!exit.ok)
+      return { whole: `Affected first: the ${ranNow} tests ${ff.runner} relates to ${files} pass but the run exited ${exit.code ?? "killed"}, ${again}.` };
+    return { whole: `Affected first: the ${ranNow} tests ${ff.runner} relates to ${files} pass, ${again}.` };
+  }
+  const merged = gate.cases && ff.full.cases ? mergeCases(ff.full, gate) : mergeCounts(ff.full, gate);
+  const partial: PartialRun = { since: ff.since, ran: merged.ran, of: merged.of, nowPass: [], stillFail: failing };
+  const rest = merged.of - merged.ran;
+  const notice =
+    `Affected first (partial run, ran ${merged.ran} of ${merged.of}): only the tests ${ff.runner} relates to the changed files (${files}) ran, through its own selection (\`${ff.cmd.slice(0, 300)}\`). ` +
+    `Failing: ${failing.length ? list(failing) : `${gate.failed} (unnamed)`}. The other ${rest} did not run: they count as they were at step ${ff.since}, the last full run. ` +
+    "A partial step cannot become best, reset the no-improvement streak or end the session; the whole suite runs once the failing tests pass (selectTests: false turns this off).";
+  return { partial, tests: merged.tests, notice };
+}
+
+/** Counts only: the failures now, every other test as it was (passing; the full run had no failure). */
+function mergeCounts(full: TestCounts, gate: TestCounts): { tests: TestCounts; ran: number; of: number } {
+  const failed = gate.failed!;
+  const passed = Math.max(0, full.passed! - failed);
+  const skipped = full.skipped;
+  const ran = gate.passed! + failed;
+  return { tests: { ...gate, passed, failed, skipped, total: skipped === null ? null : passed + failed + skipped }, ran, of: Math.max(ran, passed + failed) };
+}
