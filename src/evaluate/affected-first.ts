@@ -5,7 +5,7 @@
  * run as failing first's; when they pass, the runner relates no test, or the run cannot be read, the whole
  * suite runs. The verdict of the related run, a pure function (the plan: failing-first-plan.ts).
  */
-import { type FailingFirst, type GateExit, type GateVerdict, list, mergeCases, type PartialRun } from "./failing-first.js";
+import { type FailingFirst, type GateExit, type GateVerdict, list, mergeCases, type PartialRun, type RelatedRan } from "./failing-first.js";
 import type { TestCounts } from "./types.js";
 
 /**
@@ -28,7 +28,14 @@ export function relatedVerdict(ff: FailingFirst, gate: TestCounts | null, exit: 
   if (gate.failed === 0 && failing.length === 0) {
     if (!exit.ok)
       return { whole: `Affected first: the ${ranNow} tests ${ff.runner} relates to ${files} pass but the run exited ${exit.code ?? "killed"}, ${again}.` };
-    return { whole: `Affected first: the ${ranNow} tests ${ff.runner} relates to ${files} pass, ${again}.` };
+    const of = ff.full.passed! + ff.full.failed!;
+    // A runner that relates most of the suite to a change (every test imports one index) makes each passing
+    // step pay for the suite nearly twice: affected first stops for the session (affectedFirstPlan).
+    const most = ranNow * 2 > of;
+    return {
+      whole: `Affected first: the ${ranNow} tests ${ff.runner} relates to ${files} pass, ${again}${most ? `; they are most of the suite's ${of}, so affected first stops for this session (it would cost a passing step nearly two runs)` : ""}.`,
+      relatedRan: { ran: ranNow, of },
+    };
   }
   const merged = gate.cases && ff.full.cases ? mergeCases(ff.full, gate) : mergeCounts(ff.full, gate);
   const partial: PartialRun = { since: ff.since, ran: merged.ran, of: merged.of, nowPass: [], stillFail: failing };
@@ -48,3 +55,6 @@ function mergeCounts(full: TestCounts, gate: TestCounts): { tests: TestCounts; r
   const ran = gate.passed! + failed;
   return { tests: { ...gate, passed, failed, skipped, total: skipped === null ? null : passed + failed + skipped }, ran, of: Math.max(ran, passed + failed) };
 }
+
+/** Whether a related run ran most of the suite: affected first cannot pay for itself in this session. */
+export const relatesMost = (r: RelatedRan | undefined): boolean => !!r && r.ran * 2 > r.of;

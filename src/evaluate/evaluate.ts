@@ -11,7 +11,7 @@ import { relatedVerdict } from "./affected-first.js";
 import { markersSeen, splitAndChain, splitChainOutput, stripMarkers, type WrappedChain, wrapChain } from "./chain.js";
 import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
 import { environmentNotices, readGoModule, realOr } from "./environment.js";
-import { type FailingFirst, type GateVerdict, gateVerdict, type PartialRun } from "./failing-first.js";
+import { type FailingFirst, type GateVerdict, gateVerdict, type PartialRun, type RelatedRan } from "./failing-first.js";
 import { testsLine } from "./feedback.js";
 import { parseBenchValue, parseDiagnostics, parseTests } from "./parsers/index.js";
 import { readChainDiagnostics, readChainTests } from "./read-tests.js";
@@ -47,6 +47,8 @@ export interface Evaluation {
    * (failing-first.ts): the other tests count as they were then. Never best, never a success.
    */
   partial?: PartialRun;
+  /** Affected first ran the related tests, which passed, before the whole suite: how many of how many. */
+  relatedRan?: RelatedRan;
   /** Tests of earlier steps now skipped or missing, counted in `tests` as failed (judge.ts). */
   testIdentity?: TestIdentity;
   perf?: { value: number | null; score: number };
@@ -151,6 +153,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     return chain ? (readChainTests(splitChainOutput(chain.chain, chain.raw, r.exitCode), realCwd, xml, goModule, chain.chain.parts) ?? whole()) : whole();
   };
   let partial: Extract<GateVerdict, { partial: PartialRun }> | undefined;
+  let relatedRan: RelatedRan | undefined;
 
   const run = async (key: string, kind: CommandKind | "check" | "quick", cmd: string, groupFile: string | undefined): Promise<void> => {
     // A report left by an earlier step must not be read as this step's result.
@@ -256,6 +259,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
             // The whole suite runs; the selected run stays in the record (and its output in the logs), not
             // in what the environment notices read: a test id pytest did not find is no missing dependency.
             notices.push(v.whole);
+            relatedRan = v.relatedRan;
             commands.failingFirst = commands.test;
             logs.failingFirst = logs.test!;
             for (const o of [commands, logs, results, chains]) delete o.test;
@@ -314,6 +318,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
     ev.testsPass = false;
     notices.push(partial.notice);
   } else if (opts.commands.test) {
+    if (relatedRan) ev.relatedRan = relatedRan;
     const gate = results.quickTest && !succeeded(results.quickTest) ? results.quickTest : undefined;
     const r = gate ?? results.test;
     ev.tests = r ? testsOf(r, gate ? undefined : chains.test, gate ? undefined : junitXml) : null;

@@ -4,6 +4,7 @@
  * every failing test was named. Otherwise (no failure, a failure without a name, a crash, counts in
  * assertions or subtests, a chain part that did not run) the whole suite runs as it always did.
  */
+import { relatesMost } from "./affected-first.js";
 import type { Evaluation } from "./evaluate.js";
 import type { FailingFirst } from "./failing-first.js";
 import { rawTests } from "./judge.js";
@@ -72,6 +73,7 @@ export function failingFirstPlan(entries: PlanPoint[], selection: Selection): Fa
  * read and had no failing test (with a failing test, failing first applies); undefined otherwise.
  */
 export function affectedFirstPlan(entries: PlanPoint[], selection: RelatedSelection, changedFiles: string[]): FailingFirst | undefined {
+  if (entries.some((e) => relatesMost(e.evaluation.relatedRan))) return undefined;
   const last = entries[entries.length - 1];
   if (!last || last.evaluation.partial || !last.evaluation.commands.test || last.evaluation.commands.test.skipped) return undefined;
   const full = rawTests(last.evaluation);

@@ -36,7 +36,19 @@ export interface PartialRun {
   stillFail: string[];
 }
 
-export type GateVerdict = { partial: PartialRun; tests: TestCounts; notice: string } | { whole: string };
+export type GateVerdict =
+  | { partial: PartialRun; tests: TestCounts; notice: string }
+  | {
+      whole: string;
+      /** Affected first: how many tests the related run ran (it passed) of the suite's (affected-first.ts). */
+      relatedRan?: RelatedRan;
+    };
+
+/** Tests the runner related to a step's changes and ran first, of the suite's (counted at the last full run). */
+export interface RelatedRan {
+  ran: number;
+  of: number;
+}
 export type GateExit = { ok: boolean; timedOut: boolean; code: number | null };
 
 const NAMES_SHOWN = 8;

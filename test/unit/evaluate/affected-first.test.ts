@@ -158,7 +158,10 @@ describe("the related run's verdict", () => {
 
   it("the related tests pass, none is related, a timeout, unreadable or differently named output: the whole suite runs", () => {
     const pass = counts([["b", "passed"]]);
-    expect(relatedVerdict(aff(), pass, exitOk)).toEqual({ whole: "Affected first: the 1 tests Vitest relates to src/a.js pass, so the whole suite ran." });
+    expect(relatedVerdict(aff(), pass, exitOk)).toEqual({
+      whole: "Affected first: the 1 tests Vitest relates to src/a.js pass, so the whole suite ran.",
+      relatedRan: { ran: 1, of: 4 },
+    });
     expect(relatedVerdict(aff(), pass, exitFail)).toEqual({ whole: expect.stringMatching(/pass but the run exited 1, so the whole suite ran/) });
     expect(relatedVerdict(aff(), counts([]), exitOk)).toEqual({ whole: "Affected first: Vitest relates no test to src/a.js, so the whole suite ran." });
     expect(relatedVerdict(aff(), counts([["b", "failed"]]), { ok: false, timedOut: true, code: null })).toEqual({ whole: expect.stringMatching(/timed out/) });
@@ -167,6 +170,27 @@ describe("the related run's verdict", () => {
     expect(relatedVerdict(aff(), counts([["b", "failed"]], false), exitFail)).toEqual({
       whole: expect.stringMatching(/does not name its tests as the full run's/),
     });
+  });
+});
+
+describe("a runner that relates most of the suite to a change", () => {
+  it("stops affected first for the session: each passing step would pay for the suite nearly twice", () => {
+    const most = relatedVerdict(
+      aff(),
+      counts([
+        ["a", "passed"],
+        ["b", "passed"],
+        ["c", "passed"],
+      ]),
+      exitOk,
+    );
+    expect(most).toEqual({ whole: expect.stringMatching(/most of the suite's 4, so affected first stops for this session/), relatedRan: { ran: 3, of: 4 } });
+    const after = (relatedRan: { ran: number; of: number }) => [
+      { step: 2, evaluation: ev(ALL_PASS, { relatedRan }) },
+      { step: 3, evaluation: ev(ALL_PASS) },
+    ];
+    expect(affectedFirstPlan(after({ ran: 3, of: 4 }), REL, ["src/a.js"])).toBeUndefined();
+    expect(affectedFirstPlan(after({ ran: 2, of: 4 }), REL, ["src/a.js"])).toEqual(aff(ALL_PASS, { cmd: "related src/a.js" }));
   });
 });
 
