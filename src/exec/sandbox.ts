@@ -138,7 +138,22 @@ export function assertSandboxAvailable(): string {
       try {
         execFileSync(
           bin,
-          ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "true"],
+          [
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-net",
+            "--die-with-parent",
+            "--cap-drop",
+            "ALL",
+            "true",
+          ],
           { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 },
         );
         probed = bin;
@@ -275,7 +290,9 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
   if (tmpdir && !sb.writable.some((w) => isInside(w, mountPath(tmpdir)))) args.push("--setenv", "TMPDIR", "/tmp");
   // IPC of its own: System V shared memory, semaphores and message queues of the machine (a browser's, an
   // X server's, a database's) are reachable by key from any process of the user otherwise.
-  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session");
+  // No capability: bwrap started by root keeps root's, and CAP_SYS_ADMIN undoes every mount above (`umount` of
+  // the home's mask, `mount -o remount,rw` of the checkout, the host's /proc under the sandbox's).
+  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (!sb.network) args.push("--unshare-net");
   args.push("--chdir", sb.writable[0] ?? "/", "--", shell, "-c", cmd);
   return [bin, ...args];
