@@ -169,7 +169,8 @@ export function gitDirView(gitDir: string, worktrees: string[], priv: string): G
   return v;
 }
 
-function realOrSelf(p: string): string {
+/** The path as the kernel resolves it (every link followed), or as given when it does not exist. */
+export function realOrSelf(p: string): string {
   try {
     return realpathSync(p);
   } catch {

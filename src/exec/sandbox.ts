@@ -5,7 +5,7 @@ import path from "node:path";
 import { UserError } from "../util/errors.js";
 import { isInside } from "../util/paths.js";
 import { stateDir } from "../util/state-dir.js";
-import { gitDirView, includedFiles, isRealDir, statOrNull, submoduleConfigs, worktreeConfigOf, writeSafeConfig } from "./sandbox-git.js";
+import { gitDirView, includedFiles, isRealDir, realOrSelf, statOrNull, submoduleConfigs, worktreeConfigOf, writeSafeConfig } from "./sandbox-git.js";
 
 /** How a session's commands are confined (bubblewrap). */
 export interface Sandbox {
@@ -138,7 +138,22 @@ export function assertSandboxAvailable(): string {
       try {
         execFileSync(
           bin,
-          ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "true"],
+          [
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-net",
+            "--die-with-parent",
+            "--cap-drop",
+            "ALL",
+            "true",
+          ],
           { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 },
         );
         probed = bin;
@@ -165,13 +180,23 @@ export function assertSandboxAvailable(): string {
  * config replaced by a copy without remotes or programs, private pid and IPC namespaces that die with
  * the command, and no network unless asked.
  */
-export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string): string[] {
+export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: string): string[] {
+  // Paths as the kernel resolves them (links followed): bwrap makes each mount point by its path in the new
+  // root, where a link on the way (HOME=/home/alice -> /data/alice, CODE_TRM_STATE_DIR through a link)
+  // leads nowhere and failed every command, or, not hidden, left the home in view. Inside the home the
+  // path is kept as given below the home: the private home's folders are made afresh, links and all.
+  const lexicalHome = os.homedir();
+  const home = lexicalHome ? realOrSelf(lexicalHome) : lexicalHome;
+  const mountPath = (p: string) => {
+    for (const h of lexicalHome ? [home, lexicalHome] : []) if (isInside(h, p)) return path.join(home, path.relative(h, p));
+    return realOrSelf(p);
+  };
+  const sb = mountPaths(given, mountPath);
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   // Unix sockets are reachable through a read-only mount (a user bus, docker, an ssh or gpg agent): the
   // runtime folders go, and the variables that name them.
-  const hidden = ["/tmp", "/run", "/var/run", process.env.XDG_RUNTIME_DIR].filter((d): d is string => !!d);
+  const hidden = [...new Set(["/tmp", "/run", "/var/run", process.env.XDG_RUNTIME_DIR].filter((d): d is string => !!d).map(realOrSelf))];
   for (const dir of hidden.slice(1)) if (isRealDir(dir)) args.push("--tmpfs", dir);
-  const home = os.homedir();
   const shown: string[] = [];
   let priv: { home: string } | null = null;
   if (home && home !== "/" && isRealDir(home)) {
@@ -179,7 +204,7 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
     priv = sb.private ? ensurePrivate(sb.private) : null;
     if (priv) args.push("--bind", priv.home, home);
     else args.push("--tmpfs", home);
-    for (const p of toolchainPaths(home)) shown.push(p);
+    for (const p of toolchainPaths(home, mountPath)) shown.push(p);
   }
   // What goes over the home, and the masks: after the private home's fresh folders (below).
   const over: string[] = [];
@@ -191,7 +216,8 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
   for (const p of sb.exposed ?? []) if (existsSync(p)) shown.push(p);
   // code-trm's state folder (other sessions' worktrees, homes and configs), where the home or /tmp does not
   // hide it already (CODE_TRM_STATE_DIR elsewhere): emptied, the worktree shown again over it below.
-  for (const h of sb.hidden ?? []) {
+  // Where it really is too: a state folder in the home whose `~/.local` links to another disk is there.
+  for (const h of (sb.hidden ?? []).flatMap((p) => [p, realOrSelf(p)])) {
     if (!isRealDir(h) || hidden.some((d) => isInside(d, h))) continue;
     over.push("--tmpfs", h);
     hidden.push(h);
@@ -215,16 +241,20 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
   const visibleRoots = [...shown, ...sb.readable, ...sb.writable];
   const inView = (p: string) => !view || !isInside(sb.gitDir!, p) || [...view.roots, ...sb.writable].some((r) => isInside(r, p));
   const visible = (p: string) => inView(p) && (visibleRoots.some((r) => isInside(r, p)) || !hidden.some((h) => isInside(h, p)));
+  // A file to mask where it is in view: by its path (not through a link, which bwrap cannot mount on) and
+  // where it really is (`~/.aws` a link to a keys disk, which `find /` finds).
+  const inViewAt = (p: string) =>
+    [...new Set([mountPath(p), realOrSelf(p)])].filter((q) => visible(q) && !lstatSync(q, { throwIfNoEntry: false })?.isSymbolicLink());
   // Credentials inside what is shown (a sandboxPaths of ~/.config, a checkout that is the home itself).
   for (const rel of CREDENTIALS) {
     const p = path.join(home, rel);
     const st = statOrNull(p);
-    if (!st || !visible(p)) continue;
-    mask(st.isDirectory() ? "--tmpfs" : "--ro-bind", p);
+    if (!st) continue;
+    for (const q of inViewAt(p)) mask(st.isDirectory() ? "--tmpfs" : "--ro-bind", q);
   }
   if (view) {
     // What the config includes (`[include] path = creds.cfg` in .git, a CI's credentials file) is config too.
-    for (const inc of includedFiles(path.join(sb.gitDir!, "config"), home)) if (visible(inc)) mask("--ro-bind", inc);
+    for (const inc of includedFiles(path.join(sb.gitDir!, "config"), home)) for (const q of inViewAt(inc)) mask("--ro-bind", q);
     // The repositories of submodules (the checkout's in modules/, the worktree's in worktrees/<name>/modules/)
     // have configs of their own, with the remote URL `git submodule` copied, a token in it too, and hooks.
     for (const sub of view.repos.flatMap((d) => submoduleConfigs(path.join(d, "modules")))) {
@@ -232,12 +262,12 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
       if (isRealDir(path.join(path.dirname(sub), "hooks"))) mask("--tmpfs", path.join(path.dirname(sub), "hooks"));
     }
     for (const wc of [...view.repos.slice(1).map((d) => path.join(d, "config.worktree")), ...sb.writable.map((w) => worktreeConfigOf(w))]) {
-      if (wc && existsSync(wc) && visible(wc)) mask("--ro-bind", wc);
+      if (wc && existsSync(wc)) for (const q of inViewAt(wc)) mask("--ro-bind", q);
     }
   }
   // A socket anywhere that stays visible (a docker socket in ~/.colima shown through sandboxPaths, one
   // in the checkout, /var/spool, /nix): the kernel lists every bound one; each is covered by an empty file.
-  for (const s of listeningSockets()) if (visible(s)) mask("--ro-bind", s);
+  for (const s of listeningSockets()) for (const q of inViewAt(s)) mask("--ro-bind", q);
   // bwrap finds each mount point by its path, through the private home, which the commands write: a link
   // one left there (`~/src -> …` through the worktree's mount point) would lead a mask elsewhere than
   // the mount it covers. The first folder under the home of every mount that holds a mask is therefore
@@ -257,32 +287,40 @@ export function sandboxArgv(bin: string, sb: Sandbox, shell: string, cmd: string
   // A TMPDIR the sandbox does not show or cannot write (one under /tmp is now the private tmpfs, where
   // it does not exist): go and cargo fail to make their work folders in it. The private /tmp instead.
   const tmpdir = process.env.TMPDIR;
-  if (tmpdir && !sb.writable.some((w) => isInside(w, tmpdir))) args.push("--setenv", "TMPDIR", "/tmp");
+  if (tmpdir && !sb.writable.some((w) => isInside(w, mountPath(tmpdir)))) args.push("--setenv", "TMPDIR", "/tmp");
   // IPC of its own: System V shared memory, semaphores and message queues of the machine (a browser's, an
   // X server's, a database's) are reachable by key from any process of the user otherwise.
-  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session");
+  // No capability: bwrap started by root keeps root's, and CAP_SYS_ADMIN undoes every mount above (`umount` of
+  // the home's mask, `mount -o remount,rw` of the checkout, the host's /proc under the sandbox's).
+  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (!sb.network) args.push("--unshare-net");
   args.push("--chdir", sb.writable[0] ?? "/", "--", shell, "-c", cmd);
   return [bin, ...args];
 }
 
+/** The sandbox's folders at the paths its mounts are made at (sandboxArgv). */
+function mountPaths(sb: Sandbox, at: (p: string) => string): Sandbox {
+  return {
+    ...sb,
+    writable: sb.writable.map(at),
+    readable: sb.readable.map(at),
+    ...(sb.gitDir ? { gitDir: at(sb.gitDir) } : {}),
+    ...(sb.exposed ? { exposed: sb.exposed.map(at) } : {}),
+    ...(sb.hidden ? { hidden: sb.hidden.map(at) } : {}),
+  };
+}
+
 /** The toolchain folders of the home that exist, and the PATH entries inside the home. */
-function toolchainPaths(home: string): string[] {
+function toolchainPaths(home: string, at: (p: string) => string): string[] {
   const out = new Set<string>();
   for (const rel of TOOLCHAIN_PATHS) {
     const p = path.join(home, rel);
     if (existsSync(p)) out.add(p);
   }
-  for (const d of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (
-      d &&
-      path.isAbsolute(d) &&
-      isInside(home, d) &&
-      path.resolve(d) !== path.resolve(home) &&
-      existsSync(d) &&
-      !CREDENTIALS.some((c) => isInside(path.join(home, c), d))
-    )
-      out.add(path.resolve(d));
+  for (const entry of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (!entry || !path.isAbsolute(entry)) continue;
+    const d = at(path.resolve(entry));
+    if (isInside(home, d) && d !== home && existsSync(d) && !CREDENTIALS.some((c) => isInside(path.join(home, c), d))) out.add(d);
   }
   return [...out];
 }

@@ -28,6 +28,17 @@ const MAX_JSON_FILES = 2000;
  */
 const MAX_V8_TOTAL = 400_000_000;
 const MAX_V8_FILE = 150_000_000;
+/**
+ * How long turning the V8 reports into lines may take in all. v8-to-istanbul walks every line a range
+ * spans, for each range, and the report chooses both (8,000 ranges over 40,000 lines, 500 KB, held the
+ * server 25 s; a few MB, hours): ranges are applied a slice at a time, other calls going on between, and
+ * past this the reports are not used.
+ */
+export const V8_CONVERT_MS = 30_000;
+/** Line visits per slice of ranges (a range visits the lines it spans, in the script and in its original). */
+const SLICE_WORK = 2_000_000;
+/** The most lines a script may have: a range's own cost. */
+const MAX_LINES = 1_000_000;
 
 function add(hits: LineHits, file: string, line: number, count: number): void {
   let lines = hits.get(file);
@@ -106,7 +117,12 @@ function mappedSource(map: SourceMapData, scriptPath: string): string | null {
  * of `root` is converted to line counts. Scripts of node_modules and maps of several sources (bundles)
  * are left out.
  */
-export async function readV8Dir(dir: string, root: string, wanted: Set<string>): Promise<{ hits: LineHits; projectScripts: number }> {
+export async function readV8Dir(
+  dir: string,
+  root: string,
+  wanted: Set<string>,
+  budgetMs = V8_CONVERT_MS,
+): Promise<{ hits: LineHits; projectScripts: number; cut: boolean }> {
   const hits: LineHits = new Map();
   let projectScripts = 0;
   const { default: v8toIstanbul } = await import("v8-to-istanbul");
@@ -116,8 +132,11 @@ export async function readV8Dir(dir: string, root: string, wanted: Set<string>):
       .filter((n) => n.endsWith(".json"))
       .slice(0, MAX_JSON_FILES);
   } catch {
-    return { hits, projectScripts };
+    return { hits, projectScripts, cut: false };
   }
+  const clock = new Turns(performance.now() + budgetMs);
+  // Past the budget nothing of the reports is used: lines of the scripts not converted would read as unrun.
+  const cut = () => ({ hits: new Map() as LineHits, projectScripts, cut: true });
   let budget = MAX_V8_TOTAL;
   for (const name of names) {
     let report: { result?: ScriptCoverage[]; "source-map-cache"?: Record<string, CachedMap> };
@@ -131,7 +150,8 @@ export async function readV8Dir(dir: string, root: string, wanted: Set<string>):
     }
     // Other calls of the server go on between two processes' files.
     await new Promise((r) => setImmediate(r));
-    for (const script of report.result ?? []) {
+    for (const script of Array.isArray(report.result) ? report.result : []) {
+      if (!(await clock.turn())) return cut();
       if (!script?.url?.startsWith("file://")) continue;
       let scriptPath: string;
       try {
@@ -143,8 +163,8 @@ export async function readV8Dir(dir: string, root: string, wanted: Set<string>):
       projectScripts++;
       const cached = report["source-map-cache"]?.[script.url];
       // The executed text: its line shape from the cache (a loader's output is not on disk), else the file.
-      const source = cached?.lineLengths ? cached.lineLengths.map((n) => "".padEnd(n, ".")).join("\n") : readPrefix(scriptPath, MAX_FILE);
-      if (source === "") continue;
+      const source = cached?.lineLengths ? lineShape(cached.lineLengths) : readPrefix(scriptPath, MAX_FILE);
+      if (source === "" || lineCount(source) > MAX_LINES) continue;
       const map = cached?.data ?? (cached ? null : mapOf(source, scriptPath, root));
       const original = map ? mappedSource(map, scriptPath) : scriptPath;
       const rel = original ? relIn(root, original) : null;
@@ -154,13 +174,70 @@ export async function readV8Dir(dir: string, root: string, wanted: Set<string>):
         const sources = map ? { source, originalSource, sourceMap: { sourcemap: { ...map, sourcesContent: [originalSource] } } } : { source };
         const conv = v8toIstanbul(scriptPath, 0, sources as Parameters<typeof v8toIstanbul>[2]);
         await conv.load();
-        conv.applyCoverage(script.functions);
-        for (const cov of Object.values(conv.toIstanbul())) addIstanbul(hits, rel, cov as unknown as IstanbulFile);
+        const done = await applyInSlices(conv, script.functions, lineCount(source) + (map ? lineCount(originalSource) : 0), clock);
+        if (done) for (const cov of Object.values(conv.toIstanbul())) addIstanbul(hits, rel, cov as unknown as IstanbulFile);
         conv.destroy();
+        if (!done) return cut();
       } catch {
         // A map that does not fit its script: that script's lines stay unknown, not "not run".
       }
     }
   }
-  return { hits, projectScripts };
+  return { hits, projectScripts, cut: false };
+}
+
+/** A deadline, and turns of the event loop given to the server's other calls every 20 ms of work. */
+class Turns {
+  private since = performance.now();
+  constructor(private readonly deadline: number) {}
+  /** False once the deadline has passed. */
+  async turn(): Promise<boolean> {
+    const now = performance.now();
+    if (now > this.deadline) return false;
+    if (now - this.since > 20) {
+      await new Promise((r) => setImmediate(r));
+      this.since = performance.now();
+    }
+    return true;
+  }
+}
+
+/**
+ * Applies a script's ranges a slice at a time (each range costs the lines it spans, up to `lines`), as
+ * one call would: in order, a function's first range alone making it a function. False when the deadline
+ * passed first.
+ */
+async function applyInSlices(
+  conv: { applyCoverage(blocks: ScriptCoverage["functions"]): void },
+  functions: unknown,
+  lines: number,
+  clock: Turns,
+): Promise<boolean> {
+  const size = Math.max(1, Math.floor(SLICE_WORK / Math.max(1, lines)));
+  for (const fn of Array.isArray(functions) ? (functions as ScriptCoverage["functions"]) : []) {
+    const ranges = Array.isArray(fn?.ranges) ? fn.ranges : [];
+    for (let i = 0; i < ranges.length; i += size) {
+      conv.applyCoverage([{ ...fn, functionName: i === 0 ? fn.functionName : "", ranges: ranges.slice(i, i + size) }]);
+      if (!(await clock.turn())) return false;
+    }
+  }
+  return true;
+}
+
+/** The text of Node's cached line lengths (`.` for each character), or "" when no file has them. Pure. */
+function lineShape(lengths: unknown): string {
+  if (!Array.isArray(lengths) || lengths.length > MAX_LINES) return "";
+  let total = 0;
+  for (const n of lengths) {
+    if (!Number.isInteger(n) || n < 0) return "";
+    total += n + 1;
+    if (total > MAX_FILE) return "";
+  }
+  return lengths.map((n: number) => ".".repeat(n)).join("\n");
+}
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0 && n <= MAX_LINES; i = text.indexOf("\n", i + 1)) n++;
+  return n;
 }

@@ -20,7 +20,7 @@ import { type ChangedLines, type CoverageLanguage, languageOf } from "./changed-
 import { appendArgs } from "./command-args.js";
 import { executableLines } from "./executable-lines.js";
 import { goCodeLines, parseGoProfile, profileNames } from "./go-profile.js";
-import { type LineHits, readIstanbulJson, readV8Dir } from "./line-hits.js";
+import { type LineHits, readIstanbulJson, readV8Dir, V8_CONVERT_MS } from "./line-hits.js";
 import { preparePython, readPythonDir } from "./python.js";
 import { type ChangeCoverage, crossCoverage } from "./uncovered.js";
 
@@ -137,10 +137,11 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
     if (files.js.length > 0) {
       const wanted = new Set(files.js);
       const v8 = await readV8Dir(v8Dir, o.cwd, wanted);
+      if (v8.cut) notes.push(`Node's coverage reports took more than ${V8_CONVERT_MS / 1000} s to read (ranges over many lines): what they say is not used.`);
       merge(hits, v8.hits);
       merge(hits, readIstanbulJson(path.join(istDir, "coverage-final.json"), o.cwd, wanted));
       const istRead = readPrefix(path.join(istDir, "coverage-final.json"), 2).length > 0;
-      if (v8.projectScripts > 0 || istRead || files.js.some((f) => hits.has(f))) {
+      if ((v8.projectScripts > 0 && !v8.cut) || istRead || files.js.some((f) => hits.has(f))) {
         read.add("js");
         blind = runner?.coverage?.v8 === false && !istRead;
         if (blind) notes.push(`${runner!.name} wrote no coverage report: added lines Node's own coverage saw run count as tested, and none is reported unrun.`);
@@ -166,11 +167,12 @@ export async function measureChangeCoverage(o: CoverageRunOptions): Promise<Cove
       const text = readPrefix(goFile, MAX_GO_PROFILE, "refuse");
       if (text.startsWith("mode:")) {
         read.add("go");
-        const gc = parseGoProfile(text, profileNames(o.cwd, files.go));
+        const texts = new Map(files.go.map((f) => [f, o.sources?.get(f) ?? readPrefix(path.join(o.cwd, f), 5_000_000)]));
+        const gc = parseGoProfile(text, profileNames(o.cwd, files.go), new Map([...texts].map(([f, t]) => [f, t.split("\n").length])));
         merge(hits, gc.hits);
         const absent = files.go.filter((f) => !gc.executable.has(f));
         for (const file of files.go) {
-          const code = goCodeLines(o.sources?.get(file) ?? readPrefix(path.join(o.cwd, file), 5_000_000));
+          const code = goCodeLines(texts.get(file)!);
           executable.set(file, new Set([...(gc.executable.get(file) ?? [])].filter((l) => code.has(l))));
         }
         if (absent.length > 0)
