@@ -46,12 +46,42 @@ function add(hits: LineHits, file: string, line: number, count: number): void {
   lines.set(line, Math.max(lines.get(line) ?? 0, count));
 }
 
-/** Adds an Istanbul file coverage: a line ran when a statement starting on it ran. Pure. */
+/** A statement longer than this counts on its first line only (a hostile report could span millions). */
+const MAX_STATEMENT_LINES = 400;
+/** Lines of one file given a count from inside a statement, in all: past it, first lines only. */
+const MAX_SPANNED_LINES = 2_000_000;
+
+/**
+ * Adds an Istanbul file coverage: each line takes the count of the innermost statement that spans it, so
+ * a line inside a multi-line expression (an argument, a property of a returned object, a chained call:
+ * unjs/ufo 768210a and 47f4070) counts as its statement ran, where only the line a statement starts on
+ * counted before, and an inner statement that did not run (a callback's body) is not hidden by the one
+ * around it. Pure.
+ */
 export function addIstanbul(hits: LineHits, file: string, cov: IstanbulFile): void {
+  const stmts: { start: number; end: number; n: number }[] = [];
   for (const [id, loc] of Object.entries(cov.statementMap ?? {})) {
     const n = cov.s?.[id];
-    if (typeof n === "number" && loc?.start && Number.isInteger(loc.start.line)) add(hits, file, loc.start.line, n);
+    const start = loc?.start?.line;
+    if (typeof n !== "number" || !Number.isInteger(start)) continue;
+    const end = loc.end?.line;
+    const long = !Number.isInteger(end) || end! < start! || end! - start! >= MAX_STATEMENT_LINES;
+    stmts.push({ start: start!, end: long ? start! : end!, n });
   }
+  // Outer statements first, so that inner ones (shorter spans) overwrite them.
+  stmts.sort((a, b) => b.end - b.start - (a.end - a.start));
+  const own = new Map<number, number>();
+  // Lines a statement starts on: two starting on one line (`a(); b()`) count as the more run of the two.
+  const started = new Set<number>();
+  let spanned = 0;
+  for (const st of stmts) {
+    const last = spanned + (st.end - st.start) <= MAX_SPANNED_LINES ? st.end : st.start;
+    spanned += last - st.start;
+    for (let l = st.start + 1; l <= last; l++) if (!started.has(l)) own.set(l, st.n);
+    own.set(st.start, started.has(st.start) ? Math.max(own.get(st.start)!, st.n) : st.n);
+    started.add(st.start);
+  }
+  for (const [l, n] of own) add(hits, file, l, n);
 }
 
 /** The repository-relative path of an absolute one inside `root`, else null. */

@@ -111,6 +111,22 @@ describe("crossing the added lines with what ran", () => {
     symlinkSync("/dev/zero", path.join(dir, "z.json"));
     expect(readIstanbulJson(path.join(dir, "z.json"), dir, new Set(["src/a.ts"])).size).toBe(0);
   });
+
+  it("counts a line inside a multi-line statement as its innermost statement ran (unjs/ufo 47f4070: a call added to a `return (…)` chain)", () => {
+    const dir = tmpDir("trm-cov-");
+    const span = (start: number, end: number) => ({ start: { line: start, column: 2 }, end: { line: end, column: 1 } });
+    writeFileSync(
+      path.join(dir, "c.json"),
+      JSON.stringify({
+        // return ( … ) over lines 10-15, a callback's body on 12-13 that never ran, a 5,000-line statement.
+        [path.join(dir, "src/a.ts")]: { statementMap: { 0: span(10, 15), 1: span(12, 13), 2: span(100, 5100) }, s: { 0: 3, 1: 0, 2: 1 } },
+      }),
+    );
+    const lines = readIstanbulJson(path.join(dir, "c.json"), dir, new Set(["src/a.ts"])).get("src/a.ts")!;
+    expect([10, 11, 12, 13, 14, 15].map((l) => lines.get(l))).toEqual([3, 3, 0, 0, 3, 3]);
+    // Too long to be an expression: its first line only (a hostile report could span millions).
+    expect([lines.get(100), lines.get(101), lines.get(5100)]).toEqual([1, undefined, undefined]);
+  });
 });
 
 describe("runner arguments added to the test command", () => {
