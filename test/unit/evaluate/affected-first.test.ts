@@ -185,12 +185,12 @@ describe("a runner that relates most of the suite to a change", () => {
       exitOk,
     );
     expect(most).toEqual({ whole: expect.stringMatching(/most of the suite's 4, so affected first stops for this session/), relatedRan: { ran: 3, of: 4 } });
-    const after = (relatedRan: { ran: number; of: number }) => [
+    const history = (relatedRan: { ran: number; of: number }) => [
       { step: 2, evaluation: ev(ALL_PASS, { relatedRan }) },
       { step: 3, evaluation: ev(ALL_PASS) },
     ];
-    expect(affectedFirstPlan(after({ ran: 3, of: 4 }), REL, ["src/a.js"])).toBeUndefined();
-    expect(affectedFirstPlan(after({ ran: 2, of: 4 }), REL, ["src/a.js"])).toEqual(aff(ALL_PASS, { cmd: "related src/a.js" }));
+    expect(affectedFirstPlan(history({ ran: 3, of: 4 }), REL, ["src/a.js"])).toBeUndefined();
+    expect(affectedFirstPlan(history({ ran: 2, of: 4 }), REL, ["src/a.js"])).toEqual(aff(ALL_PASS, { cmd: "related src/a.js" }));
   });
 });
 
