@@ -171,6 +171,8 @@ function relatedPart(part: string, r: RunnerDescriptor): { build: (args: string)
     head = `${head} ${rel.subcommand.name}`;
   }
   if (/['"\\`$]/.test(rest)) return { off: `the arguments of \`${part.trim()}\` hold quotes or expansions` };
+  const beyond = rel.beyond?.exec(rest);
+  if (beyond) return { off: `with ${beyond[0].trim().replace(/=$/, "")}, the tests ${r.name} relates to a file may be ones \`${part.trim()}\` does not run` };
   const words = rest.trim().split(/\s+/).filter(Boolean);
   const positional = words.find((w, i) => !w.startsWith("-") && (i === 0 || !words[i - 1]!.startsWith("-") || words[i - 1]!.includes("=")));
   if (positional) return { off: `\`${part.trim()}\` names tests to run (${positional}); the tests related to a file could go beyond them` };

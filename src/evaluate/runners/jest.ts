@@ -16,7 +16,9 @@ export const jest: RunnerDescriptor = {
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   // Its arguments are regexes over each test file's absolute path.
   selectFiles: (files) => files.map((f) => `(?:^|/)${escapeRegExp(f)}$`),
-  related: { bin: "jest", args: (files) => ["--findRelatedTests", ...files] },
+  // --findRelatedTests ignores --testPathPatterns (SearchSource), and a shard of the related files is not
+  // one of the suite's (split by position in the sorted set).
+  related: { bin: "jest", args: (files) => ["--findRelatedTests", ...files], beyond: /(?:^|\s)--(?:testPathPatterns?|shard)(?:[=\s]|$)/ },
   coverage: {
     args: ["--coverage"],
     prints: "a text table of % statements, branches, functions and lines per file (--coverageReporters=json-summary: coverage/coverage-summary.json)",

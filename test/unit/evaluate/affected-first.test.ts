@@ -235,6 +235,18 @@ describe("how the related tests' command is built", () => {
     expect(built("npx vitest run", [])).toBeUndefined();
   });
 
+  it("no related run where the runner would relate tests the command does not run (jest ignores --testPathPatterns there; a shard of a subset)", () => {
+    expect(built("npx jest --json --testPathPatterns=test/unit")).toMatch(/^OFF: with --testPathPatterns, the tests Jest relates to a file may be ones/);
+    expect(built("npx jest --testPathPattern unit")).toMatch(/^OFF: with --testPathPattern, /);
+    expect(built("npx jest --shard=1/2")).toMatch(/^OFF: with --shard, /);
+    expect(built("npx vitest run --shard 1/3")).toMatch(/^OFF: with --shard, /);
+    pkg({ test: "jest --testPathPatterns=unit" });
+    expect(built("npm test")).toMatch(/^OFF: with --testPathPatterns, /);
+    pkg({ test: "jest" });
+    expect(built("npm test -- --shard=2/2")).toMatch(/^OFF: with --shard, /);
+    expect(built("npx jest --testNamePattern=x")).toBe("npx jest --testNamePattern=x '--findRelatedTests' './src/a.js'");
+  });
+
   it("the start result names both selections, or why affected first is not available", () => {
     pkg({});
     expect(failingFirstNote("npx vitest run", dir, true)).toMatch(
