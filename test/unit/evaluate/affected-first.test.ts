@@ -131,6 +131,63 @@ describe("the related run's verdict", () => {
     );
   });
 
+  it("a related test the step skips counts as skipped, not as it passed at the last full run (the reference rules then count it failing)", () => {
+    const gate = counts([
+      ["a", "skipped"],
+      ["b", "failed"],
+      ["c", "passed"],
+    ]);
+    const v = relatedVerdict(aff(), gate, exitFail);
+    if (!("partial" in v)) throw new Error(v.whole);
+    expect(v.tests).toMatchObject({ passed: 2, failed: 1, skipped: 2, total: 5 });
+    expect(v.tests.cases).toContainEqual({ name: "a", status: "skipped" });
+    expect(v.partial).toMatchObject({ ran: 2, of: 5, stillFail: ["b"] });
+    // Counts and failing names only: skipped beyond the whole suite's before are the step's, and no longer pass.
+    const noSkip = {
+      ...counts([
+        ["a", "passed"],
+        ["b", "passed"],
+        ["c", "passed"],
+      ]),
+      cases: undefined,
+    };
+    const c = relatedVerdict(
+      aff(noSkip),
+      {
+        ...counts([
+          ["a", "skipped"],
+          ["b", "failed"],
+          ["c", "passed"],
+        ]),
+        cases: undefined,
+      },
+      exitFail,
+    );
+    expect("partial" in c && c.tests).toMatchObject({ passed: 1, failed: 1, skipped: 1, total: 3 });
+    const oneSkip = {
+      ...counts([
+        ["a", "passed"],
+        ["b", "passed"],
+        ["c", "passed"],
+        ["d", "skipped"],
+      ]),
+      cases: undefined,
+    };
+    const two = relatedVerdict(
+      aff(oneSkip),
+      {
+        ...counts([
+          ["a", "skipped"],
+          ["d", "skipped"],
+          ["b", "failed"],
+        ]),
+        cases: undefined,
+      },
+      exitFail,
+    );
+    expect("partial" in two && two.tests).toMatchObject({ passed: 1, failed: 1, skipped: 2, total: 4 });
+  });
+
   it("counts and failing names only: each failing test moves from passed to failed", () => {
     const full = counts(
       [
