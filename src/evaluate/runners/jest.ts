@@ -18,7 +18,14 @@ export const jest: RunnerDescriptor = {
   selectFiles: (files) => files.map((f) => `(?:^|/)${escapeRegExp(f)}$`),
   // --findRelatedTests ignores --testPathPatterns (SearchSource), and a shard of the related files is not
   // one of the suite's (split by position in the sorted set).
-  related: { bin: "jest", args: (files) => ["--findRelatedTests", ...files], beyond: /(?:^|\s)--(?:testPathPatterns?|shard)(?:[=\s]|$)/ },
+  // Its boolean options (yargs) never take the next word: `jest --ci test/unit` names tests.
+  related: {
+    bin: "jest",
+    args: (files) => ["--findRelatedTests", ...files],
+    beyond: /(?:^|\s)--(?:testPathPatterns?|shard)(?:[=\s]|$)/,
+    flags:
+      /^(?:-[iebofu]|--no-[\w-]+|--(?:all|automock|bail|cache|ci|clearMocks|collectCoverage|colors?|coverage|debug|detectLeaks|detectOpenHandles|errorOnDeprecated|expand|forceExit|injectGlobals|json|logHeapUsage|noStackTrace|passWithNoTests|randomize|resetMocks|resetModules|restoreMocks|runInBand|showSeed|silent|testLocationInResults|updateSnapshot|useStderr|verbose|watchAll|watchman|workerThreads))$/,
+  },
   coverage: {
     args: ["--coverage"],
     prints: "a text table of % statements, branches, functions and lines per file (--coverageReporters=json-summary: coverage/coverage-summary.json)",

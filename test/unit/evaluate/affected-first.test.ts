@@ -302,6 +302,12 @@ describe("how the related tests' command is built", () => {
     pkg({ test: "jest" });
     expect(built("npm test -- --shard=2/2")).toMatch(/^OFF: with --shard, /);
     expect(built("npx jest --testNamePattern=x")).toBe("npx jest --testNamePattern=x '--findRelatedTests' './src/a.js'");
+    // A word after an option that takes no value names tests: jest would take it for a changed file.
+    expect(built("npx jest --ci test/unit")).toMatch(/^OFF: `npx jest --ci test\/unit` names tests to run \(test\/unit\)/);
+    expect(built("npx jest -i --no-cache test/unit")).toMatch(/names tests to run \(test\/unit\)/);
+    expect(built("npx vitest run --coverage src")).toMatch(/names tests to run \(src\)/);
+    expect(built("npx jest --config jest.config.js --ci")).toBe("npx jest --config jest.config.js --ci '--findRelatedTests' './src/a.js'");
+    expect(built("npx vitest run --reporter verbose")).toBe("npx vitest related --reporter verbose '--run' './src/a.js'");
   });
 
   it("the start result names both selections, or why affected first is not available", () => {
