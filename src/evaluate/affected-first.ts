@@ -37,7 +37,7 @@ export function relatedVerdict(ff: FailingFirst, gate: TestCounts | null, exit: 
       relatedRan: { ran: ranNow, of },
     };
   }
-  const merged = gate.cases && ff.full.cases ? mergeCases(ff.full, gate) : mergeCounts(ff.full, gate);
+  const merged = gate.cases && ff.full.cases ? mergeCases(ff.full, gate, true) : mergeCounts(ff.full, gate);
   const partial: PartialRun = { since: ff.since, ran: merged.ran, of: merged.of, nowPass: [], stillFail: failing };
   const rest = merged.of - merged.ran;
   const notice =
@@ -47,11 +47,15 @@ export function relatedVerdict(ff: FailingFirst, gate: TestCounts | null, exit: 
   return { partial, tests: merged.tests, notice };
 }
 
-/** Counts only: the failures now, every other test as it was (passing; the full run had no failure). */
+/**
+ * Counts only: the failures now, every other test as it was (passing; the full run had no failure). More
+ * skipped in the related run than in the whole suite before are the step's skips: they no longer pass.
+ */
 function mergeCounts(full: TestCounts, gate: TestCounts): { tests: TestCounts; ran: number; of: number } {
   const failed = gate.failed!;
-  const passed = Math.max(0, full.passed! - failed);
-  const skipped = full.skipped;
+  const skips = gate.skipped !== null && full.skipped !== null ? Math.max(0, gate.skipped - full.skipped) : 0;
+  const passed = Math.max(0, full.passed! - failed - skips);
+  const skipped = full.skipped === null ? null : full.skipped + skips;
   const ran = gate.passed! + failed;
   return { tests: { ...gate, passed, failed, skipped, total: skipped === null ? null : passed + failed + skipped }, ran, of: Math.max(ran, passed + failed) };
 }

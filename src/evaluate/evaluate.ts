@@ -54,8 +54,11 @@ export interface Evaluation {
   perf?: { value: number | null; score: number };
   components: Components;
   score: number;
-  /** testStrength with a weight lowered `score` from `unweighted` (score.ts strengthScore). */
-  strength?: { value: number; unweighted: number };
+  /**
+   * testStrength with a weight lowered `score` from `unweighted` (score.ts strengthScore); `scaled`, the
+   * score before the floor, decides success (haltDecision). Absent in records made before it.
+   */
+  strength?: { value: number; unweighted: number; scaled?: number };
   testsPass: boolean;
   diagnostics: Diagnostic[];
   /** Plain statements about the environment, e.g. dependencies missing in the worktree. */

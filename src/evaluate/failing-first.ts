@@ -128,12 +128,13 @@ function merge(ff: FailingFirst, gate: TestCounts, nowPass: string[], stillFail:
 /**
  * The counts where both runs name every test. Two tests may share a name (Express has such; a candidate may
  * add one): the tests that ran take the places of the full run's of that name in order, each counted once;
- * more of a name than before are added.
+ * more of a name than before are added. `skips`: the run selected no names (affected first), so a test it
+ * reports skipped is skipped by the step, not left out by a name filter, and counts so (never as it passed).
  */
-export function mergeCases(full: TestCounts, gate: TestCounts): { tests: TestCounts; ran: number; of: number } {
+export function mergeCases(full: TestCounts, gate: TestCounts, skips = false): { tests: TestCounts; ran: number; of: number } {
   const ranNow = (gate.cases ?? []).filter((c) => ran(c.status));
   const now = new Map<string, TestCase[]>();
-  for (const c of ranNow) now.set(c.name, [...(now.get(c.name) ?? []), c]);
+  for (const c of skips ? (gate.cases ?? []) : ranNow) now.set(c.name, [...(now.get(c.name) ?? []), c]);
   const all = [...(full.cases ?? []).map((c) => now.get(c.name)?.shift() ?? c), ...[...now.values()].flat()];
   const sum = (k: "passed" | "failed" | "skipped") => all.reduce((n, c) => n + unitsOf(c)[k], 0);
   const passed = sum("passed");

@@ -88,8 +88,15 @@ export function testStrengthOf(killed: number, survived: number, untested: numbe
  * step still improves on all of them, nor above its score without the weight.
  */
 export function strengthScore(score: number, k: number, w: number, failingBest?: number): number {
-  const scaled = score * (1 - clamp01(w) * (1 - clamp01(k)));
-  return Math.min(score, Math.max(scaled, failingBest === undefined ? 0 : failingBest + 2 * IMPROVEMENT_EPSILON));
+  return Math.min(score, Math.max(strengthScaled(score, k, w), failingBest === undefined ? 0 : failingBest + 2 * IMPROVEMENT_EPSILON));
+}
+
+/**
+ * `score × (1 − w·(1 − k))` without the floor: what success is decided on (haltDecision), so that a failing
+ * step at or above passThreshold before it (19 of 20 tests) cannot carry weak tests to success.
+ */
+export function strengthScaled(score: number, k: number, w: number): number {
+  return score * (1 - clamp01(w) * (1 - clamp01(k)));
 }
 
 /**
@@ -184,13 +191,17 @@ export interface HaltDecision {
   reasons: string[];
 }
 
-/** Halting rules, in order: success, plateau, limit. */
-export function haltDecision(p: Progress | undefined, testsPass: boolean, policy: HaltPolicy): HaltDecision {
+/**
+ * Halting rules, in order: success, plateau, limit. `strength`: the step's score as its test strength
+ * scales it before the floor (strengthScaled), which success needs at passThreshold too.
+ */
+export function haltDecision(p: Progress | undefined, testsPass: boolean, policy: HaltPolicy, strength?: number): HaltDecision {
   if (!p || p.step === 0) {
     return { shouldHalt: false, reasons: ["no candidate evaluated yet"] };
   }
   const reasons: string[] = [];
-  if (p.step >= policy.minSteps && testsPass && p.score >= policy.passThreshold) {
+  const weak = strength !== undefined && strength < policy.passThreshold;
+  if (p.step >= policy.minSteps && testsPass && p.score >= policy.passThreshold && !weak) {
     reasons.push(`success: all tests pass and score ${fmt(p.score)} >= passThreshold ${policy.passThreshold}`);
   }
   if (p.noImproveStreak >= policy.patienceNoImprove) {
@@ -204,7 +215,9 @@ export function haltDecision(p: Progress | undefined, testsPass: boolean, policy
       ? "tests failing"
       : p.step < policy.minSteps
         ? `minSteps ${policy.minSteps} not reached`
-        : `score ${fmt(p.score)} < ${policy.passThreshold}`;
+        : weak && p.score >= policy.passThreshold
+          ? `score ${fmt(p.score)}, held above the failing steps before it, but its test strength gives ${fmt(strength!)} < ${policy.passThreshold}`
+          : `score ${fmt(p.score)} < ${policy.passThreshold}`;
     return {
       shouldHalt: false,
       reasons: [`${why}; step ${p.step}/${policy.maxSteps}; no-improvement streak ${p.noImproveStreak}/${policy.patienceNoImprove}`],

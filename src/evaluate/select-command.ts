@@ -155,7 +155,7 @@ export interface RelatedSelection {
  * The runner's part of a command with its related-tests arguments (runners/types.ts, `related`), or why not.
  * A part that names test files or filters (`jest test/unit`, `vitest run src`) is refused: the runner would
  * take them for changed files and relate tests beyond those the command runs. A word right after an option
- * without `=` is taken for that option's value.
+ * without `=` is taken for that option's value, unless the runner says the option takes none (`related.flags`).
  */
 function relatedPart(part: string, r: RunnerDescriptor): { build: (args: string) => string } | { off: string } {
   const rel = r.related;
@@ -171,8 +171,11 @@ function relatedPart(part: string, r: RunnerDescriptor): { build: (args: string)
     head = `${head} ${rel.subcommand.name}`;
   }
   if (/['"\\`$]/.test(rest)) return { off: `the arguments of \`${part.trim()}\` hold quotes or expansions` };
+  const beyond = rel.beyond?.exec(rest);
+  if (beyond) return { off: `with ${beyond[0].trim().replace(/=$/, "")}, the tests ${r.name} relates to a file may be ones \`${part.trim()}\` does not run` };
   const words = rest.trim().split(/\s+/).filter(Boolean);
-  const positional = words.find((w, i) => !w.startsWith("-") && (i === 0 || !words[i - 1]!.startsWith("-") || words[i - 1]!.includes("=")));
+  const valueless = (w: string) => !w.startsWith("-") || w.includes("=") || !!rel.flags?.test(w);
+  const positional = words.find((w, i) => !w.startsWith("-") && (i === 0 || valueless(words[i - 1]!)));
   if (positional) return { off: `\`${part.trim()}\` names tests to run (${positional}); the tests related to a file could go beyond them` };
   return { build: (args) => `${head}${rest} ${args}` };
 }

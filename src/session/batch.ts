@@ -26,6 +26,7 @@ import { stepMessage } from "./record.js";
 import type { Session } from "./session.js";
 import { recordStep, stepNoteOf } from "./submit.js";
 import { landedOps, type TestFileChange, testConfigChanges, testFileChanges } from "./test-files.js";
+import { weighTestStrength } from "./test-strength.js";
 import { poolFor, type WorktreePool } from "./worktree-pool.js";
 
 export const MIN_BATCH = 2;
@@ -157,11 +158,24 @@ export async function submitBatch(s: Session, { items, zNotes, maxParallel }: Ba
     }
     // By score, a tie to the earlier; a partial estimate never beats a full run's exact score on trust:
     // that candidate's whole suite runs first, and the choice is made again (batch-choice.ts).
+    // testStrength weighs the one that would win, as a single submit of it would be (test-strength.ts); its
+    // score only goes down, so the choice is made again until the best is one already weighed.
     let winner: Slot | undefined;
+    const weighed = new Map<Slot, string[]>();
     while (!winner) {
       const choice = chooseWinner(evaluated.map((sl) => ({ score: sl.judged!.ev.score, partial: !!sl.judged!.ev.partial })));
-      if ("winner" in choice) winner = evaluated[choice.winner]!;
-      else await runInFull(s, pool, evaluated[choice.runInFull]!, step, ctx);
+      if ("runInFull" in choice) {
+        weighed.delete(evaluated[choice.runInFull]!);
+        await runInFull(s, pool, evaluated[choice.runInFull]!, step, ctx);
+        continue;
+      }
+      const best = evaluated[choice.winner]!;
+      if (!s.config.testStrength || weighed.has(best)) winner = best;
+      else {
+        const w = await weighTestStrength(s, step, best.judged!.tree, best.judged!.ev, ctx);
+        best.judged = { ...best.judged!, ev: w.ev };
+        weighed.set(best, w.notes);
+      }
     }
     const taken = await listRefs(s.config.commonDir, `${s.refs.keepPrefix}alternatives/${step}/`);
     const base = Math.max(0, ...taken.map((t) => Number(t.ref.slice(t.ref.lastIndexOf("/") + 1))).filter(Number.isSafeInteger));
@@ -220,6 +234,8 @@ export async function submitBatch(s: Session, { items, zNotes, maxParallel }: Ba
         ? { at: `${step}.${sl.k}`, score: sl.judged.ev.score, verdict: sl === winner ? "chosen" : "kept", feedback: briefLine(sl.judged.ev) }
         : { at: null, score: null, verdict: "rejected", feedback: sl.error ?? "not evaluated" },
     );
+    const strengthNotes = weighed.get(winner) ?? [];
+    if (strengthNotes.length > 0) r.feedback = `${r.feedback}\n${strengthNotes.join("\n")}`;
     return { ...r, candidates, chosen: winner.index };
   });
 }

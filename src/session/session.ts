@@ -160,7 +160,12 @@ export class Session {
 
   halt(): HaltDecision {
     const last = this.entries[this.entries.length - 1];
-    return haltDecision(this.currentStep === 0 ? undefined : this.progress(), last?.evaluation.testsPass ?? false, this.config.halt);
+    return haltDecision(
+      this.currentStep === 0 ? undefined : this.progress(),
+      last?.evaluation.testsPass ?? false,
+      this.config.halt,
+      last?.evaluation.strength?.scaled,
+    );
   }
 
   zNotes(): string {

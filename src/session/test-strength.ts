@@ -8,7 +8,7 @@
  */
 import { changedSourceLines } from "../evaluate/coverage/changed-lines.js";
 import type { Evaluation } from "../evaluate/evaluate.js";
-import { failingScoreCap, fmt, haltDecision, strengthScore, testStrengthOf } from "../evaluate/score.js";
+import { failingScoreCap, fmt, haltDecision, strengthScaled, strengthScore, testStrengthOf } from "../evaluate/score.js";
 import { DEFAULT_MUTATION_BUDGET_SEC, measureTestStrength, strengthFindings } from "../evaluate/test-strength.js";
 import { writeCommitFast } from "../git/session-git.js";
 import type { CallContext } from "./context.js";
@@ -49,7 +49,7 @@ export async function weighTestStrength(
   const failing = earlier.filter((e) => !e.testsPass).map((e) => e.score);
   const score = strengthScore(fresh.score, k, w, failing.length ? Math.max(...failing) : undefined);
   return {
-    ev: { ...fresh, score, strength: { value: k, unweighted: fresh.score } },
+    ev: { ...fresh, score, strength: { value: k, unweighted: fresh.score, scaled: strengthScaled(fresh.score, k, w) } },
     notes: [
       ...notes,
       `testStrength: ${killed} of ${killed + survived + untested} added code lines have a mutant the tests kill (strength ${fmt(k)}, weight ${w}): score ${fmt(fresh.score)} -> ${fmt(score)}.`,

@@ -16,7 +16,16 @@ export const jest: RunnerDescriptor = {
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   // Its arguments are regexes over each test file's absolute path.
   selectFiles: (files) => files.map((f) => `(?:^|/)${escapeRegExp(f)}$`),
-  related: { bin: "jest", args: (files) => ["--findRelatedTests", ...files] },
+  // --findRelatedTests ignores --testPathPatterns (SearchSource), and a shard of the related files is not
+  // one of the suite's (split by position in the sorted set).
+  // Its boolean options (yargs) never take the next word: `jest --ci test/unit` names tests.
+  related: {
+    bin: "jest",
+    args: (files) => ["--findRelatedTests", ...files],
+    beyond: /(?:^|\s)--(?:testPathPatterns?|shard)(?:[=\s]|$)/,
+    flags:
+      /^(?:-[iebofu]|--no-[\w-]+|--(?:all|automock|bail|cache|ci|clearMocks|collectCoverage|colors?|coverage|debug|detectLeaks|detectOpenHandles|errorOnDeprecated|expand|forceExit|injectGlobals|json|logHeapUsage|noStackTrace|passWithNoTests|randomize|resetMocks|resetModules|restoreMocks|runInBand|showSeed|silent|testLocationInResults|updateSnapshot|useStderr|verbose|watchAll|watchman|workerThreads))$/,
+  },
   coverage: {
     args: ["--coverage"],
     prints: "a text table of % statements, branches, functions and lines per file (--coverageReporters=json-summary: coverage/coverage-summary.json)",

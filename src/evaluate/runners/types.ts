@@ -68,9 +68,11 @@ export interface RunnerDescriptor {
    * How it runs the tests related to changed files, where the runner itself knows which (affected first,
    * mutants): `bin` is its executable as a command names it; `subcommand` goes right after it, replacing
    * one of `replaces` the command has there (vitest: `run` becomes `related`); `args`, files last, go at
-   * the end of the runner's part. See evaluate/select-command.ts.
+   * the end of the runner's part; `beyond`, options with which the related tests are not among the
+   * command's (the runner ignores them when relating, or picks by the size of the set): no related run;
+   * `flags`, options that take no value (a word after one names tests). See evaluate/select-command.ts.
    */
-  related?: { bin: string; subcommand?: { name: string; replaces: string[] }; args: (files: string[]) => string[] };
+  related?: { bin: string; subcommand?: { name: string; replaces: string[] }; args: (files: string[]) => string[]; beyond?: RegExp; flags?: RegExp };
   /**
    * How it prints coverage: the arguments to add and what it prints; `istanbulJson`, the arguments that
    * make it write Istanbul's coverage-final.json into a folder (and the packages, any one of which must

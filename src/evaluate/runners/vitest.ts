@@ -18,7 +18,16 @@ export const vitest: RunnerDescriptor = {
   // Filters match files by path (`./` keeps a leading `-` from being an option); a `:` would be read as `file:line`.
   selectFiles: (files) => (files.some((f) => f.includes(":")) ? undefined : files.map((f) => `./${f}`)),
   // `vitest related` is a subcommand (`vitest run --related` is refused as an unknown option).
-  related: { bin: "vitest", subcommand: { name: "related", replaces: ["run"] }, args: (files) => ["--run", ...files] },
+  // A shard of the related files is not one of the suite's (split by position in the sorted set).
+  // Its options declared without a value (cac) never take the next word: `vitest run --coverage src` filters.
+  related: {
+    bin: "vitest",
+    subcommand: { name: "related", replaces: ["run"] },
+    args: (files) => ["--run", ...files],
+    beyond: /(?:^|\s)--shard(?:[=\s]|$)/,
+    flags:
+      /^(?:--no-[\w-]+|--(?:allowOnly|coverage|dangerouslyIgnoreUnhandledErrors|detectAsyncLeaks|dom|expandSnapshotDiff|fileParallelism|globals|hideSkippedTests|includeTaskLocation|isolate|logHeapUsage|passWithNoTests|printConsoleTrace|run|ui))$/,
+  },
   coverage: {
     args: ["--coverage"],
     prints: "a text table of % statements, branches, functions and lines per file (needs @vitest/coverage-v8 or -istanbul)",

@@ -6,6 +6,7 @@ import {
   haltDecision,
   nextEma,
   perfScore,
+  strengthScaled,
   strengthScore,
   testStrengthOf,
   weightedScore,
@@ -122,6 +123,24 @@ describe("test strength with a weight (testStrength: 0.5)", () => {
     expect(p.bestStep).toBe(2);
     // ... and does not halt with success: the weak tests keep the loop going.
     expect(haltDecision(p, true, H).shouldHalt).toBe(false);
+  });
+
+  it("a failing step at or above passThreshold before it (19 of 20 tests) does not carry weak tests to success", () => {
+    const s = strengthScore(1, 0.2, 0.5, 0.96);
+    expect(s).toBeGreaterThan(0.96);
+    const p = foldProgress(
+      [
+        { step: 0, score: 0.96, testsPass: false },
+        { step: 1, score: s, testsPass: true },
+      ],
+      0.9,
+    )!;
+    expect(p.bestStep).toBe(1);
+    const d = haltDecision(p, true, H, strengthScaled(1, 0.2, 0.5));
+    expect(d.shouldHalt).toBe(false);
+    expect(d.reasons[0]).toMatch(/^score 0\.960, held above the failing steps before it, but its test strength gives 0\.600 < 0\.95/);
+    // Strong tests: success as before.
+    expect(haltDecision({ ...p, score: 1 }, true, H, strengthScaled(1, 1, 0.5)).shouldHalt).toBe(true);
   });
 
   it("a later step whose tests fail scores below every step the weight lowered", () => {
