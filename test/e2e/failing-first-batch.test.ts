@@ -1,6 +1,7 @@
 import { symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLAMP, clampLib as lib } from "../helpers/clamp-suite.js";
 import { startServer, type TestServer } from "../helpers/client.js";
 import { installRunners, RUNNERS } from "../helpers/real-runners.js";
 import { repoFromFiles, tmpDir } from "../helpers/repo.js";
@@ -13,13 +14,6 @@ import { repoFromFiles, tmpDir } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 
-const CLAMP = [
-  ["inside stays", "clamp(5, 0, 10)", "5"],
-  ["below rises to lo", "clamp(-1, 0, 10)", "0"],
-  ["above falls to hi", "clamp(11, 0, 10)", "10"],
-  ["far above (100) falls to hi", "clamp(100, 0, 10)", "10"],
-  ["at hi stays", "clamp(10, 0, 10)", "10"],
-] as const;
 const TESTS = `import { describe, expect, test } from "vitest";
 import { add, clamp } from "../lib.js";
 test("add: two and three", () => { expect(add(2, 3)).toBe(5); });
@@ -27,7 +21,6 @@ describe("clamp", () => {
 ${CLAMP.map(([n, a, b]) => `  test(${JSON.stringify(n)}, () => { expect(${a}).toBe(${b}); });`).join("\n")}
 });
 `;
-const lib = (body: string) => `export const add = (a, b) => a + b;\nexport const clamp = (x, lo, hi) => ${body};\n`;
 /** Baseline: `above` and `far above` fail (4 of 6 pass). */
 const BUG = "Math.max(lo, x)";
 /** Fixes both failing tests, breaks `inside` and `at hi`: a full run (its selected tests pass), 4 of 6, exact. */

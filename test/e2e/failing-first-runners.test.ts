@@ -1,6 +1,7 @@
 import { symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLAMP_BODIES as BODIES, CLAMP, clampLib as lib } from "../helpers/clamp-suite.js";
 import { startServer, type TestServer } from "../helpers/client.js";
 import { installRunners, RUNNERS } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
@@ -28,16 +29,6 @@ interface Case {
   /** Every file besides lib.js, package.json and the tests. */
   other?: Record<string, string>;
 }
-
-const lib = (body: string) => `export const add = (a, b) => a + b;\nexport const clamp = (x, lo, hi) => ${body};\n`;
-const BODIES = { bug: "Math.max(lo, x)", same: "Math.max(lo, x) + 0", right: "Math.min(hi, Math.max(lo, x))" };
-const CLAMP = [
-  ["inside stays", "clamp(5, 0, 10)", "5"],
-  ["below rises to lo", "clamp(-1, 0, 10)", "0"],
-  ["above falls to hi", "clamp(11, 0, 10)", "10"],
-  ["far above (100) falls to hi", "clamp(100, 0, 10)", "10"],
-  ["at hi stays", "clamp(10, 0, 10)", "10"],
-] as const;
 
 /** `add` and five clamp tests (in a describe block, or titled `clamp: …`); `above …` fail at the baseline. */
 function suite(o: { head: string; test: string; describe?: string; eq: (a: string, b: string) => string; end?: string; tail?: string }) {

@@ -1,6 +1,7 @@
 import { symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLAMP, clampLib as esm, CLAMP_BODIES as JS } from "../helpers/clamp-suite.js";
 import { startServer, type TestServer } from "../helpers/client.js";
 import { installRunners, needs, RUNNERS, rustEnv } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
@@ -32,16 +33,7 @@ interface Case {
   other?: Record<string, string>;
 }
 
-const JS = { bug: "Math.max(lo, x)", same: "Math.max(lo, x) + 0", right: "Math.min(hi, Math.max(lo, x))" };
-const esm = (body: string) => `export const add = (a, b) => a + b;\nexport const clamp = (x, lo, hi) => ${body};\n`;
 const TYPE_MODULE = { "package.json": '{ "name": "calc", "private": true, "type": "module" }\n' };
-const CLAMP = [
-  ["inside stays", "clamp(5, 0, 10)", "5"],
-  ["below rises to lo", "clamp(-1, 0, 10)", "0"],
-  ["above falls to hi", "clamp(11, 0, 10)", "10"],
-  ["far above (100) falls to hi", "clamp(100, 0, 10)", "10"],
-  ["at hi stays", "clamp(10, 0, 10)", "10"],
-] as const;
 
 /** A JavaScript suite: `add` and five clamp tests in a describe block (or titled `clamp: …` without one). */
 function jsSuite(o: { head: string; test: string; skip: string; describe?: string; eq: (a: string, b: string) => string; end?: string }) {
