@@ -145,6 +145,8 @@ sandboxTests("the review's sandbox (bubblewrap)", () => {
   it("hides code-trm's state folder (other sessions' worktrees and homes) where /tmp and the home do not", async () => {
     // A state folder outside /tmp and the home (CODE_TRM_STATE_DIR on a data disk): the repository's .tmp/.
     const saved = process.env.CODE_TRM_STATE_DIR;
+    // A clean clone has no .tmp/ until vitest writes its report at the end.
+    mkdirSync(path.join(ROOT, ".tmp"), { recursive: true });
     const state = mkdtempSync(path.join(ROOT, ".tmp", "trm-state-"));
     process.env.CODE_TRM_STATE_DIR = state;
     try {
