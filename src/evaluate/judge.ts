@@ -3,8 +3,9 @@
  * re-derives the figures that depend on it. Idempotent: an evaluation already judged (stored, or reused
  * from the cache in another history) is first brought back to its raw counts.
  */
-import { type CheckSpec, checkWeights, type Evaluation } from "./evaluate.js";
+import type { CheckSpec, Evaluation } from "./evaluate.js";
 import { testScore, testsPassed, testsScore, type Weights, weightedScore } from "./score.js";
+import { checkWeights } from "./score-evaluation.js";
 import {
   adjustCounts,
   identityMatters,

@@ -5,9 +5,10 @@
  * baseline's tests, the first step would be its own reference, and a candidate that deletes or skips
  * the failing test would score 1.0 and end the session as a success.
  */
-import { EvaluationCancelled, type EvaluationRun } from "../evaluate/evaluate.js";
+import type { EvaluationRun } from "../evaluate/evaluate.js";
 import { testsLine } from "../evaluate/feedback.js";
 import { fmt } from "../evaluate/score.js";
+import { EvaluationCancelled } from "../evaluate/step-command.js";
 import { readNote, resolveRefFast, updateRefs, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import type { CallContext } from "./context.js";

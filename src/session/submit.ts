@@ -1,7 +1,7 @@
 import type { Candidate } from "../candidate/schema.js";
-import { EvaluationCancelled } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { foldProgress, IMPROVEMENT_EPSILON } from "../evaluate/score.js";
+import { EvaluationCancelled } from "../evaluate/step-command.js";
 import { prepareNoteOf, type RefUpdate, resolveRefFast, updateRefsFast, writeCommitFast } from "../git/session-git.js";
 import { crashPoint } from "../util/crash-point.js";
 import { UserError } from "../util/errors.js";
