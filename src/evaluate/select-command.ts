@@ -68,8 +68,10 @@ export interface Placement {
   runner: RunnerDescriptor;
   /** The text the words are added to: the runner's part of the command, or the npm command that runs its script. */
   part: string;
-  /** The command with `words` (already quoted) placed. */
-  place(words: string): string;
+  /** The runner's part as it runs: the command's, or the script's with what npm appends after `--`. */
+  runnerPart: string;
+  /** The command with `words` (already quoted) placed, and `tail` (quoted too) at the end of the runner's part. */
+  place(words: string, tail?: string): string;
 }
 
 /**
@@ -93,7 +95,12 @@ export function placeArgs(
     const at = insertion(last, direct);
     if ("off" in at) return at;
     const head = cmd.slice(0, cmd.length - last.length);
-    return { runner: direct, part: last, place: (text) => `${head}${last.slice(0, at.at).trimEnd()} ${text}${last.slice(at.at)}`.trimEnd() };
+    return {
+      runner: direct,
+      part: last,
+      runnerPart: last,
+      place: (text, tail) => `${`${head}${last.slice(0, at.at).trimEnd()} ${text}${last.slice(at.at)}`.trimEnd()}${tail ? ` ${tail}` : ""}`,
+    };
   }
   const earlier = parts
     .slice(0, -1)
@@ -120,8 +127,20 @@ export function placeArgs(
   const at = insertion(slast, r);
   if ("off" in at) return at;
   if (at.at < slast.trimEnd().length) return { off: `npm adds arguments at the end of the script "${name}", where ${r.name} would not take them as options` };
+  // What follows `--` npm appends to the script, before the arguments: a word there that is not an option
+  // may be a file, after which a runner whose options go before its files (node) takes them for files.
+  const appended = npm[4]?.replace(/^\s+--/, "") ?? "";
+  if (
+    r.selectAt?.after &&
+    appended
+      .trim()
+      .split(/\s+/)
+      .some((w) => w !== "" && !w.startsWith("-"))
+  )
+    return { off: `\`${cmd}\` gives the script "${name}" arguments after which ${r.name} would not take options` };
+  const runnerPart = `${slast}${appended}`;
   const sep = npm[4] ? "" : " --";
-  return { runner: r, part: cmd, place: (text) => `${cmd}${sep} ${text}` };
+  return { runner: r, part: cmd, runnerPart, place: (text, tail) => `${cmd}${sep} ${text}${tail ? ` ${tail}` : ""}` };
 }
 
 /**
@@ -136,9 +155,10 @@ export function selectionFor(testCmd: string, cwd: string): Selection | { off: s
     runner: r,
     command: (names, files) => {
       if (names.length === 0 || names.length > MAX_SELECTED) return undefined;
-      const inFiles = files?.length && files.length <= MAX_SELECTED ? r.selectFiles?.(files) : undefined;
-      const text = words([...r.selectByName!(names), ...(inFiles ?? [])], p.part);
-      return text.length > MAX_ARGS_CHARS ? undefined : p.place(text);
+      const inFiles = files?.length && files.length <= MAX_SELECTED ? r.selectFiles?.(files, p.runnerPart) : undefined;
+      const text = words(r.selectByName!(names), p.part);
+      const tail = (inFiles ?? []).map(shellQuote).join(" ");
+      return text.length + tail.length > MAX_ARGS_CHARS ? undefined : p.place(text, tail);
     },
     example: p.place(words(r.selectByName!(["<name>"]), p.part)),
   };

@@ -121,6 +121,18 @@ export function normalizePath(p: string, cwd?: string): string {
   return file;
 }
 
+/**
+ * The file of a test's own location (`file:line:col`: node --test's `location` in TAP, `test at` in its spec
+ * reporter), as a path inside the worktree; undefined for a path outside it or in a dependency. Failing
+ * first gives it to the runner as a test file to run (TestFailure.testFile).
+ */
+export function locationFile(location: string, cwd?: string): string | undefined {
+  const m = /^(.*):\d+:\d+$/.exec(location.trim());
+  if (!m) return undefined;
+  const file = normalizePath(m[1]!, cwd);
+  return file !== "." && !file.startsWith("../") && isProjectPath(file, cwd) && !path.posix.isAbsolute(file) ? file : undefined;
+}
+
 /** True when a (normalised) path belongs to the project rather than to a dependency or the runtime. */
 export function isProjectPath(file: string, cwd?: string): boolean {
   if (file === "" || file.startsWith("node:") || file.startsWith("<") || file.includes("node_modules/") || file.startsWith("internal/")) return false;

@@ -53,11 +53,13 @@ export interface RunnerDescriptor {
    */
   selectByName?: (names: string[]) => string[];
   /**
-   * Arguments added to selectByName's that run only the named test files (repository paths, as the
-   * reporter names them: TestFailure.testFile), so that the other files are not even loaded; undefined
-   * where a path cannot be given safely (the names alone then select).
+   * Arguments that run only the named test files (repository paths, as the reporter names them:
+   * TestFailure.testFile), so that the other files are not even loaded; undefined where a path cannot be
+   * given safely, or where adding them would not restrict the run to them (the names alone then select).
+   * `part` is the runner's part of the command as it runs (through npm: the script's, with what npm
+   * appends). They go at the end of that part, after selectByName's.
    */
-  selectFiles?: (files: string[]) => string[] | undefined;
+  selectFiles?: (files: string[], part: string) => string[] | undefined;
   /**
    * Where those arguments go in the runner's part of the command: at its end unless `after` is given
    * (node's options must come before its file arguments), and never into a command `not` matches (a

@@ -9,7 +9,7 @@
  * exists (node 22 prints errors only there) and from the body otherwise (node 20 prints them in both).
  */
 import type { TestCounts, TestFailure } from "../../types.js";
-import { boundMessage, firstProjectFrame, indentOf, normalizeName, normalizePath } from "../util.js";
+import { boundMessage, firstProjectFrame, indentOf, locationFile, normalizeName, normalizePath } from "../util.js";
 import { counts, failure, type TestInput } from "./common.js";
 
 const INFO_RE = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)\s*$/;
@@ -60,7 +60,11 @@ export function parseNodeSpec(input: TestInput): TestCounts | null {
       const m = /^(.*):(\d+):(\d+)$/.exec(location);
       if (m) loc = { file: normalizePath(m[1]!, cwd), line: Number(m[2]) };
     }
-    failures.push(failure(normalizeName(e.name, cwd), message, loc));
+    const f = failure(normalizeName(e.name, cwd), message, loc);
+    // Where the test was declared, the file failing first gives node to run (runners/node.ts).
+    const testFile = location === undefined ? undefined : locationFile(location, cwd);
+    if (testFile) f.testFile = testFile;
+    failures.push(f);
   }
   return counts(
     "node-spec",

@@ -5,7 +5,7 @@
  * `expected`/`actual`, `at`), or mocha's plain lines under the point.
  */
 import type { TestFailure } from "../../types.js";
-import { boundMessage, errorOfDump, firstProjectFrame, isProjectPath, normalizePath, parseJsFrame } from "../util.js";
+import { boundMessage, errorOfDump, firstProjectFrame, isProjectPath, locationFile, normalizePath, parseJsFrame } from "../util.js";
 import { failure } from "./common.js";
 import type { TapPoint } from "./tap-stream.js";
 
@@ -41,7 +41,11 @@ export function tapFailure(p: TapPoint, name: string, cwd?: string, assertion?: 
     const m = /^(.*):(\d+):(\d+)$/.exec(y.location);
     if (m) loc = { file: normalizePath(m[1]!, cwd), line: Number(m[2]) };
   }
-  return failure(name, boundMessage(message), loc);
+  const f = failure(name, boundMessage(message), loc);
+  // node --test: where the test was declared, the file failing first gives node to run (runners/node.ts).
+  const testFile = y.location === undefined ? undefined : locationFile(y.location, cwd);
+  if (testFile) f.testFile = testFile;
+  return f;
 }
 
 /**

@@ -262,7 +262,7 @@ describe("formats of the same run agree", () => {
     expect(tap![0]).toBe("lib › shout without name: Error thrown in test: TypeError: Cannot read properties of undefined (reading 'toUpperCase')");
   });
 
-  it("vitest's and jest's text and JSON reporters name each failing test's file alike (failing first runs only those files)", () => {
+  it("vitest's, jest's and node's reporters name each failing test's file alike (failing first runs only those files)", () => {
     const files = (id: string) =>
       (run(loadCase(id)) as TestCounts).failures.map((f) => {
         // What `run` strips for the expectations, read again here.
@@ -274,11 +274,18 @@ describe("formats of the same run agree", () => {
       ["vitest/defu-bug-default", "vitest/defu-bug-json", "vitest/defu-bug-verbose"],
       ["vitest/defu-file-errors-default", "vitest/defu-file-errors-json"],
       ["jest/default-failing", "jest/json-failing"],
+      // node --test: where each failing test was declared (TAP's `location`, spec's `test at`), even where its error is elsewhere.
+      ["node-test/node20-tap-failing", "node-test/node20-spec-failing", "node-test/node22-tap-failing", "node-test/node22-spec-failing-color"],
     ]) {
       const [first, ...rest] = g.map((id) => files(id).sort());
       for (const l of rest) expect(l, g.join(" ")).toEqual(first);
       for (const x of first!) expect(x, g[0]).toMatch(/ @ (?!undefined)\S+\.(test|spec)\.[cm]?[jt]s$/);
     }
+    expect(files("node-test/node20-tap-failing").sort()).toEqual([
+      "broken.spec.mjs @ broken.spec.mjs",
+      "mul multiplies @ math.spec.mjs",
+      "value reads nested field @ math.spec.mjs",
+    ]);
   });
 
   it("vitest's text, JSON and JUnit reports name the same failing tests", () => {

@@ -154,7 +154,8 @@ describe("parseTests: TAP", () => {
     ].join("\n");
     const r = parseTests(out(tap), { cwd: CWD });
     expect(r).toMatchObject({ passed: 2, failed: 1, skipped: 2, total: 5, format: "tap" });
-    expect(r?.failures).toEqual([{ name: "outer > inner > deep", message: "boom", file: "a.test.mjs", line: 3 }]);
+    // node's `location`: where the test was declared, the file failing first gives node to run.
+    expect(r?.failures).toEqual([{ name: "outer > inner > deep", message: "boom", file: "a.test.mjs", line: 3, testFile: "a.test.mjs" }]);
   });
 
   it("counts a suite that fails on its own (a hook) when all its tests passed", () => {
