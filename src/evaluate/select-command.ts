@@ -156,11 +156,13 @@ export function selectionFor(testCmd: string, cwd: string): Selection | { off: s
     command: (names, files) => {
       if (names.length === 0 || names.length > MAX_SELECTED) return undefined;
       const inFiles = files?.length && files.length <= MAX_SELECTED ? r.selectFiles?.(files, p.runnerPart) : undefined;
-      const text = words(r.selectByName!(names), p.part);
+      const byName = r.selectByName!(names);
+      if (!byName) return undefined;
+      const text = words(byName, p.part);
       const tail = (inFiles ?? []).map(shellQuote).join(" ");
       return text.length + tail.length > MAX_ARGS_CHARS ? undefined : p.place(text, tail);
     },
-    example: p.place(words(r.selectByName!(["<name>"]), p.part)),
+    example: p.place(words(r.selectByName!(["<name>"]) ?? [], p.part)),
   };
 }
 

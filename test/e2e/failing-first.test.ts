@@ -106,7 +106,7 @@ const CASES: Record<string, Case> = {
     bodies: JS,
     testFile: "test/clamp.test.js",
     tests: jsSuite({ head: `import test from "ava";\n${IMPORT}`, test: "test", skip: "test.skip", eq: (a, b) => `t.is(${a}, ${b})`, end: "" }),
-    selection: /^npx ava '--match' 'clamp: above falls to hi' '--match' 'clamp: far above \(100\) falls to hi'$/,
+    selection: /^npx ava '--match=clamp: above falls to hi' '--match=clamp: far above \(100\) falls to hi'$/,
     failing: above,
   },
   "node:test": {

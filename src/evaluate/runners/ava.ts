@@ -14,5 +14,6 @@ export const ava: RunnerDescriptor = {
   testConfigFiles: ["ava.config.*"],
   // --match takes a title (the file's name before " › " is not part of it) where `*` is a wildcard and a
   // leading `!` negates, with no escape: a literal `*` stays a wildcard (a superset), a leading `!` is matched by `*!`.
-  selectByName: (names) => names.flatMap((n) => ["--match", n.split(" › ").pop()!.replace(/^!/, "*!")]),
+  // One word with `=`: a title starting with `-` after `--match` is read as options (`--watch …`): every test runs.
+  selectByName: (names) => names.map((n) => `--match=${n.split(" › ").pop()!.replace(/^!/, "*!")}`),
 };

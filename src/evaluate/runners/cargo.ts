@@ -11,6 +11,8 @@ export const cargo: RunnerDescriptor = {
   namesTests: "its default output",
   readableReport: "cargo test: keep libtest's default output (no --quiet)",
   testConfigFiles: ["Cargo.toml"],
-  // libtest takes several filters after `--`; --exact matches each as a whole path (`tests::adds`).
-  selectByName: (names) => ["--", "--exact", ...new Set(names)],
+  // libtest takes several filters after `--`; --exact matches each as a whole path (`tests::adds`). A name
+  // starting with `-` (a harness of its own names its trials as it likes) would be an option to libtest
+  // (`--include-ignored` runs the ignored tests too): a second `--` ends libtest's options before the names.
+  selectByName: (names) => ["--", "--exact", ...(names.some((n) => n.startsWith("-")) ? ["--"] : []), ...new Set(names)],
 };

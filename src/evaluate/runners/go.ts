@@ -17,10 +17,13 @@ export const go: RunnerDescriptor = {
   namesTests: "-v, -json",
   readableReport: "go test: add -v (or -json)",
   testConfigFiles: ["go.mod"],
-  // -run is a regex per level of `/`; a subtest runs with its top-level test (a superset).
+  // -run is a regex per level of `/`; a subtest runs with its top-level test (a superset). No import path
+  // starts with `-`: a package read so (a test printing go's own lines) would be a flag to go test, so the
+  // whole suite runs.
   selectByName: (names) => {
     const parsed = names.map(split);
     const pkgs = [...new Set(parsed.flatMap((p) => (p.pkg ? [p.pkg] : [])))];
+    if (pkgs.some((p) => p.startsWith("-"))) return undefined;
     return [...pkgs, "-run", `^(?:${[...new Set(parsed.map((p) => escapeRegExp(p.test)))].join("|")})$`];
   },
   coverage: {

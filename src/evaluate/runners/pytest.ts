@@ -28,7 +28,9 @@ export const pytest: RunnerDescriptor = {
   readableReport: 'pytest: add -rA (or --junitxml=report.xml with testReport: "report.xml")',
   testConfigFiles: ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"],
   // Names are node ids (`tests/test_x.py::Class::test[param]`), given as arguments; a failed subtest's
-  // message after the id (`node::test [msg] (i=3)`) is dropped: the subtest runs with its test.
-  selectByName: (names) => [...new Set(names.map((n) => n.replace(/\s+(?:\[.*|\(.*\))$/, "")))],
+  // message after the id (`node::test [msg] (i=3)`) is dropped: the subtest runs with its test. An id
+  // starting with `-` (a test file `-x_test.py` at the root) is given as `./-x_test.py::…`, a path: pytest
+  // reads `-…` as options even after `--`.
+  selectByName: (names) => [...new Set(names.map((n) => n.replace(/\s+(?:\[.*|\(.*\))$/, "").replace(/^-/, "./-")))],
   coverage: { args: ["--cov", "--cov-report=term"], prints: "a text table of statements, misses and % per file with a TOTAL line (pytest-cov)" },
 };

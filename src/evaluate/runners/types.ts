@@ -50,8 +50,10 @@ export interface RunnerDescriptor {
   /**
    * Arguments that run only the tests named (names as code-trm reports them for this runner), added to
    * the runner's command. Where a name cannot be given exactly the selection is a superset, never less.
+   * No name may be read as an option (`-x`): given in a form the runner reads as a name, or undefined
+   * (the whole suite runs).
    */
-  selectByName?: (names: string[]) => string[];
+  selectByName?: (names: string[]) => string[] | undefined;
   /**
    * Arguments that run only the named test files (repository paths, as the reporter names them:
    * TestFailure.testFile), so that the other files are not even loaded; undefined where a path cannot be

@@ -304,7 +304,7 @@ describe("how the selection is added to the test command", () => {
 
   it("appended to a command or the last part of a chain that names the runner; node's options before its files", () => {
     expect(built("npx vitest run")).toBe("npx vitest run '-t' '^(?:a b)$'");
-    expect(built("xo && npx ava --tap", ["lib › b"])).toBe("xo && npx ava --tap '--match' 'b'");
+    expect(built("xo && npx ava --tap", ["lib › b"])).toBe("xo && npx ava --tap '--match=b'");
     expect(built("python -m pytest -q", ["t.py::test_x"])).toBe("python -m pytest -q 't.py::test_x'");
     expect(built("tsc && node --test dist/")).toBe("tsc && node --test '--test-name-pattern' '^(?:a b|b)$' dist/");
     // cargo's `--` merged into the one the command has.
@@ -375,7 +375,9 @@ describe("hostile test names and changed files never become shell syntax", () =>
     const built = s.command(names)!;
     const got = argv(built, stub);
     const own = argv(cmd, stub);
-    const want = s.runner.selectByName!(names).filter((a) => !(a === "--" && own.includes("--")));
+    // A leading `--` merges into the command's own (cargo's); a second one (names starting with `-`) stays.
+    const sel = s.runner.selectByName!(names)!;
+    const want = sel[0] === "--" && own.includes("--") ? sel.slice(1) : sel;
     expect(got.filter((a) => !own.includes(a))).toEqual(want.filter((a) => !own.includes(a)));
     expect(got.length).toBe(own.length + want.length);
     expect(readdirSync(dir).filter((f) => f.startsWith("PWNED"))).toEqual([]);

@@ -83,7 +83,7 @@ describe("runner descriptors", () => {
     expect(jas).toMatch(/^--filter=/);
     expect(new RegExp(jas!.slice("--filter=".length)).test("lib mul multiplies")).toBe(true);
     // AVA: titles without the file prefix; a leading ! would negate.
-    expect(select("ava", ["lib › mul multiplies", "!negated"])).toEqual(["--match", "mul multiplies", "--match", "*!negated"]);
+    expect(select("ava", ["lib › mul multiplies", "!negated"])).toEqual(["--match=mul multiplies", "--match=*!negated"]);
     // node-tap: the files, then one --grep per level.
     const tapArgs = select("tap", ["test/a.test.js > mul > x+y", "test/b.test.js > shout"]);
     expect(tapArgs.slice(0, 2)).toEqual(["test/a.test.js", "test/b.test.js"]);
@@ -103,6 +103,13 @@ describe("runner descriptors", () => {
     expect(bflag).toBe("-t");
     expect(new RegExp(bpat!).test("lib mul multiplies") && new RegExp(bpat!).test(NASTY)).toBe(true);
     expect(select("cargo", ["tests::adds", "tests::subs"])).toEqual(["--", "--exact", "tests::adds", "tests::subs"]);
+    // A name that starts with `-` is never an option: pytest reads a path, libtest's options end at `--`, AVA
+    // takes `--match=` as one word, and go (no import path starts with `-`) gets no selection.
+    expect(select("pytest", ["-k_test.py::test_a", "tests/t.py::test_b"])).toEqual(["./-k_test.py::test_a", "tests/t.py::test_b"]);
+    expect(select("cargo", ["tests::adds", "--include-ignored"])).toEqual(["--", "--exact", "--", "tests::adds", "--include-ignored"]);
+    expect(select("ava", ["--watch it"])).toEqual(["--match=--watch it"]);
+    expect(select("go", ["example.com/calc.TestMul", "-count=3.TestGolden"])).toBeUndefined();
+    expect(select("go", ["example.com/calc.TestMul", "-TestOdd"])).toEqual(["example.com/calc", "-run", "^(?:TestMul|-TestOdd)$"]);
     // Related tests, where the runner knows them.
     expect(byId("jest").related!.args(["src/a.ts"])).toEqual(["--findRelatedTests", "src/a.ts"]);
     expect(byId("vitest").related).toMatchObject({ bin: "vitest", subcommand: { name: "related", replaces: ["run"] } });
