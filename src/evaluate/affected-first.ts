@@ -6,7 +6,7 @@
  * suite runs. The verdict of the related run, a pure function (the plan: failing-first-plan.ts).
  */
 import { type FailingFirst, type GateExit, type GateVerdict, list, mergeCases, type PartialRun, type RelatedRan } from "./failing-first.js";
-import type { TestCounts } from "./types.js";
+import type { TestCase, TestCounts } from "./types.js";
 
 /**
  * Reads the related run. A partial verdict only when a test failed in it; the tests that did not run count
@@ -37,6 +37,11 @@ export function relatedVerdict(ff: FailingFirst, gate: TestCounts | null, exit: 
       relatedRan: { ran: ranNow, of },
     };
   }
+  const gone = goneRelated(ff, gate);
+  if (gone.length > 0)
+    return {
+      whole: `Affected first: ${list(gone)} of the files the step changed or ${ff.runner} related to them did not run (deleted or renamed), ${again}.`,
+    };
   const merged = gate.cases && ff.full.cases ? mergeCases(ff.full, gate, true) : mergeCounts(ff.full, gate);
   const partial: PartialRun = { since: ff.since, ran: merged.ran, of: merged.of, nowPass: [], stillFail: failing };
   const rest = merged.of - merged.ran;
@@ -45,6 +50,30 @@ export function relatedVerdict(ff: FailingFirst, gate: TestCounts | null, exit: 
     `Failing: ${failing.length ? list(failing) : `${gate.failed} (unnamed)`}. The other ${rest} did not run: they count as they were at step ${ff.since}, the last full run. ` +
     "A partial step cannot become best, reset the no-improvement streak or end the session; the whole suite runs once the failing tests pass (selectTests: false turns this off).";
   return { partial, tests: merged.tests, notice };
+}
+
+/**
+ * Tests of the last full run that the related run did not report, in a file it ran or the step changed, where
+ * both name each test's file (TestCase.file): the step deleted or renamed them (or the file). Kept at their
+ * status of the last full run, a deleted passing test would make the estimate overstate; the whole suite
+ * judges them instead (the reference rules: a test gone counts as failing). Tests sharing a name and a file
+ * each count once. Where the output names no file per test (counts only, JUnit) nothing can be told: see
+ * docs/failing-first.md.
+ */
+function goneRelated(ff: FailingFirst, gate: TestCounts): string[] {
+  if (!gate.cases || !ff.full.cases) return [];
+  const key = (c: TestCase) => `${c.file}\0${c.name}`;
+  const now = new Map<string, number>();
+  for (const c of gate.cases) now.set(key(c), (now.get(key(c)) ?? 0) + 1);
+  const files = new Set([...gate.cases.flatMap((c) => (c.file ? [c.file] : [])), ...(ff.related ?? [])]);
+  const gone: string[] = [];
+  for (const c of ff.full.cases) {
+    if (!c.file || !files.has(c.file)) continue;
+    const n = now.get(key(c)) ?? 0;
+    if (n > 0) now.set(key(c), n - 1);
+    else gone.push(c.name);
+  }
+  return gone;
 }
 
 /**

@@ -61,6 +61,11 @@ export const STOPPED_FORMAT = "stopped";
 export interface TestCase {
   name: string;
   status: "passed" | "failed" | "skipped";
+  /**
+   * The file the test is in, where the output names it for every test (Vitest's and Jest's JSON reporters,
+   * Vitest's verbose one): affected first finds the related tests a step deleted or renamed by it.
+   */
+  file?: string;
   /** The runner's units this test stands for in the counts (TestCounts.units), when not just its status. */
   units?: UnitTally;
 }

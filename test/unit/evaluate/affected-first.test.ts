@@ -131,6 +131,57 @@ describe("the related run's verdict", () => {
     );
   });
 
+  it("a test of a file the related run ran or the step changed, no longer reported (deleted, renamed): the whole suite runs", () => {
+    // Where the output names each test's file: a in t/a.test.js, b and c in t/b.test.js, d in t/d.test.js.
+    const inFiles = (t: TestCounts, files: Record<string, string>): TestCounts => ({
+      ...t,
+      cases: t.cases!.map((c) => ({ ...c, ...(files[c.name] ? { file: files[c.name] } : {}) })),
+    });
+    const FILES = { a: "t/a.test.js", b: "t/b.test.js", c: "t/b.test.js", d: "t/d.test.js", "c (renamed)": "t/b.test.js" };
+    const full = inFiles(ALL_PASS, FILES);
+    const gate = (cases: [string, TestCase["status"]][]) => inFiles(counts(cases), FILES);
+    // c deleted from t/b.test.js, whose b fails: kept as it passed at the last full run, it would make 3 of 5 pass.
+    expect(relatedVerdict(aff(full), gate([["b", "failed"]]), exitFail)).toEqual({
+      whole: "Affected first: c of the files the step changed or Vitest related to them did not run (deleted or renamed), so the whole suite ran.",
+    });
+    // Renamed: the old name is gone, whatever the new one does.
+    const renamed = relatedVerdict(
+      aff(full),
+      gate([
+        ["b", "failed"],
+        ["c (renamed)", "passed"],
+      ]),
+      exitFail,
+    );
+    expect(renamed).toEqual({ whole: expect.stringMatching(/^Affected first: c of the files/) });
+    // A test file the step changed (here deleted) that the related run did not run: its tests are gone too.
+    expect(
+      relatedVerdict(
+        aff(full, { related: ["src/a.js", "t/d.test.js"] }),
+        gate([
+          ["b", "failed"],
+          ["c", "passed"],
+        ]),
+        exitFail,
+      ),
+    ).toEqual({
+      whole: expect.stringMatching(/^Affected first: d of the files/),
+    });
+    // Every test of the files it ran reported (a skip counts as reported, and as skipped): a partial verdict.
+    const v = relatedVerdict(
+      aff(full),
+      gate([
+        ["b", "failed"],
+        ["c", "skipped"],
+      ]),
+      exitFail,
+    );
+    if (!("partial" in v)) throw new Error(v.whole);
+    expect(v.tests).toMatchObject({ passed: 2, failed: 1, skipped: 2 });
+    // Where the full run's output named no file per test, nothing can be told: the estimate as before.
+    expect("partial" in relatedVerdict(aff(), gate([["b", "failed"]]), exitFail)).toBe(true);
+  });
+
   it("counts and failing names only: each failing test moves from passed to failed", () => {
     const full = counts(
       [

@@ -194,7 +194,7 @@ describe("unjs/defu, vitest", () => {
       { file: "vitest/defu-fixed-verbose.txt", exit: 0 },
     ]);
     expect(bug!.ev.tests).toMatchObject({ passed: 21, failed: 2 });
-    expect(bug!.ev.tests!.cases).toContainEqual({ name: "defu > should concat array values by default", status: "failed" });
+    expect(bug!.ev.tests!.cases).toContainEqual({ name: "defu > should concat array values by default", status: "failed", file: "test/defu.test.ts" });
     expect(bug!.ev.tests!.failures.map((f) => f.name)).toContain("defu > should concat array values by default");
     expect(wrong!.improved).toBe(true);
     expect(wrong!.feedback).toMatch(/newly fixed \(1\):\n {2}- defu > should concat array values by default/);

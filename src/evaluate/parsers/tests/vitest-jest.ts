@@ -45,20 +45,21 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
       const ancestors = Array.isArray(a.ancestorTitles) ? a.ancestorTitles.filter((t): t is string => typeof t === "string") : [];
       const title = str(a.title) ?? str(a.fullName) ?? "(unnamed test)";
       const name = [...ancestors, title].join(" > ");
+      const at = file ? { file } : {};
       if (status === "passed") {
         passed++;
-        cases.push({ name, status: "passed" });
+        cases.push({ name, status: "passed", ...at });
         continue;
       }
       if (status !== "failed") {
         // pending, skipped, todo, disabled, focused-out: did not run.
         skipped++;
-        cases.push({ name, status: "skipped" });
+        cases.push({ name, status: "skipped", ...at });
         continue;
       }
       failed++;
       suiteFailed++;
-      cases.push({ name, status: "failed" });
+      cases.push({ name, status: "failed", ...at });
       const messages = Array.isArray(a.failureMessages) ? a.failureMessages.filter((m): m is string => typeof m === "string") : [];
       const text = cleanText(messages.join("\n"));
       const frame = firstProjectFrame(text, cwd);
@@ -238,7 +239,8 @@ function verboseCases(lines: string[], cwd: string | undefined, c: { passed: num
     const m = VERBOSE_RE.exec(line);
     if (!m) continue;
     const status: TestCase["status"] = m[1] === "✓" ? "passed" : m[1] === "×" ? "failed" : "skipped";
-    cases.push({ name: splitTitle(m[2]!, cwd).name, status });
+    const { file, name } = splitTitle(m[2]!, cwd);
+    cases.push({ name, status, file });
     if (cases.length > MAX_CASES) return undefined;
   }
   const n = (st: TestCase["status"]) => cases.filter((x) => x.status === st).length;
