@@ -194,9 +194,12 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
   const sb = mountPaths(given, mountPath);
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   // Unix sockets are reachable through a read-only mount (a user bus, docker, an ssh or gpg agent): the
-  // runtime folders go, and the variables that name them.
-  const hidden = [...new Set(["/tmp", "/run", "/var/run", process.env.XDG_RUNTIME_DIR].filter((d): d is string => !!d).map(realOrSelf))];
-  for (const dir of hidden.slice(1)) if (isRealDir(dir)) args.push("--tmpfs", dir);
+  // runtime folders go, and the variables that name them. The machine's shared temporary folders go too
+  // (what other programs and users leave in /var/tmp, the server's own TMPDIR): each command gets empty ones.
+  const hidden = [
+    ...new Set(["/tmp", "/var/tmp", sharedTmpdir(home), "/run", "/var/run", process.env.XDG_RUNTIME_DIR].filter((d): d is string => !!d).map(realOrSelf)),
+  ];
+  for (const dir of hidden.slice(1)) if (isRealDir(dir) && !hidden.some((h) => h !== dir && isInside(h, dir))) args.push("--tmpfs", dir);
   const shown: string[] = [];
   let priv: { home: string } | null = null;
   if (home && home !== "/" && isRealDir(home)) {
@@ -296,6 +299,18 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
   if (!sb.network) args.push("--unshare-net");
   args.push("--chdir", sb.writable[0] ?? "/", "--", shell, "-c", cmd);
   return [bin, ...args];
+}
+
+/**
+ * The server's TMPDIR where the other temporary folders do not hide it (`TMPDIR=/scratch/tmp`): what the
+ * server and the user's other programs write there. Not one in the home (hidden already) or that holds it
+ * or a folder on PATH.
+ */
+function sharedTmpdir(home: string): string | null {
+  const t = process.env.TMPDIR ? realOrSelf(path.resolve(process.env.TMPDIR)) : null;
+  if (!t || t === "/" || !isRealDir(t) || (home && (isInside(t, home) || isInside(home, t)))) return null;
+  const onPath = (process.env.PATH ?? "").split(path.delimiter).filter((e) => path.isAbsolute(e));
+  return onPath.some((e) => isInside(t, realOrSelf(e))) ? null : t;
 }
 
 /** The sandbox's folders at the paths its mounts are made at (sandboxArgv). */
