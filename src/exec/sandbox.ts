@@ -5,6 +5,7 @@ import path from "node:path";
 import { UserError } from "../util/errors.js";
 import { isInside } from "../util/paths.js";
 import { stateDir } from "../util/state-dir.js";
+import { CREDENTIALS, NAMING_VARS, namedCredentials } from "./sandbox-creds.js";
 import { gitDirView, includedFiles, isRealDir, realOrSelf, statOrNull, submoduleConfigs, worktreeConfigOf, writeSafeConfig } from "./sandbox-git.js";
 
 /** How a session's commands are confined (bubblewrap). */
@@ -95,35 +96,6 @@ export const TOOLCHAIN_PATHS = [
   ".cache/ms-playwright",
 ];
 
-/** Credentials that may sit inside a re-exposed folder (a user's sandboxPaths of `~/.config`, say): hidden. */
-const CREDENTIALS = [
-  ".ssh",
-  ".aws",
-  ".gnupg",
-  ".config/gh",
-  ".docker",
-  ".kube",
-  ".azure",
-  ".config/gcloud",
-  ".netrc",
-  ".npmrc",
-  ".yarnrc",
-  ".yarnrc.yml",
-  ".pypirc",
-  ".git-credentials",
-  ".cargo/credentials.toml",
-  ".cargo/credentials",
-  ".config/git/credentials",
-  ".config/github-copilot",
-  ".vault-token",
-  ".pgpass",
-  ".my.cnf",
-  ".config/hub",
-  ".terraform.d/credentials.tfrc.json",
-  ".m2/settings.xml",
-  ".gradle/gradle.properties",
-];
-
 let probed: string | null | undefined;
 
 /** The path of a working bwrap, or an actionable error: no silent fallback to running unconfined. */
@@ -178,9 +150,10 @@ export function assertSandboxAvailable(): string {
  * runtime folders replaced (the home by the session's private one), toolchains and the checkout
  * re-exposed read-only, the worktree writable, every listening unix socket masked, the repository's
  * config replaced by a copy without remotes or programs, private pid and IPC namespaces that die with
- * the command, and no network unless asked.
+ * the command, and no network unless asked. `passed`: the variables the session passes by name (passEnv),
+ * kept with what they name.
  */
-export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: string): string[] {
+export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: string, passed: readonly string[] = []): string[] {
   // Paths as the kernel resolves them (links followed): bwrap makes each mount point by its path in the new
   // root, where a link on the way (HOME=/home/alice -> /data/alice, CODE_TRM_STATE_DIR through a link)
   // leads nowhere and failed every command, or, not hidden, left the home in view. Inside the home the
@@ -255,6 +228,13 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
     if (!st) continue;
     for (const q of inViewAt(p)) mask(st.isDirectory() ? "--tmpfs" : "--ro-bind", q);
   }
+  // What the server's environment names as a configuration or a credential, wherever it is (GIT_CONFIG_GLOBAL
+  // outside the home, XDG_CONFIG_HOME's gh token, GOOGLE_APPLICATION_CREDENTIALS): hidden, and the variables unset below.
+  for (const p of namedCredentials(home, passed)) {
+    const st = statOrNull(p);
+    if (!st || (!st.isFile() && !st.isDirectory()) || sb.writable.some((w) => isInside(w, p))) continue;
+    for (const q of inViewAt(p)) mask(st.isDirectory() ? "--tmpfs" : "--ro-bind", q);
+  }
   if (view) {
     // What the config includes (`[include] path = creds.cfg` in .git, a CI's credentials file) is config too.
     for (const inc of includedFiles(path.join(sb.gitDir!, "config"), home)) for (const q of inViewAt(inc)) mask("--ro-bind", q);
@@ -286,7 +266,8 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
     }
   }
   args.push(...over);
-  for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST"]) args.push("--unsetenv", v);
+  for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST", ...NAMING_VARS.filter((n) => !passed.includes(n))])
+    args.push("--unsetenv", v);
   // A TMPDIR the sandbox does not show or cannot write (one under /tmp is now the private tmpfs, where
   // it does not exist): go and cargo fail to make their work folders in it. The private /tmp instead.
   const tmpdir = process.env.TMPDIR;
