@@ -12,7 +12,7 @@ import { gitDirView, includedFiles, isRealDir, realOrSelf, statOrNull, submodule
 export interface Sandbox {
   /** Directories the command may write: the worktree. Everything else is read-only or hidden. */
   writable: string[];
-  /** Directories re-exposed read-only (the checkout and its git directory: node_modules links, objects). */
+  /** Directories re-exposed read-only (what the commands need of the checkout, its git directory's objects). */
   readable: string[];
   network: boolean;
   /**
@@ -27,14 +27,26 @@ export interface Sandbox {
   exposed?: string[];
   /** Folders replaced by an empty one before the others are shown over them (code-trm's state folder). */
   hidden?: string[];
+  /**
+   * The user's checkout (and the main one of a linked checkout): empty and read-only, wherever it is, but
+   * for `fromCheckouts`.
+   */
+  checkouts?: string[];
+  /**
+   * What is shown read-only of the checkouts, each at the path it has (a link, such as a linkPaths
+   * `node_modules` leading elsewhere, shown as what it leads to: the link itself is gone with the checkout).
+   */
+  fromCheckouts?: string[];
 }
 
 /** What a command in one of code-trm's worktrees of a repository runs in: a session's step, a review's head. */
 export interface RepoConfinement {
   worktree: string;
-  /** The user's checkout (its node_modules, linkPaths) and its git directory. */
+  /** The user's checkout, hidden but for `fromCheckout`, and its git directory. */
   top: string;
   commonDir: string;
+  /** What the commands need of the checkout (its node_modules, linkPaths, a Python environment): shown read-only. */
+  fromCheckout: string[];
   /** The private folder: the commands' home and the safe copy of the repository's config. */
   private: string;
   network: boolean;
@@ -45,17 +57,24 @@ export interface RepoConfinement {
 
 /**
  * The one sandbox of a command in a worktree of the repository, for the session and the review alike:
- * the worktree writable, the checkout shown, the git directory reduced to what git needs (gitDirView),
- * code-trm's state folder (other sessions' worktrees and homes) hidden.
+ * the worktree writable, the git directory reduced to what git needs (gitDirView), code-trm's state folder
+ * (other sessions' worktrees and homes) hidden, and so is the user's checkout (the `.env`, keys and other
+ * ignored or untracked files in it, and in the main checkout of a linked one), but for what the commands
+ * need of it and the folders on PATH inside it.
  */
 export function repoSandbox(c: RepoConfinement): Sandbox {
+  const main = path.basename(c.commonDir) === ".git" ? path.dirname(c.commonDir) : null;
+  const checkouts = [...new Set([c.top, ...(main ? [main] : [])])];
+  const onPath = (process.env.PATH ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d) && checkouts.some((t) => isInside(t, d)) && existsSync(d));
   return {
     writable: [c.worktree],
-    readable: [c.top, c.commonDir, ...(c.readable ?? [])],
+    readable: [c.commonDir, ...(c.readable ?? [])],
     network: c.network,
     private: c.private,
     gitDir: c.commonDir,
     hidden: [stateDir()],
+    checkouts,
+    fromCheckouts: [...new Set([...c.fromCheckout, ...onPath])],
     ...(c.exposed ? { exposed: c.exposed } : {}),
   };
 }
@@ -198,6 +217,19 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
     over.push("--tmpfs", h);
     hidden.push(h);
   }
+  // The user's checkout: its `.env`, keys, other ignored and untracked files are no command's business (the
+  // tracked ones are the worktree's). Emptied wherever it is (in /tmp or the home too, so that a write there
+  // fails as before instead of landing in an empty folder), read-only once what the commands need of it
+  // (node_modules, linkPaths) is shown over it. Never one that holds the home.
+  const checkouts = [...new Set((sb.checkouts ?? []).flatMap((p) => [p, realOrSelf(p)]))].filter((c) => isRealDir(c) && !(home && isInside(c, home)));
+  for (const c of checkouts) {
+    over.push("--tmpfs", c);
+    hidden.push(c);
+  }
+  const fromCheckouts = (given.fromCheckouts ?? [])
+    .filter((p) => existsSync(p))
+    .map((p) => ({ p, at: path.join(mountPath(path.dirname(p)), path.basename(p)) }));
+  for (const { p, at } of fromCheckouts) over.push("--ro-bind", p, at);
   for (const p of shown) over.push("--ro-bind", p, p);
   for (const r of sb.readable) over.push("--ro-bind", r, r);
   // The git directory: only what git needs to read the worktree's commit (gitDirView), before the
@@ -214,7 +246,7 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
     const pointer = path.join(w, ".git");
     if (existsSync(pointer)) mask("--ro-bind", pointer, pointer);
   }
-  const visibleRoots = [...shown, ...sb.readable, ...sb.writable];
+  const visibleRoots = [...shown, ...fromCheckouts.map((f) => f.at), ...sb.readable, ...sb.writable];
   const inView = (p: string) => !view || !isInside(sb.gitDir!, p) || [...view.roots, ...sb.writable].some((r) => isInside(r, p));
   const visible = (p: string) => inView(p) && (visibleRoots.some((r) => isInside(r, p)) || !hidden.some((h) => isInside(h, p)));
   // A file to mask where it is in view: by its path (not through a link, which bwrap cannot mount on) and
@@ -266,6 +298,7 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
     }
   }
   args.push(...over);
+  for (const c of checkouts) args.push("--remount-ro", c);
   for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST", ...NAMING_VARS.filter((n) => !passed.includes(n))])
     args.push("--unsetenv", v);
   // A TMPDIR the sandbox does not show or cannot write (one under /tmp is now the private tmpfs, where
@@ -303,6 +336,7 @@ function mountPaths(sb: Sandbox, at: (p: string) => string): Sandbox {
     ...(sb.gitDir ? { gitDir: at(sb.gitDir) } : {}),
     ...(sb.exposed ? { exposed: sb.exposed.map(at) } : {}),
     ...(sb.hidden ? { hidden: sb.hidden.map(at) } : {}),
+    ...(sb.checkouts ? { checkouts: sb.checkouts.map(at) } : {}),
   };
 }
 

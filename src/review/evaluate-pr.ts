@@ -168,7 +168,15 @@ export async function evaluateRange(
         perfDirection: "lower",
         signal: opts.signal,
         onProgress: (m) => opts.onProgress?.(`${side}: ${m}`),
-        ...(sandboxed ? { sandbox: confinement(repo, wt)! } : {}),
+        ...(sandboxed
+          ? {
+              sandbox: confinement(
+                repo,
+                wt,
+                Object.values(opts.commands).filter((c): c is string => !!c),
+              )!,
+            }
+          : {}),
       });
       results[side] = run.evaluation;
     }
