@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
@@ -7,6 +7,7 @@ import { isInside } from "../util/paths.js";
 import { stateDir } from "../util/state-dir.js";
 import { CREDENTIALS, NAMING_VARS, namedCredentials } from "./sandbox-creds.js";
 import { gitDirView, includedFiles, isRealDir, realOrSelf, statOrNull, submoduleConfigs, worktreeConfigOf, writeSafeConfig } from "./sandbox-git.js";
+import { listeningSockets, sharedTmpdir } from "./sandbox-host.js";
 
 /** How a session's commands are confined (bubblewrap). */
 export interface Sandbox {
@@ -315,18 +316,6 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
   return [bin, ...args];
 }
 
-/**
- * The server's TMPDIR where the other temporary folders do not hide it (`TMPDIR=/scratch/tmp`): what the
- * server and the user's other programs write there. Not one in the home (hidden already) or that holds it
- * or a folder on PATH.
- */
-function sharedTmpdir(home: string): string | null {
-  const t = process.env.TMPDIR ? realOrSelf(path.resolve(process.env.TMPDIR)) : null;
-  if (!t || t === "/" || !isRealDir(t) || (home && (isInside(t, home) || isInside(home, t)))) return null;
-  const onPath = (process.env.PATH ?? "").split(path.delimiter).filter((e) => path.isAbsolute(e));
-  return onPath.some((e) => isInside(t, realOrSelf(e))) ? null : t;
-}
-
 /** The sandbox's folders at the paths its mounts are made at (sandboxArgv). */
 function mountPaths(sb: Sandbox, at: (p: string) => string): Sandbox {
   return {
@@ -353,30 +342,6 @@ function toolchainPaths(home: string, at: (p: string) => string): string[] {
     if (isInside(home, d) && d !== home && existsSync(d) && !CREDENTIALS.some((c) => isInside(path.join(home, c), d))) out.add(d);
   }
   return [...out];
-}
-
-/** The paths of the unix sockets bound in this network namespace (`/proc/net/unix`, Linux). */
-export function listeningSockets(table = readTable()): string[] {
-  const out = new Set<string>();
-  for (const line of table.split("\n").slice(1)) {
-    // Num RefCount Protocol Flags Type St Inode Path: the path is the eighth field (abstract ones start with @).
-    const p = line.trim().split(/\s+/).slice(7).join(" ");
-    if (!p.startsWith("/")) continue;
-    try {
-      if (lstatSync(p).isSocket()) out.add(p);
-    } catch {
-      // Gone, or its folder unreadable: nothing to mask.
-    }
-  }
-  return [...out];
-}
-
-function readTable(): string {
-  try {
-    return readFileSync("/proc/net/unix", "utf8");
-  } catch {
-    return "";
-  }
 }
 
 /** `home/` of the session's private folder, made on first use. */
