@@ -80,6 +80,16 @@ export function repoSandbox(c: RepoConfinement): Sandbox {
   };
 }
 
+/**
+ * What the sandbox cannot do for a server run as root: bubblewrap (and a user namespace, whose `--uid` maps
+ * back to uid 0) leaves the commands uid 0, without capabilities, so every file root owns and the sandbox
+ * does not hide stays readable. Said at session start and in a review that runs a head's code; null otherwise.
+ */
+export function rootNotice(): string | null {
+  if (process.getuid?.() !== 0) return null;
+  return "sandbox: the server runs as root, so its sandboxed commands run as uid 0 too (without capabilities, so they cannot undo the sandbox), and can read every file root owns that the sandbox does not hide: /etc/shadow, the machine's SSH host keys in /etc/ssh, root-only logs. Start code-trm as an unprivileged user to keep those out of their reach.";
+}
+
 export const INSTALL_BWRAP = "apt-get update && apt-get install -y bubblewrap (Debian/Ubuntu; dnf install bubblewrap on Fedora)";
 
 /**

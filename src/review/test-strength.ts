@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { changedSourceLines } from "../evaluate/coverage/changed-lines.js";
 import { DEFAULT_MUTATION_BUDGET_SEC, measureTestStrength, strengthFindings } from "../evaluate/test-strength.js";
-import { INSTALL_BWRAP } from "../exec/sandbox.js";
+import { INSTALL_BWRAP, rootNotice } from "../exec/sandbox.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
@@ -89,6 +89,7 @@ export async function reviewTestStrength(
   };
   const notes: string[] = [];
   if (!sandboxed) notes.push(`The head's tests ran without a sandbox because trustPr was passed: bubblewrap is not available (${INSTALL_BWRAP}).`);
+  else if (rootNotice()) notes.push(rootNotice()!);
   try {
     const s = await measureTestStrength({
       checkout,

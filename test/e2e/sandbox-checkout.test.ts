@@ -3,7 +3,8 @@
  * of it read-only, its ignored files (a `.env`, keys) and untracked ones too. Through the real server and
  * bubblewrap, each command below prints `leaked-<what>` when it reads one; only what the commands need of
  * the checkout is there (its node_modules, what linkPaths names), and a write to it still fails. The
- * checkouts lie outside /tmp and the home (the read-only root showed them whole) and in /tmp.
+ * checkouts lie outside /tmp and the home (the read-only root showed them whole) and in /tmp. A server run as
+ * root says what the sandbox leaves its commands (every file root owns outside what it hides).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -85,6 +86,10 @@ sandboxTests("the sandbox shows of the user's checkout only what the commands ne
 
       const s = await h.call("trm_start_session", { repoPath: top, testCmd: cmd, linkPaths: ["config.local.json"], sandbox: true, preflight: true });
       expect(s.sandbox).toBe(true);
+      // As root the commands still read what root owns outside the checkout (/etc/shadow): the start says so.
+      const asRoot = (s.notes ?? []).filter((n: string) => /^sandbox: the server runs as root/.test(n));
+      expect(asRoot).toHaveLength(process.getuid?.() === 0 ? 1 : 0);
+      expect((open.notes ?? []).join("\n")).not.toMatch(/runs as root/);
       const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
       expect(log).not.toContain("leaked-");
       expect(log).not.toContain(CANARY);
@@ -117,6 +122,7 @@ sandboxTests("the sandbox shows of the user's checkout only what the commands ne
     const r = await h.call("trm_review_pr", { repoPath: top, base: "main", head: "pr", evaluate: true, testCmd: "node --test probe.test.js" });
     expect(r.notes).toContain("evaluate ran the commands of both sides in the bubblewrap sandbox: no network, their temporary checkout alone writable.");
     expect(r.evaluation).toMatchObject({ head: { tests: "4/4" }, newFailures: [] });
+    expect((r.notes as string[]).filter((n) => /^sandbox: the server runs as root/.test(n))).toHaveLength(process.getuid?.() === 0 ? 1 : 0);
     expect(JSON.stringify(r)).not.toContain(CANARY);
     expect(checkoutState(top)).toEqual(before);
     await h.srv.close();
