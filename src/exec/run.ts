@@ -204,7 +204,7 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
       // Not recorded: like a record that failed after the spawn, the command runs unrecorded.
     }
   }
-  const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd) : [shell, "-c", cmd];
+  const argv = opts.sandbox ? sandboxArgv(assertSandboxAvailable(), opts.sandbox, shell, cmd, opts.passEnv) : [shell, "-c", cmd];
   // node's own spawn, not execa: nothing of execa's is used here (output is streamed, the group and the
   // timeout are handled below), and it cost ~1 ms more per command (bench/command-cost.mjs).
   // spawn throws for most start failures (ENOTDIR, E2BIG, ...): only a few come as an 'error' event.

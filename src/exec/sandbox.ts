@@ -1,17 +1,19 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
 import { isInside } from "../util/paths.js";
 import { stateDir } from "../util/state-dir.js";
+import { CREDENTIALS, NAMING_VARS, namedCredentials } from "./sandbox-creds.js";
 import { gitDirView, includedFiles, isRealDir, realOrSelf, statOrNull, submoduleConfigs, worktreeConfigOf, writeSafeConfig } from "./sandbox-git.js";
+import { listeningSockets, sharedTmpdir } from "./sandbox-host.js";
 
 /** How a session's commands are confined (bubblewrap). */
 export interface Sandbox {
   /** Directories the command may write: the worktree. Everything else is read-only or hidden. */
   writable: string[];
-  /** Directories re-exposed read-only (the checkout and its git directory: node_modules links, objects). */
+  /** Directories re-exposed read-only (what the commands need of the checkout, its git directory's objects). */
   readable: string[];
   network: boolean;
   /**
@@ -26,14 +28,26 @@ export interface Sandbox {
   exposed?: string[];
   /** Folders replaced by an empty one before the others are shown over them (code-trm's state folder). */
   hidden?: string[];
+  /**
+   * The user's checkout (and the main one of a linked checkout): empty and read-only, wherever it is, but
+   * for `fromCheckouts`.
+   */
+  checkouts?: string[];
+  /**
+   * What is shown read-only of the checkouts, each at the path it has (a link, such as a linkPaths
+   * `node_modules` leading elsewhere, shown as what it leads to: the link itself is gone with the checkout).
+   */
+  fromCheckouts?: string[];
 }
 
 /** What a command in one of code-trm's worktrees of a repository runs in: a session's step, a review's head. */
 export interface RepoConfinement {
   worktree: string;
-  /** The user's checkout (its node_modules, linkPaths) and its git directory. */
+  /** The user's checkout, hidden but for `fromCheckout`, and its git directory. */
   top: string;
   commonDir: string;
+  /** What the commands need of the checkout (its node_modules, linkPaths, a Python environment): shown read-only. */
+  fromCheckout: string[];
   /** The private folder: the commands' home and the safe copy of the repository's config. */
   private: string;
   network: boolean;
@@ -44,19 +58,36 @@ export interface RepoConfinement {
 
 /**
  * The one sandbox of a command in a worktree of the repository, for the session and the review alike:
- * the worktree writable, the checkout shown, the git directory reduced to what git needs (gitDirView),
- * code-trm's state folder (other sessions' worktrees and homes) hidden.
+ * the worktree writable, the git directory reduced to what git needs (gitDirView), code-trm's state folder
+ * (other sessions' worktrees and homes) hidden, and so is the user's checkout (the `.env`, keys and other
+ * ignored or untracked files in it, and in the main checkout of a linked one), but for what the commands
+ * need of it and the folders on PATH inside it.
  */
 export function repoSandbox(c: RepoConfinement): Sandbox {
+  const main = path.basename(c.commonDir) === ".git" ? path.dirname(c.commonDir) : null;
+  const checkouts = [...new Set([c.top, ...(main ? [main] : [])])];
+  const onPath = (process.env.PATH ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d) && checkouts.some((t) => isInside(t, d)) && existsSync(d));
   return {
     writable: [c.worktree],
-    readable: [c.top, c.commonDir, ...(c.readable ?? [])],
+    readable: [c.commonDir, ...(c.readable ?? [])],
     network: c.network,
     private: c.private,
     gitDir: c.commonDir,
     hidden: [stateDir()],
+    checkouts,
+    fromCheckouts: [...new Set([...c.fromCheckout, ...onPath])],
     ...(c.exposed ? { exposed: c.exposed } : {}),
   };
+}
+
+/**
+ * What the sandbox cannot do for a server run as root: bubblewrap (and a user namespace, whose `--uid` maps
+ * back to uid 0) leaves the commands uid 0, without capabilities, so every file root owns and the sandbox
+ * does not hide stays readable. Said at session start and in a review that runs a head's code; null otherwise.
+ */
+export function rootNotice(): string | null {
+  if (process.getuid?.() !== 0) return null;
+  return "sandbox: the server runs as root, so its sandboxed commands run as uid 0 too (without capabilities, so they cannot undo the sandbox), and can read every file root owns that the sandbox does not hide: /etc/shadow, the machine's SSH host keys in /etc/ssh, root-only logs. Start code-trm as an unprivileged user to keep those out of their reach.";
 }
 
 export const INSTALL_BWRAP = "apt-get update && apt-get install -y bubblewrap (Debian/Ubuntu; dnf install bubblewrap on Fedora)";
@@ -93,35 +124,6 @@ export const TOOLCHAIN_PATHS = [
   ".gradle/caches",
   ".gradle/wrapper",
   ".cache/ms-playwright",
-];
-
-/** Credentials that may sit inside a re-exposed folder (a user's sandboxPaths of `~/.config`, say): hidden. */
-const CREDENTIALS = [
-  ".ssh",
-  ".aws",
-  ".gnupg",
-  ".config/gh",
-  ".docker",
-  ".kube",
-  ".azure",
-  ".config/gcloud",
-  ".netrc",
-  ".npmrc",
-  ".yarnrc",
-  ".yarnrc.yml",
-  ".pypirc",
-  ".git-credentials",
-  ".cargo/credentials.toml",
-  ".cargo/credentials",
-  ".config/git/credentials",
-  ".config/github-copilot",
-  ".vault-token",
-  ".pgpass",
-  ".my.cnf",
-  ".config/hub",
-  ".terraform.d/credentials.tfrc.json",
-  ".m2/settings.xml",
-  ".gradle/gradle.properties",
 ];
 
 let probed: string | null | undefined;
@@ -178,9 +180,10 @@ export function assertSandboxAvailable(): string {
  * runtime folders replaced (the home by the session's private one), toolchains and the checkout
  * re-exposed read-only, the worktree writable, every listening unix socket masked, the repository's
  * config replaced by a copy without remotes or programs, private pid and IPC namespaces that die with
- * the command, and no network unless asked.
+ * the command, and no network unless asked. `passed`: the variables the session passes by name (passEnv),
+ * kept with what they name.
  */
-export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: string): string[] {
+export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: string, passed: readonly string[] = []): string[] {
   // Paths as the kernel resolves them (links followed): bwrap makes each mount point by its path in the new
   // root, where a link on the way (HOME=/home/alice -> /data/alice, CODE_TRM_STATE_DIR through a link)
   // leads nowhere and failed every command, or, not hidden, left the home in view. Inside the home the
@@ -194,9 +197,12 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
   const sb = mountPaths(given, mountPath);
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   // Unix sockets are reachable through a read-only mount (a user bus, docker, an ssh or gpg agent): the
-  // runtime folders go, and the variables that name them.
-  const hidden = [...new Set(["/tmp", "/run", "/var/run", process.env.XDG_RUNTIME_DIR].filter((d): d is string => !!d).map(realOrSelf))];
-  for (const dir of hidden.slice(1)) if (isRealDir(dir)) args.push("--tmpfs", dir);
+  // runtime folders go, and the variables that name them. The machine's shared temporary folders go too
+  // (what other programs and users leave in /var/tmp, the server's own TMPDIR): each command gets empty ones.
+  const hidden = [
+    ...new Set(["/tmp", "/var/tmp", sharedTmpdir(home), "/run", "/var/run", process.env.XDG_RUNTIME_DIR].filter((d): d is string => !!d).map(realOrSelf)),
+  ];
+  for (const dir of hidden.slice(1)) if (isRealDir(dir) && !hidden.some((h) => h !== dir && isInside(h, dir))) args.push("--tmpfs", dir);
   const shown: string[] = [];
   let priv: { home: string } | null = null;
   if (home && home !== "/" && isRealDir(home)) {
@@ -222,6 +228,19 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
     over.push("--tmpfs", h);
     hidden.push(h);
   }
+  // The user's checkout: its `.env`, keys, other ignored and untracked files are no command's business (the
+  // tracked ones are the worktree's). Emptied wherever it is (in /tmp or the home too, so that a write there
+  // fails as before instead of landing in an empty folder), read-only once what the commands need of it
+  // (node_modules, linkPaths) is shown over it. Never one that holds the home.
+  const checkouts = [...new Set((sb.checkouts ?? []).flatMap((p) => [p, realOrSelf(p)]))].filter((c) => isRealDir(c) && !(home && isInside(c, home)));
+  for (const c of checkouts) {
+    over.push("--tmpfs", c);
+    hidden.push(c);
+  }
+  const fromCheckouts = (given.fromCheckouts ?? [])
+    .filter((p) => existsSync(p))
+    .map((p) => ({ p, at: path.join(mountPath(path.dirname(p)), path.basename(p)) }));
+  for (const { p, at } of fromCheckouts) over.push("--ro-bind", p, at);
   for (const p of shown) over.push("--ro-bind", p, p);
   for (const r of sb.readable) over.push("--ro-bind", r, r);
   // The git directory: only what git needs to read the worktree's commit (gitDirView), before the
@@ -238,7 +257,7 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
     const pointer = path.join(w, ".git");
     if (existsSync(pointer)) mask("--ro-bind", pointer, pointer);
   }
-  const visibleRoots = [...shown, ...sb.readable, ...sb.writable];
+  const visibleRoots = [...shown, ...fromCheckouts.map((f) => f.at), ...sb.readable, ...sb.writable];
   const inView = (p: string) => !view || !isInside(sb.gitDir!, p) || [...view.roots, ...sb.writable].some((r) => isInside(r, p));
   const visible = (p: string) => inView(p) && (visibleRoots.some((r) => isInside(r, p)) || !hidden.some((h) => isInside(h, p)));
   // A file to mask where it is in view: by its path (not through a link, which bwrap cannot mount on) and
@@ -250,6 +269,13 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
     const p = path.join(home, rel);
     const st = statOrNull(p);
     if (!st) continue;
+    for (const q of inViewAt(p)) mask(st.isDirectory() ? "--tmpfs" : "--ro-bind", q);
+  }
+  // What the server's environment names as a configuration or a credential, wherever it is (GIT_CONFIG_GLOBAL
+  // outside the home, XDG_CONFIG_HOME's gh token, GOOGLE_APPLICATION_CREDENTIALS): hidden, and the variables unset below.
+  for (const p of namedCredentials(home, passed)) {
+    const st = statOrNull(p);
+    if (!st || (!st.isFile() && !st.isDirectory()) || sb.writable.some((w) => isInside(w, p))) continue;
     for (const q of inViewAt(p)) mask(st.isDirectory() ? "--tmpfs" : "--ro-bind", q);
   }
   if (view) {
@@ -283,7 +309,9 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
     }
   }
   args.push(...over);
-  for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST"]) args.push("--unsetenv", v);
+  for (const c of checkouts) args.push("--remount-ro", c);
+  for (const v of ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST", ...NAMING_VARS.filter((n) => !passed.includes(n))])
+    args.push("--unsetenv", v);
   // A TMPDIR the sandbox does not show or cannot write (one under /tmp is now the private tmpfs, where
   // it does not exist): go and cargo fail to make their work folders in it. The private /tmp instead.
   const tmpdir = process.env.TMPDIR;
@@ -307,6 +335,7 @@ function mountPaths(sb: Sandbox, at: (p: string) => string): Sandbox {
     ...(sb.gitDir ? { gitDir: at(sb.gitDir) } : {}),
     ...(sb.exposed ? { exposed: sb.exposed.map(at) } : {}),
     ...(sb.hidden ? { hidden: sb.hidden.map(at) } : {}),
+    ...(sb.checkouts ? { checkouts: sb.checkouts.map(at) } : {}),
   };
 }
 
@@ -323,30 +352,6 @@ function toolchainPaths(home: string, at: (p: string) => string): string[] {
     if (isInside(home, d) && d !== home && existsSync(d) && !CREDENTIALS.some((c) => isInside(path.join(home, c), d))) out.add(d);
   }
   return [...out];
-}
-
-/** The paths of the unix sockets bound in this network namespace (`/proc/net/unix`, Linux). */
-export function listeningSockets(table = readTable()): string[] {
-  const out = new Set<string>();
-  for (const line of table.split("\n").slice(1)) {
-    // Num RefCount Protocol Flags Type St Inode Path: the path is the eighth field (abstract ones start with @).
-    const p = line.trim().split(/\s+/).slice(7).join(" ");
-    if (!p.startsWith("/")) continue;
-    try {
-      if (lstatSync(p).isSocket()) out.add(p);
-    } catch {
-      // Gone, or its folder unreadable: nothing to mask.
-    }
-  }
-  return [...out];
-}
-
-function readTable(): string {
-  try {
-    return readFileSync("/proc/net/unix", "utf8");
-  } catch {
-    return "";
-  }
 }
 
 /** `home/` of the session's private folder, made on first use. */

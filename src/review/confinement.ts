@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { assertSandboxAvailable, repoSandbox, type Sandbox } from "../exec/sandbox.js";
 import { sandboxDirOfWorktree } from "../git/refs.js";
+import { checkoutNeeds } from "../session/checkout-view.js";
 import { isInside } from "../util/paths.js";
 
 /**
@@ -21,8 +22,12 @@ export function sandboxAvailable(): boolean {
   }
 }
 
-/** The sandbox for a head checked out at `wt` (one of the review's worktrees), or null without bubblewrap. */
-export function confinement(repo: { top: string; commonDir: string }, wt: string): Sandbox | null {
+/**
+ * The sandbox for a head checked out at `wt` (one of the review's worktrees), or null without bubblewrap.
+ * Of the user's checkout only what `commands` need of it is shown (session/checkout-view.ts): the
+ * node_modules folders, a Python environment; never its `.env` or other ignored files.
+ */
+export function confinement(repo: { top: string; commonDir: string }, wt: string, commands: (string | undefined)[] = []): Sandbox | null {
   if (!sandboxAvailable()) return null;
   const priv = sandboxDirOfWorktree(wt);
   // Never a silent run without the sandbox: a folder that is not one of the review's worktrees is a bug.
@@ -34,6 +39,7 @@ export function confinement(repo: { top: string; commonDir: string }, wt: string
     commonDir: repo.commonDir,
     private: priv,
     network: false,
+    fromCheckout: checkoutNeeds(repo.top, wt, { commands }),
     readable: linkedPackages(path.join(repo.top, "node_modules"), repo.top),
   });
 }

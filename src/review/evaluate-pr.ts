@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { type Evaluation, evaluate } from "../evaluate/evaluate.js";
-import { INSTALL_BWRAP } from "../exec/sandbox.js";
+import { INSTALL_BWRAP, rootNotice } from "../exec/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
@@ -168,7 +168,15 @@ export async function evaluateRange(
         perfDirection: "lower",
         signal: opts.signal,
         onProgress: (m) => opts.onProgress?.(`${side}: ${m}`),
-        ...(sandboxed ? { sandbox: confinement(repo, wt)! } : {}),
+        ...(sandboxed
+          ? {
+              sandbox: confinement(
+                repo,
+                wt,
+                Object.values(opts.commands).filter((c): c is string => !!c),
+              )!,
+            }
+          : {}),
       });
       results[side] = run.evaluation;
     }
@@ -180,7 +188,7 @@ export async function evaluateRange(
   const where = sandboxed
     ? "evaluate ran the commands of both sides in the bubblewrap sandbox: no network, their temporary checkout alone writable."
     : `evaluate ran the commands of both sides without a sandbox because trustPr was passed: bubblewrap is not available (${INSTALL_BWRAP}).`;
-  return { evaluation: prEvaluation(mergeBase, b, headOid, h), notes: [where] };
+  return { evaluation: prEvaluation(mergeBase, b, headOid, h), notes: [where, ...(sandboxed && rootNotice() ? [rootNotice()!] : [])] };
 }
 
 /** What the change did to the commands' results. Pure. */

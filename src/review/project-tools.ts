@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { parseDiagnostics } from "../evaluate/parsers/index.js";
 import type { Diagnostic } from "../evaluate/types.js";
@@ -9,6 +8,7 @@ import { INSTALL_BWRAP } from "../exec/sandbox.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
+import { layerWorkspaces } from "../session/workspaces.js";
 import { shellQuote } from "../util/text.js";
 import { confinement } from "./confinement.js";
 import { findRemote } from "./evaluate-pr.js";
@@ -193,8 +193,9 @@ export async function runProjectTools(repoPath: string, headSha: string, files: 
       );
     lintable = lintable.filter((p) => plain.has(p));
     if (lintable.length === 0) return { comments: [], notes };
-    // Node and the tools resolve node_modules by walking up: link the checkout's into the worktree.
-    if (!existsSync(path.join(wt, "node_modules"))) await symlink(path.join(repo.top, "node_modules"), path.join(wt, "node_modules"), "dir");
+    // Node and the tools resolve node_modules by walking up: a layer of links to the checkout's, the head's
+    // own workspace packages linked to its copies (session/workspaces.ts), as in a session's worktree.
+    await layerWorkspaces(repo.top, wt);
     // ESLint runs its configuration, what that imports and its plugins: only when the change left all of
     // them as the base had them (lint-code.ts), or the caller trusts the change. Confined when bubblewrap
     // works here (confinement.ts: the session's sandbox, no network); tsc only reads JSON and type-checks.

@@ -4,16 +4,15 @@
  * become comments on those lines. The PR's code runs here: in the bubblewrap sandbox when it works.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { symlink } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { changedSourceLines } from "../evaluate/coverage/changed-lines.js";
 import { DEFAULT_MUTATION_BUDGET_SEC, measureTestStrength, strengthFindings } from "../evaluate/test-strength.js";
-import { INSTALL_BWRAP } from "../exec/sandbox.js";
+import { INSTALL_BWRAP, rootNotice } from "../exec/sandbox.js";
 import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
+import { layerWorkspaces } from "../session/workspaces.js";
 import { confinement, sandboxAvailable } from "./confinement.js";
 import type { FileChange, ReviewComment } from "./types.js";
 
@@ -79,9 +78,9 @@ export async function reviewTestStrength(
         opts.onProgress?.(`checking out head ${head.slice(0, 12)} (${k + 1})`);
         await addWorktree(repo.top, wt, head, `review-mutate-${k}`);
         made.push(wt);
-        // Node resolves node_modules by walking up: the checkout's, linked (read-only in the sandbox).
-        if (existsSync(path.join(repo.top, "node_modules")) && !existsSync(path.join(wt, "node_modules")))
-          await symlink(path.join(repo.top, "node_modules"), path.join(wt, "node_modules"), "dir");
+        // Node resolves node_modules by walking up: a layer of links to the checkout's (read-only in the
+        // sandbox), the head's own workspace packages linked to its copies, as in a session's worktree.
+        await layerWorkspaces(repo.top, wt);
         return wt;
       })();
       checkouts.set(k, p);
@@ -90,6 +89,7 @@ export async function reviewTestStrength(
   };
   const notes: string[] = [];
   if (!sandboxed) notes.push(`The head's tests ran without a sandbox because trustPr was passed: bubblewrap is not available (${INSTALL_BWRAP}).`);
+  else if (rootNotice()) notes.push(rootNotice()!);
   try {
     const s = await measureTestStrength({
       checkout,
@@ -99,7 +99,7 @@ export async function reviewTestStrength(
       changed,
       timeoutSec: opts.timeoutSec ?? 300,
       budgetMs: (opts.budgetSec ?? DEFAULT_MUTATION_BUDGET_SEC) * 1000,
-      sandbox: (cwd) => confinement(repo, cwd) ?? undefined,
+      sandbox: (cwd) => confinement(repo, cwd, [opts.testCmd, ...(opts.buildCmd ? [opts.buildCmd] : [])]) ?? undefined,
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     });

@@ -5,7 +5,7 @@ import { correlateDiagnostics, correlateFailures, renderFeedback } from "../eval
 import { chainAdvice } from "../evaluate/runner-hint.js";
 import { failingFirstNote } from "../evaluate/select-command.js";
 import { runCommand } from "../exec/run.js";
-import { assertSandboxAvailable } from "../exec/sandbox.js";
+import { assertSandboxAvailable, rootNotice } from "../exec/sandbox.js";
 import { git, gitOrNull, openRepo } from "../git/cli.js";
 import { looseCommitTree } from "../git/object-read.js";
 import { newSessionId, sessionRefs, shortRef, worktreePath } from "../git/refs.js";
@@ -272,7 +272,7 @@ async function createSessionOwned(
       );
     }
   }
-  const notes = [...(await session.pythonIsolation()).notices];
+  const notes = [...(config.sandbox && rootNotice() ? [rootNotice()!] : []), ...(await session.pythonIsolation()).notices];
   const chain = config.commands.test ? chainAdvice(config.commands.test, wt) : undefined;
   if (chain) notes.push(chain);
   if (config.commands.test) notes.push(failingFirstNote(config.commands.test, wt, config.selectTests !== false));

@@ -7,8 +7,8 @@
  * downloaded or copied), except links into the checkout's own packages, which point at the worktree's.
  * The folders are untracked and only ever staged by explicit path, so they are never committed.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, statSync, symlinkSync, unlinkSync } from "node:fs";
-import { lstat, mkdir, readdir, readFile, readlink, realpath, symlink, unlink } from "node:fs/promises";
+import { type Dirent, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync } from "node:fs";
+import { lstat, mkdir, readdir, readlink, realpath, symlink, unlink } from "node:fs/promises";
 import path from "node:path";
 import { realOr } from "../evaluate/environment.js";
 import { matchesGlobExactly } from "../util/glob.js";
@@ -51,24 +51,56 @@ export function workspacePatterns(packageJson: string | undefined, pnpmYaml: str
   return out;
 }
 
-/** Folders of the tree (relative) that match the patterns and hold a package.json. */
-async function packageDirs(root: string, patterns: string[]): Promise<string[]> {
+/** Folders of the tree (relative) that match the patterns and hold a package.json. Synchronous: sandbox.ts's caller asks too. */
+function packageDirs(root: string, patterns: string[]): string[] {
   const include = patterns.filter((p) => !p.startsWith("!")).map((p) => p.replace(/^\.\//, "").replace(/\/+$/, ""));
   const exclude = patterns.filter((p) => p.startsWith("!")).map((p) => p.slice(1).replace(/^\.\//, ""));
   const out: string[] = [];
-  const walk = async (rel: string, depth: number): Promise<void> => {
+  const walk = (rel: string, depth: number): void => {
     if (out.length >= MAX_PACKAGES || depth > MAX_DEPTH) return;
-    for (const e of await readdir(path.join(root, rel), { withFileTypes: true }).catch(() => [])) {
+    let entries: Dirent[] = [];
+    try {
+      entries = readdirSync(path.join(root, rel), { withFileTypes: true });
+    } catch {
+      // Unreadable: no packages there.
+    }
+    for (const e of entries) {
       if (!e.isDirectory() || SKIP_DIRS.has(e.name) || e.name.startsWith(".")) continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
       // packages/* names packages/a, not packages/a/src.
       if (include.some((p) => matchesGlobExactly(r, p)) && !exclude.some((p) => matchesGlobExactly(r, p)) && existsSync(path.join(root, r, "package.json")))
         out.push(r);
-      await walk(r, depth + 1);
+      walk(r, depth + 1);
     }
   };
-  await walk("", 0);
+  walk("", 0);
   return out;
+}
+
+/**
+ * The workspace package folders of the tree at `wt` (relative), as its package.json and
+ * pnpm-workspace.yaml declare them; null when it declares no workspaces.
+ */
+function workspaceDirs(wt: string): string[] | null {
+  const read = (f: string) => {
+    try {
+      return readFileSync(path.join(wt, f), "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+  const patterns = workspacePatterns(read("package.json"), read("pnpm-workspace.yaml"));
+  return patterns.length === 0 ? null : packageDirs(wt, patterns);
+}
+
+/**
+ * The node_modules folders of the checkout `top` that layerWorkspaces links the worktree `wt` to (relative):
+ * the root's and, in a workspace repository, each package's. What a sandboxed command needs of them.
+ */
+export function dependencyFolders(top: string, wt: string): string[] {
+  return ["", ...(workspaceDirs(wt) ?? [])]
+    .map((d) => path.join(d, "node_modules"))
+    .filter((rel) => statSync(path.join(top, rel), { throwIfNoEntry: false })?.isDirectory());
 }
 
 export interface LayerResult {
@@ -85,16 +117,12 @@ export interface LayerResult {
  */
 export async function layerWorkspaces(top: string, wt: string): Promise<LayerResult> {
   const result: LayerResult = { layers: [], redirected: [] };
-  const patterns = workspacePatterns(
-    await readFile(path.join(wt, "package.json"), "utf8").catch(() => undefined),
-    await readFile(path.join(wt, "pnpm-workspace.yaml"), "utf8").catch(() => undefined),
-  );
-  if (patterns.length === 0) {
+  const pkgs = workspaceDirs(wt);
+  if (!pkgs) {
     if (layerPlain(top, wt)) result.layers.push("node_modules");
     return result;
   }
   const realTop = await realpath(top);
-  const pkgs = await packageDirs(wt, patterns);
   // Package folders of the checkout, real paths, longest first so nested packages win.
   const roots = pkgs.map((r) => path.join(realTop, r)).sort((a, b) => b.length - a.length);
   for (const dir of ["", ...pkgs]) {
