@@ -1,0 +1,130 @@
+/**
+ * What a step's commands leave behind, removed before a later step can see it: a step's commands start
+ * from the committed tree plus what the session keeps by declaration (docs/git-model.md#what-a-step-starts-from).
+ * A file a run writes and nobody commits (a `conftest.py` pytest loads, ignored or not) would otherwise
+ * be loaded by every later step, and a candidate that fixes nothing would pass.
+ *
+ * Kept: the untracked files setupCmd made (recorded once it ran: `node_modules/`, `.venv/`, `target/`),
+ * the linkPaths links (made again when a command changed them) and the node_modules layers code-trm
+ * made. Everything else untracked, ignored files included, goes.
+ */
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { GitError, git } from "../git/cli.js";
+import { sandboxDir } from "../git/refs.js";
+import type { SessionConfig } from "./config.js";
+import { linkIgnored } from "./link-paths.js";
+
+/** What a worktree keeps from step to step besides its tree, recorded once setupCmd ran (kept.json). */
+interface Kept {
+  v: 1;
+  /** Untracked entries setupCmd made, as git lists them (a wholly untracked folder as `dir/`). */
+  made: string[];
+  /** linkPaths made as links (a tracked path is the tree's). */
+  links: string[];
+  /** node_modules layers code-trm made. */
+  layers: string[];
+}
+
+/** Where a worktree's commands run from: the checkout, its linkPaths, the kept record. */
+export interface LeftoverScope {
+  top: string;
+  linkPaths: string[];
+  /** The session's kept.json, shared by its pool worktrees (made by the same setupCmd). */
+  keptFile: string;
+}
+
+export function leftoverScope(config: SessionConfig): LeftoverScope {
+  return {
+    top: config.repoTop,
+    linkPaths: config.linkPaths,
+    keptFile: path.join(sandboxDir(config.commonDir, config.id), "kept.json"),
+  };
+}
+
+const kept = new Map<string, Kept | null>();
+
+/** Records what `wt` keeps from step to step: call right after setupCmd (or after the links and layers without one). */
+export async function recordKept(scope: LeftoverScope, wt: string, keptLayers: string[], setupRan: boolean): Promise<void> {
+  const links = scope.linkPaths.filter((rel) => linkedAt(scope.top, wt, rel));
+  const skip = new Set([...links, ...keptLayers.map((l) => `${l}/`)]);
+  const made = setupRan ? (await git(wt, ["ls-files", "-z", "--others", "--directory"])).split("\0").filter((p) => p && !skip.has(p)) : [];
+  const record: Kept = { v: 1, made, links, layers: keptLayers };
+  mkdirSync(path.dirname(scope.keptFile), { recursive: true });
+  writeFileSync(scope.keptFile, JSON.stringify(record));
+  kept.set(scope.keptFile, record);
+}
+
+function readKept(file: string): Kept | null {
+  if (kept.has(file)) return kept.get(file)!;
+  let k: Kept | null = null;
+  try {
+    const j = JSON.parse(readFileSync(file, "utf8")) as Partial<Kept>;
+    if (j.v === 1 && [j.made, j.links, j.layers].every((a) => Array.isArray(a) && a.every((x) => typeof x === "string"))) k = j as Kept;
+  } catch {
+    // A session started before kept.json: the older rule below.
+  }
+  kept.set(file, k);
+  return k;
+}
+
+/** A gitignore pattern that matches exactly `rel` from the worktree's root (`dir/` a folder only). */
+function exactPattern(rel: string): string {
+  return `/${rel.replace(/[\\*?[\]!# ]/g, (c) => `\\${c}`)}`;
+}
+
+function linkedAt(top: string, wt: string, rel: string): boolean {
+  try {
+    return lstatSync(path.join(wt, rel)).isSymbolicLink() && readlinkSync(path.join(wt, rel)) === path.join(top, rel);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes from `wt` (already reset to its commit) every untracked or ignored file it does not keep and
+ * makes the links again where a command changed them. Throws
+ * when something cannot be removed: the worktree is then not trusted, and the next step tries again.
+ */
+export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise<void> {
+  const k = readKept(scope.keptFile);
+  if (!k) {
+    // A session started by an older version: what was removed then (untracked files, not ignored ones).
+    await git(wt, ["clean", "-ffdq", "-e", "node_modules", ...scope.linkPaths.flatMap((p) => ["-e", exactPattern(p)])]);
+    return;
+  }
+  const keep = [...k.made, ...k.links, ...k.layers.map((l) => `${l}/`)];
+  const clean = () => git(wt, ["clean", "-ffdxq", ...keep.flatMap((p) => ["-e", exactPattern(p)])]);
+  await clean().catch(async (err: unknown) => {
+    // A folder a command made unwritable (chmod 500) keeps what is in it: made writable, then again.
+    if (!(err instanceof GitError)) throw err;
+    writableFolders(wt, "", new Set([".git", ...keep.map((p) => p.replace(/\/$/, ""))]));
+    await clean();
+  });
+  for (const rel of k.links) {
+    if (linkedAt(scope.top, wt, rel)) continue;
+    forceRemove(path.join(wt, rel));
+    await linkIgnored(scope.top, wt, [rel]);
+  }
+}
+
+function forceRemove(p: string): void {
+  try {
+    rmSync(p, { recursive: true, force: true });
+  } catch {
+    writableFolders(p, "", new Set());
+    rmSync(p, { recursive: true, force: true });
+  }
+}
+
+/** Gives the owner rwx on every folder under `root` (links not followed), but those in `skip`. */
+function writableFolders(root: string, rel: string, skip: Set<string>): void {
+  const abs = path.join(root, rel);
+  const st = lstatSync(abs, { throwIfNoEntry: false });
+  if (!st?.isDirectory()) return;
+  if ((st.mode & 0o700) !== 0o700) chmodSync(abs, st.mode | 0o700);
+  for (const name of readdirSync(abs)) {
+    const r = rel ? `${rel}/${name}` : name;
+    if (!skip.has(r)) writableFolders(root, r, skip);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * State a step's commands write and nobody commits does not reach a later step (docs/git-model.md#what-a-step-starts-from).
+ * Each attack is a candidate whose code, while the tests run, leaves something for later steps that
+ * makes every test pass; the next candidate fixes nothing (a comment) and must score what it scores on
+ * its own tree, 2 of 3, never 1. What the session declared it keeps (setupCmd's outputs, linkPaths) stays.
+ */
+import { existsSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/client.js";
+import { filesCandidate } from "../helpers/fixtures.js";
+import { checkoutState, g, repoFromFiles } from "../helpers/repo.js";
+
+type Any = Record<string, any>;
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer();
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+const CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a + b\n";
+const TESTS =
+  "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
+const NO_FIX = filesCandidate("calc.py", `# mul is still wrong\n${CALC}`);
+const TEST_CMD = "python3 -m pytest -rA";
+
+/** Imported by pytest before any test runs: every failing test is reported as passing. */
+const PASS_ALL = [
+  "import _pytest.reports as _r",
+  "_o = _r.TestReport.from_item_and_call.__func__",
+  "def _f(cls, item, call):",
+  "    x = _o(cls, item, call)",
+  "    if x.failed:",
+  '        x.outcome = "passed"',
+  "        x.longrepr = None",
+  "    return x",
+  "_r.TestReport.from_item_and_call = classmethod(_f)",
+  "",
+].join("\n");
+
+/** calc.py that, when imported by a test run, writes `content` at `target` (a Python expression). */
+const writer = (target: string, content: string) =>
+  `${CALC}\nimport os as _os\n_p = ${target}\n_os.makedirs(_os.path.dirname(_p), exist_ok=True)\nopen(_p, "w").write(${JSON.stringify(content)})\n`;
+const HERE = "_os.path.dirname(_os.path.abspath(__file__))";
+
+const pyRepo = (extra: Record<string, string> = {}) =>
+  repoFromFiles({ "calc.py": CALC, "tests/test_calc.py": TESTS, "pytest.ini": "[pytest]\npythonpath = .\n", ...extra }, "trm-leftovers-");
+
+/** Starts a session, runs the writer as step 1 and the no-fix as step 2; returns both steps. */
+async function attack(repo: string, candidate: Any, start: Any = {}) {
+  const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: TEST_CMD, preflight: true, ...start });
+  expect(s.preflight.score).toBeCloseTo(2 / 3, 3);
+  const one = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, rationale: "refactor", candidate });
+  expect(one.score).toBeCloseTo(2 / 3, 3);
+  const two = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, rationale: "comment", candidate: NO_FIX });
+  // The after-reply cleanup has settled once a later call is answered.
+  await srv.call("trm_get_state", { sessionId: s.sessionId });
+  return { s, one, two };
+}
+
+const expectNotGamed = (two: Any) => {
+  expect(two.score).toBeCloseTo(2 / 3, 3);
+  expect(two.tests).toMatchObject({ passed: 2, failed: 1 });
+  expect(two.shouldHalt).toBe(false);
+};
+
+describe("files a run leaves in the worktree", () => {
+  it("an untracked conftest.py a test run wrote is gone before the next step: a no-fix scores 2/3, not 1", async () => {
+    const repo = pyRepo();
+    const before = checkoutState(repo);
+    const { s, two } = await attack(repo, filesCandidate("calc.py", writer(`_os.path.join(${HERE}, "conftest.py")`, PASS_ALL)));
+    expectNotGamed(two);
+    expect(existsSync(path.join(s.worktreePath, "conftest.py"))).toBe(false);
+    expect(g(repo, "diff", "--name-only", `trm/${s.sessionId}/baseline`, `trm/${s.sessionId}`).trim()).toBe("calc.py");
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
+  it("an ignored one too (htmlcov/conftest.py under .gitignore, which pytest collects)", async () => {
+    const repo = pyRepo({ ".gitignore": "htmlcov/\n" });
+    const { s, two } = await attack(repo, filesCandidate("calc.py", writer(`_os.path.join(${HERE}, "htmlcov", "conftest.py")`, PASS_ALL)), {
+      selectTests: false,
+    });
+    expectNotGamed(two);
+    expect(existsSync(path.join(s.worktreePath, "htmlcov"))).toBe(false);
+  });
+
+  it("what setupCmd made and the linkPaths stay from step to step; a build output a step wrote does not", async () => {
+    const repo = pyRepo({ ".gitignore": ".env\nout/\n" });
+    writeFileSync(path.join(repo, ".env"), "X=1\n");
+    const s = await srv.call<Any>("trm_start_session", {
+      repoPath: repo,
+      testCmd: `mkdir -p out && echo built > out/artifact && ${TEST_CMD}`,
+      setupCmd: "mkdir -p .deps/lib && echo dep > .deps/lib/a.py && echo made > made.txt",
+      linkPaths: [".env"],
+    });
+    const wt = s.worktreePath;
+    await srv.call("trm_submit_candidate", { sessionId: s.sessionId, rationale: "comment", candidate: NO_FIX });
+    await srv.call("trm_get_state", { sessionId: s.sessionId });
+    expect(readFileSync(path.join(wt, ".deps/lib/a.py"), "utf8")).toBe("dep\n");
+    expect(readFileSync(path.join(wt, "made.txt"), "utf8")).toBe("made\n");
+    expect(readlinkSync(path.join(wt, ".env"))).toBe(path.join(repo, ".env"));
+    expect(existsSync(path.join(wt, "out"))).toBe(false);
+    expect(existsSync(path.join(wt, ".pytest_cache"))).toBe(false);
+    const left = g(wt, "status", "--porcelain", "--untracked-files=normal", "--ignored").split("\n").filter(Boolean);
+    expect(left.map((l) => l.slice(3)).sort()).toEqual([".deps/", ".env", "made.txt"]);
+  });
+});
