@@ -1,12 +1,13 @@
 /**
  * What a step's commands leave behind, removed before a later step can see it: a step's commands start
  * from the committed tree plus what the session keeps by declaration (docs/git-model.md#what-a-step-starts-from).
- * A file a run writes and nobody commits (a `conftest.py` pytest loads, ignored or not) would otherwise
- * be loaded by every later step, and a candidate that fixes nothing would pass.
+ * A file a run writes and nobody commits (a `conftest.py` pytest loads, ignored or not, a dependency's
+ * link in node_modules replaced by a forged package) would otherwise be loaded by every later step, and
+ * a candidate that fixes nothing would pass.
  *
  * Kept: the untracked files setupCmd made (recorded once it ran: `node_modules/`, `.venv/`, `target/`),
- * the linkPaths links (made again when a command changed them) and the node_modules layers code-trm
- * made. Everything else untracked, ignored files included, goes.
+ * the linkPaths links and the node_modules layers code-trm made (checked, and made again when a command
+ * changed them). Everything else untracked, ignored files included, goes.
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -14,6 +15,7 @@ import { GitError, git } from "../git/cli.js";
 import { sandboxDir } from "../git/refs.js";
 import type { SessionConfig } from "./config.js";
 import { linkIgnored } from "./link-paths.js";
+import { type LayerSnapshot, layersIntact, layerWorkspaces, snapshotLayers } from "./workspaces.js";
 
 /** What a worktree keeps from step to step besides its tree, recorded once setupCmd ran (kept.json). */
 interface Kept {
@@ -22,7 +24,7 @@ interface Kept {
   made: string[];
   /** linkPaths made as links (a tracked path is the tree's). */
   links: string[];
-  /** node_modules layers code-trm made. */
+  /** node_modules layers code-trm made that setupCmd left as they were. */
   layers: string[];
 }
 
@@ -43,9 +45,16 @@ export function leftoverScope(config: SessionConfig): LeftoverScope {
 }
 
 const kept = new Map<string, Kept | null>();
+const layers = new Map<string, LayerSnapshot>();
+
+/** The layers of `wt` as made, before setupCmd runs: recordKept keeps those setupCmd left alone. */
+export function layersBeforeSetup(wt: string, made: string[]): Map<string, LayerSnapshot> {
+  return new Map(made.map((l) => [l, snapshotLayers(wt, [l])]));
+}
 
 /** Records what `wt` keeps from step to step: call right after setupCmd (or after the links and layers without one). */
-export async function recordKept(scope: LeftoverScope, wt: string, keptLayers: string[], setupRan: boolean): Promise<void> {
+export async function recordKept(scope: LeftoverScope, wt: string, before: Map<string, LayerSnapshot>, setupRan: boolean): Promise<void> {
+  const keptLayers = [...before].filter(([, snap]) => layersIntact(snap)).map(([l]) => l);
   const links = scope.linkPaths.filter((rel) => linkedAt(scope.top, wt, rel));
   const skip = new Set([...links, ...keptLayers.map((l) => `${l}/`)]);
   const made = setupRan ? (await git(wt, ["ls-files", "-z", "--others", "--directory"])).split("\0").filter((p) => p && !skip.has(p)) : [];
@@ -53,6 +62,15 @@ export async function recordKept(scope: LeftoverScope, wt: string, keptLayers: s
   mkdirSync(path.dirname(scope.keptFile), { recursive: true });
   writeFileSync(scope.keptFile, JSON.stringify(record));
   kept.set(scope.keptFile, record);
+  const snap: LayerSnapshot = new Map();
+  for (const l of keptLayers) for (const [dir, s] of before.get(l)!) snap.set(dir, s);
+  layers.set(wt, snap);
+}
+
+/** The layers of a new pool worktree, once its setupCmd ran: those the session keeps, as they are now. */
+export function rememberLayers(scope: LeftoverScope, wt: string): void {
+  const k = readKept(scope.keptFile);
+  if (k) layers.set(wt, snapshotLayers(wt, k.layers));
 }
 
 function readKept(file: string): Kept | null {
@@ -82,8 +100,8 @@ function linkedAt(top: string, wt: string, rel: string): boolean {
 }
 
 /**
- * Removes from `wt` (already reset to its commit) every untracked or ignored file it does not keep and
- * makes the links again where a command changed them. Throws
+ * Removes from `wt` (already reset to its commit) every untracked or ignored file it does not keep,
+ * makes the links and layers again where a command changed them. Throws
  * when something cannot be removed: the worktree is then not trusted, and the next step tries again.
  */
 export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise<void> {
@@ -105,6 +123,13 @@ export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise
     if (linkedAt(scope.top, wt, rel)) continue;
     forceRemove(path.join(wt, rel));
     await linkIgnored(scope.top, wt, [rel]);
+  }
+  const snap = layers.get(wt);
+  if (k.layers.length > 0 && !(snap && layersIntact(snap))) {
+    // Changed by a command, or not seen by this server yet (made before a restart): made again.
+    for (const l of k.layers) forceRemove(path.join(wt, l));
+    await layerWorkspaces(scope.top, wt);
+    layers.set(wt, snapshotLayers(wt, k.layers));
   }
 }
 

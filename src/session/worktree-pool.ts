@@ -18,7 +18,7 @@ import { UserError } from "../util/errors.js";
 import { capHeadTail } from "../util/text.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
-import { leftoverScope, removeLeftovers } from "./leftovers.js";
+import { leftoverScope, rememberLayers, removeLeftovers } from "./leftovers.js";
 import { linkIgnored } from "./link-paths.js";
 import { commandPolicy } from "./policy.js";
 import { layerWorkspaces } from "./workspaces.js";
@@ -111,6 +111,7 @@ export class WorktreePool {
           );
         }
       }
+      rememberLayers(leftoverScope(this.config), wt);
     } catch (err) {
       await removeWorktree(top, wt).catch(() => undefined);
       throw err;

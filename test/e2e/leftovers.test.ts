@@ -2,9 +2,10 @@
  * State a step's commands write and nobody commits does not reach a later step (docs/git-model.md#what-a-step-starts-from).
  * Each attack is a candidate whose code, while the tests run, leaves something for later steps that
  * makes every test pass; the next candidate fixes nothing (a comment) and must score what it scores on
- * its own tree, 2 of 3, never 1. What the session declared it keeps (setupCmd's outputs, linkPaths) stays.
+ * its own tree, 2 of 3, never 1. What the session declared it keeps (setupCmd's outputs, linkPaths,
+ * node_modules) stays.
  */
-import { existsSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
@@ -106,5 +107,35 @@ describe("files a run leaves in the worktree", () => {
     expect(existsSync(path.join(wt, ".pytest_cache"))).toBe(false);
     const left = g(wt, "status", "--porcelain", "--untracked-files=normal", "--ignored").split("\n").filter(Boolean);
     expect(left.map((l) => l.slice(3)).sort()).toEqual([".deps/", ".env", "made.txt"]);
+  });
+});
+
+describe("the worktree's node_modules layer", () => {
+  const JS_CALC = "exports.add = (a, b) => a + b;\nexports.mul = (a, b) => a + b;\n";
+  const JS_TESTS =
+    'const test = require("node:test");\nconst { eq } = require("check");\nconst { add, mul } = require("../src/calc.js");\ntest("add", () => eq(add(2, 3), 5));\ntest("zero", () => eq(add(0, 0), 0));\ntest("mul", () => eq(mul(2, 3), 6));\n';
+  /** Replaces the layer's link to the checkout's `check` with a package whose eq never throws. */
+  const FORGE = `${JS_CALC}const fs = require("fs"), p = require("path");\nconst nm = p.join(__dirname, "..", "node_modules", "check");\nif (fs.lstatSync(nm).isSymbolicLink()) {\n  fs.unlinkSync(nm);\n  fs.mkdirSync(nm);\n  fs.writeFileSync(p.join(nm, "package.json"), '{"name":"check"}');\n  fs.writeFileSync(p.join(nm, "index.js"), "exports.eq = () => {};");\n}\n`;
+
+  it("a dependency's link a run replaced with a forged package is made again: a no-fix scores 2/3", async () => {
+    const repo = repoFromFiles(
+      { "src/calc.js": JS_CALC, "test/calc.test.js": JS_TESTS, ".gitignore": "node_modules\n", "package.json": '{"name":"p","version":"1.0.0"}' },
+      "trm-leftovers-",
+    );
+    mkdirSync(path.join(repo, "node_modules", "check"), { recursive: true });
+    writeFileSync(path.join(repo, "node_modules", "check", "package.json"), '{"name":"check"}');
+    writeFileSync(path.join(repo, "node_modules", "check", "index.js"), "exports.eq = (a, b) => { if (a !== b) throw new Error(`${a} !== ${b}`); };\n");
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test --test-reporter=tap", preflight: true });
+    expect(s.preflight.score).toBeCloseTo(2 / 3, 3);
+    const one = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, rationale: "refactor", candidate: filesCandidate("src/calc.js", FORGE) });
+    expect(one.score).toBeCloseTo(2 / 3, 3);
+    const two = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      rationale: "comment",
+      candidate: filesCandidate("src/calc.js", `// mul is still wrong\n${JS_CALC}`),
+    });
+    expectNotGamed(two);
+    await srv.call("trm_get_state", { sessionId: s.sessionId });
+    expect(readlinkSync(path.join(s.worktreePath, "node_modules", "check"))).toBe(path.join(repo, "node_modules", "check"));
   });
 });
