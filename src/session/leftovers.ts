@@ -1,13 +1,14 @@
 /**
  * What a step's commands leave behind, removed before a later step can see it: a step's commands start
  * from the committed tree plus what the session keeps by declaration (docs/git-model.md#what-a-step-starts-from).
- * A file a run writes and nobody commits (a `conftest.py` pytest loads, ignored or not, a dependency's
- * link in node_modules replaced by a forged package) would otherwise be loaded by every later step, and
- * a candidate that fixes nothing would pass.
+ * A file a run writes and nobody commits (a `conftest.py` pytest loads, a `usercustomize.py` in the
+ * sandbox home's site-packages, a dependency's link in node_modules replaced by a forged package)
+ * would otherwise be loaded by every later step, and a candidate that fixes nothing would pass.
  *
  * Kept: the untracked files setupCmd made (recorded once it ran: `node_modules/`, `.venv/`, `target/`),
  * the linkPaths links and the node_modules layers code-trm made (checked, and made again when a command
- * changed them). Everything else untracked, ignored files included, goes.
+ * changed them), and in the sandbox's private home what setupCmd made there and the package and build
+ * caches. Everything else untracked, ignored files included, goes.
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -26,14 +27,26 @@ interface Kept {
   links: string[];
   /** node_modules layers code-trm made that setupCmd left as they were. */
   layers: string[];
+  /** Top-level names setupCmd made in the sandbox's private home. */
+  home: string[];
 }
 
-/** Where a worktree's commands run from: the checkout, its linkPaths, the kept record. */
+/**
+ * What the private home of the sandbox keeps besides what setupCmd made: package and build caches
+ * (Go's build cache and pip's in `.cache`). Configuration a tool reads from the home (`.npmrc`,
+ * `.gitconfig`, `.cargo/config.toml`, `~/.config/go/env`) and code Python imports at start (the user
+ * site-packages in `.local`) are not among them.
+ */
+const HOME_CACHES = [".cache", ".npm", "go/pkg/mod", ".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches", ".gradle/wrapper"];
+
+/** Where a worktree's commands run from: the checkout, its linkPaths, the kept record, the sandbox home. */
 export interface LeftoverScope {
   top: string;
   linkPaths: string[];
   /** The session's kept.json, shared by its pool worktrees (made by the same setupCmd). */
   keptFile: string;
+  /** The private home of the sandbox the commands run in; null without the sandbox (your home is never touched). */
+  home: string | null;
 }
 
 export function leftoverScope(config: SessionConfig): LeftoverScope {
@@ -41,6 +54,7 @@ export function leftoverScope(config: SessionConfig): LeftoverScope {
     top: config.repoTop,
     linkPaths: config.linkPaths,
     keptFile: path.join(sandboxDir(config.commonDir, config.id), "kept.json"),
+    home: config.sandbox ? path.join(sandboxDir(config.commonDir, config.id), "home") : null,
   };
 }
 
@@ -58,7 +72,9 @@ export async function recordKept(scope: LeftoverScope, wt: string, before: Map<s
   const links = scope.linkPaths.filter((rel) => linkedAt(scope.top, wt, rel));
   const skip = new Set([...links, ...keptLayers.map((l) => `${l}/`)]);
   const made = setupRan ? (await git(wt, ["ls-files", "-z", "--others", "--directory"])).split("\0").filter((p) => p && !skip.has(p)) : [];
-  const record: Kept = { v: 1, made, links, layers: keptLayers };
+  // Not the empty folders bubblewrap made as mount points of what it shows read-only (`.local` for `.local/bin`).
+  const home = setupRan && scope.home ? readdirSync(scope.home).filter((n) => !HOME_CACHES.includes(n) && holdsFiles(path.join(scope.home!, n))) : [];
+  const record: Kept = { v: 1, made, links, layers: keptLayers, home };
   mkdirSync(path.dirname(scope.keptFile), { recursive: true });
   writeFileSync(scope.keptFile, JSON.stringify(record));
   kept.set(scope.keptFile, record);
@@ -73,12 +89,18 @@ export function rememberLayers(scope: LeftoverScope, wt: string): void {
   if (k) layers.set(wt, snapshotLayers(wt, k.layers));
 }
 
+function holdsFiles(p: string): boolean {
+  const st = lstatSync(p, { throwIfNoEntry: false });
+  if (!st?.isDirectory()) return !!st;
+  return readdirSync(p).some((n) => holdsFiles(path.join(p, n)));
+}
+
 function readKept(file: string): Kept | null {
   if (kept.has(file)) return kept.get(file)!;
   let k: Kept | null = null;
   try {
     const j = JSON.parse(readFileSync(file, "utf8")) as Partial<Kept>;
-    if (j.v === 1 && [j.made, j.links, j.layers].every((a) => Array.isArray(a) && a.every((x) => typeof x === "string"))) k = j as Kept;
+    if (j.v === 1 && [j.made, j.links, j.layers, j.home].every((a) => Array.isArray(a) && a.every((x) => typeof x === "string"))) k = j as Kept;
   } catch {
     // A session started before kept.json: the older rule below.
   }
@@ -101,7 +123,7 @@ function linkedAt(top: string, wt: string, rel: string): boolean {
 
 /**
  * Removes from `wt` (already reset to its commit) every untracked or ignored file it does not keep,
- * makes the links and layers again where a command changed them. Throws
+ * makes the links and layers again where a command changed them, and prunes the sandbox home. Throws
  * when something cannot be removed: the worktree is then not trusted, and the next step tries again.
  */
 export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise<void> {
@@ -130,6 +152,18 @@ export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise
     for (const l of k.layers) forceRemove(path.join(wt, l));
     await layerWorkspaces(scope.top, wt);
     layers.set(wt, snapshotLayers(wt, k.layers));
+  }
+  if (scope.home && lstatSync(scope.home, { throwIfNoEntry: false })?.isDirectory()) prune(scope.home, [...k.home, ...HOME_CACHES]);
+}
+
+/** Removes what `dir` holds except the `keep` paths (relative, `a/b` keeps b inside a and nothing else of a). */
+function prune(dir: string, keep: string[]): void {
+  for (const name of readdirSync(dir)) {
+    if (keep.includes(name)) continue;
+    const p = path.join(dir, name);
+    const deeper = keep.filter((k) => k.startsWith(`${name}/`)).map((k) => k.slice(name.length + 1));
+    if (deeper.length > 0 && lstatSync(p).isDirectory()) prune(p, deeper);
+    else forceRemove(p);
   }
 }
 

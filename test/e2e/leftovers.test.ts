@@ -3,8 +3,9 @@
  * Each attack is a candidate whose code, while the tests run, leaves something for later steps that
  * makes every test pass; the next candidate fixes nothing (a comment) and must score what it scores on
  * its own tree, 2 of 3, never 1. What the session declared it keeps (setupCmd's outputs, linkPaths,
- * node_modules) stays.
+ * node_modules, the sandbox home's caches) stays.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,8 @@ import { filesCandidate } from "../helpers/fixtures.js";
 import { checkoutState, g, repoFromFiles } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
+const hasBwrap = spawnSync("sh", ["-c", "command -v bwrap"]).status === 0;
+const sandboxTests = hasBwrap || process.env.CI === "true" ? describe : describe.skip;
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -137,5 +140,39 @@ describe("the worktree's node_modules layer", () => {
     expectNotGamed(two);
     await srv.call("trm_get_state", { sessionId: s.sessionId });
     expect(readlinkSync(path.join(s.worktreePath, "node_modules", "check"))).toBe(path.join(repo, "node_modules", "check"));
+  });
+});
+
+sandboxTests("the sandbox's private home", () => {
+  /** The user site-packages of the commands' home: Python imports usercustomize.py from it at every start. */
+  const USER_SITE = '_os.path.join(__import__("site").getusersitepackages(), "usercustomize.py")';
+  /** On import of _pytest.reports (after usercustomize runs), the same patch as PASS_ALL. */
+  const USERCUSTOMIZE = [
+    "import builtins, sys",
+    "_imp = builtins.__import__",
+    "def _i(name, *a, **k):",
+    "    m = _imp(name, *a, **k)",
+    '    r = sys.modules.get("_pytest.reports")',
+    '    if r is not None and not getattr(r, "_p", False) and hasattr(r, "TestReport") and hasattr(r.TestReport, "from_item_and_call"):',
+    "        r._p = True",
+    "        o = r.TestReport.from_item_and_call.__func__",
+    "        def f(cls, item, call):",
+    "            x = o(cls, item, call)",
+    "            if x.failed:",
+    '                x.outcome = "passed"; x.longrepr = None',
+    "            return x",
+    "        r.TestReport.from_item_and_call = classmethod(f)",
+    "    return m",
+    "builtins.__import__ = _i",
+    "",
+  ].join("\n");
+  const privateHome = (s: Any) => path.join(s.worktreePath, "..", "..", "sandbox", `trm-${s.sessionId}`, "home");
+
+  it("a usercustomize.py a run wrote in ~/.local is gone before the next step; the caches in ~/.cache stay", async () => {
+    const cached = `${CALC}\nimport os as _os\n_os.makedirs(_os.path.expanduser("~/.cache/tool"), exist_ok=True)\nopen(_os.path.expanduser("~/.cache/tool/entry"), "w").write("1")\n`;
+    const { s, two } = await attack(pyRepo(), filesCandidate("calc.py", `${cached}${writer(USER_SITE, USERCUSTOMIZE).slice(CALC.length)}`), { sandbox: true });
+    expectNotGamed(two);
+    expect(existsSync(path.join(privateHome(s), ".local"))).toBe(false);
+    expect(readFileSync(path.join(privateHome(s), ".cache", "tool", "entry"), "utf8")).toBe("1");
   });
 });
