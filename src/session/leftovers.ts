@@ -16,6 +16,7 @@ import { GitError, git } from "../git/cli.js";
 import { sandboxDir } from "../git/refs.js";
 import type { SessionConfig } from "./config.js";
 import { linkIgnored } from "./link-paths.js";
+import { privateDir } from "./policy.js";
 import { type LayerSnapshot, layersIntact, layerWorkspaces, snapshotLayers } from "./workspaces.js";
 
 /** What a worktree keeps from step to step besides its tree, recorded once setupCmd ran (kept.json). */
@@ -49,12 +50,12 @@ export interface LeftoverScope {
   home: string | null;
 }
 
-export function leftoverScope(config: SessionConfig): LeftoverScope {
+export function leftoverScope(config: SessionConfig, worktree: string): LeftoverScope {
   return {
     top: config.repoTop,
     linkPaths: config.linkPaths,
     keptFile: path.join(sandboxDir(config.commonDir, config.id), "kept.json"),
-    home: config.sandbox ? path.join(sandboxDir(config.commonDir, config.id), "home") : null,
+    home: config.sandbox ? path.join(privateDir(config, worktree), "home") : null,
   };
 }
 

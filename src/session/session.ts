@@ -236,7 +236,7 @@ export class Session {
 
   /** What the commands left in the worktree (and the sandbox home) that the session does not keep, removed. */
   removeLeftovers(): Promise<void> {
-    return removeLeftovers(leftoverScope(this.config), this.worktree);
+    return removeLeftovers(leftoverScope(this.config, this.worktree), this.worktree);
   }
 
   /** Files and index of the worktree exactly at `commit` (what the commands of a step changed undone too). */

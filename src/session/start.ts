@@ -275,7 +275,7 @@ async function createSessionOwned(
     }
   }
   // What the worktree keeps from step to step (leftovers.ts): before any command of the session runs.
-  await recordKept(leftoverScope(config), wt, layersMade, !!config.commands.setup);
+  await recordKept(leftoverScope(config, wt), wt, layersMade, !!config.commands.setup);
   const notes = [...(await session.pythonIsolation()).notices];
   const chain = config.commands.test ? chainAdvice(config.commands.test, wt) : undefined;
   if (chain) notes.push(chain);

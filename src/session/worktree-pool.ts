@@ -2,7 +2,8 @@
  * Worktrees in which the candidates of one batch (batch.ts) are evaluated side by side. They are made
  * on first use, like the session worktree (detached, locked, linkPaths, workspace layers, setupCmd), kept
  * for later batches, and brought back to the session tip (tracked files reset, what the last candidate
- * or a crash left removed, as in the session worktree: leftovers.ts) each time one is taken. They go with the session (end) and,
+ * or a crash left removed, as in the session worktree: leftovers.ts) each time one is taken. Each has
+ * its own sandbox home. They go with the session (end) and,
  * after a crash, with `code-trm prune`.
  */
 import { existsSync } from "node:fs";
@@ -79,7 +80,7 @@ export class WorktreePool {
     await git(wt, ["reset", "--hard", "-q", tip]);
     // What the last candidate's commands left (untracked, ignored, in the slot's sandbox home) goes, as in
     // the session worktree: candidates of one batch, and of later batches, see only their own tree.
-    await removeLeftovers(leftoverScope(this.config), wt);
+    await removeLeftovers(leftoverScope(this.config, wt), wt);
     // The reset may bring another .gitattributes than the slot's attribute process read (a slot whose
     // last candidate ran no command keeps its process): the next question reads them afresh.
     closeAttributes(wt);
@@ -111,7 +112,7 @@ export class WorktreePool {
           );
         }
       }
-      rememberLayers(leftoverScope(this.config), wt);
+      rememberLayers(leftoverScope(this.config, wt), wt);
     } catch (err) {
       await removeWorktree(top, wt).catch(() => undefined);
       throw err;

@@ -6,7 +6,7 @@
  * node_modules, the sandbox home's caches) stays.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
@@ -174,5 +174,31 @@ sandboxTests("the sandbox's private home", () => {
     expectNotGamed(two);
     expect(existsSync(path.join(privateHome(s), ".local"))).toBe(false);
     expect(readFileSync(path.join(privateHome(s), ".cache", "tool", "entry"), "utf8")).toBe("1");
+  });
+
+  it("best of N: candidates of one batch share no home (one's usercustomize.py does not pass its sibling)", async () => {
+    const s = await srv.call<Any>("trm_start_session", { repoPath: pyRepo(), testCmd: TEST_CMD, preflight: true, sandbox: true });
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      maxParallel: 1,
+      candidates: [
+        { rationale: "writes usercustomize.py", candidate: filesCandidate("calc.py", writer(USER_SITE, USERCUSTOMIZE)) },
+        { rationale: "no fix", candidate: NO_FIX },
+      ],
+    });
+    expect(r.candidates.map((c: Any) => c.score)).toEqual([expect.closeTo(2 / 3, 3), expect.closeTo(2 / 3, 3)]);
+    expect(r.score).toBeCloseTo(2 / 3, 3);
+    expect(r.shouldHalt).toBe(false);
+    // A later batch in the same slots starts from a home without it too.
+    const again = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      maxParallel: 1,
+      candidates: [
+        { rationale: "no fix", candidate: filesCandidate("calc.py", `# still\n${CALC}`) },
+        { rationale: "no fix either", candidate: filesCandidate("calc.py", `# still wrong\n${CALC}`) },
+      ],
+    });
+    expect(again.candidates.map((c: Any) => c.score)).toEqual([expect.closeTo(2 / 3, 3), expect.closeTo(2 / 3, 3)]);
+    expect(lstatSync(path.join(s.worktreePath, "..", "..", "sandbox", `trm-${s.sessionId}-1`, "home")).isDirectory()).toBe(true);
   });
 });
