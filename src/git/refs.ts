@@ -107,10 +107,10 @@ export function sandboxDir(commonDir: string, id: string): string {
 
 /**
  * The private sandbox folder that goes with a worktree of the new layout (`<root>/worktrees/trm-<id>`, a
- * review's `<root>/review/trm-review-…`), removed with it.
+ * review's `<root>/review/trm-review-…`, a best-of-N pool's `<root>/pool/trm-<id>-<k>`), removed with it.
  */
 export function sandboxDirOfWorktree(wtPath: string): string | null {
-  return ["worktrees", "review"].includes(path.basename(path.dirname(wtPath))) && path.basename(path.resolve(wtPath, "..", "..")) !== "trm"
+  return ["worktrees", "review", "pool"].includes(path.basename(path.dirname(wtPath))) && path.basename(path.resolve(wtPath, "..", "..")) !== "trm"
     ? path.join(path.resolve(wtPath, "..", ".."), "sandbox", path.basename(wtPath))
     : null;
 }

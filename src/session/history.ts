@@ -60,7 +60,7 @@ async function moveTo(s: Session, target: { commit: string; tree: string }, entr
       s.afterReply(async () => {
         await crashPoint("move-index-stale");
         if (await syncIndexChecked(s.worktree, move.sync, false)) s.worktreeAt = target.commit;
-        else await s.verifyWorktree(target.commit);
+        else await s.verifyWorktree(target.commit, false);
       });
     }
   } else {

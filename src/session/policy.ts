@@ -1,7 +1,16 @@
 import { repoSandbox, type Sandbox } from "../exec/sandbox.js";
-import { sandboxDir } from "../git/refs.js";
+import { sandboxDir, sandboxDirOfWorktree } from "../git/refs.js";
 import { checkoutNeeds } from "./checkout-view.js";
 import type { SessionConfig } from "./config.js";
+
+/**
+ * The private folder (the commands' home) of a session worktree or of one of its pool worktrees: each
+ * its own, so that candidates of one batch running side by side share no home.
+ */
+export function privateDir(config: SessionConfig, worktree: string): string {
+  // The session worktree's is sandboxDir; one of the layout inside `.git/trm` (older sessions) has none of its own.
+  return sandboxDirOfWorktree(worktree) ?? sandboxDir(config.commonDir, config.id);
+}
 
 /** How the session's commands run: which credentials they may see, and the sandbox around them. */
 export function commandPolicy(config: SessionConfig, worktree: string): { passEnv?: string[]; sandbox?: Sandbox } {
@@ -21,7 +30,7 @@ export function commandPolicy(config: SessionConfig, worktree: string): { passEn
               commands: [...Object.values(config.commands), ...config.checks.map((c) => c.cmd)],
             }),
             network: config.sandbox.network,
-            private: sandboxDir(config.commonDir, config.id),
+            private: privateDir(config, worktree),
             ...(config.sandbox.paths ? { exposed: config.sandbox.paths } : {}),
           }),
         }

@@ -15,6 +15,7 @@ import { profileMark } from "../util/profile.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { forgetInProcess } from "./git-rules.js";
+import { leftoverScope, removeLeftovers } from "./leftovers.js";
 import { Mutex } from "./mutex.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { type PythonIsolation, pythonIsolation } from "./python-env.js";
@@ -218,15 +219,24 @@ export class Session {
    */
   worktreeAt: string | null = null;
 
-  /** After a step: the worktree checked against `commit`, reset only when the commands changed tracked files. */
-  async verifyWorktree(commit: string): Promise<void> {
+  /**
+   * After a step: the worktree checked against `commit`, reset only when the commands changed tracked
+   * files, and, when commands ran in it, what they left untracked removed (leftovers.ts).
+   */
+  async verifyWorktree(commit: string, commandsRan = true): Promise<void> {
     this.worktreeAt = null;
     const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], {
       env: { GIT_OPTIONAL_LOCKS: "1" },
     });
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
     if (head !== commit || status.split("\n").some((l) => l && !l.startsWith("#"))) await git(this.worktree, ["reset", "--hard", "-q", commit]);
+    if (commandsRan) await this.removeLeftovers();
     this.worktreeAt = commit;
+  }
+
+  /** What the commands left in the worktree (and the sandbox home) that the session does not keep, removed. */
+  removeLeftovers(): Promise<void> {
+    return removeLeftovers(leftoverScope(this.config, this.worktree), this.worktree);
   }
 
   /** Files and index of the worktree exactly at `commit` (what the commands of a step changed undone too). */
@@ -263,6 +273,8 @@ export class Session {
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
     const dirty = status.split("\n").some((l) => l && !l.startsWith("#"));
     if (head !== this.tip || dirty) await git(this.worktree, ["reset", "--hard", "-q", this.tip]);
+    // Not known clean: a step that failed after its commands ran, or a server that died before its cleanup.
+    await this.removeLeftovers();
     this.worktreeAt = this.tip;
   }
 

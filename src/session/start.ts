@@ -21,6 +21,7 @@ import { resolveConfig, type SessionConfig, type StartInput } from "./config.js"
 import type { CallContext } from "./context.js";
 import { type Detected, detectCommands, nestedCommands } from "./detect-commands.js";
 import { folderView } from "./detect-io.js";
+import { layersBeforeSetup, leftoverScope, recordKept } from "./leftovers.js";
 import { linkIgnored } from "./link-paths.js";
 import { missingToolNotes } from "./missing-tools.js";
 import { acquireOwner, releaseOwner, startingFile } from "./owner-lock.js";
@@ -243,6 +244,7 @@ async function createSessionOwned(
   const startMs = Math.round(performance.now() - started);
 
   const session = new Session(config, { commit: snap.commit, tree: snap.tree });
+  const layersMade = layersBeforeSetup(wt, layer.layers);
   let setup: SetupResult | undefined;
   if (config.commands.setup) {
     ctx.progress?.(`running setup: ${config.commands.setup}`);
@@ -272,6 +274,8 @@ async function createSessionOwned(
       );
     }
   }
+  // What the worktree keeps from step to step (leftovers.ts): before any command of the session runs.
+  await recordKept(leftoverScope(config, wt), wt, layersMade, !!config.commands.setup);
   const notes = [...(config.sandbox && rootNotice() ? [rootNotice()!] : []), ...(await session.pythonIsolation()).notices];
   const chain = config.commands.test ? chainAdvice(config.commands.test, wt) : undefined;
   if (chain) notes.push(chain);
@@ -301,7 +305,7 @@ async function createSessionOwned(
   // every one of them (64 ms at 5,000 files). Done after the reply, the first step finds it done.
   session.afterReply(async () => {
     await moveHead();
-    await session.verifyWorktree(snap.commit);
+    await session.verifyWorktree(snap.commit, !!input.preflight);
   });
   return { session, snap, setup, submodules, startMs, branch: shortRef(refs.branch), notes, preflightFeedback };
 }

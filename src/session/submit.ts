@@ -159,12 +159,14 @@ export async function recordStep(
     if (stalePaths) {
       s.worktreeAt = null;
       if (await syncIndexChecked(s.worktree, indexSync, commandsRanHere)) {
+        // What the commands left untracked goes once the step's own files are in the index.
+        if (commandsRanHere) await s.removeLeftovers();
         s.worktreeAt = commit;
         return;
       }
       await syncIndex(s.worktree, stalePaths);
     }
-    await s.verifyWorktree(commit);
+    await s.verifyWorktree(commit, commandsRanHere);
   };
   s.afterReply(async () => {
     await crashPoint("step-index-stale");

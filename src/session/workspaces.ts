@@ -151,6 +151,50 @@ export async function layerWorkspaces(top: string, wt: string): Promise<LayerRes
 const CACHES = new Set([".vite", ".vite-temp", ".cache"]);
 
 /**
+ * The layers as made: each real folder of them (the layer, `.bin` and scopes of a workspace layer) with
+ * its ctime and, per entry, its inode and ctime (a link retargeted, or replaced by a folder of forged
+ * code, is a new inode with a new ctime, which no command can set). The caches above are left out.
+ */
+export type LayerSnapshot = Map<string, { ctimeNs: bigint; top: boolean; entries: Map<string, string> }>;
+
+export function snapshotLayers(wt: string, layers: string[]): LayerSnapshot {
+  const snap: LayerSnapshot = new Map();
+  const walk = (dir: string, top: boolean) => {
+    const ctimeNs = lstatSync(dir, { bigint: true }).ctimeNs;
+    const entries = new Map<string, string>();
+    for (const name of readdirSync(dir)) {
+      if (top && CACHES.has(name)) continue;
+      const st = lstatSync(path.join(dir, name), { bigint: true });
+      entries.set(name, `${st.ino}:${st.ctimeNs}`);
+      if (st.isDirectory()) walk(path.join(dir, name), false);
+    }
+    snap.set(dir, { ctimeNs, top, entries });
+  };
+  for (const l of layers) if (lstatSync(path.join(wt, l), { throwIfNoEntry: false })?.isDirectory()) walk(path.join(wt, l), true);
+  return snap;
+}
+
+/**
+ * Whether the layers are still as `snap` has them: one lstat per real folder while nothing in them
+ * changed; their entries compared only when a folder's ctime moved (a tool's cache made beside them).
+ */
+export function layersIntact(snap: LayerSnapshot): boolean {
+  for (const [dir, s] of snap) {
+    const st = lstatSync(dir, { bigint: true, throwIfNoEntry: false });
+    if (!st?.isDirectory()) return false;
+    if (st.ctimeNs === s.ctimeNs) continue;
+    const names = readdirSync(dir).filter((n) => !(s.top && CACHES.has(n)));
+    if (names.length !== s.entries.size) return false;
+    for (const n of names) {
+      const e = lstatSync(path.join(dir, n), { bigint: true, throwIfNoEntry: false });
+      if (!e || s.entries.get(n) !== `${e.ino}:${e.ctimeNs}`) return false;
+    }
+    s.ctimeNs = st.ctimeNs;
+  }
+  return true;
+}
+
+/**
  * The root layer of a repository without workspaces: each entry a link to the checkout's (`.bin` whole:
  * its links are relative, so they resolve in the checkout). Synchronous calls: a thousand packages are
  * a thousand links, each asynchronous call a thread-pool round trip.

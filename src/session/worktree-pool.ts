@@ -1,8 +1,9 @@
 /**
  * Worktrees in which the candidates of one batch (batch.ts) are evaluated side by side. They are made
  * on first use, like the session worktree (detached, locked, linkPaths, workspace layers, setupCmd), kept
- * for later batches, and brought back to the session tip (tracked files reset, untracked files the
- * last candidate or a crash left removed) each time one is taken. They go with the session (end) and,
+ * for later batches, and brought back to the session tip (tracked files reset, what the last candidate
+ * or a crash left removed, as in the session worktree: leftovers.ts) each time one is taken. Each has
+ * its own sandbox home. They go with the session (end) and,
  * after a crash, with `code-trm prune`.
  */
 import { existsSync } from "node:fs";
@@ -18,6 +19,7 @@ import { UserError } from "../util/errors.js";
 import { capHeadTail } from "../util/text.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
+import { leftoverScope, rememberLayers, removeLeftovers } from "./leftovers.js";
 import { linkIgnored } from "./link-paths.js";
 import { commandPolicy } from "./policy.js";
 import { layerWorkspaces } from "./workspaces.js";
@@ -76,8 +78,9 @@ export class WorktreePool {
       this.known.add(k);
     }
     await git(wt, ["reset", "--hard", "-q", tip]);
-    // Ignored files stay (node_modules, build caches, the linked paths), as in the session worktree.
-    await git(wt, ["clean", "-fdq", "-e", "node_modules", ...this.config.linkPaths.flatMap((p) => ["-e", `/${p}`])]);
+    // What the last candidate's commands left (untracked, ignored, in the slot's sandbox home) goes, as in
+    // the session worktree: candidates of one batch, and of later batches, see only their own tree.
+    await removeLeftovers(leftoverScope(this.config, wt), wt);
     // The reset may bring another .gitattributes than the slot's attribute process read (a slot whose
     // last candidate ran no command keeps its process): the next question reads them afresh.
     closeAttributes(wt);
@@ -109,6 +112,7 @@ export class WorktreePool {
           );
         }
       }
+      rememberLayers(leftoverScope(this.config, wt), wt);
     } catch (err) {
       await removeWorktree(top, wt).catch(() => undefined);
       throw err;

@@ -81,14 +81,15 @@ describe("credentials", () => {
       `printf '%s' "$DEPLOY_TOKEN" | head -c 12; sleep 0.2; printf '%s\\n' "$DEPLOY_TOKEN" | tail -c +13`,
       `printf 'ghp_\\033[1m%s\\n' "\${DEPLOY_TOKEN#ghp_}"`,
       `printf %s "$DEPLOY_TOKEN" | base64 -w0; echo`,
-      `echo "$DEPLOY_TOKEN" > leak.txt`,
       "node --test",
     ].join("; ");
-    const s = await h.call("trm_start_session", { repoPath: repo, testCmd, passEnv: "DEPLOY_TOKEN", preflight: true });
+    // Written by setupCmd, which the session keeps (a step's own commands' files are removed before the next step).
+    const setupCmd = `echo "$DEPLOY_TOKEN" > leak.txt`;
+    const s = await h.call("trm_start_session", { repoPath: repo, testCmd, setupCmd, passEnv: "DEPLOY_TOKEN", preflight: true });
     const log = await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" });
     expect(log.content).toContain("token-usable");
     expect(log.content).toContain("[redacted]");
-    // The file the test wrote is in the worktree but was not committed; a candidate that keeps it is refused.
+    // The file the setup wrote is in the worktree but was not committed; a candidate that keeps it is refused.
     expect(readFileSync(path.join(s.worktreePath, "leak.txt"), "utf8")).toContain("canary7Qx2");
     const refused = await h.raw("trm_submit_candidate", {
       sessionId: s.sessionId,
@@ -112,14 +113,16 @@ describe("processes a command leaves behind", () => {
     const repo = repoOf();
     const before = checkoutState(repo);
     const h = await hostileServer({ home: w.home });
-    const daemon = `setsid sh -c 'echo $$ > daemon.pid; while :; do date >> daemon.log; sleep 0.05; done' </dev/null >/dev/null 2>&1 &`;
+    // Its files outside the worktree: what a step's commands leave in the worktree is removed after the step.
+    const out = tmp("trm-daemon-");
+    const daemon = `setsid sh -c 'echo $$ > ${out}/daemon.pid; while :; do date >> ${out}/daemon.log; sleep 0.05; done' </dev/null >/dev/null 2>&1 &`;
     const s = await h.call("trm_start_session", { repoPath: repo, testCmd: `${daemon} sleep 0.3; node --test` });
     await h.call("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) });
-    const pid = Number(readFileSync(path.join(s.worktreePath, "daemon.pid"), "utf8"));
+    const pid = Number(readFileSync(path.join(out, "daemon.pid"), "utf8"));
     await until(() => !alive(pid), 3000);
-    const size = statSync(path.join(s.worktreePath, "daemon.log")).size;
+    const size = statSync(path.join(out, "daemon.log")).size;
     await new Promise((r) => setTimeout(r, 300));
-    expect(statSync(path.join(s.worktreePath, "daemon.log")).size).toBe(size);
+    expect(statSync(path.join(out, "daemon.log")).size).toBe(size);
     await h.call("trm_end_session", { sessionId: s.sessionId });
     expect(checkoutState(repo)).toEqual(before);
     expectNoCanary(repo, h.seen);
@@ -261,7 +264,7 @@ sandboxTests("sandbox: true (bubblewrap)", () => {
       `node -e 'fetch("http://127.0.0.1:${port}").then(r=>r.text()).then(t=>console.log("net-"+t),()=>console.log("blocked"+"-net"))'`,
       `env -i /usr/bin/setsid sh -c 'while :; do date >> escaped.log; sleep 0.05; done' </dev/null >/dev/null 2>&1 &`,
       "echo pri''vate > /tmp/mine && cat /tmp/mine",
-      "echo ok > written-in-worktree.txt",
+      "echo wrote''-worktree > written-in-worktree.txt && cat written-in-worktree.txt",
       // The server's git calls find the repository through the worktree's .git file (a smudge filter
       // of the command's own would run outside the sandbox).
       `echo 'gitdir: .evil' > .git || echo blocked""-pointer`,
@@ -276,11 +279,13 @@ sandboxTests("sandbox: true (bubblewrap)", () => {
       expect(log).toContain(b);
     expect(readFileSync(path.join(s.worktreePath, ".git"), "utf8")).toMatch(/^gitdir: \//);
     expect(log).toContain("private");
-    expect(readFileSync(path.join(s.worktreePath, "written-in-worktree.txt"), "utf8")).toBe("ok\n");
-    // The daemon with an emptied environment escaped the marker, not the pid namespace.
-    const size = statSync(path.join(s.worktreePath, "escaped.log")).size;
+    expect(log).toContain("wrote-worktree");
+    // The daemon with an emptied environment escaped the marker, not the pid namespace: once the step's
+    // leftovers are removed (settled by the next call), nothing writes its log again.
+    await h.call("trm_get_state", { sessionId: s.sessionId });
+    expect(existsSync(path.join(s.worktreePath, "written-in-worktree.txt"))).toBe(false);
     await new Promise((r) => setTimeout(r, 300));
-    expect(statSync(path.join(s.worktreePath, "escaped.log")).size).toBe(size);
+    expect(existsSync(path.join(s.worktreePath, "escaped.log"))).toBe(false);
     // network: true lets the same command through.
     const n = await h.call("trm_start_session", {
       repoPath: repo,

@@ -372,7 +372,10 @@ else: print("read-"+ctypes.string_at(l.shmat(i,None,0o10000)).decode())' ${op}`;
     const h = await hostileServer({ home: w.home });
     const s = await h.call("trm_start_session", {
       repoPath: repo,
-      testCmd: "test -d scratch/.git || git init -q scratch; node --test",
+      // Made by setupCmd, which the session keeps from step to step: what a step's own commands make is
+      // removed before the next step (leftovers.ts), a repository too.
+      setupCmd: "git init -q scratch",
+      testCmd: "node --test",
       sandbox: true,
       preflight: true,
     });

@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, 
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { layerWorkspaces } from "../../../src/session/workspaces.js";
+import { layersIntact, layerWorkspaces, snapshotLayers } from "../../../src/session/workspaces.js";
 
 let tmp: string;
 afterEach(() => rmSync(tmp, { recursive: true, force: true }));
@@ -94,4 +94,49 @@ describe("layerWorkspaces", () => {
     write(again.wt, { "node_modules/y/index.js": "" });
     expect(await layerWorkspaces(again.top, again.wt)).toEqual({ layers: [], redirected: [] });
   });
+});
+
+describe("layersIntact", () => {
+  /** A plain layer of two links and its snapshot. */
+  async function made() {
+    const { top, wt } = setup({ "package.json": "{}" });
+    write(top, { "node_modules/a/index.js": "", "node_modules/b/index.js": "" });
+    const { layers } = await layerWorkspaces(top, wt);
+    expect(layers).toEqual(["node_modules"]);
+    return { top, nm: path.join(wt, "node_modules"), snap: snapshotLayers(wt, layers) };
+  }
+
+  it("holds while nothing changed, and after a tool made its cache beside the links", async () => {
+    const { nm, snap } = await made();
+    expect(layersIntact(snap)).toBe(true);
+    mkdirSync(path.join(nm, ".vite", "vitest"), { recursive: true });
+    expect(layersIntact(snap)).toBe(true);
+    expect(layersIntact(snap)).toBe(true);
+  });
+
+  for (const [what, change] of [
+    [
+      "a link replaced by a folder of forged code",
+      (nm: string) => {
+        rmSync(path.join(nm, "a"));
+        write(nm, { "a/index.js": "forged" });
+      },
+    ],
+    [
+      "a link pointed elsewhere",
+      (nm: string, top: string) => {
+        rmSync(path.join(nm, "a"));
+        symlinkSync(path.join(top, "node_modules", "b"), path.join(nm, "a"));
+      },
+    ],
+    ["a package added", (nm: string) => write(nm, { "c/index.js": "" })],
+    ["a link removed", (nm: string) => rmSync(path.join(nm, "b"))],
+    ["the layer removed", (nm: string) => rmSync(nm, { recursive: true })],
+  ] as const) {
+    it(`fails on ${what}`, async () => {
+      const { top, nm, snap } = await made();
+      change(nm, top);
+      expect(layersIntact(snap)).toBe(false);
+    });
+  }
 });
