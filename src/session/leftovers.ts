@@ -123,6 +123,38 @@ function linkedAt(top: string, wt: string, rel: string): boolean {
 }
 
 /**
+ * The folders removeLeftovers would take from `wt` now (a dry run), for the start's note that a build
+ * output the baseline's commands made is made again at every step. Empty without kept.json.
+ */
+export async function leftoverFolders(scope: LeftoverScope, wt: string): Promise<string[]> {
+  const k = readKept(scope.keptFile);
+  if (!k) return [];
+  const keep = [...k.made, ...k.links, ...k.layers.map((l) => `${l}/`)];
+  const out = await git(wt, ["clean", "-ndx", ...keep.flatMap((p) => ["-e", exactPattern(p)])]).catch(() => "");
+  // `Would remove dir/`: git names a wholly untracked folder once, by its top. Only those worth saying:
+  // a cache of a few files (.pytest_cache) costs nothing to make again.
+  return out
+    .split("\n")
+    .map((l) => /^Would remove (.+\/)$/.exec(l)?.[1])
+    .filter((d): d is string => !!d && holdsAtLeast(path.join(wt, d), NOTABLE_BYTES));
+}
+
+const NOTABLE_BYTES = 1024 * 1024;
+
+/** Whether the files under `p` (links not followed) add up to `bytes`, read only until they do. */
+function holdsAtLeast(p: string, bytes: number): boolean {
+  let left = bytes;
+  let seen = 0;
+  const walk = (q: string): boolean => {
+    const st = lstatSync(q, { throwIfNoEntry: false });
+    if (!st || ++seen > 100_000) return false;
+    if (!st.isDirectory()) return (left -= st.size) <= 0;
+    return readdirSync(q).some((n) => walk(path.join(q, n)));
+  };
+  return walk(p);
+}
+
+/**
  * Removes from `wt` (already reset to its commit) every untracked or ignored file it does not keep,
  * makes the links and layers again where a command changed them, and prunes the sandbox home. Throws
  * when something cannot be removed: the worktree is then not trusted, and the next step tries again.

@@ -21,7 +21,7 @@ import { resolveConfig, type SessionConfig, type StartInput } from "./config.js"
 import type { CallContext } from "./context.js";
 import { type Detected, detectCommands, nestedCommands } from "./detect-commands.js";
 import { folderView } from "./detect-io.js";
-import { layersBeforeSetup, leftoverScope, recordKept } from "./leftovers.js";
+import { layersBeforeSetup, leftoverFolders, leftoverScope, recordKept } from "./leftovers.js";
 import { linkIgnored } from "./link-paths.js";
 import { missingToolNotes } from "./missing-tools.js";
 import { acquireOwner, releaseOwner, startingFile } from "./owner-lock.js";
@@ -301,6 +301,8 @@ async function createSessionOwned(
       failures: correlateFailures(ev, 0, []),
       sessionId: id,
     });
+    const rebuilt = await leftoverFolders(leftoverScope(config, wt), wt);
+    if (rebuilt.length > 0) notes.push(rebuiltNote(rebuilt));
   }
   // A fresh checkout's files share the second of its index ("racily clean"): the first status re-hashes
   // every one of them (64 ms at 5,000 files). Done after the reply, the first step finds it done.
@@ -334,4 +336,10 @@ async function discardStart(top: string, wt: string, refs: ReturnType<typeof ses
   // Only refs that are still ours: deleted with the value this start gave them.
   for (const r of [refs.branch, refs.baselineTag]) await gitOrNull(top, ["update-ref", "-d", r, baseline]);
   for (const r of [refs.notes, refs.logs]) await gitOrNull(top, ["update-ref", "-d", r]);
+}
+
+/** Said at start: what the baseline's commands built in the worktree is not kept, unless setupCmd makes it. */
+function rebuiltNote(folders: string[]): string {
+  const shown = folders.slice(0, 5).join(", ") + (folders.length > 5 ? `, … (${folders.length})` : "");
+  return `every step starts from its commit (docs/git-model.md#what-a-step-starts-from): ${shown}, which the baseline's commands made in the worktree, is removed after each step and made again by the next (a build cache rebuilt every step); to keep a folder from step to step, make it in setupCmd (e.g. \`cargo build --all-targets\` for target/).`;
 }

@@ -113,6 +113,26 @@ describe("files a run leaves in the worktree", () => {
   });
 });
 
+describe("what the start says of a build output the baseline made", () => {
+  // 2 MB: a build output (a cache of a few files, like .pytest_cache, is not worth a note).
+  const BUILD = "mkdir -p target && head -c 2097152 /dev/zero > target/lib.bin";
+
+  it("names it, and says setupCmd keeps it; with setupCmd making it there is no note and it stays", async () => {
+    const repo = pyRepo({ ".gitignore": "target/\n" });
+    const testCmd = `${BUILD} && ${TEST_CMD}`;
+    const plain = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd, preflight: true });
+    const note = (plain.notes ?? []).find((n: string) => n.includes("every step starts from its commit"));
+    expect(note).toMatch(/target\/, which the baseline's commands made/);
+    expect(note).toMatch(/setupCmd/);
+    expect(note).not.toMatch(/\.pytest_cache/);
+    const kept = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd, setupCmd: BUILD, preflight: true });
+    expect((kept.notes ?? []).some((n: string) => n.includes("every step starts from its commit"))).toBe(false);
+    await srv.call("trm_submit_candidate", { sessionId: kept.sessionId, rationale: "comment", candidate: NO_FIX });
+    await srv.call("trm_get_state", { sessionId: kept.sessionId });
+    expect(existsSync(path.join(kept.worktreePath, "target/lib.bin"))).toBe(true);
+  });
+});
+
 describe("the worktree's node_modules layer", () => {
   const JS_CALC = "exports.add = (a, b) => a + b;\nexports.mul = (a, b) => a + b;\n";
   const JS_TESTS =
