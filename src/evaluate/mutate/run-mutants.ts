@@ -111,6 +111,9 @@ function passed(r: RunResult, cwd: string): boolean {
   return !t || (t.failed ?? 0) === 0;
 }
 
+/** Whether the output shows a test that passed (a run of none passes whatever the mutant). */
+const ranTests = (r: RunResult, cwd: string): boolean => (parseTests(r.output, { cwd })?.passed ?? 0) > 0;
+
 /** The most of a changed file that is read (and instrumented). */
 export const MAX_SOURCE = 2_000_000;
 
@@ -172,6 +175,8 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   };
 
   // The baseline: the tests pass on the head, with the related tests when the runner selects them, else all.
+  // A related run must show a test that ran: with passWithNoTests (a config's, ts-scripts'), Vitest and Jest
+  // exit 0 when no test relates to the files (a CLI the tests spawn), and every mutant would "survive" it.
   let cmd = o.testCmd;
   let baselineMs = 0;
   const remaining = () => Math.min(o.timeoutSec * 1000, deadline - performance.now());
@@ -180,7 +185,7 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
     for (const c of related ? [related, o.testCmd] : [o.testCmd]) {
       if (remaining() < 1000) return false;
       const r = await run(first, c, remaining());
-      if (passed(r, first)) {
+      if (passed(r, first) && (c !== related || ranTests(r, first))) {
         cmd = c;
         baselineMs = r.durationMs;
         return true;

@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runMutants } from "../../../../src/evaluate/mutate/run-mutants.js";
-import { tmpDir } from "../../../helpers/repo.js";
+import { ROOT, tmpDir } from "../../../helpers/repo.js";
 
 function checkoutOf(files: Record<string, string>): string {
   const dir = tmpDir("trm-run-mutants-");
@@ -43,6 +43,35 @@ describe("running the mutants of a change", () => {
     expect(r.results).toHaveLength(1);
     expect(r.results[0]).toMatchObject({ file: "src/cli.js", line: 2, status: "killed" });
     expect(readFileSync(path.join(cwd, "src/cli.js"), "utf8")).toBe(CLI);
+  }, 120_000);
+
+  it("runs the whole suite when the related run ran no test: Vitest with passWithNoTests relates none to a CLI its tests spawn", async () => {
+    // `vitest related --run src/cli.js` finds no test importing the file and, with passWithNoTests (a config's,
+    // ts-scripts' default), exits 0: taken as the baseline, it passed every mutant, a false survivor.
+    const cwd = checkoutOf({
+      "package.json": '{"type":"module"}\n',
+      "vitest.config.js": 'export default { cacheDir: ".vite-cache", test: { passWithNoTests: true } };\n',
+      "src/cli.js": CLI,
+      "test/cli.test.js": [
+        'import { expect, test } from "vitest";',
+        'import { spawnSync } from "node:child_process";',
+        'const run = (n) => spawnSync(process.execPath, ["src/cli.js", n], { encoding: "utf8" }).stdout;',
+        'test("2 is big", () => expect(run("2")).toBe("big"));',
+        'test("1 is small", () => expect(run("1")).toBe("small"));',
+        "",
+      ].join("\n"),
+    });
+    symlinkSync(path.join(ROOT, "node_modules"), path.join(cwd, "node_modules"), "dir");
+    const r = await runMutants({
+      checkout: async () => cwd,
+      parallel: 1,
+      testCmd: "npx vitest run",
+      covered: new Map([["src/cli.js", [2]]]),
+      budgetMs: 120_000,
+      timeoutSec: 60,
+    });
+    expect(r.results).toHaveLength(1);
+    expect(r.results[0]).toMatchObject({ file: "src/cli.js", line: 2, status: "killed", cmd: "npx vitest run" });
   }, 120_000);
 
   it("a survivor names the tests that ran, as the output names them", async () => {
