@@ -176,6 +176,40 @@ describe("a runner whose tests Node's own coverage cannot see", () => {
   }, 60_000);
 });
 
+describe("Vitest's own report, with a failing test", () => {
+  it("is written and read: the change's lines are measured though a test fails", async () => {
+    const { measureChangeCoverage } = await import("../../../../src/evaluate/coverage/run-coverage.js");
+    const { installRunners, RUNNERS } = await import("../../../helpers/real-runners.js");
+    const { mkdirSync, symlinkSync } = await import("node:fs");
+    installRunners();
+    const dir = tmpDir("trm-cov-vitest-");
+    mkdirSync(path.join(dir, "src"));
+    mkdirSync(path.join(dir, "test"));
+    symlinkSync(path.join(RUNNERS, "node_modules"), path.join(dir, "node_modules"));
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "module", devDependencies: { vitest: "*", "@vitest/coverage-v8": "*" } }));
+    writeFileSync(path.join(dir, "src/a.js"), "export function f(x) {\n  if (x > 0) {\n    return 1;\n  }\n  return 2;\n}\n");
+    writeFileSync(
+      path.join(dir, "test/a.test.js"),
+      'import { expect, test } from "vitest";\nimport { f } from "../src/a.js";\ntest("pos", () => expect(f(1)).toBe(1));\ntest("broken", () => expect(1).toBe(2));\n',
+    );
+    const changed = new Map([
+      [
+        "src/a.js",
+        [
+          { start: 3, end: 3 },
+          { start: 5, end: 5 },
+        ],
+      ],
+    ]);
+    const r = await measureChangeCoverage({ cwd: dir, testCmd: "npx vitest run", changed, timeoutSec: 120 });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.notes.join(" ")).not.toMatch(/wrote no coverage report/);
+    expect(r.measured).toBe(true);
+    expect(r.covered.get("src/a.js")).toEqual([3]);
+    expect(r.uncovered.map((u) => u.file)).toEqual(["src/a.js"]);
+  }, 180_000);
+});
+
 describe("a hostile NODE_V8_COVERAGE folder", () => {
   it("huge files (sparse: nothing on disk) are not read whole one after the other: the folder is read within a total cap", async () => {
     const { readV8Dir } = await import("../../../../src/evaluate/coverage/line-hits.js");
