@@ -67,6 +67,9 @@ export function repoSandbox(c: RepoConfinement): Sandbox {
   const main = path.basename(c.commonDir) === ".git" ? path.dirname(c.commonDir) : null;
   const checkouts = [...new Set([c.top, ...(main ? [main] : [])])];
   const onPath = (process.env.PATH ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d) && checkouts.some((t) => isInside(t, d)) && existsSync(d));
+  // Never a folder that holds a checkout whole (`cd /app/ && …`, `/app/src/..`, a venv made in the checkout's
+  // root, the root on PATH): that would show its `.env` and keys again.
+  const whole = (p: string) => checkouts.some((t) => isInside(p, t) || isInside(realOrSelf(p), realOrSelf(t)));
   return {
     writable: [c.worktree],
     readable: [c.commonDir, ...(c.readable ?? [])],
@@ -75,7 +78,7 @@ export function repoSandbox(c: RepoConfinement): Sandbox {
     gitDir: c.commonDir,
     hidden: [stateDir()],
     checkouts,
-    fromCheckouts: [...new Set([...c.fromCheckout, ...onPath])],
+    fromCheckouts: [...new Set([...c.fromCheckout, ...onPath])].filter((p) => !whole(p)),
     ...(c.exposed ? { exposed: c.exposed } : {}),
   };
 }

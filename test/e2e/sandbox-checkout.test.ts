@@ -102,6 +102,20 @@ sandboxTests("the sandbox shows of the user's checkout only what the commands ne
       await h.srv.close();
     });
 
+  it("a command that names the checkout's own folder (`/app/`, `/app/.`, `/app/src/..`) shows none of it", async () => {
+    const w = outsideWorld();
+    const top = checkout("outside");
+    const h = await hostileServer({ home: w.home });
+    // The user's command names the checkout, as `cd /app/ && …` would: that is no path the commands need of it.
+    const named = [`${top}/`, `${top}/.`, `${top}/node_modules/..`].map((p) => `test -d ${p}`).join(" && ");
+    const s = await h.call("trm_start_session", { repoPath: top, testCmd: `${named}; sh probe.sh; node --test`, sandbox: true, preflight: true });
+    const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
+    expect(log).not.toContain("leaked-");
+    expect(log).toMatch(/^\.git node_modules $/m);
+    expect((s.preflight as Any).tests).toMatchObject({ passed: 1, failed: 0 });
+    await h.srv.close();
+  });
+
   it("a reviewed head's tests read no ignored or untracked file of the checkout", async () => {
     const w = outsideWorld();
     const top = checkout("outside");
