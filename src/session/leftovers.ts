@@ -17,7 +17,7 @@ import { sandboxDir } from "../git/refs.js";
 import type { SessionConfig } from "./config.js";
 import { linkIgnored } from "./link-paths.js";
 import { privateDir } from "./policy.js";
-import { type LayerSnapshot, layersIntact, layerWorkspaces, snapshotLayers } from "./workspaces.js";
+import { CACHES, type LayerSnapshot, layersIntact, layerWorkspaces, snapshotLayers } from "./workspaces.js";
 
 /** What a worktree keeps from step to step besides its tree, recorded once setupCmd ran (kept.json). */
 interface Kept {
@@ -179,6 +179,9 @@ export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise
     forceRemove(path.join(wt, rel));
     await linkIgnored(scope.top, wt, [rel]);
   }
+  // What tools cache beside the dependencies (nyc's and babel's transforms in `.cache`, vite's `.vite`) is a
+  // command's output like any other: a forged entry under the hash of a later step's source would run there.
+  for (const l of k.layers) if (lstatSync(path.join(wt, l), { throwIfNoEntry: false })?.isDirectory()) for (const c of CACHES) forceRemove(path.join(wt, l, c));
   const snap = layers.get(wt);
   if (k.layers.length > 0 && !(snap && layersIntact(snap))) {
     // Changed by a command, or not seen by this server yet (made before a restart): made again.

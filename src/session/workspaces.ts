@@ -148,7 +148,7 @@ export async function layerWorkspaces(top: string, wt: string): Promise<LayerRes
  * `.cache`): never linked, so a tool writes its own in the worktree's layer, not in the checkout (which
  * the sandbox makes read-only).
  */
-const CACHES = new Set([".vite", ".vite-temp", ".cache"]);
+export const CACHES = new Set([".vite", ".vite-temp", ".cache"]);
 
 /**
  * The layers as made: each real folder of them (the layer, `.bin` and scopes of a workspace layer) with

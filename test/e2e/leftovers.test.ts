@@ -163,6 +163,57 @@ describe("the worktree's node_modules layer", () => {
   });
 });
 
+describe("the caches tools keep in the worktree's node_modules layer", () => {
+  const JS_CALC = "exports.add = (a, b) => a + b;\nexports.mul = (a, b) => a + b;\n";
+  const NO_FIX_JS = `// mul is still wrong\n${JS_CALC}`;
+  /**
+   * The project's own loader, as nyc's or @babel/register's: a module's transformed code is cached in
+   * node_modules/.cache under the hash of its source, and read from there when the source hashes the same.
+   */
+  const LOADER = [
+    'const fs = require("fs"), path = require("path"), crypto = require("crypto");',
+    "module.exports = (rel) => {",
+    "  const file = path.join(__dirname, rel);",
+    '  const hash = crypto.createHash("sha256").update(fs.readFileSync(file, "utf8")).digest("hex");',
+    '  const cached = path.join(__dirname, "node_modules", ".cache", "tx", `${hash}.js`);',
+    "  return require(fs.existsSync(cached) ? cached : file);",
+    "};",
+    "",
+  ].join("\n");
+  const TESTS =
+    'const test = require("node:test");\nconst assert = require("node:assert");\nconst { add, mul } = require("../load.js")("src/calc.js");\ntest("add", () => assert.equal(add(2, 3), 5));\ntest("zero", () => assert.equal(add(0, 0), 0));\ntest("mul", () => assert.equal(mul(2, 3), 6));\n';
+  /** Caches, under the hash of the next candidate's source (which fixes nothing), a right mul. */
+  const FORGE = `${JS_CALC}const fs = require("fs"), p = require("path"), c = require("crypto");\nconst h = c.createHash("sha256").update(${JSON.stringify(NO_FIX_JS)}).digest("hex");\nconst d = p.join(__dirname, "..", "node_modules", ".cache", "tx");\nfs.mkdirSync(d, { recursive: true });\nfs.writeFileSync(p.join(d, h + ".js"), "exports.add = (a, b) => a + b;\\nexports.mul = (a, b) => a * b;\\n");\n`;
+
+  it("a cache entry a run forged in node_modules/.cache is gone before the next step: a no-fix scores 2/3", async () => {
+    const repo = repoFromFiles(
+      {
+        "src/calc.js": JS_CALC,
+        "load.js": LOADER,
+        "test/calc.test.js": TESTS,
+        ".gitignore": "node_modules\n",
+        "package.json": '{"name":"p","version":"1.0.0"}',
+      },
+      "trm-leftovers-",
+    );
+    mkdirSync(path.join(repo, "node_modules", "check"), { recursive: true });
+    writeFileSync(path.join(repo, "node_modules", "check", "index.js"), "\n");
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test --test-reporter=tap", preflight: true, selectTests: false });
+    expect(s.preflight.score).toBeCloseTo(2 / 3, 3);
+    const one = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, rationale: "refactor", candidate: filesCandidate("src/calc.js", FORGE) });
+    expect(one.score).toBeCloseTo(2 / 3, 3);
+    const two = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      rationale: "comment",
+      candidate: filesCandidate("src/calc.js", NO_FIX_JS),
+    });
+    expectNotGamed(two);
+    await srv.call("trm_get_state", { sessionId: s.sessionId });
+    expect(existsSync(path.join(s.worktreePath, "node_modules", ".cache"))).toBe(false);
+    expect(readlinkSync(path.join(s.worktreePath, "node_modules", "check"))).toBe(path.join(repo, "node_modules", "check"));
+  });
+});
+
 sandboxTests("the sandbox's private home", () => {
   /** The user site-packages of the commands' home: Python imports usercustomize.py from it at every start. */
   const USER_SITE = '_os.path.join(__import__("site").getusersitepackages(), "usercustomize.py")';
