@@ -174,6 +174,7 @@ export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise
     writableFolders(wt, "", new Set([".git", ...keep.map((p) => p.replace(/\/$/, ""))]));
     await clean();
   });
+  await removeNestedGit(wt, k.links);
   for (const rel of k.links) {
     if (linkedAt(scope.top, wt, rel)) continue;
     forceRemove(path.join(wt, rel));
@@ -190,6 +191,30 @@ export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise
     layers.set(wt, snapshotLayers(wt, k.layers));
   }
   if (scope.home && lstatSync(scope.home, { throwIfNoEntry: false })?.isDirectory()) prune(scope.home, [...k.home, ...HOME_CACHES]);
+}
+
+/**
+ * A `.git` a command made in a folder git tracks (`git init src`), or on the way to a linkPaths link: git lists
+ * no path named .git, so no clean removes it (what it holds stays for later steps), and the folder is then a
+ * repository of its own, whose files every later candidate is refused (apply-and-judge.ts). A submodule is
+ * no tree (git lists it as a commit), so its `.git` stays.
+ */
+async function removeNestedGit(wt: string, links: string[]): Promise<void> {
+  // The tracked folders are real ones after the reset (git replaces a link on their way); the folders on the way
+  // to a link are untracked, each checked (a command's link there, should the clean have left one, is not followed).
+  const trees = (await git(wt, ["ls-tree", "-r", "-d", "-z", "HEAD"]))
+    .split("\0")
+    .map((l) => /^\d+ tree \w+\t(.+)$/s.exec(l)?.[1])
+    .filter((p): p is string => !!p);
+  const onTheWay = links.flatMap((l) => {
+    const parts = l.split("/");
+    return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join("/"));
+  });
+  const realDir = (rel: string) => rel.split("/").every((_, i, a) => lstatSync(path.join(wt, ...a.slice(0, i + 1)), { throwIfNoEntry: false })?.isDirectory());
+  for (const dir of new Set([...trees, ...onTheWay.filter(realDir)])) {
+    const dotGit = path.join(wt, dir, ".git");
+    if (lstatSync(dotGit, { throwIfNoEntry: false })) forceRemove(dotGit);
+  }
 }
 
 /** Removes what `dir` holds except the `keep` paths (relative, `a/b` keeps b inside a and nothing else of a). */

@@ -113,6 +113,29 @@ describe("files a run leaves in the worktree", () => {
   });
 });
 
+describe("a .git a run made in a tracked folder", () => {
+  const JS_CALC = "exports.add = (a, b) => a + b;\nexports.mul = (a, b) => a + b;\n";
+  const JS_TESTS =
+    'const test = require("node:test");\nconst assert = require("node:assert");\nconst { add, mul } = require("../src/calc.js");\ntest("add", () => assert.equal(add(2, 3), 5));\ntest("zero", () => assert.equal(add(0, 0), 0));\ntest("mul", () => assert.equal(mul(2, 3), 6));\n';
+  // git lists no path named .git, so `git clean` never removes one inside a folder git tracks.
+  const INIT = `${JS_CALC}require("child_process").execFileSync("git", ["init", "-q", __dirname]);\nrequire("fs").writeFileSync(__dirname + "/.git/kept.js", "exports.mul = (a, b) => a * b;\\n");\n`;
+
+  it("is gone before the next step, whose candidate may write in that folder again", async () => {
+    const repo = repoFromFiles({ "src/calc.js": JS_CALC, "test/calc.test.js": JS_TESTS, "package.json": '{"name":"p","version":"1.0.0"}' }, "trm-leftovers-");
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test --test-reporter=tap", preflight: true });
+    const one = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, rationale: "refactor", candidate: filesCandidate("src/calc.js", INIT) });
+    expect(one.score).toBeCloseTo(2 / 3, 3);
+    await srv.call("trm_get_state", { sessionId: s.sessionId });
+    expect(existsSync(path.join(s.worktreePath, "src", ".git"))).toBe(false);
+    const two = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      rationale: "comment",
+      candidate: filesCandidate("src/calc.js", `// mul is still wrong\n${JS_CALC}`),
+    });
+    expectNotGamed(two);
+  });
+});
+
 describe("what the start says of a build output the baseline made", () => {
   // 2 MB: a build output (a cache of a few files, like .pytest_cache, is not worth a note).
   const BUILD = "mkdir -p target && head -c 2097152 /dev/zero > target/lib.bin";
