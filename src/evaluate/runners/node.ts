@@ -25,7 +25,9 @@ const FLAGS =
  *   that may take the next word as its value, quotes, expansions);
  * - a file discovery would not run (a helper declaring tests for the files that import it): given, node
  *   would run it as a test file;
- * - a file node 22 would read as a glob (`*?[]{}()!+@`), or would take for an option (a leading `-`).
+ * - a file node 22 would read as a glob (`*?[]{}()!+@`), or would take for an option (a leading `-`);
+ * - a path through `.` or `..` (node prints each file's own path: a test printed that location itself), which
+ *   may name any file, a library under `test/..` or one outside the worktree, for node to run as a test file.
  * A file that is a test file but not where its tests are run from (a helper under `test/`) selects none of
  * them: the run misses the selected tests, and the whole suite runs (failing-first.ts).
  */
@@ -36,7 +38,8 @@ function nodeFiles(files: string[], part: string): string[] | undefined {
   if (/['"\\`$*?[\]{}~]/.test(rest)) return undefined;
   const words = rest.trim().split(/\s+/).filter(Boolean);
   if (words.some((w) => !w.startsWith("-") || !(w.includes("=") || FLAGS.test(w)))) return undefined;
-  if (files.some((f) => !discovered(f) || f.startsWith("-") || /[*?[\]{}()!+@\\]/.test(f))) return undefined;
+  if (files.some((f) => !discovered(f) || f.startsWith("-") || /[*?[\]{}()!+@\\]/.test(f) || f.split("/").some((s) => s === ".." || s === "." || s === "")))
+    return undefined;
   return files;
 }
 

@@ -68,7 +68,17 @@ describe("failing first's test files", () => {
     expect(sel("node --test test/").command(["a > b"], two)).toBe(`node --test ${names} test/`);
     // A file node would not discover (a helper declaring tests for its importers), one node 22 reads as a
     // glob, one read as an option: names alone.
-    for (const f of ["support/declare.js", "test/a.test.ts", "node_modules/x/test/a.js", "test/[id].test.js", "-a.test.js"])
+    // A path through `..` (a location a test printed itself: node prints each file's own) may be any file, in
+    // the worktree or out of it: names alone.
+    for (const f of [
+      "support/declare.js",
+      "test/a.test.ts",
+      "node_modules/x/test/a.js",
+      "test/[id].test.js",
+      "-a.test.js",
+      "test/../lib.js",
+      "test/../../elsewhere/x.test.js",
+    ])
       expect(sel("node --test").command(["a > b"], ["test/a.test.js", f]), f).toBe(`node --test ${names}`);
     // Any file under a folder named `test`, and test-*, *.test, *-test, *_test names, are discovered.
     expect(sel("node --test").command(["a > b"], ["test/helpers/x.js", "lib/x_test.cjs", "test-y.mjs"])).toBe(
