@@ -55,8 +55,18 @@ const FILE_VARS = [
   "AWS_CONFIG_FILE",
   "GOOGLE_APPLICATION_CREDENTIALS",
   "KUBECONFIG",
+  "PGPASSFILE",
+  "TF_CLI_CONFIG_FILE",
+  "REGISTRY_AUTH_FILE",
 ];
 const DIR_VARS = ["GH_CONFIG_DIR", "DOCKER_CONFIG", "CLOUDSDK_CONFIG", "AZURE_CONFIG_DIR", "GNUPGHOME"];
+
+/**
+ * Folders a tool keeps its credentials in beside what the commands need of it (cargo's registry and
+ * programs, gradle's caches), moved out of the home by a variable (the rust image's
+ * CARGO_HOME=/usr/local/cargo): the credentials are hidden, the variable and the rest stay.
+ */
+const TOOL_HOMES: Record<string, string[]> = { CARGO_HOME: ["credentials.toml", "credentials"], GRADLE_USER_HOME: ["gradle.properties"] };
 
 /** What XDG_CONFIG_HOME holds of CREDENTIALS (their `.config/` entries), and git's config there. */
 const IN_CONFIG_HOME = [...CREDENTIALS.filter((c) => c.startsWith(".config/")).map((c) => c.slice(".config/".length)), "git/config"];
@@ -78,6 +88,7 @@ export function namedCredentials(home: string, passed: readonly string[] = []): 
   };
   for (const v of FILE_VARS) for (const p of (value(v) ?? "").split(v === "KUBECONFIG" ? path.delimiter : "\0")) add(p);
   for (const v of DIR_VARS) add(value(v) ?? "");
+  for (const [v, files] of Object.entries(TOOL_HOMES)) for (const f of files) if (value(v)) add(path.join(value(v)!, f));
   // XDG_CONFIG_HOME is a folder of configurations: only what it holds of credentials, and git's config.
   const xdg = value("XDG_CONFIG_HOME");
   if (xdg && path.isAbsolute(xdg) && !isInside(home, xdg)) for (const rel of IN_CONFIG_HOME) add(path.join(xdg, rel));

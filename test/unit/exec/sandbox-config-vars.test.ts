@@ -30,6 +30,11 @@ const VARS = [
   "GIT_CONFIG_KEY_0",
   "GIT_CONFIG_VALUE_0",
   "GIT_CONFIG_PARAMETERS",
+  "CARGO_HOME",
+  "GRADLE_USER_HOME",
+  "PGPASSFILE",
+  "TF_CLI_CONFIG_FILE",
+  "REGISTRY_AUTH_FILE",
 ];
 let root = "";
 let saved: Record<string, string | undefined> = {};
@@ -95,5 +100,36 @@ sandboxTests("sandbox: variables that name a configuration or a credential outsi
     // A variable the session passes by name (passEnv) keeps what it names.
     const passed = await runCommand(`cat "$NPM_CONFIG_USERCONFIG"`, { cwd: wt, timeoutMs: 30_000, sandbox: sb, passEnv: ["NPM_CONFIG_USERCONFIG"] });
     expect(passed.output.stdout).toContain(`${CANARY}-npm`);
+  });
+
+  it("nor the credentials a tool keeps where its variable says (CARGO_HOME, GRADLE_USER_HOME, PGPASSFILE, ...); the tool's folder stays", async () => {
+    const home = path.join(root, "home");
+    mkdirSync(home);
+    process.env.HOME = home;
+    // The official rust image's CARGO_HOME=/usr/local/cargo: `cargo login` writes credentials.toml there.
+    const opt = path.join(root, "opt");
+    mkdirSync(path.join(opt, "cargo", "bin"), { recursive: true });
+    mkdirSync(path.join(opt, "gradle"));
+    writeFileSync(path.join(opt, "cargo", "credentials.toml"), `[registry]\ntoken = "${CANARY}-cargo"\n`);
+    writeFileSync(path.join(opt, "cargo", "credentials"), `[registry]\ntoken = "${CANARY}-cargo-old"\n`);
+    writeFileSync(path.join(opt, "cargo", "bin", "tool"), "#!/bin/sh\n");
+    writeFileSync(path.join(opt, "gradle", "gradle.properties"), `mavenPassword=${CANARY}-gradle\n`);
+    writeFileSync(path.join(opt, "pgpass"), `db:5432:app:app:${CANARY}-pg\n`);
+    writeFileSync(path.join(opt, "terraformrc"), `credentials "app.terraform.io" {\n  token = "${CANARY}-tf"\n}\n`);
+    writeFileSync(path.join(opt, "auth.json"), `{"auths":{"ghcr.io":{"auth":"${CANARY}-registry"}}}\n`);
+    process.env.CARGO_HOME = path.join(opt, "cargo");
+    process.env.GRADLE_USER_HOME = path.join(opt, "gradle");
+    process.env.PGPASSFILE = path.join(opt, "pgpass");
+    process.env.TF_CLI_CONFIG_FILE = path.join(opt, "terraformrc");
+    process.env.REGISTRY_AUTH_FILE = path.join(opt, "auth.json");
+    const wt = path.join(root, "wt");
+    mkdirSync(wt);
+    const sb: Sandbox = { writable: [wt], readable: [], network: false, private: path.join(root, "priv") };
+    const probe = `cat ${opt}/cargo/credentials.toml ${opt}/cargo/credentials ${opt}/gradle/gradle.properties ${opt}/pgpass ${opt}/terraformrc ${opt}/auth.json 2>&1; test -e "$CARGO_HOME/bin/tool" && echo cargo-home-shown`;
+    const open = await runCommand(probe, { cwd: wt, timeoutMs: 30_000 });
+    for (const what of ["cargo", "cargo-old", "gradle", "pg", "tf", "registry"]) expect(open.output.stdout).toContain(`${CANARY}-${what}`);
+    const r = await runCommand(probe, { cwd: wt, timeoutMs: 30_000, sandbox: sb });
+    expect(r.output.stdout).not.toContain(CANARY);
+    expect(r.output.stdout).toContain("cargo-home-shown");
   });
 });
