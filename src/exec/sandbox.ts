@@ -64,8 +64,12 @@ export interface RepoConfinement {
  * need of it and the folders on PATH inside it.
  */
 export function repoSandbox(c: RepoConfinement): Sandbox {
-  const main = path.basename(c.commonDir) === ".git" ? path.dirname(c.commonDir) : null;
-  const checkouts = [...new Set([c.top, ...(main ? [main] : [])])];
+  // The checkout that holds the git directory: a linked checkout's main one (`/main/.git`), a submodule's
+  // superproject (`/main/.git/modules/lib`), whose `.env` and config (a remote URL with a token) are the user's too.
+  const parts = c.commonDir.split(path.sep);
+  const main = parts.lastIndexOf(".git") > 1 ? parts.slice(0, parts.lastIndexOf(".git")).join(path.sep) : null;
+  // One that lies in another (a submodule in its superproject) is emptied with it.
+  const checkouts = [...new Set([c.top, ...(main ? [main] : [])])].filter((t, _, all) => !all.some((o) => o !== t && isInside(o, t)));
   const onPath = (process.env.PATH ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d) && checkouts.some((t) => isInside(t, d)) && existsSync(d));
   // Never a folder that holds a checkout whole (`cd /app/ && …`, `/app/src/..`, a venv made in the checkout's
   // root, the root on PATH): that would show its `.env` and keys again.

@@ -116,6 +116,39 @@ sandboxTests("the sandbox shows of the user's checkout only what the commands ne
     await h.srv.close();
   });
 
+  it("a session in a submodule's checkout reads none of its superproject: its .env, its config with a token", async () => {
+    const w = outsideWorld();
+    mkdirSync(path.join(ROOT, ".tmp"), { recursive: true });
+    const parent = mkdtempSync(path.join(ROOT, ".tmp", "trm-checkout-"));
+    made.push(parent);
+    const lib = path.join(parent, "lib");
+    mkdirSync(lib);
+    writeFileSync(path.join(lib, "a.test.js"), 'require("node:test")("a", () => {});\n');
+    g(lib, "init", "-q", "-b", "main");
+    g(lib, "add", "-A");
+    g(lib, "commit", "-q", "-m", "lib");
+    const main = path.join(parent, "main");
+    mkdirSync(main);
+    writeFileSync(path.join(main, ".gitignore"), ".env\n");
+    g(main, "init", "-q", "-b", "main");
+    g(main, "add", "-A");
+    g(main, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib");
+    g(main, "commit", "-q", "-m", "main");
+    g(main, "config", "remote.origin.url", `https://x:${CANARY}-token@example.com/main.git`);
+    writeFileSync(path.join(main, ".env"), `API_KEY=${CANARY}-dotenv\n`);
+    const top = path.join(main, "lib");
+    const before = checkoutState(main);
+    const h = await hostileServer({ home: w.home });
+    const cmd = `cat ${main}/.env ${main}/.git/config 2>&1 | sed 's/.*${CANARY}-/leaked-/'; ls -A ${main} | tr '\\n' ' '; echo; node --test`;
+    const s = await h.call("trm_start_session", { repoPath: top, testCmd: cmd, sandbox: true, preflight: true });
+    const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
+    expect(log).not.toContain("leaked-");
+    expect(log).not.toContain(CANARY);
+    expect((s.preflight as Any).tests).toMatchObject({ passed: 1, failed: 0 });
+    expect(checkoutState(main)).toEqual(before);
+    await h.srv.close();
+  });
+
   it("a reviewed head's tests read no ignored or untracked file of the checkout", async () => {
     const w = outsideWorld();
     const top = checkout("outside");
