@@ -219,6 +219,9 @@ async function removeNestedGit(wt: string, links: string[]): Promise<void> {
 
 /** Removes what `dir` holds except the `keep` paths (relative, `a/b` keeps b inside a and nothing else of a). */
 function prune(dir: string, keep: string[]): void {
+  // A folder a command took its owner's rights from (`chmod 0 ~/go`) is read all the same, as the worktree's clean does.
+  const st = lstatSync(dir);
+  if ((st.mode & 0o700) !== 0o700) chmodSync(dir, st.mode | 0o700);
   for (const name of readdirSync(dir)) {
     if (keep.includes(name)) continue;
     const p = path.join(dir, name);
