@@ -72,11 +72,11 @@ export function repoSandbox(c: RepoConfinement): Sandbox {
   const checkouts = [...new Set([c.top, ...(main ? [main] : [])])].filter((t, _, all) => !all.some((o) => o !== t && isInside(o, t)));
   const onPath = (process.env.PATH ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d) && checkouts.some((t) => isInside(t, d)) && existsSync(d));
   // Never a folder that holds a checkout whole (`cd /app/ && …`, `/app/src/..`, a venv made in the checkout's
-  // root, the root on PATH): that would show its `.env` and keys again.
+  // root, the root on PATH, a package linked from `..`): that would show its `.env` and keys again.
   const whole = (p: string) => checkouts.some((t) => isInside(p, t) || isInside(realOrSelf(p), realOrSelf(t)));
   return {
     writable: [c.worktree],
-    readable: [c.commonDir, ...(c.readable ?? [])],
+    readable: [c.commonDir, ...(c.readable ?? []).filter((p) => !whole(p))],
     network: c.network,
     private: c.private,
     gitDir: c.commonDir,

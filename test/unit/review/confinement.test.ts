@@ -182,6 +182,41 @@ sandboxTests("the review's sandbox (bubblewrap)", () => {
     }
   });
 
+  it("shows no linked package that holds the checkout (a node_modules link to a folder above it): its .env stays hidden", async () => {
+    // Outside /tmp and the home, which hide it already: the repository's .tmp/.
+    mkdirSync(path.join(ROOT, ".tmp"), { recursive: true });
+    const mono = mkdtempSync(path.join(ROOT, ".tmp", "trm-mono-"));
+    try {
+      const repo = path.join(mono, "app");
+      mkdirSync(path.join(repo, "node_modules", "dep"), { recursive: true });
+      writeFileSync(path.join(repo, ".gitignore"), "node_modules/\n.env\n");
+      writeFileSync(path.join(repo, "a.txt"), "a\n");
+      g(repo, "init", "-q", "-b", "main");
+      g(repo, "add", "-A");
+      g(repo, "commit", "-q", "-m", "a");
+      writeFileSync(path.join(repo, ".env"), `API_KEY=${TOKEN}\n`);
+      writeFileSync(path.join(repo, "node_modules", "dep", "index.js"), "module.exports = 1;\n");
+      // A dependency on the folder that holds the project (`"mono": "file:.."`): npm links it.
+      spawnSync("ln", ["-s", "../..", path.join(repo, "node_modules", "mono")]);
+      const common = path.join(repo, ".git");
+      const wt = path.join(workRoot(common), "review", `trm-review-${randomBytes(4).toString("hex")}-head`);
+      await addWorktree(repo, wt, "HEAD", "review-test");
+      try {
+        const sb = confinement({ top: repo, commonDir: common }, wt);
+        const probes = { dotenv: `grep -q ${TOKEN.slice(0, 20)} ${repo}/.env`, viaLink: `grep -q ${TOKEN.slice(0, 20)} ${mono}/app/.env` };
+        expect(await attack(wt, probes, undefined)).toEqual(["dotenv", "viaLink"]);
+        expect(await attack(wt, probes, sb!)).toEqual([]);
+        // What the head needs of the checkout is still there.
+        const r = await runCommand(`cat ${repo}/node_modules/dep/index.js`, { cwd: wt, timeoutMs: 30_000, sandbox: sb! });
+        expect(`${r.exitCode} ${r.output.all}`).toBe("0 module.exports = 1;\n");
+      } finally {
+        await removeWorktree(repo, wt);
+      }
+    } finally {
+      rmSync(mono, { recursive: true, force: true });
+    }
+  });
+
   it("its private folder goes with the worktree", async () => {
     const f = await fixture();
     const sb = confinement({ top: f.repo, commonDir: f.common }, f.wt);
