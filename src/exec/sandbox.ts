@@ -240,6 +240,10 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
   // fails as before instead of landing in an empty folder), read-only once what the commands need of it
   // (node_modules, linkPaths) is shown over it. Never one that holds the home.
   const checkouts = [...new Set((sb.checkouts ?? []).flatMap((p) => [p, realOrSelf(p)]))].filter((c) => isRealDir(c) && !(home && isInside(c, home)));
+  // A folder shown that holds one (sandboxPaths of /work for /work/app) goes first, the checkout emptied in it
+  // (shown after, it covered the checkout's mount, and bwrap failed to make that read-only: every command failed).
+  const around = shown.filter((p) => checkouts.some((c) => isInside(p, c)));
+  for (const p of around) over.push("--ro-bind", p, p);
   for (const c of checkouts) {
     over.push("--tmpfs", c);
     hidden.push(c);
@@ -248,7 +252,7 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
     .filter((p) => existsSync(p))
     .map((p) => ({ p, at: path.join(mountPath(path.dirname(p)), path.basename(p)) }));
   for (const { p, at } of fromCheckouts) over.push("--ro-bind", p, at);
-  for (const p of shown) over.push("--ro-bind", p, p);
+  for (const p of shown) if (!around.includes(p)) over.push("--ro-bind", p, p);
   for (const r of sb.readable) over.push("--ro-bind", r, r);
   // The git directory: only what git needs to read the worktree's commit (gitDirView), before the
   // worktree, which an older session keeps inside it.

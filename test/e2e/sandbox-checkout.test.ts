@@ -116,6 +116,27 @@ sandboxTests("the sandbox shows of the user's checkout only what the commands ne
     await h.srv.close();
   });
 
+  it("sandboxPaths of a folder that holds the checkout shows that folder, and of the checkout still only what the commands need", async () => {
+    const w = outsideWorld();
+    const top = checkout("outside");
+    const parent = path.dirname(top);
+    writeFileSync(path.join(parent, "shared.txt"), "shared-shown\n");
+    const h = await hostileServer({ home: w.home });
+    const s = await h.call("trm_start_session", {
+      repoPath: top,
+      testCmd: `cat ${parent}/shared.txt; sh probe.sh; node --test`,
+      sandbox: true,
+      sandboxPaths: [parent],
+      preflight: true,
+    });
+    const log = (await h.call("trm_read_log", { sessionId: s.sessionId, at: "baseline", command: "test" })).content as string;
+    expect(log).toContain("shared-shown\n");
+    expect(log).not.toContain("leaked-");
+    expect(log).toMatch(/^\.git node_modules $/m);
+    expect((s.preflight as Any).tests).toMatchObject({ passed: 1, failed: 0 });
+    await h.srv.close();
+  });
+
   it("a session in a submodule's checkout reads none of its superproject: its .env, its config with a token", async () => {
     const w = outsideWorld();
     mkdirSync(path.join(ROOT, ".tmp"), { recursive: true });
