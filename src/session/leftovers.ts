@@ -155,6 +155,18 @@ function holdsAtLeast(p: string, bytes: number): boolean {
 }
 
 /**
+ * `git reset --hard` of a worktree commands ran in: a folder a command made unwritable after changing a file
+ * in it (`chmod 500 src`) fails the reset, and every later call of the session with it; made writable, then again.
+ */
+export async function resetTo(wt: string, commit: string): Promise<void> {
+  await git(wt, ["reset", "--hard", "-q", commit]).catch(async (err: unknown) => {
+    if (!(err instanceof GitError)) throw err;
+    writableFolders(wt, "", new Set([".git"]));
+    await git(wt, ["reset", "--hard", "-q", commit]);
+  });
+}
+
+/**
  * Removes from `wt` (already reset to its commit) every untracked or ignored file it does not keep,
  * makes the links and layers again where a command changed them, and prunes the sandbox home. Throws
  * when something cannot be removed: the worktree is then not trusted, and the next step tries again.

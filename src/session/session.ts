@@ -15,7 +15,7 @@ import { profileMark } from "../util/profile.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { forgetInProcess } from "./git-rules.js";
-import { leftoverScope, removeLeftovers } from "./leftovers.js";
+import { leftoverScope, removeLeftovers, resetTo } from "./leftovers.js";
 import { Mutex } from "./mutex.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { type PythonIsolation, pythonIsolation } from "./python-env.js";
@@ -229,7 +229,7 @@ export class Session {
       env: { GIT_OPTIONAL_LOCKS: "1" },
     });
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
-    if (head !== commit || status.split("\n").some((l) => l && !l.startsWith("#"))) await git(this.worktree, ["reset", "--hard", "-q", commit]);
+    if (head !== commit || status.split("\n").some((l) => l && !l.startsWith("#"))) await resetTo(this.worktree, commit);
     if (commandsRan) await this.removeLeftovers();
     this.worktreeAt = commit;
   }
@@ -242,7 +242,7 @@ export class Session {
   /** Files and index of the worktree exactly at `commit` (what the commands of a step changed undone too). */
   async resetWorktree(commit: string): Promise<void> {
     this.worktreeAt = null;
-    await git(this.worktree, ["reset", "--hard", "-q", commit]);
+    await resetTo(this.worktree, commit);
     this.worktreeAt = commit;
   }
 
@@ -272,7 +272,7 @@ export class Session {
     });
     const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
     const dirty = status.split("\n").some((l) => l && !l.startsWith("#"));
-    if (head !== this.tip || dirty) await git(this.worktree, ["reset", "--hard", "-q", this.tip]);
+    if (head !== this.tip || dirty) await resetTo(this.worktree, this.tip);
     // Not known clean: a step that failed after its commands ran, or a server that died before its cleanup.
     await this.removeLeftovers();
     this.worktreeAt = this.tip;

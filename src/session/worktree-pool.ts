@@ -11,7 +11,6 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { runCommand } from "../exec/run.js";
 import { closeAttributes } from "../git/attributes.js";
-import { git } from "../git/cli.js";
 import { closeGitProcesses } from "../git/long-lived.js";
 import { legacyRoot, workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
@@ -19,7 +18,7 @@ import { UserError } from "../util/errors.js";
 import { capHeadTail } from "../util/text.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
-import { leftoverScope, rememberLayers, removeLeftovers } from "./leftovers.js";
+import { leftoverScope, rememberLayers, removeLeftovers, resetTo } from "./leftovers.js";
 import { linkIgnored } from "./link-paths.js";
 import { commandPolicy } from "./policy.js";
 import { layerWorkspaces } from "./workspaces.js";
@@ -77,7 +76,7 @@ export class WorktreePool {
       if (!existsSync(path.join(wt, ".git"))) await this.create(wt, tip, ctx);
       this.known.add(k);
     }
-    await git(wt, ["reset", "--hard", "-q", tip]);
+    await resetTo(wt, tip);
     // What the last candidate's commands left (untracked, ignored, in the slot's sandbox home) goes, as in
     // the session worktree: candidates of one batch, and of later batches, see only their own tree.
     await removeLeftovers(leftoverScope(this.config, wt), wt);

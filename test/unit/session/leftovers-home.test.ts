@@ -1,9 +1,10 @@
 /**
- * The sandbox's private home is pruned after each run to its caches (leftovers.ts): a command that took the
- * permissions from a folder the prune must look into (`chmod 0 ~/go`, whose go/pkg/mod is kept, or the home
- * itself) made every later cleanup fail, so the session stopped at every call and what it planted stayed. As
- * the worktree's clean does for a folder made unwritable, the prune gives the owner its rights back first.
- * Run as an unprivileged user (a root server reads any folder): through setpriv when the suite runs as root.
+ * What a run leaves with its permissions taken away, as an unprivileged server meets it (root reads and writes
+ * any folder): through setpriv when the suite runs as root. A folder a command made unwritable after changing a
+ * tracked file in it (`chmod 500 src`) failed the reset, and a folder of the sandbox's home the prune must look
+ * into (`chmod 0 ~/go`, whose go/pkg/mod is kept, or the home itself) failed the prune: every later call of the
+ * session failed, and what the command planted stayed. As the worktree's clean does for a folder made
+ * unwritable, both give the owner its rights back.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { chownSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -20,23 +21,59 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** Runs `script` (an ES module, `process.argv[1]` a folder of its own) as an unprivileged user; its stdout as JSON. */
+function asUser(script: string): unknown {
+  mkdirSync(path.join(ROOT, ".tmp"), { recursive: true });
+  const d = mkdtempSync(path.join(ROOT, ".tmp", "trm-unprivileged-"));
+  dirs.push(d);
+  if (root) chownSync(d, NOBODY, NOBODY);
+  const node = [process.execPath, ...TS_IMPORT, "--input-type=module", "-e", script, d];
+  const env = { PATH: process.env.PATH ?? "", HOME: d, GIT_CONFIG_NOSYSTEM: "1" };
+  const out = root
+    ? execFileSync("setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...node], { env, encoding: "utf8" })
+    : execFileSync(node[0]!, node.slice(1), { env, encoding: "utf8" });
+  return JSON.parse(out);
+}
+
+/** A repository at `wt` with src/a.py committed. */
+const REPO = `
+  const git = (...a) => execFileSync("git", ["-C", wt, "-c", "user.name=a", "-c", "user.email=a@b", ...a]);
+  mkdirSync(wt + "/src", { recursive: true });
+  git("init", "-q");
+  writeFileSync(wt + "/src/a.py", "a\\n");
+  git("add", "src/a.py");
+  git("commit", "-qm", "a");`;
+
+describe("a worktree's reset after a run", () => {
+  it.skipIf(root && !setpriv)("goes through a folder a command made unwritable after changing a file in it (chmod 500 src)", () => {
+    const script = `
+      import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+      import { execFileSync } from "node:child_process";
+      import { resetTo } from ${JSON.stringify(srcModule("session/leftovers.js"))};
+      const wt = process.argv[1] + "/wt";
+      ${REPO}
+      writeFileSync(wt + "/src/a.py", "changed by a command\\n");
+      chmodSync(wt + "/src", 0o500);
+      let threw = null;
+      try {
+        await resetTo(wt, "HEAD");
+      } catch (e) {
+        threw = e.message.split("\\n")[0];
+      }
+      chmodSync(wt + "/src", 0o700);
+      console.log(JSON.stringify({ threw, a: readFileSync(wt + "/src/a.py", "utf8") }));`;
+    expect(asUser(script)).toEqual({ threw: null, a: "a\n" });
+  });
+});
+
 describe("the sandbox home's prune", () => {
   it.skipIf(root && !setpriv)("goes into a folder a command made unreadable (and the home itself): the caches stay, the rest goes", () => {
-    mkdirSync(path.join(ROOT, ".tmp"), { recursive: true });
-    const d = mkdtempSync(path.join(ROOT, ".tmp", "trm-home-prune-"));
-    dirs.push(d);
-    if (root) chownSync(d, NOBODY, NOBODY);
     const script = `
       import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
       import { execFileSync } from "node:child_process";
       import { removeLeftovers } from ${JSON.stringify(srcModule("session/leftovers.js"))};
       const d = process.argv[1], wt = d + "/wt", home = d + "/home";
-      mkdirSync(wt);
-      const git = (...a) => execFileSync("git", ["-C", wt, "-c", "user.name=a", "-c", "user.email=a@b", ...a]);
-      git("init", "-q");
-      writeFileSync(wt + "/a.txt", "a\\n");
-      git("add", "a.txt");
-      git("commit", "-qm", "a");
+      ${REPO}
       writeFileSync(d + "/kept.json", JSON.stringify({ v: 1, made: [], links: [], layers: [], home: [] }));
       // What a run leaves: Go's module cache (kept), a file beside it and a .gitconfig (not kept).
       mkdirSync(home + "/go/pkg/mod", { recursive: true });
@@ -56,11 +93,6 @@ describe("the sandbox home's prune", () => {
       chmodSync(home + "/go", 0o700);
       chmodSync(home + "/go/pkg", 0o700);
       console.log(JSON.stringify({ threw, planted: existsSync(home + "/go/planted"), gitconfig: existsSync(home + "/.gitconfig"), cache: existsSync(home + "/go/pkg/mod/cached") }));`;
-    const node = [process.execPath, ...TS_IMPORT, "--input-type=module", "-e", script, d];
-    const env = { PATH: process.env.PATH ?? "", HOME: d, GIT_CONFIG_NOSYSTEM: "1" };
-    const out = root
-      ? execFileSync("setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...node], { env, encoding: "utf8" })
-      : execFileSync(node[0]!, node.slice(1), { env, encoding: "utf8" });
-    expect(JSON.parse(out)).toEqual({ threw: null, planted: false, gitconfig: false, cache: true });
+    expect(asUser(script)).toEqual({ threw: null, planted: false, gitconfig: false, cache: true });
   });
 });
