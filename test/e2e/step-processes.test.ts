@@ -31,14 +31,15 @@ describe("a step spawns no git process on its path", () => {
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
     const st = await srv.call<Any>("trm_get_state", { sessionId });
     expect(st.step).toBe(2);
-    // Then what the commands left in the worktree goes (leftovers.ts): one git clean.
-    expect(gitCalls(srv.stderr(), mark)).toEqual(["git update-index --add --remove", "git clean -ffdxq"]);
+    // Then what the commands left in the worktree goes (leftovers.ts): one git clean, and the tracked folders
+    // listed for a .git a run made in one (git clean never lists a path named .git).
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git update-index --add --remove", "git clean -ffdxq", "git ls-tree -r -d"]);
 
     // A new file costs one ignore check, nothing more.
     mark = srv.stderr().length;
     await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("lib/new.js", "export const n = 1;\n") });
     await srv.call<Any>("trm_get_state", { sessionId });
-    expect(gitCalls(srv.stderr(), mark)).toEqual(["git check-ignore -z --stdin", "git update-index --add --remove", "git clean -ffdxq"]);
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git check-ignore -z --stdin", "git update-index --add --remove", "git clean -ffdxq", "git ls-tree -r -d"]);
 
     // A checkpoint is a tag written in-process through the session's update-ref. Undo and restore write
     // the paths that differ in-process, and the history of a point the session left (here: undone) is
@@ -92,7 +93,12 @@ describe("a step spawns no git process on its path", () => {
     await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
     await srv.call<Any>("trm_undo", { sessionId });
     await srv.call<Any>("trm_get_state", { sessionId });
-    expect(gitCalls(srv.stderr(), mark)).toEqual(["git update-index --add --remove", "git clean -ffdxq", "git update-index --add --remove"]);
+    expect(gitCalls(srv.stderr(), mark)).toEqual([
+      "git update-index --add --remove",
+      "git clean -ffdxq",
+      "git ls-tree -r -d",
+      "git update-index --add --remove",
+    ]);
     mark = srv.stderr().length;
     const crlf = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 3;\r\n") });
     await srv.call<Any>("trm_get_state", { sessionId });
@@ -141,7 +147,7 @@ describe("a step spawns no git process on its path", () => {
       const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
       await srv.call<Any>("trm_get_state", { sessionId });
       const calls = gitCalls(srv.stderr(), mark);
-      expect(calls.slice(-4)).toEqual(["git add -A --", "git status --porcelain=v2 --branch", "git reset --hard -q", "git clean -ffdxq"]);
+      expect(calls.slice(-5)).toEqual(["git add -A --", "git status --porcelain=v2 --branch", "git reset --hard -q", "git clean -ffdxq", "git ls-tree -r -d"]);
       await srv.close();
       expect(g(worktreePath, "status", "--porcelain")).toBe("");
       expect(g(worktreePath, "rev-parse", "HEAD").trim()).toBe(r.commit);
