@@ -7,7 +7,7 @@
 import { runCommand } from "../exec/run.js";
 import type { Sandbox } from "../exec/sandbox.js";
 import { readPrefix } from "../util/read-prefix.js";
-import { type ChangedLines, isJsSource } from "./coverage/changed-lines.js";
+import { type ChangedLines, languageOf } from "./coverage/changed-lines.js";
 import { type CoverageRun, measureChangeCoverage } from "./coverage/run-coverage.js";
 import { MAX_SOURCE, type MutationRun, plainFile, runMutants, type TestsRan } from "./mutate/run-mutants.js";
 
@@ -92,9 +92,9 @@ export async function measureTestStrength(o: TestStrengthOptions): Promise<TestS
   notes.push(...coverage.notes);
   if (coverage.measured) notes.push(`Coverage of the change: ${coverage.ran} of ${coverage.added} added code lines ran under "${coverage.cmd}".`);
   let mutation: MutationRun | null = null;
-  // Mutants are Stryker's, of JavaScript and TypeScript: Python and Go get coverage only.
-  const mutable = new Map([...coverage.covered].filter(([f]) => isJsSource(f)));
-  if (mutable.size < coverage.covered.size) notes.push("Python and Go files get coverage only: mutants are made of JavaScript and TypeScript lines.");
+  // Mutants are Stryker's of JavaScript and TypeScript, and Python's own ast's of Python: Go gets coverage only.
+  const mutable = new Map([...coverage.covered].filter(([f]) => languageOf(f) !== "go"));
+  if (mutable.size < coverage.covered.size) notes.push("Go files get coverage only: mutants are made of JavaScript, TypeScript and Python lines.");
   if (o.budgetMs > 0 && coverage.measured && mutable.size > 0) {
     mutation = await runMutants({ ...o, covered: mutable, sources });
     notes.push(...mutation.notes);

@@ -6,10 +6,11 @@ import { startServer, type TestServer } from "../helpers/client.js";
 import { checkoutState, commitAll, g, ROOT, repoFromFiles } from "../helpers/repo.js";
 
 /**
- * trm_review_pr with mutate on Python (coverage.py, started in every Python process by a sitecustomize)
- * and Go (go test -coverprofile): the added lines no test runs are reported, one comment per hunk, in
- * temporary checkouts; the user's checkout is left as it was. Mutants stay JavaScript/TypeScript only.
- * Fixtures: fixtures/coverage/<language>/{base,untested,tested}.
+ * trm_review_pr with mutate on Python (coverage.py, started in every Python process by a sitecustomize;
+ * mutants from Python's own ast) and Go (go test -coverprofile, coverage only): the added lines no test
+ * runs are reported, one comment per hunk, and a Python line whose mutant every test passes, in
+ * temporary checkouts; the user's checkout is left as it was.
+ * Fixtures: fixtures/coverage/<language>/{base,untested,tested,weak}.
  */
 
 type Any = Record<string, any>;
@@ -28,7 +29,7 @@ const files = (dir: string, rel = ""): Record<string, string> => {
 function fixture(lang: "python" | "go"): string {
   const src = path.join(ROOT, "fixtures/coverage", lang);
   const repo = repoFromFiles(files(path.join(src, "base")));
-  for (const branch of ["untested", "tested"]) {
+  for (const branch of lang === "python" ? ["untested", "tested", "weak"] : ["untested", "tested"]) {
     g(repo, "checkout", "-q", "-b", branch, "main");
     cpSync(path.join(src, branch), repo, { recursive: true });
     commitAll(repo, branch);
@@ -68,17 +69,35 @@ describe("coverage of a Python change (coverage.py)", () => {
     expect(stats.message).toMatch(/^No test loads calc\/stats\.py: lines 1-2 of this change/);
     // The docstring and the comment of the hunk are not statements: 4 of clamp's added lines, 2 of stats'.
     expect(r.notes.join("\n")).toMatch(/Coverage of the change: 3 of 6 added code lines ran/);
-    expect(r.notes.join("\n")).toMatch(/Python and Go files get coverage only/);
+    // The covered lines' mutants (3, 4, 5) are killed: only the unrun line and the unloaded module are reported.
+    expect(r.notes.join("\n")).toMatch(/Mutants of the covered added lines: 3 of 3 run in \d+ s, 3 killed, 0 survived/);
     expect(checkoutState(repo)).toEqual(before);
     expect(g(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
   }, 180_000);
 
-  it("reports nothing on a change whose tests take every branch", async (ctx) => {
+  it("reports nothing on a change whose tests take every branch and fail on every mutant", async (ctx) => {
     if (!pythonReady) ctx.skip();
     const repo = fixture("python");
     const r = await srv.call<Any>("trm_review_pr", { repoPath: repo, base: "main", head: "tested", mutate: true, testCmd: PYTEST });
     expect(findings(r)).toEqual([]);
     expect(r.notes.join("\n")).toMatch(/Coverage of the change: 4 of 4 added code lines ran/);
+    expect(r.notes.join("\n")).toMatch(/Mutants of the covered added lines: 4 of 4 run in \d+ s, 4 killed, 0 survived/);
+  }, 180_000);
+
+  it("reports the surviving mutant of a line every test runs and none checks, with its diff, and leaves the user's checkout as it was", async (ctx) => {
+    if (!pythonReady) ctx.skip();
+    const repo = fixture("python");
+    const before = checkoutState(repo);
+    const r = await srv.call<Any>("trm_review_pr", { repoPath: repo, base: "main", head: "weak", mutate: true, testCmd: PYTEST });
+    expect(findings(r), r.notes.join("\n")).toEqual([["calc/clamp.py", 7, "surviving-mutant"]]);
+    const [m] = (r.comments as Any[]).filter((c) => c.rule === "surviving-mutant");
+    expect(m.message).toMatch(
+      /^Surviving mutant \(ReturnValue\): with this change to line 7 every test still passes \(`python3 -m pytest -q`: 3 tests passed\)/,
+    );
+    expect(m.suggestion).toBe("A test that fails on this mutant:\n-        return hi\n+        return None");
+    expect(r.notes.join("\n")).toMatch(/Mutants of the covered added lines: 4 of 4 run in \d+ s, 3 killed, 1 survived/);
+    expect(checkoutState(repo)).toEqual(before);
+    expect(g(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
   }, 180_000);
 
   it("reports nothing as untested when no test process could be measured (a command that replaces PYTHONPATH), and says why", async (ctx) => {
@@ -105,6 +124,22 @@ describe("coverage of a Python change (coverage.py)", () => {
     expect(r.shouldHalt).toBe(true);
     expect(r.feedback).toContain("testStrength: calc/clamp.py:7 No test runs line 7 of this change");
     expect(r.feedback).toContain("testStrength: calc/stats.py:1 No test loads calc/stats.py");
+    await srv.call("trm_end_session", { sessionId });
+    expect(checkoutState(repo)).toEqual(before);
+  }, 180_000);
+  it("testStrength in the loop: a step whose tests pass is told the Python mutant they all pass, with its diff", async (ctx) => {
+    if (!pythonReady) ctx.skip();
+    const repo = fixture("python");
+    const before = checkoutState(repo);
+    const { sessionId } = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: PYTEST, testStrength: true });
+    const src = path.join(ROOT, "fixtures/coverage/python/weak");
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId,
+      candidate: { mode: "files", files: ["calc/clamp.py", "tests/test_clamp.py"].map((p) => ({ path: p, content: readFileSync(path.join(src, p), "utf8") })) },
+    });
+    expect(r.shouldHalt).toBe(true);
+    expect(r.feedback).toContain("testStrength: calc/clamp.py:7 Surviving mutant (ReturnValue)");
+    expect(r.feedback).toContain("-        return hi\n+        return None");
     await srv.call("trm_end_session", { sessionId });
     expect(checkoutState(repo)).toEqual(before);
   }, 180_000);

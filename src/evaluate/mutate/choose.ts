@@ -23,8 +23,11 @@ export interface ChosenMutant {
   diff: string;
 }
 
-/** Mutators by how much a surviving one says about the tests: a flipped condition before a string. */
-const PRIORITY = [
+/**
+ * Mutators by how much a surviving one says about the tests: a flipped condition before a string.
+ * ReturnValue (`return x` → `return None`) is Python's (python-program.ts), which has no BlockStatement.
+ */
+export const PRIORITY = [
   "ConditionalExpression",
   "EqualityOperator",
   "LogicalOperator",
@@ -39,6 +42,7 @@ const PRIORITY = [
   "ObjectLiteral",
   "ArrowFunction",
   "BlockStatement",
+  "ReturnValue",
   "StringLiteral",
   "Regex",
 ];
@@ -47,9 +51,14 @@ const rank = (m: string) => {
   return i < 0 ? PRIORITY.length : i;
 };
 
-/** Lines whose mutants say nothing about behaviour a test should pin. */
-export function isArid(line: string): boolean {
+/** Python's: `from x import y`, comments, `__all__`, decorators, logging and warnings, `if __name__ == "__main__":`. */
+const PY_ARID =
+  /^(?:from\s+\S+\s+import\b|#|@|__all__\b|if\s+__name__\s*==)|\b(?:logging|logger|log|LOGGER|_logger|warnings)\.(?:debug|info|warning|warn|error|exception|critical|log|getLogger)\s*\(/;
+
+/** Lines whose mutants say nothing about behaviour a test should pin (of a Python file, `python`). */
+export function isArid(line: string, python = false): boolean {
   const t = line.trim();
+  if (python && PY_ARID.test(t)) return true;
   return (
     /^(import\b|export\s+(\*|\{[^}]*\}\s*from|type\b|interface\b)|declare\b|type\s+\w+\s*=|interface\b)/.test(t) ||
     /^(?:const|let|var)\s+\w+\s*=\s*require\(/.test(t) ||
@@ -59,7 +68,7 @@ export function isArid(line: string): boolean {
 }
 
 /** A string literal's mutant on an error message or a log line is noise; elsewhere it may matter. */
-const stringNoise = (m: RawMutant, line: string) => m.mutatorName === "StringLiteral" && /\bthrow\b|Error\(|\bwarn\(|\bmessage\b/.test(line);
+const stringNoise = (m: RawMutant, line: string) => m.mutatorName === "StringLiteral" && /\bthrow\b|\braise\b|Error\(|\bwarn\(|\bmessage\b/.test(line);
 
 /** Lines of each side of a mutant's diff that are quoted. */
 const MAX_DIFF_SIDE = 8;
@@ -87,12 +96,13 @@ export function mutantDiff(content: string, m: RawMutant): string {
 export function chooseMutants(file: string, content: string, mutants: readonly RawMutant[], lines: Iterable<number>): ChosenMutant[] {
   const text = content.split("\n");
   const want = new Set(lines);
+  const python = file.endsWith(".py");
   const best = new Map<number, RawMutant>();
   for (const m of mutants) {
     const line = m.location.start.line + 1;
     if (!want.has(line)) continue;
     const src = text[line - 1] ?? "";
-    if (isArid(src) || stringNoise(m, src)) continue;
+    if (isArid(src, python) || stringNoise(m, src)) continue;
     const cur = best.get(line);
     if (!cur || rank(m.mutatorName) < rank(cur.mutatorName)) best.set(line, m);
   }

@@ -23,7 +23,8 @@ import { parseTests } from "../parsers/index.js";
 import { relatedFor } from "../select-command.js";
 import type { TestCounts } from "../types.js";
 import { type ChosenMutant, chooseMutants } from "./choose.js";
-import { instrument } from "./instrument.js";
+import { type Instrumented, instrument } from "./instrument.js";
+import { pythonMutants } from "./python-mutants.js";
 
 export interface MutationOptions {
   /** Checkout `k` of the change's head (k < parallel), made or cleaned by the caller; never the user's. */
@@ -134,9 +135,17 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
     if (content !== undefined && lines.length > 0) originals.set(file, { content, lines });
   }
   if (originals.size === 0) return none();
-  o.onProgress?.(`instrumenting ${originals.size} file(s) with Stryker's mutators`);
-  const inst = await instrument(originals);
+  // JavaScript and TypeScript get Stryker's mutants, Python files those of Python's own ast, of the same kinds.
+  const ofPython = (py: boolean) => new Map([...originals].filter(([f]) => f.endsWith(".py") === py));
+  const [js, py] = [ofPython(false), ofPython(true)];
+  o.onProgress?.(`making the mutants of ${originals.size} file(s)`);
+  const inst: Instrumented & { failed: string[] } = js.size > 0 ? await instrument(js) : { mutants: [], failed: [] };
   if (inst.failed.length > 0) notes.push(`Stryker's parser refused ${inst.failed.join(", ")}: no mutants there.`);
+  if (py.size > 0) {
+    const p = await pythonMutants(py, o.signal);
+    notes.push(...p.notes);
+    inst.mutants.push(...p.mutants);
+  }
   const chosen = [...originals].flatMap(([file, f]) =>
     chooseMutants(
       file,
