@@ -13,7 +13,7 @@
  * (content-type's build: TS2630, TS2554), so it needed this path as a fallback anyway.
  */
 import { lstatSync, realpathSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type RunResult, runCommand } from "../../exec/run.js";
 import type { Sandbox } from "../../exec/sandbox.js";
@@ -115,6 +115,14 @@ function passed(r: RunResult, cwd: string): boolean {
 /** Whether the output shows a test that passed (a run of none passes whatever the mutant). */
 const ranTests = (r: RunResult, cwd: string): boolean => (parseTests(r.output, { cwd })?.passed ?? 0) > 0;
 
+/**
+ * The modification time (whole seconds) of the last Python file written, for the whole process: Python
+ * reuses a module's cached bytecode while the source's mtime in seconds and size match it, so a mutant
+ * of the same size as the one before, written within the same second, would run as that one (and the
+ * file put back, as the mutant). Each write gets a later second than any before it.
+ */
+let pyStamp = 0;
+
 /** The most of a changed file that is read (and instrumented). */
 export const MAX_SOURCE = 2_000_000;
 
@@ -174,7 +182,9 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
   const write = async (cwd: string, files: Map<string, string>) => {
     for (const [file, content] of files) {
       const abs = plainFile(cwd, file);
-      if (abs) await writeFile(abs, content);
+      if (!abs) continue;
+      await writeFile(abs, content);
+      if (file.endsWith(".py")) await utimes(abs, (pyStamp = Math.max(pyStamp + 1, Math.floor(Date.now() / 1000) + 1)), pyStamp);
     }
   };
   const build = async (cwd: string): Promise<boolean> => {

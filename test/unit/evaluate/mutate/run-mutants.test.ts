@@ -97,4 +97,32 @@ describe("running the mutants of a change", () => {
     expect(r.survived).toHaveLength(1);
     expect(r.survived[0]!.tests).toEqual({ passed: 2, names: ["f runs", "f runs again"] });
   }, 120_000);
+
+  it("a Python mutant runs as written, not as the bytecode Python cached for another of the same size in the same second", async () => {
+    // Python reuses __pycache__/*.pyc while the source's mtime (whole seconds) and size match it: `x + 1` → `x - 1`
+    // on a checked line and on an unchecked one make files of one size, written a few milliseconds apart.
+    const pairs = 4;
+    const src = Array.from({ length: pairs }, (_, i) => `def checked${i}(x):\n    return x + 1\n\n\ndef unchecked${i}(x):\n    return x + 1\n`).join("\n\n");
+    const tests = [
+      "import unittest",
+      "from m import *",
+      "class T(unittest.TestCase):",
+      ...Array.from({ length: pairs }, (_, i) => `    def test_${i}(self):\n        self.assertEqual(checked${i}(1), 2)\n        unchecked${i}(1)`),
+      "",
+    ].join("\n");
+    const cwd = checkoutOf({ "m.py": src, "test_m.py": tests });
+    const lines = src.split("\n").flatMap((l, i) => (l.includes("return") ? [i + 1] : []));
+    const r = await runMutants({
+      checkout: async () => cwd,
+      parallel: 1,
+      testCmd: "python3 -m unittest -q",
+      covered: new Map([["m.py", lines]]),
+      budgetMs: 120_000,
+      timeoutSec: 60,
+      // Bytecode written, as Python does by default (a session's commands write it to PYTHONPYCACHEPREFIX).
+      env: { PYTHONDONTWRITEBYTECODE: "" },
+    });
+    expect(r.results.map((m) => [m.line, m.mutator, m.status])).toEqual(lines.map((l, i) => [l, "ArithmeticOperator", i % 2 === 0 ? "killed" : "survived"]));
+    expect(readFileSync(path.join(cwd, "m.py"), "utf8")).toBe(src);
+  }, 120_000);
 });
