@@ -173,8 +173,11 @@ class File:
         self.no_strings -= quiet
 
     def m_If(self, n, parent):
+        # False first (Stryker gives true first): an "if" a change adds is mostly a case it handles, and
+        # "if False:" is that case undone, which survives when no test checks it; "if True:" runs the
+        # case's body every time, and whatever test takes the usual path kills it.
         if not is_guard(n.test):
-            self.cond(n.test, ["True", "False"])
+            self.cond(n.test, ["False", "True"])
 
     def m_While(self, n, parent):
         self.cond(n.test, ["False"])

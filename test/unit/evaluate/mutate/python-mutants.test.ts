@@ -50,7 +50,7 @@ describe.skipIf(!hasPython)("Python mutants from Python's own ast", () => {
       "",
     ].join("\n");
     expect(await chosen(src, [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])).toEqual([
-      "2: ConditionalExpression: if True:",
+      "2: ConditionalExpression: if False:",
       "3: ReturnValue: return None",
       "4: ArithmeticOperator: total = x * 2 - -lo",
       "5: AssignmentOperator: total -= 1",
@@ -63,9 +63,10 @@ describe.skipIf(!hasPython)("Python mutants from Python's own ast", () => {
       "12: BooleanLiteral: flag = False",
       "13: ReturnValue: return None",
     ]);
+    // An `if`'s condition → False first: the case it handles undone.
     expect(await mutated(src, [2])).toEqual([
-      "2: ConditionalExpression: if True:",
       "2: ConditionalExpression: if False:",
+      "2: ConditionalExpression: if True:",
       // In an `and`, only `True` for a part: `False` is the whole condition's.
       "2: ConditionalExpression: if True and not xs:",
       "2: EqualityOperator: if x <= lo and not xs:",
