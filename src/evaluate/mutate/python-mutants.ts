@@ -78,7 +78,7 @@ export function checkedMutants(fileName: string, content: string, lines: number[
     const code = line.charCodeAt(c as number);
     return !(code >= 0xdc00 && code <= 0xdfff);
   };
-  for (const m of raw.slice(0, lines.length * PER_LINE)) {
+  for (const m of raw.slice(0, asked.size * PER_LINE)) {
     if (!Array.isArray(m) || m.length !== 6) continue;
     const [l0, c0, l1, c1, mutator, replacement] = m as [number, number, number, number, unknown, unknown];
     if (!place(l0, c0) || !place(l1, c1) || l1 < l0 || (l1 === l0 && c1 < c0) || !asked.has(l0 + 1)) continue;
@@ -94,8 +94,16 @@ export function checkedMutants(fileName: string, content: string, lines: number[
   return out;
 }
 
+/** A Python file to mutate: its text, the changed lines that ran, and other changed lines (`more`). */
+export interface PythonFile {
+  content: string;
+  lines: number[];
+  /** Changed lines coverage.py does not count (continuation lines), mutated where they continue a statement that ran. */
+  more?: number[];
+}
+
 /** The mutants of the given 1-based lines of each Python file (name → text), by Python's `ast`. */
-export async function pythonMutants(files: Map<string, { content: string; lines: number[] }>, signal?: AbortSignal): Promise<PythonMutants> {
+export async function pythonMutants(files: Map<string, PythonFile>, signal?: AbortSignal): Promise<PythonMutants> {
   const notes: string[] = [];
   const names: string[] = [];
   for (const [name, f] of files) {
@@ -115,7 +123,7 @@ export async function pythonMutants(files: Map<string, { content: string; lines:
         priority: PRIORITY,
         perLine: PER_LINE,
         budget: PARSE_BUDGET_SEC,
-        files: names.map((n) => ({ text: files.get(n)!.content, lines: files.get(n)!.lines })),
+        files: names.map((n) => ({ text: files.get(n)!.content, lines: files.get(n)!.lines, more: files.get(n)!.more ?? [] })),
       }),
     );
     const r = await runCommand(`python3 -I -S -B ${shellQuote(program)} ${shellQuote(input)}`, {
@@ -141,7 +149,7 @@ export async function pythonMutants(files: Map<string, { content: string; lines:
       const f = files.get(name)!;
       const o = (res && typeof res === "object" ? res : {}) as { mutants?: unknown; skip?: unknown; cut?: unknown };
       if (typeof o.skip === "string") notes.push(`${name}: no mutants were made of it: ${o.skip.slice(0, 120)}.`);
-      mutants.push(...checkedMutants(name, f.content, f.lines, o.mutants, i));
+      mutants.push(...checkedMutants(name, f.content, [...f.lines, ...(f.more ?? [])], o.mutants, i));
       if (o.cut === true) notes.push(`${name}: the mutants of some lines were not checked within ${PARSE_BUDGET_SEC} s, and were left out.`);
     });
     return { mutants, notes };

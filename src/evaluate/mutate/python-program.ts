@@ -6,7 +6,8 @@
  * Positions go out as 0-based lines and UTF-16 columns (ast gives UTF-8 byte columns, tokenize code
  * points), as a JavaScript string indexes the text. A mutant that does not parse is dropped.
  *
- * In: {"priority": [mutator, ...], "perLine": n, "budget": seconds, "files": [{"text": str, "lines": [1-based]}]}
+ * In: {"priority": [mutator, ...], "perLine": n, "budget": seconds, "files": [{"text": str, "lines": [1-based], "more": [1-based]}]}
+ * (`lines` ran; `more`: other changed lines, mutated where they continue a statement whose first line ran)
  * Out: {"files": [{"mutants": [[line, col, endLine, endCol, mutator, replacement], ...], "cut": bool} | {"skip": why}]}
  */
 export const PYTHON_MUTATOR = String.raw`# code-trm: mutants of the changed lines of Python files, by source position. Parses only.
@@ -274,7 +275,20 @@ def utf16(line, col):
     return col + sum(1 for ch in line[:col] if ord(ch) > 0xFFFF)
 
 
-def mutate(text, want, priority, per_line, deadline):
+def continuations(tree, want, more):
+    # coverage.py counts a statement on its first line: the changed lines that continue one that ran
+    # (a call's arguments, a condition spread over lines, up to the body of a compound statement).
+    extra = set()
+    for node in ast.walk(tree) if more else ():
+        if not isinstance(node, ast.stmt) or node.lineno not in want:
+            continue
+        inner = [c.lineno for f in ("body", "orelse", "finalbody", "handlers") for c in getattr(node, f, None) or [] if hasattr(c, "lineno")]
+        last = min(inner) - 1 if inner else node.end_lineno
+        extra.update(line for line in more if node.lineno < line <= last)
+    return extra
+
+
+def mutate(text, want, more, priority, per_line, deadline):
     if "\r" in text.replace("\r\n", ""):
         return {"skip": "it has a carriage return that ends no line"}
     bom = 1 if text.startswith("\ufeff") else 0
@@ -283,7 +297,7 @@ def mutate(text, want, priority, per_line, deadline):
         tree = ast.parse(src)
     except (SyntaxError, ValueError) as e:
         return {"skip": "Python's parser refused it (%s, line %s)" % (type(e).__name__, getattr(e, "lineno", "?"))}
-    f = File(src, want)
+    f = File(src, want | continuations(tree, want, more))
     f.visit(tree)
     rank = {m: i for i, m in enumerate(priority)}
     by_line = {}
@@ -320,7 +334,7 @@ def main():
     res = []
     for f in inp["files"]:
         try:
-            res.append(mutate(f["text"], set(f["lines"]), inp["priority"], int(inp["perLine"]), deadline))
+            res.append(mutate(f["text"], set(f["lines"]), set(f.get("more", [])), inp["priority"], int(inp["perLine"]), deadline))
         except (RecursionError, MemoryError):
             res.append({"skip": "it is nested too deeply for Python's parser"})
         except Exception as e:

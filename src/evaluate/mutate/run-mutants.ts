@@ -19,12 +19,13 @@ import { type RunResult, runCommand } from "../../exec/run.js";
 import type { Sandbox } from "../../exec/sandbox.js";
 import { isInside } from "../../util/paths.js";
 import { readPrefix } from "../../util/read-prefix.js";
+import type { ChangedLines } from "../coverage/changed-lines.js";
 import { parseTests } from "../parsers/index.js";
 import { relatedFor } from "../select-command.js";
 import type { TestCounts } from "../types.js";
 import { type ChosenMutant, chooseMutants } from "./choose.js";
 import { type Instrumented, instrument } from "./instrument.js";
-import { pythonMutants } from "./python-mutants.js";
+import { type PythonFile, pythonMutants } from "./python-mutants.js";
 
 export interface MutationOptions {
   /** Checkout `k` of the change's head (k < parallel), made or cleaned by the caller; never the user's. */
@@ -34,6 +35,11 @@ export interface MutationOptions {
   buildCmd?: string;
   /** Repository-relative file → 1-based changed lines the tests ran (coverage). */
   covered: Map<string, number[]>;
+  /**
+   * Every added line of the change: a Python line coverage.py does not count (a statement's continuation)
+   * is mutated where the statement it continues ran.
+   */
+  changed?: ChangedLines;
   /**
    * The changed files' text as checked out, read before any command of the head ran: the head's build or
    * tests may rewrite them (with what they can read in the sandbox), and a mutant's diff is reported.
@@ -123,6 +129,9 @@ const ranTests = (r: RunResult, cwd: string): boolean => (parseTests(r.output, {
  */
 let pyStamp = 0;
 
+/** `a..b`, both included. */
+const range = (a: number, b: number): number[] => Array.from({ length: Math.max(0, b - a + 1) }, (_, i) => a + i);
+
 /** The most of a changed file that is read (and instrumented). */
 export const MAX_SOURCE = 2_000_000;
 
@@ -136,11 +145,13 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
     return { results: [], survived: [], notRun: 0, chosen: 0, durationMs: performance.now() - started, notes };
   };
   const first = await o.checkout(0);
-  const originals = new Map<string, { content: string; lines: number[] }>();
+  const originals = new Map<string, PythonFile>();
   for (const [file, lines] of o.covered) {
     const abs = o.sources ? null : plainFile(first, file);
     const content = o.sources ? o.sources.get(file) : abs ? readPrefix(abs, MAX_SOURCE) : undefined;
-    if (content !== undefined && lines.length > 0) originals.set(file, { content, lines });
+    const ran = new Set(lines);
+    const more = file.endsWith(".py") ? (o.changed?.get(file) ?? []).flatMap((h) => range(h.start, h.end)).filter((l) => !ran.has(l)) : [];
+    if (content !== undefined && lines.length > 0) originals.set(file, { content, lines, more });
   }
   if (originals.size === 0) return none();
   // JavaScript and TypeScript get Stryker's mutants, Python files those of Python's own ast, of the same kinds.
@@ -159,7 +170,7 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
       file,
       f.content,
       inst.mutants.filter((m) => m.fileName === file),
-      f.lines,
+      [...f.lines, ...(f.more ?? [])],
     ),
   );
   if (chosen.length === 0) return none();

@@ -132,6 +132,31 @@ describe.skipIf(!hasPython)("Python mutants from Python's own ast", () => {
     expect(isArid("return fromage(x) + 1", true)).toBe(false);
   });
 
+  it("mutates a changed line that continues a statement that ran (coverage.py counts only its first line)", async () => {
+    const src = [
+      "def f(a, b):",
+      "    if (",
+      "        a < b",
+      "        and b > 0",
+      "    ):",
+      "        return g(",
+      "            a,",
+      '            "s",',
+      "        )",
+      "",
+    ].join("\n");
+    const ran = [2, 6]; // coverage.py's statements of the change
+    const more = [3, 4, 5, 7, 8, 9];
+    const r = await pythonMutants(new Map([["m.py", { content: src, lines: ran, more }]]));
+    const lines = [...ran, ...more];
+    const kept = chooseMutants("m.py", src, r.mutants, lines).map((c) => `${c.line}: ${c.mutator}`);
+    expect(kept).toEqual(["3: ConditionalExpression", "4: ConditionalExpression", "6: ReturnValue", "8: StringLiteral"]);
+    expect(await mutated(src, ran)).toEqual(["6: ReturnValue: return None"]);
+    // A changed line of a statement that did not run is not mutated.
+    const notRan = await pythonMutants(new Map([["m.py", { content: src, lines: [6], more }]]));
+    expect(notRan.mutants.map((m) => m.location.start.line + 1).filter((l) => l < 6)).toEqual([]);
+  });
+
   it("drops a mutant that does not parse: `or` glued to a hex literal becomes `0xfand`", async () => {
     const src = "def f(y):\n    return 0xfor y\n";
     const all = await mutated(src, [2]);

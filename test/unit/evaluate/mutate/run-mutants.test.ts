@@ -125,4 +125,25 @@ describe("running the mutants of a change", () => {
     expect(r.results.map((m) => [m.line, m.mutator, m.status])).toEqual(lines.map((l, i) => [l, "ArithmeticOperator", i % 2 === 0 ? "killed" : "survived"]));
     expect(readFileSync(path.join(cwd, "m.py"), "utf8")).toBe(src);
   }, 120_000);
+
+  it("mutates the changed lines of a Python statement that ran beyond its first, which coverage.py does not count", async () => {
+    const src = "def f(a, b):\n    return max(\n        a,\n        b + 1,\n    )\n";
+    const cwd = checkoutOf({
+      "m.py": src,
+      "test_m.py": "import unittest\nfrom m import f\nclass T(unittest.TestCase):\n    def test_f(self):\n        f(1, 2)\n",
+    });
+    const r = await runMutants({
+      checkout: async () => cwd,
+      parallel: 1,
+      testCmd: "python3 -m unittest -q",
+      covered: new Map([["m.py", [2]]]),
+      changed: new Map([["m.py", [{ start: 1, end: 5 }]]]),
+      budgetMs: 120_000,
+      timeoutSec: 60,
+    });
+    expect(r.results.map((m) => [m.line, m.mutator, m.status])).toEqual([
+      [2, "ReturnValue", "survived"],
+      [4, "ArithmeticOperator", "survived"],
+    ]);
+  }, 120_000);
 });
