@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 /**
  * Diff-based coverage and mutation of one commit of a real project, as `trm_review_pr` with mutate runs
- * them: the commit's added lines, the tests with coverage, then Stryker's mutants of the covered lines,
- * serial (1 checkout) and parallel (N checkouts). `--drop-tests` puts the commit's test files back as
+ * them: the commit's added lines, the tests with coverage, then the mutants of the covered lines
+ * (Stryker's for JavaScript/TypeScript, Python's own ast's for Python), serial (1 checkout) and
+ * parallel (N checkouts). `--drop-tests` puts the commit's test files back as
  * its parent had them in every checkout first: the commit's new tests removed, its fix kept (recall).
  *
  *   npm run build && node bench/mutate.mjs <repo> <commit> "<testCmd>" [--parallel 1,2] [--budget 300] [--build "<cmd>"] [--drop-tests]
  *
- * The repository needs its dependencies installed (node_modules is linked into each checkout). Prints
+ * The repository needs its dependencies installed (node_modules is linked into each checkout; a Python
+ * project's, in the Python the test command runs, e.g. `PYTHONPATH=src:$PYTHONPATH python -m pytest -q`). Prints
  * one JSON line per parallelism: added and covered lines, uncovered hunks, mutants run, killed, survived
  * (with their diffs and the tests that ran), each mutant's verdict, seconds and mutants per minute.
  */
