@@ -12,7 +12,8 @@
 //
 // A project file: { "name", "dir": a clone with its dependencies installed, "fix": the fix commit,
 // "src": [the files the fix changes outside the tests], "testCmd", "linkPaths"?: ["node_modules"],
-// "comment": "//" or "#" }. The bench clones `dir` into a scratch folder (a copy per session and one for
+// "comment": "//" or "#", "start"?: more trm_start_session arguments for every session, e.g. { "sandbox": true } }.
+// The bench clones `dir` into a scratch folder (a copy per session and one for
 // the direct runs; linkPaths linked, never copied), commits there the baseline: the fix commit
 // with its source files as they were before it (the fix's tests in, the fix out, so they fail). Then four
 // steps, each sent to two sessions (failing first, and selectTests: false) and run directly:
@@ -133,6 +134,7 @@ for (let rep = 1; rep <= REPS; rep++) {
         preflight: true,
         timeoutSec: 900,
         ...(p.linkPaths ? { linkPaths: p.linkPaths } : {}),
+        ...p.start,
         ...extra,
       });
     // Per build, a session with failing first and one with selectTests: false, each in its own copy.
@@ -217,7 +219,7 @@ for (const srv of servers) {
   const perProject = slow.map((p) => median(table.filter((t) => t.project === p && t.step.startsWith("wrong")).map((t) => t.cells[ff])));
   const tag = servers.length > 1 ? `${srv.label}: ` : "";
   console.log(
-    `\n${tag}failing steps, median over projects whose suite takes >= 5 s (${slow.join(", ") || "none"}): ${median(perProject).toFixed(2)}x (target <= 0.35x)`,
+    `\n${tag}failing steps, median over projects whose suite takes >= 5 s (${slow.join(", ") || "none"}): ${perProject.length ? `${median(perProject).toFixed(2)}x` : "-"} (target <= 0.35x)`,
   );
   console.log(
     `${tag}right fix: ${table

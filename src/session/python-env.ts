@@ -109,20 +109,27 @@ export function otherEnvironments(commands: string[], procEnv: NodeJS.ProcessEnv
 /**
  * What the session's commands need so that Python imports the worktree's code: `top` is the user's
  * checkout, `wt` the worktree, `linkPaths` the folders linked from the checkout, `pycacheDir` a folder
- * of the session for bytecode, `commands` the session's commands (for environments they name).
+ * of the session for bytecode (null: none, in the sandbox), `commands` the session's commands (for environments they name).
  */
 export async function pythonIsolation(
   top: string,
   wt: string,
   linkPaths: string[],
-  pycacheDir: string,
+  pycacheDir: string | null,
   commands: string[] = [],
   procEnv: NodeJS.ProcessEnv = process.env,
 ): Promise<PythonIsolation> {
   // PYTHONDONTWRITEBYTECODE (set in many Docker images) is lifted: with a prefix, Python reads bytecode
   // only from it, so without writing it would compile the standard library, pytest and every dependency
   // from source at every run (about 1.3 s of CPU per sqlparse step; bench/verdict.mjs). The prefix is the session's.
-  const env: Record<string, string> = { PYTHONPYCACHEPREFIX: pycacheDir, ...(procEnv.PYTHONDONTWRITEBYTECODE ? { PYTHONDONTWRITEBYTECODE: "" } : {}) };
+  // No prefix (null) in the sandbox: there the checkout is read-only and the prefix would last one command
+  // (the state folder is hidden), so every command compiled everything again (sqlparse: 1.6x the suite run
+  // directly); without it the installed bytecode next to the standard library and the packages is read,
+  // and the worktree's own __pycache__ goes with the step's leftovers (leftovers.ts), forged or not.
+  const env: Record<string, string> = {
+    ...(pycacheDir ? { PYTHONPYCACHEPREFIX: pycacheDir } : {}),
+    ...(procEnv.PYTHONDONTWRITEBYTECODE ? { PYTHONDONTWRITEBYTECODE: "" } : {}),
+  };
   const redirected: string[] = [];
   const notices: string[] = [];
   const sources: string[] = [];

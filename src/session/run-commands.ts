@@ -29,8 +29,10 @@ export async function evaluateIn(
   if (worktree === s.worktree) s.worktreeAt = null;
   // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
   // in the same second as the last run (e.g. `a - b` -> `a + b`) would be tested as the old code.
+  // In the sandbox there is no prefix and the bytecode is the worktree's own (python-env.ts).
   for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {
     await rm(path.join(s.pycacheDir, path.join(worktree, dir)), { recursive: true, force: true });
+    await rm(path.join(worktree, dir, "__pycache__"), { recursive: true, force: true });
   }
   profileMark("pre-eval");
   const failingFirst = wholeSuite ? undefined : failingFirstOf(s, worktree, changedFiles);

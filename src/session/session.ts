@@ -315,7 +315,7 @@ export class Session {
           this.top,
           worktree,
           this.config.linkPaths,
-          this.pycacheDir,
+          this.config.sandbox ? null : this.pycacheDir,
           [...Object.values(this.config.commands), ...(this.config.checks ?? []).map((c) => c.cmd)].filter((c): c is string => typeof c === "string"),
         )),
       );

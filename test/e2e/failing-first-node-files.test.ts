@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAMP_BODIES as BODIES, CLAMP, clampLib as lib } from "../helpers/clamp-suite.js";
 import { startServer, type TestServer } from "../helpers/client.js";
+import { commandsRan, filesOf } from "../helpers/fixtures.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
 /**
@@ -37,12 +38,8 @@ afterAll(async () => {
 });
 
 const submit = (sessionId: string, files: Record<string, string>, rationale: string) =>
-  srv.call<Any>("trm_submit_candidate", {
-    sessionId,
-    candidate: { mode: "files", files: Object.entries(files).map(([p, content]) => ({ path: p, content })) },
-    rationale,
-  });
-const ran = (r: Any) => Object.keys(r.commandMs ?? {});
+  srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesOf(files), rationale });
+const ran = commandsRan;
 const start = async (files: Record<string, string>) => {
   const repo = repoFromFiles({ "package.json": '{ "name": "calc", "private": true, "type": "module" }\n', "lib.js": lib(BODIES.bug), ...files }, "trm-ffn-");
   const before = checkoutState(repo);

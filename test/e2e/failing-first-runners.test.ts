@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAMP_BODIES as BODIES, CLAMP, clampLib as lib } from "../helpers/clamp-suite.js";
 import { startServer, type TestServer } from "../helpers/client.js";
+import { commandsRan, filesOf } from "../helpers/fixtures.js";
 import { installRunners, RUNNERS } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
@@ -108,12 +109,8 @@ afterAll(async () => {
 });
 
 const submit = (sessionId: string, files: Record<string, string>, rationale: string) =>
-  srv.call<Any>("trm_submit_candidate", {
-    sessionId,
-    candidate: { mode: "files", files: Object.entries(files).map(([p, content]) => ({ path: p, content })) },
-    rationale,
-  });
-const ran = (r: Any) => Object.keys(r.commandMs ?? {});
+  srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesOf(files), rationale });
+const ran = commandsRan;
 
 describe.concurrent("failing first with node-tap, Jasmine, bun test, tape and uvu, run for real", () => {
   for (const [name, c] of Object.entries(CASES)) {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAMP, clampLib as esm, CLAMP_BODIES as JS } from "../helpers/clamp-suite.js";
 import { startServer, type TestServer } from "../helpers/client.js";
+import { filesOf } from "../helpers/fixtures.js";
 import { installRunners, needs, RUNNERS, rustEnv } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
@@ -183,11 +184,7 @@ async function start(c: Case, repo: string, extra: Any = {}): Promise<Any> {
 }
 
 const submit = (sessionId: string, files: Record<string, string>, rationale: string) =>
-  srv.call<Any>("trm_submit_candidate", {
-    sessionId,
-    candidate: { mode: "files", files: Object.entries(files).map(([p, content]) => ({ path: p, content })) },
-    rationale,
-  });
+  srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesOf(files), rationale });
 
 const commandOf = (r: Any, kind: string) => (r.commandMs ? Object.keys(r.commandMs) : []).includes(kind);
 

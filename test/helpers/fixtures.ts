@@ -21,3 +21,11 @@ export function statsWith(repo: string, medianSrc: string): string {
 export function filesCandidate(p: string, content: string) {
   return { mode: "files", files: [{ path: p, content }] };
 }
+
+/** A `files` candidate of several files (path → content). */
+export function filesOf(files: Record<string, string>) {
+  return { mode: "files", files: Object.entries(files).map(([p, content]) => ({ path: p, content })) };
+}
+
+/** The commands a step ran, by kind (the keys of its commandMs). */
+export const commandsRan = (r: { commandMs?: Record<string, number> }): string[] => Object.keys(r.commandMs ?? {});
