@@ -278,11 +278,13 @@ def utf16(line, col):
 def continuations(tree, want, more):
     # coverage.py counts a statement on its first line: the changed lines that continue one that ran
     # (a call's arguments, a condition spread over lines, up to the body of a compound statement).
+    # A match's cases have no line of their own: each starts at its pattern's.
     extra = set()
     for node in ast.walk(tree) if more else ():
         if not isinstance(node, ast.stmt) or node.lineno not in want:
             continue
-        inner = [c.lineno for f in ("body", "orelse", "finalbody", "handlers") for c in getattr(node, f, None) or [] if hasattr(c, "lineno")]
+        kids = [getattr(c, "pattern", c) for f in ("body", "orelse", "finalbody", "handlers", "cases") for c in getattr(node, f, None) or []]
+        inner = [c.lineno for c in kids if hasattr(c, "lineno")]
         last = min(inner) - 1 if inner else node.end_lineno
         extra.update(line for line in more if node.lineno < line <= last)
     return extra

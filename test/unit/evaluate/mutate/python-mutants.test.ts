@@ -157,6 +157,18 @@ describe.skipIf(!hasPython)("Python mutants from Python's own ast", () => {
     expect(notRan.mutants.map((m) => m.location.start.line + 1).filter((l) => l < 6)).toEqual([]);
   });
 
+  it("does not take a match statement's cases for its continuation: a case's body coverage.py says did not run gets no mutant", async () => {
+    const src = ["def f(x):", "    match x:", "        case 1:", "            return x + 1", "        case _:", "            return x - 1", ""].join("\n");
+    // coverage.py of f(2): 2, 3, 5, 6 ran, 4 (the first case's body) did not.
+    const r = await pythonMutants(new Map([["m.py", { content: src, lines: [2, 3, 5, 6], more: [4] }]]));
+    expect(r.mutants.map((m) => m.location.start.line + 1)).not.toContain(4);
+    expect(r.mutants.map((m) => m.location.start.line + 1)).toContain(6);
+    // A match's subject spread over lines is its continuation, up to the first case.
+    const spread = ["def f(x):", "    match (", "        x + 1", "    ):", "        case 2:", "            return 0", ""].join("\n");
+    const s = await pythonMutants(new Map([["m.py", { content: spread, lines: [2, 5, 6], more: [3, 4] }]]));
+    expect(s.mutants.map((m) => `${m.location.start.line + 1}: ${m.mutatorName}`)).toContain("3: ArithmeticOperator");
+  });
+
   it("drops a mutant that does not parse: `or` glued to a hex literal becomes `0xfand`", async () => {
     const src = "def f(y):\n    return 0xfor y\n";
     const all = await mutated(src, [2]);
