@@ -51,14 +51,17 @@ const rank = (m: string) => {
   return i < 0 ? PRIORITY.length : i;
 };
 
-/** Python's: `from x import y`, comments, `__all__`, decorators, logging and warnings, `if __name__ == "__main__":`. */
+/**
+ * Python's: imports, comments, `__all__`, decorators, logging and warnings, `if __name__ == "__main__":`.
+ * JavaScript's rules are not applied: black starts a continuation line with its operator (`* qty`, `// 2`).
+ */
 const PY_ARID =
-  /^(?:from\s+\S+\s+import\b|#|@|__all__\b|if\s+__name__\s*==)|\b(?:logging|logger|log|LOGGER|_logger|warnings)\.(?:debug|info|warning|warn|error|exception|critical|log|getLogger)\s*\(/;
+  /^(?:import\b|from\s+\S+\s+import\b|#|@|__all__\b|if\s+__name__\s*==)|\b(?:logging|logger|log|LOGGER|_logger|warnings)\.(?:debug|info|warning|warn|error|exception|critical|log|getLogger)\s*\(/;
 
 /** Lines whose mutants say nothing about behaviour a test should pin (of a Python file, `python`). */
 export function isArid(line: string, python = false): boolean {
   const t = line.trim();
-  if (python && PY_ARID.test(t)) return true;
+  if (python) return PY_ARID.test(t);
   return (
     /^(import\b|export\s+(\*|\{[^}]*\}\s*from|type\b|interface\b)|declare\b|type\s+\w+\s*=|interface\b)/.test(t) ||
     /^(?:const|let|var)\s+\w+\s*=\s*require\(/.test(t) ||

@@ -169,6 +169,16 @@ describe.skipIf(!hasPython)("Python mutants from Python's own ast", () => {
     expect(s.mutants.map((m) => `${m.location.start.line + 1}: ${m.mutatorName}`)).toContain("3: ArithmeticOperator");
   });
 
+  it("keeps the mutants of a line black starts with its operator (`* qty`, `// 2`): JavaScript's comment rules are not Python's", async () => {
+    const src = ["def f(price, qty, lo, hi):", "    total = (", "        price", "        * qty", "        // 2", "    )", "    interface = lo + hi", "    return total", ""].join("\n");
+    expect(await chosen(src, [4, 5, 7])).toEqual([
+      "4: ArithmeticOperator: / qty",
+      "5: ArithmeticOperator: * 2",
+      "7: ArithmeticOperator: interface = lo - hi",
+    ]);
+    expect(isArid("import os", true)).toBe(true);
+  });
+
   it("drops a mutant that does not parse: `or` glued to a hex literal becomes `0xfand`", async () => {
     const src = "def f(y):\n    return 0xfor y\n";
     const all = await mutated(src, [2]);
