@@ -126,6 +126,9 @@ class File:
         return (ts[0].start, ts[-1].end) if ts else None
 
     def cond(self, test, repls):
+        # Of (y := test), the test: without the binding, y is unbound wherever it is read, and any run kills it.
+        while isinstance(test, ast.NamedExpr):
+            test = test.value
         if isinstance(test, ast.Constant):
             return
         self.conds.add(id(test))

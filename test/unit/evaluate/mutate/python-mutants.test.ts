@@ -179,6 +179,16 @@ describe.skipIf(!hasPython)("Python mutants from Python's own ast", () => {
     expect(isArid("import os", true)).toBe(true);
   });
 
+  it("keeps the name a condition binds (`:=`): the condition's value is replaced, not the binding, whose loss any run would catch", async () => {
+    const src = ["def f(xs, s):", "    ys = [y for x in xs if (y := x - 1)]", "    return n if (n := len(s)) else ys", ""].join("\n");
+    expect(await chosen(src, [2, 3])).toEqual([
+      "2: ConditionalExpression: ys = [y for x in xs if (y := True)]",
+      "3: ConditionalExpression: return n if (n := True) else ys",
+    ]);
+    const all = await mutated(src, [2, 3]);
+    expect(all.filter((m) => m.includes("ConditionalExpression") && !m.includes(":="))).toEqual([]);
+  });
+
   it("drops a mutant that does not parse: `or` glued to a hex literal becomes `0xfand`", async () => {
     const src = "def f(y):\n    return 0xfor y\n";
     const all = await mutated(src, [2]);
