@@ -102,8 +102,8 @@ export interface PythonFile {
   more?: number[];
 }
 
-/** The mutants of the given 1-based lines of each Python file (name → text), by Python's `ast`. */
-export async function pythonMutants(files: Map<string, PythonFile>, signal?: AbortSignal): Promise<PythonMutants> {
+/** The mutants of the given 1-based lines of each Python file (name → text), by Python's `ast`; `budgetSec`: PARSE_BUDGET_SEC. */
+export async function pythonMutants(files: Map<string, PythonFile>, signal?: AbortSignal, budgetSec = PARSE_BUDGET_SEC): Promise<PythonMutants> {
   const notes: string[] = [];
   const names: string[] = [];
   for (const [name, f] of files) {
@@ -122,7 +122,7 @@ export async function pythonMutants(files: Map<string, PythonFile>, signal?: Abo
       JSON.stringify({
         priority: PRIORITY,
         perLine: PER_LINE,
-        budget: PARSE_BUDGET_SEC,
+        budget: budgetSec,
         files: names.map((n) => ({ text: files.get(n)!.content, lines: files.get(n)!.lines, more: files.get(n)!.more ?? [] })),
       }),
     );
@@ -150,7 +150,7 @@ export async function pythonMutants(files: Map<string, PythonFile>, signal?: Abo
       const o = (res && typeof res === "object" ? res : {}) as { mutants?: unknown; skip?: unknown; cut?: unknown };
       if (typeof o.skip === "string") notes.push(`${name}: no mutants were made of it: ${o.skip.slice(0, 120)}.`);
       mutants.push(...checkedMutants(name, f.content, [...f.lines, ...(f.more ?? [])], o.mutants, i));
-      if (o.cut === true) notes.push(`${name}: the mutants of some lines were not checked within ${PARSE_BUDGET_SEC} s, and were left out.`);
+      if (o.cut === true) notes.push(`${name}: the mutants of some lines were not checked within ${budgetSec} s, and were left out.`);
     });
     return { mutants, notes };
   } finally {

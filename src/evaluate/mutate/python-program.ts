@@ -294,6 +294,9 @@ def continuations(tree, want, more):
 
 
 def mutate(text, want, more, priority, per_line, deadline):
+    # Past the budget a file is not even parsed: a large one takes seconds, and python3 is stopped at last.
+    if time.monotonic() > deadline:
+        return {"mutants": [], "cut": True}
     if "\r" in text.replace("\r\n", ""):
         return {"skip": "it has a carriage return that ends no line"}
     bom = 1 if text.startswith("\ufeff") else 0

@@ -210,6 +210,18 @@ describe.skipIf(!hasPython)("Python mutants from Python's own ast", () => {
     expect(r.notes.join("\n")).toMatch(/latin\.py is not UTF-8 text/);
   });
 
+  it("keeps what it made within its budget when the files past it are many and large: they are not parsed after it, and python3 ends in time", async () => {
+    const content = `${Array.from({ length: 24_000 }, (_, i) => `x${i} = a < b and c + d if e else "s"`).join("\n")}\n`;
+    const lines = Array.from({ length: 24_000 }, (_, i) => i + 1);
+    // A small file first, then large ones: the budget (1 s) runs out in the first large one.
+    const files = new Map([["f0.py", { content: "x = a < b\n", lines: [1] }]]);
+    for (let k = 1; k <= 22; k++) files.set(`f${k}.py`, { content, lines });
+    const r = await pythonMutants(files, undefined, 1);
+    expect(r.notes.join("\n")).not.toMatch(/did not finish/);
+    expect(new Set(r.mutants.map((m) => m.fileName))).toEqual(new Set(["f0.py"]));
+    expect(r.notes).toContain("f22.py: the mutants of some lines were not checked within 1 s, and were left out.");
+  }, 120_000);
+
   it("says so when python3 is not on PATH", async () => {
     const path = process.env.PATH;
     process.env.PATH = "/nonexistent";
