@@ -170,12 +170,18 @@ describe.skipIf(!hasPython)("Python mutants from Python's own ast", () => {
   });
 
   it("keeps the mutants of a line black starts with its operator (`* qty`, `// 2`): JavaScript's comment rules are not Python's", async () => {
-    const src = ["def f(price, qty, lo, hi):", "    total = (", "        price", "        * qty", "        // 2", "    )", "    interface = lo + hi", "    return total", ""].join("\n");
-    expect(await chosen(src, [4, 5, 7])).toEqual([
-      "4: ArithmeticOperator: / qty",
-      "5: ArithmeticOperator: * 2",
-      "7: ArithmeticOperator: interface = lo - hi",
-    ]);
+    const src = [
+      "def f(price, qty, lo, hi):",
+      "    total = (",
+      "        price",
+      "        * qty",
+      "        // 2",
+      "    )",
+      "    interface = lo + hi",
+      "    return total",
+      "",
+    ].join("\n");
+    expect(await chosen(src, [4, 5, 7])).toEqual(["4: ArithmeticOperator: / qty", "5: ArithmeticOperator: * 2", "7: ArithmeticOperator: interface = lo - hi"]);
     expect(isArid("import os", true)).toBe(true);
   });
 
