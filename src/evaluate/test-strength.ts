@@ -7,6 +7,7 @@
 import { runCommand } from "../exec/run.js";
 import type { Sandbox } from "../exec/sandbox.js";
 import { readPrefix } from "../util/read-prefix.js";
+import { codeSpan } from "../util/text.js";
 import { type ChangedLines, languageOf } from "./coverage/changed-lines.js";
 import { type CoverageRun, measureChangeCoverage } from "./coverage/run-coverage.js";
 import { MAX_SOURCE, type MutationRun, plainFile, runMutants, type TestsRan } from "./mutate/run-mutants.js";
@@ -108,10 +109,10 @@ export async function measureTestStrength(o: TestStrengthOptions): Promise<TestS
   return { coverage, mutation, notes };
 }
 
-/** ": 46 tests passed, among them "a", "b", "c"" (the names where the run's output gave them). */
+/** ": 46 tests passed, among them `a`, `b`, `c`" (the names where the run's output gave them: code spans, as a GitHub comment shows them). */
 export function ranText(t: TestsRan | undefined): string {
   if (!t || t.passed === null) return "";
-  const names = t.names?.length ? `, among them ${t.names.map((n) => JSON.stringify(n)).join(", ")}` : "";
+  const names = t.names?.length ? `, among them ${t.names.map(codeSpan).join(", ")}` : "";
   return `: ${t.passed} test${t.passed === 1 ? "" : "s"} passed${names}`;
 }
 
@@ -127,7 +128,7 @@ export function strengthFindings(s: TestStrength): StrengthFinding[] {
       kind: "untested",
       message: u.loaded
         ? `No test runs ${span(u.start, u.end)} of this change (${u.lines.length} added code line${u.lines.length > 1 ? "s" : ""}).`
-        : `No test loads ${u.file}: ${span(u.start, u.end)} of this change never run under the tests.`,
+        : `No test loads ${codeSpan(u.file)}: ${span(u.start, u.end)} of this change never run under the tests.`,
     });
   }
   for (const m of s.mutation?.survived ?? []) {

@@ -42,7 +42,17 @@ export interface PostOutcome {
   deleted?: number;
 }
 
-const keyOf = (c: ReviewComment): string => `<!-- code-trm:${c.file}:${c.line}:${c.rule} -->`;
+/**
+ * The hidden key that finds a finding's comment again, the comment's last line. A path's `>` and line
+ * breaks are escaped (a path may hold `-->`), and only the last line is read as the key: the comment's
+ * text above it quotes the PR (a mutant's diff, test names), which may hold a key of another comment.
+ */
+const keyOf = (c: ReviewComment): string =>
+  `<!-- code-trm:${c.file.replace(/[%>\r\n]/g, (ch) => `%${ch.charCodeAt(0).toString(16).padStart(2, "0").toUpperCase()}`)}:${c.line}:${c.rule} -->`;
+export const keyIn = (body: string | undefined): string | undefined => {
+  const last = (body ?? "").slice((body ?? "").lastIndexOf("\n") + 1);
+  return /^<!-- code-trm:[^>]*-->$/.test(last) ? last : undefined;
+};
 
 function commentBody(c: ReviewComment): string {
   return `${ICON[c.severity]} **${c.severity}** · ${c.category} · \`${c.rule}\`${c.cwe ? ` · ${c.cwe}` : ""}\n\n${c.message}${c.suggestion ? `\n\n**Fix:** ${c.suggestion}` : ""}\n\n${keyOf(c)}`;
@@ -100,7 +110,7 @@ export async function postReview(ref: PrRef, r: ReviewResult, headSha: string, d
     const { items: old } = await boundedPages(
       octokit.paginate.iterator(octokit.rest.pulls.listCommentsForReview, { ...p, review_id: earlier.id, per_page: 100 }),
     );
-    const had = new Set(old.map((oc) => /<!-- code-trm:[^>]*-->/.exec(oc.body ?? "")?.[0]));
+    const had = new Set(old.map((oc) => keyIn(oc.body)));
     const fresh = plan.inline.filter((c) => !had.has(keyOf(c)));
     const body = fresh.length
       ? `${plan.body}\n\nNew since the review was first posted (GitHub cannot add inline comments to a submitted review):\n${fresh.map((c) => `- \`${c.file}:${c.line}\` ${c.severity} \`${c.rule}\`: ${c.message}`).join("\n")}`
@@ -110,7 +120,7 @@ export async function postReview(ref: PrRef, r: ReviewResult, headSha: string, d
     let edited = 0;
     let deleted = 0;
     for (const oc of old) {
-      const key = /<!-- code-trm:[^>]*-->/.exec(oc.body ?? "")?.[0];
+      const key = keyIn(oc.body);
       const c = key ? wanted.get(key) : undefined;
       if (c) {
         const body = commentBody(c);

@@ -13,6 +13,7 @@ import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
 import { layerWorkspaces } from "../session/workspaces.js";
+import { codeBlock } from "../util/text.js";
 import { confinement, sandboxAvailable } from "./confinement.js";
 import type { FileChange, ReviewComment } from "./types.js";
 
@@ -40,7 +41,8 @@ export function strengthComments(findings: ReturnType<typeof strengthFindings>, 
       category: "testing" as const,
       rule: f.kind === "untested" ? "untested-change" : "surviving-mutant",
       message: f.message,
-      ...(f.diff ? { suggestion: `A test that fails on this mutant:\n${f.diff}` } : {}),
+      // The diff is the PR's own code: fenced, so GitHub renders none of it (a `-` line as a list, a mention, HTML).
+      ...(f.diff ? { suggestion: `A test that fails on this mutant:\n${codeBlock(f.diff, "diff")}` } : {}),
     }));
 }
 

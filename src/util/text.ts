@@ -46,3 +46,25 @@ export function shellQuote(s: string): string {
 export function truncate(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`;
 }
+
+/** The longest run of backticks in `s`. */
+const longestTicks = (s: string): number => Math.max(0, ...[...s.matchAll(/`+/g)].map((m) => m[0].length));
+
+/**
+ * `s` (a test's name, a path: text from the repository or its commands' output) as a Markdown code span on
+ * one line: GitHub renders no mention, link, HTML, comment or emphasis inside it, and a backtick in `s`
+ * cannot close it.
+ */
+export function codeSpan(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: line breaks and control characters become spaces
+  const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+  const n = longestTicks(flat);
+  const pad = n > 0 ? " " : "";
+  return `${"`".repeat(n + 1)}${pad}${flat}${pad}${"`".repeat(n + 1)}`;
+}
+
+/** `s` as a fenced Markdown code block (`lang` its info string): nothing inside is rendered as Markdown. */
+export function codeBlock(s: string, lang = ""): string {
+  const fence = "`".repeat(Math.max(3, longestTicks(s) + 1));
+  return `${fence}${lang}\n${s}\n${fence}`;
+}

@@ -68,7 +68,7 @@ describe("coverage of a Python change (coverage.py)", () => {
     ]);
     const [clamp, stats] = (r.comments as Any[]).filter((c) => c.rule === "untested-change");
     expect(clamp.message).toBe("No test runs line 7 of this change (1 added code line).");
-    expect(stats.message).toMatch(/^No test loads calc\/stats\.py: lines 1-2 of this change/);
+    expect(stats.message).toMatch(/^No test loads `calc\/stats\.py`: lines 1-2 of this change/);
     // The docstring and the comment of the hunk are not statements: 4 of clamp's added lines, 2 of stats'.
     expect(r.notes.join("\n")).toMatch(/Coverage of the change: 3 of 6 added code lines ran/);
     expect(r.notes.join("\n")).toMatch(/Mutants of the covered added lines: 3 of 3 run in \d+ s, 2 killed, 1 survived/);
@@ -96,11 +96,11 @@ describe("coverage of a Python change (coverage.py)", () => {
       ["calc/clamp.py", 7, "surviving-mutant"],
     ]);
     const [cond, ret] = (r.comments as Any[]).filter((c) => c.rule === "surviving-mutant");
-    expect(cond.suggestion).toBe("A test that fails on this mutant:\n-    if x > hi:\n+    if False:");
+    expect(cond.suggestion).toBe("A test that fails on this mutant:\n```diff\n-    if x > hi:\n+    if False:\n```");
     expect(ret.message).toMatch(
       /^Surviving mutant \(ReturnValue\): with this change to line 7 every test still passes \(`python3 -m pytest -q`: 3 tests passed\)/,
     );
-    expect(ret.suggestion).toBe("A test that fails on this mutant:\n-        return hi\n+        return None");
+    expect(ret.suggestion).toBe("A test that fails on this mutant:\n```diff\n-        return hi\n+        return None\n```");
     expect(r.notes.join("\n")).toMatch(/Mutants of the covered added lines: 4 of 4 run in \d+ s, 2 killed, 2 survived/);
     expect(checkoutState(repo)).toEqual(before);
     expect(g(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
@@ -129,7 +129,7 @@ describe("coverage of a Python change (coverage.py)", () => {
     });
     expect(r.shouldHalt).toBe(true);
     expect(r.feedback).toContain("testStrength: calc/clamp.py:7 No test runs line 7 of this change");
-    expect(r.feedback).toContain("testStrength: calc/stats.py:1 No test loads calc/stats.py");
+    expect(r.feedback).toContain("testStrength: calc/stats.py:1 No test loads `calc/stats.py`");
     await srv.call("trm_end_session", { sessionId });
     expect(checkoutState(repo)).toEqual(before);
   }, 180_000);

@@ -71,7 +71,7 @@ describe("a review that runs the tests: untested lines and surviving mutants of 
     ]);
     const mutant = (r.comments as Any[]).find((c) => c.line === 4 && c.file === "src/stats.js");
     // Which tests ran, as the output named them (issue 26): the count and the first few names.
-    expect(mutant.message).toMatch(/every test still passes \(`node --test`: 3 tests passed, among them "[^"]+", "[^"]+", "[^"]+"\)/);
+    expect(mutant.message).toMatch(/every test still passes \(`node --test`: 3 tests passed, among them `[^`]+`, `[^`]+`, `[^`]+`\)/);
     expect(mutant.suggestion).toContain("-  return { n, mean: sum / n };\n+  return { n, mean: sum * n };");
     expect(r.notes.join("\n")).toMatch(/Coverage of the change: \d+ of \d+ added code lines ran/);
     expect(r.notes.join("\n")).toMatch(/Mutants of the covered added lines: (\d+) of \1 run .* survived/);

@@ -6,6 +6,7 @@ import type { ReviewInput, ReviewResult } from "../../review/index.js";
 import { UserError } from "../../util/errors.js";
 import { expectPositionals, flagBool, flagString, UsageError } from "../args.js";
 import { type Command, type Io, printJson } from "../command.js";
+import { printable } from "../format.js";
 
 /**
  * `code-trm review <prUrl | base..head>`: the review for people and CI. Exit code 1 when the
@@ -20,8 +21,9 @@ export function parseRange(target: string): { base: string; head: string } | nul
   return m ? { base: m[1]!, head: m[2]! } : null;
 }
 
-function paintText(r: ReviewResult, io: Io, renderReviewText: (r: ReviewResult) => string): string {
-  const text = renderReviewText(r);
+export function paintText(r: ReviewResult, io: Io, renderReviewText: (r: ReviewResult) => string): string {
+  // File names, messages, mutants' diffs and test names come from the PR: no escape sequence reaches the terminal.
+  const text = printable(renderReviewText(r));
   const p = io.paint;
   return text
     .split("\n")

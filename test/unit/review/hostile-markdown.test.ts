@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import type { Io } from "../../../src/cli/command.js";
+import { paintText } from "../../../src/cli/commands/review.js";
+import { paint } from "../../../src/cli/format.js";
+import { ranText, strengthFindings, type TestStrength } from "../../../src/evaluate/test-strength.js";
+import { keyIn, planReview } from "../../../src/review/post.js";
+import { renderReviewText } from "../../../src/review/render.js";
+import type { ReviewResult } from "../../../src/review/schema.js";
+import { strengthComments } from "../../../src/review/test-strength.js";
+import { codeBlock, codeSpan } from "../../../src/util/text.js";
+
+/**
+ * A surviving mutant's comment quotes the PR: its diff is the PR's code, the tests' names come from the
+ * PR's test output, the file's name from its tree. None of it may act as Markdown in a posted comment
+ * (a mention pings people with the reviewer's token, a `-` line becomes a list, a hidden key would be
+ * taken for another comment's), nor as an escape sequence on a terminal.
+ */
+
+const OTHER_KEY = "<!-- code-trm:src/other.py:9:surviving-mutant -->";
+const diff = `-    team = "@octo-org/security" ${OTHER_KEY} \`\`\`\n+    team = ""`;
+const strength = {
+  coverage: null,
+  mutation: {
+    results: [],
+    survived: [
+      {
+        file: "src/a.py",
+        line: 3,
+        mutator: "StringLiteral",
+        diff,
+        cmd: "python -m pytest -q",
+        tests: { passed: 2, names: ["pings @octo-org/owners", "has ``` and\nnewline"] },
+      },
+    ],
+    notRun: 0,
+    chosen: 1,
+    durationMs: 1,
+    notes: [],
+  },
+  notes: [],
+} as unknown as TestStrength;
+const files = [{ path: "src/a.py", status: "modified", added: [3], removed: [] }] as never;
+
+describe("a surviving mutant's comment on a hostile pull request", () => {
+  it("fences the diff and puts each test name in a code span that its backticks cannot close", () => {
+    const [c] = strengthComments(strengthFindings(strength), files);
+    expect(c!.suggestion).toBe(`A test that fails on this mutant:\n\`\`\`\`diff\n${diff}\n\`\`\`\``);
+    expect(c!.message).toContain("among them `pings @octo-org/owners`, ```` has ``` and newline ````");
+  });
+
+  it("is found again by its own key, not by a key the diff quotes", () => {
+    const [c] = strengthComments(strengthFindings(strength), files);
+    const r = { summary: { highlights: [] }, comments: [c!] } as unknown as ReviewResult;
+    const [posted] = planReview(r).comments;
+    expect(posted!.body).toContain(OTHER_KEY);
+    expect(keyIn(posted!.body)).toBe("<!-- code-trm:src/a.py:3:surviving-mutant -->");
+  });
+
+  it("escapes a path's --> and line breaks in the key, so the key stays one hidden comment", () => {
+    const c = { file: "x-->\n<b>.py", line: 1, severity: "warning", category: "testing", rule: "r", message: "m" };
+    const [posted] = planReview({ summary: { highlights: [] }, comments: [c] } as unknown as ReviewResult).comments;
+    expect(keyIn(posted!.body)).toBe("<!-- code-trm:x--%3E%0A<b%3E.py:1:r -->");
+  });
+
+  it("shows the review on a terminal with the PR's control characters made visible", () => {
+    const r = {
+      summary: { filesChanged: 1, linesAdded: 1, linesRemoved: 0, criticalCount: 0, warningCount: 1, infoCount: 0, assessment: "comments", highlights: [] },
+      comments: [{ file: "a\u001b]0;pwned\u0007.py", line: 1, severity: "warning", category: "testing", rule: "r", message: "\u001b[2Jcleared" }],
+    } as unknown as ReviewResult;
+    const text = paintText(r, { paint: paint(false) } as Io, renderReviewText);
+    expect(text.includes("\u001b") || text.includes("\u0007")).toBe(false);
+    expect(text).toContain("a\\x1b]0;pwned\\x07.py:1 [warning] testing: \\x1b[2Jcleared");
+  });
+});
+
+describe("code spans and blocks", () => {
+  it("a span is one line and longer than any backtick run inside; a block's fence is too", () => {
+    expect(codeSpan("plain")).toBe("`plain`");
+    expect(codeSpan("a`b")).toBe("`` a`b ``");
+    expect(codeSpan("two\r\nlines")).toBe("`two lines`");
+    expect(codeBlock("x")).toBe("```\nx\n```");
+    expect(codeBlock("```js\n````", "diff")).toBe("`````diff\n```js\n````\n`````");
+  });
+
+  it("ranText names the tests as code spans", () => {
+    expect(ranText({ passed: 3, names: ["a", "b"] })).toBe(": 3 tests passed, among them `a`, `b`");
+  });
+});
