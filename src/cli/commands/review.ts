@@ -51,7 +51,8 @@ export const reviewCommand: Command = {
     "modifies them (its code then runs on this machine, in the bubblewrap sandbox when available).",
     "--mutate runs --test-cmd on the head with coverage and reports the added lines no test runs and the",
     "mutants of the covered ones every test passes (docs/review-runs-code.md); --mutate-budget caps the",
-    "mutants' wall time (default 180 s). Python and Go get coverage only (Python's needs coverage.py).",
+    "mutants' wall time (default 180 s). Mutants of JavaScript, TypeScript and Python (python3's own ast);",
+    "Go gets coverage only. Python's coverage needs coverage.py.",
     "The head's code runs here, in the sandbox when available.",
   ].join("\n"),
   options: {
