@@ -109,6 +109,16 @@ function readKept(file: string): Kept | null {
   return k;
 }
 
+/**
+ * What the clean leaves. Not the bytecode setupCmd wrote beside the project's own sources (`lib/__pycache__/`
+ * when it imported the package): in the sandbox Python reads it (no PYTHONPYCACHEPREFIX there), so a .pyc a
+ * run forged in it, stamped with an unchanged source's mtime and size, would be trusted by every later step.
+ */
+function keptPaths(k: Kept): string[] {
+  const made = k.made.filter((p) => !p.split("/").some((part) => part === "__pycache__" || part.endsWith(".pyc")));
+  return [...made, ...k.links, ...k.layers.map((l) => `${l}/`)];
+}
+
 /** A gitignore pattern that matches exactly `rel` from the worktree's root (`dir/` a folder only). */
 function exactPattern(rel: string): string {
   return `/${rel.replace(/[\\*?[\]!# ]/g, (c) => `\\${c}`)}`;
@@ -129,7 +139,7 @@ function linkedAt(top: string, wt: string, rel: string): boolean {
 export async function leftoverFolders(scope: LeftoverScope, wt: string): Promise<string[]> {
   const k = readKept(scope.keptFile);
   if (!k) return [];
-  const keep = [...k.made, ...k.links, ...k.layers.map((l) => `${l}/`)];
+  const keep = keptPaths(k);
   const out = await git(wt, ["clean", "-ndx", ...keep.flatMap((p) => ["-e", exactPattern(p)])]).catch(() => "");
   // `Would remove dir/`: git names a wholly untracked folder once, by its top. Only those worth saying:
   // a cache of a few files (.pytest_cache) costs nothing to make again.
@@ -178,7 +188,7 @@ export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise
     await git(wt, ["clean", "-ffdq", "-e", "node_modules", ...scope.linkPaths.flatMap((p) => ["-e", exactPattern(p)])]);
     return;
   }
-  const keep = [...k.made, ...k.links, ...k.layers.map((l) => `${l}/`)];
+  const keep = keptPaths(k);
   const clean = () => git(wt, ["clean", "-ffdxq", ...keep.flatMap((p) => ["-e", exactPattern(p)])]);
   await clean().catch(async (err: unknown) => {
     // A folder a command made unwritable (chmod 500) keeps what is in it: made writable, then again.
