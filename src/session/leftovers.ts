@@ -156,10 +156,16 @@ function holdsAtLeast(p: string, bytes: number): boolean {
   let left = bytes;
   let seen = 0;
   const walk = (q: string): boolean => {
-    const st = lstatSync(q, { throwIfNoEntry: false });
-    if (!st || ++seen > 100_000) return false;
-    if (!st.isDirectory()) return (left -= st.size) <= 0;
-    return readdirSync(q).some((n) => walk(path.join(q, n)));
+    try {
+      const st = lstatSync(q, { throwIfNoEntry: false });
+      if (!st || ++seen > 100_000) return false;
+      if (!st.isDirectory()) return (left -= st.size) <= 0;
+      return readdirSync(q).some((n) => walk(path.join(q, n)));
+    } catch {
+      // What a command left unreadable (chmod 0 build, as an unprivileged server meets it) is not counted:
+      // git lists it all the same, and a note is no reason to fail the start.
+      return false;
+    }
   };
   return walk(p);
 }
