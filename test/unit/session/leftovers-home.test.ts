@@ -123,3 +123,48 @@ describe("the start's note of the build outputs the baseline made", () => {
     expect(asUser(script)).toEqual({ threw: null, folders: ["target/"] });
   });
 });
+
+describe("a tracked folder a command took its owner's rights from", () => {
+  it.skipIf(root && !setpriv)("hides no change from the check after a run (chmod 0 src): the changed file is reset", () => {
+    const script = `
+      import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+      import { execFileSync } from "node:child_process";
+      import { restoreTracked } from ${JSON.stringify(srcModule("session/leftovers.js"))};
+      const wt = process.argv[1] + "/wt";
+      ${REPO}
+      const head = execFileSync("git", ["-C", wt, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
+      writeFileSync(wt + "/src/a.py", "forged\\n");
+      chmodSync(wt + "/src", 0);
+      let threw = null;
+      try {
+        await restoreTracked(wt, head);
+      } catch (e) {
+        threw = e.message.split("\\n")[0];
+      }
+      chmodSync(wt + "/src", 0o700);
+      console.log(JSON.stringify({ threw, a: readFileSync(wt + "/src/a.py", "utf8") }));`;
+    expect(asUser(script)).toEqual({ threw: null, a: "a\n" });
+  });
+
+  it.skipIf(root && !setpriv)("keeps nothing planted in it from the clean (chmod 300 src: git cannot list it), and is readable again", () => {
+    const script = `
+      import { chmodSync, existsSync, lstatSync, mkdirSync, writeFileSync } from "node:fs";
+      import { execFileSync } from "node:child_process";
+      import { removeLeftovers } from ${JSON.stringify(srcModule("session/leftovers.js"))};
+      const d = process.argv[1], wt = d + "/wt";
+      ${REPO}
+      writeFileSync(d + "/kept.json", JSON.stringify({ v: 1, made: [], links: [], layers: [], home: [] }));
+      writeFileSync(wt + "/src/conftest.py", "planted\\n");
+      chmodSync(wt + "/src", 0o300);
+      let threw = null;
+      try {
+        await removeLeftovers({ top: wt, linkPaths: [], keptFile: d + "/kept.json", home: null }, wt);
+      } catch (e) {
+        threw = e.message.split("\\n")[0];
+      }
+      const mode = lstatSync(wt + "/src").mode & 0o700;
+      chmodSync(wt + "/src", 0o700);
+      console.log(JSON.stringify({ threw, planted: existsSync(wt + "/src/conftest.py"), mode }));`;
+    expect(asUser(script)).toEqual({ threw: null, planted: false, mode: 0o700 });
+  });
+});
