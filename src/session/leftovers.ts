@@ -109,6 +109,16 @@ function readKept(file: string): Kept | null {
   return k;
 }
 
+/**
+ * What the clean leaves. Not the bytecode setupCmd wrote beside the project's own sources (`lib/__pycache__/`
+ * when it imported the package): in the sandbox Python reads it (no PYTHONPYCACHEPREFIX there), so a .pyc a
+ * run forged in it, stamped with an unchanged source's mtime and size, would be trusted by every later step.
+ */
+function keptPaths(k: Kept): string[] {
+  const made = k.made.filter((p) => !p.split("/").some((part) => part === "__pycache__" || part.endsWith(".pyc")));
+  return [...made, ...k.links, ...k.layers.map((l) => `${l}/`)];
+}
+
 /** A gitignore pattern that matches exactly `rel` from the worktree's root (`dir/` a folder only). */
 function exactPattern(rel: string): string {
   return `/${rel.replace(/[\\*?[\]!# ]/g, (c) => `\\${c}`)}`;
@@ -129,7 +139,7 @@ function linkedAt(top: string, wt: string, rel: string): boolean {
 export async function leftoverFolders(scope: LeftoverScope, wt: string): Promise<string[]> {
   const k = readKept(scope.keptFile);
   if (!k) return [];
-  const keep = [...k.made, ...k.links, ...k.layers.map((l) => `${l}/`)];
+  const keep = keptPaths(k);
   const out = await git(wt, ["clean", "-ndx", ...keep.flatMap((p) => ["-e", exactPattern(p)])]).catch(() => "");
   // `Would remove dir/`: git names a wholly untracked folder once, by its top. Only those worth saying:
   // a cache of a few files (.pytest_cache) costs nothing to make again.
@@ -146,12 +156,58 @@ function holdsAtLeast(p: string, bytes: number): boolean {
   let left = bytes;
   let seen = 0;
   const walk = (q: string): boolean => {
-    const st = lstatSync(q, { throwIfNoEntry: false });
-    if (!st || ++seen > 100_000) return false;
-    if (!st.isDirectory()) return (left -= st.size) <= 0;
-    return readdirSync(q).some((n) => walk(path.join(q, n)));
+    try {
+      const st = lstatSync(q, { throwIfNoEntry: false });
+      if (!st || ++seen > 100_000) return false;
+      if (!st.isDirectory()) return (left -= st.size) <= 0;
+      return readdirSync(q).some((n) => walk(path.join(q, n)));
+    } catch {
+      // What a command left unreadable (chmod 0 build, as an unprivileged server meets it) is not counted:
+      // git lists it all the same, and a note is no reason to fail the start.
+      return false;
+    }
   };
   return walk(p);
+}
+
+/**
+ * The tracked files of `wt` as at `commit` once commands ran in it, reset only when they changed. git keeps no
+ * folder's mode, and one a command took its owner's rights from stays so: without x (`chmod 0 src`) git status,
+ * as an unprivileged server runs it, only warns and does not see a tracked file changed there (a forged module
+ * that would judge every later step), and without r the clean cannot list it (what was planted stays) nor Python
+ * import from it (every later step fails). The owner gets its rights back on the tracked folders first.
+ */
+export async function restoreTracked(wt: string, commit: string, commandsRan = true): Promise<void> {
+  if (commandsRan) await openTrackedFolders(wt, commit);
+  const status = await git(wt, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], {
+    env: { GIT_OPTIONAL_LOCKS: "1" },
+  });
+  const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
+  if (head !== commit || status.split("\n").some((l) => l && !l.startsWith("#"))) await resetTo(wt, commit);
+}
+
+/**
+ * Gives the owner rwx on `wt` and each folder tracked at `commit` that is a real folder (links not followed,
+ * nor anything behind one: a command's link on the way to your checkout), and returns those folders.
+ */
+async function openTrackedFolders(wt: string, commit: string): Promise<string[]> {
+  const trees = (await git(wt, ["ls-tree", "-r", "-d", "-z", commit]))
+    .split("\0")
+    .map((l) => /^\d+ tree \w+\t(.+)$/s.exec(l)?.[1])
+    .filter((p): p is string => !!p);
+  const real = new Set<string>();
+  // git lists a folder before the folders in it.
+  for (const rel of ["", ...trees]) {
+    const parent = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "";
+    if (rel && !real.has(parent)) continue;
+    const abs = path.join(wt, rel);
+    const st = lstatSync(abs, { throwIfNoEntry: false });
+    if (!st?.isDirectory()) continue;
+    if ((st.mode & 0o700) !== 0o700) chmodSync(abs, st.mode | 0o700);
+    real.add(rel);
+  }
+  real.delete("");
+  return [...real];
 }
 
 /**
@@ -178,7 +234,8 @@ export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise
     await git(wt, ["clean", "-ffdq", "-e", "node_modules", ...scope.linkPaths.flatMap((p) => ["-e", exactPattern(p)])]);
     return;
   }
-  const keep = [...k.made, ...k.links, ...k.layers.map((l) => `${l}/`)];
+  const tracked = await openTrackedFolders(wt, "HEAD");
+  const keep = keptPaths(k);
   const clean = () => git(wt, ["clean", "-ffdxq", ...keep.flatMap((p) => ["-e", exactPattern(p)])]);
   await clean().catch(async (err: unknown) => {
     // A folder a command made unwritable (chmod 500) keeps what is in it: made writable, then again.
@@ -186,7 +243,7 @@ export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise
     writableFolders(wt, "", new Set([".git", ...keep.map((p) => p.replace(/\/$/, ""))]));
     await clean();
   });
-  await removeNestedGit(wt, k.links);
+  removeNestedGit(wt, tracked, k.links);
   for (const rel of k.links) {
     if (linkedAt(scope.top, wt, rel)) continue;
     forceRemove(path.join(wt, rel));
@@ -211,19 +268,15 @@ export async function removeLeftovers(scope: LeftoverScope, wt: string): Promise
  * repository of its own, whose files every later candidate is refused (apply-and-judge.ts). A submodule is
  * no tree (git lists it as a commit), so its `.git` stays.
  */
-async function removeNestedGit(wt: string, links: string[]): Promise<void> {
-  // The tracked folders are real ones after the reset (git replaces a link on their way); the folders on the way
-  // to a link are untracked, each checked (a command's link there, should the clean have left one, is not followed).
-  const trees = (await git(wt, ["ls-tree", "-r", "-d", "-z", "HEAD"]))
-    .split("\0")
-    .map((l) => /^\d+ tree \w+\t(.+)$/s.exec(l)?.[1])
-    .filter((p): p is string => !!p);
+function removeNestedGit(wt: string, tracked: string[], links: string[]): void {
+  // The tracked folders that are real ones (openTrackedFolders); the folders on the way to a link are untracked,
+  // each checked (a command's link there, should the clean have left one, is not followed).
   const onTheWay = links.flatMap((l) => {
     const parts = l.split("/");
     return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join("/"));
   });
   const realDir = (rel: string) => rel.split("/").every((_, i, a) => lstatSync(path.join(wt, ...a.slice(0, i + 1)), { throwIfNoEntry: false })?.isDirectory());
-  for (const dir of new Set([...trees, ...onTheWay.filter(realDir)])) {
+  for (const dir of new Set([...tracked, ...onTheWay.filter(realDir)])) {
     const dotGit = path.join(wt, dir, ".git");
     if (lstatSync(dotGit, { throwIfNoEntry: false })) forceRemove(dotGit);
   }

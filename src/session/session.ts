@@ -15,7 +15,7 @@ import { profileMark } from "../util/profile.js";
 import type { SessionConfig } from "./config.js";
 import type { CallContext } from "./context.js";
 import { forgetInProcess } from "./git-rules.js";
-import { leftoverScope, removeLeftovers, resetTo } from "./leftovers.js";
+import { leftoverScope, removeLeftovers, resetTo, restoreTracked } from "./leftovers.js";
 import { Mutex } from "./mutex.js";
 import { acquireOwner, liveOtherOwner, releaseOwner } from "./owner-lock.js";
 import { type PythonIsolation, pythonIsolation } from "./python-env.js";
@@ -225,11 +225,7 @@ export class Session {
    */
   async verifyWorktree(commit: string, commandsRan = true): Promise<void> {
     this.worktreeAt = null;
-    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], {
-      env: { GIT_OPTIONAL_LOCKS: "1" },
-    });
-    const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
-    if (head !== commit || status.split("\n").some((l) => l && !l.startsWith("#"))) await resetTo(this.worktree, commit);
+    await restoreTracked(this.worktree, commit, commandsRan);
     if (commandsRan) await this.removeLeftovers();
     this.worktreeAt = commit;
   }
@@ -267,12 +263,7 @@ export class Session {
     if (this.worktreeAt === this.tip) return;
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
     // the same second as the index stay "racily clean" and would be re-hashed on every step otherwise.
-    const status = await git(this.worktree, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], {
-      env: { GIT_OPTIONAL_LOCKS: "1" },
-    });
-    const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
-    const dirty = status.split("\n").some((l) => l && !l.startsWith("#"));
-    if (head !== this.tip || dirty) await resetTo(this.worktree, this.tip);
+    await restoreTracked(this.worktree, this.tip);
     // Not known clean: a step that failed after its commands ran, or a server that died before its cleanup.
     await this.removeLeftovers();
     this.worktreeAt = this.tip;

@@ -296,3 +296,32 @@ sandboxTests("the sandbox's private home", () => {
     expect(lstatSync(path.join(s.worktreePath, "..", "..", "sandbox", `trm-${s.sessionId}-1`, "home")).isDirectory()).toBe(true);
   });
 });
+
+sandboxTests("a tracked folder a run made unreadable", () => {
+  const OPS = "def mul(a, b):\n    return a + b\n";
+  const CALC2 = "from lib.ops import mul\n\n\ndef add(a, b):\n    return a + b\n";
+  const TESTS2 =
+    "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
+  // git keeps no folder's mode: `chmod 300 lib` outlived the reset, and Python, which lists a folder to import from it, found no lib.ops.
+  const CHMOD = `${CALC2}\nimport os as _os\n_os.chmod(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "lib"), 0o300)\n`;
+
+  it("is readable again before the next step: a right fix there scores 1, not 0", async () => {
+    const repo = repoFromFiles(
+      { "calc.py": CALC2, "lib/__init__.py": "", "lib/ops.py": OPS, "tests/test_calc.py": TESTS2, "pytest.ini": "[pytest]\npythonpath = .\n" },
+      "trm-leftovers-",
+    );
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: TEST_CMD, preflight: true, sandbox: true, selectTests: false });
+    expect(s.preflight.score).toBeCloseTo(2 / 3, 3);
+    const one = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, rationale: "refactor", candidate: filesCandidate("calc.py", CHMOD) });
+    expect(one.score).toBeCloseTo(2 / 3, 3);
+    const two = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      rationale: "fix mul",
+      candidate: filesCandidate("calc.py", `${CALC2}\n\ndef mul(a, b):  # noqa: F811\n    return a * b\n`),
+    });
+    expect(two.tests).toMatchObject({ passed: 3, failed: 0 });
+    expect(two.score).toBe(1);
+    await srv.call("trm_get_state", { sessionId: s.sessionId });
+    expect(lstatSync(path.join(s.worktreePath, "lib")).mode & 0o700).toBe(0o700);
+  });
+});

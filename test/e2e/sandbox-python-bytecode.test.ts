@@ -47,3 +47,49 @@ sandboxTests("Python bytecode in the sandbox", () => {
     expect(checkoutState(repo)).toEqual(before);
   });
 });
+
+sandboxTests("a __pycache__ setupCmd made in a tracked folder", () => {
+  const OPS = "def mul(a, b):\n    return a + b\n";
+  const CALC2 = "from lib.ops import mul\n\n\ndef add(a, b):\n    return a + b\n";
+  const TESTS2 =
+    "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
+  /**
+   * calc.py that, once imported, writes lib/ops.py's bytecode as a right mul, stamped with the mtime and size
+   * of the source on disk: Python then trusts it for as long as lib/ops.py is not written again.
+   */
+  const FORGE = [
+    CALC2,
+    "import importlib.util as _u, importlib._bootstrap_external as _be, os as _os",
+    '_src = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "lib", "ops.py")',
+    "_st = _os.stat(_src)",
+    '_code = compile("def mul(a, b):\\n    return a * b\\n", _src, "exec")',
+    'open(_u.cache_from_source(_src), "wb").write(_be._code_to_timestamp_pyc(_code, _st.st_mtime, _st.st_size))',
+    "",
+  ].join("\n");
+
+  it("is not kept: a .pyc a run forged there for an unchanged source does not pass a later no-fix", async () => {
+    const repo = repoFromFiles(
+      { "calc.py": CALC2, "lib/__init__.py": "", "lib/ops.py": OPS, "tests/test_calc.py": TESTS2, "pytest.ini": "[pytest]\npythonpath = .\n" },
+      "trm-sbpyc-",
+    );
+    const s = await srv.call<Any>("trm_start_session", {
+      repoPath: repo,
+      sandbox: true,
+      selectTests: false,
+      // Setup imports the project once (as a version read from the package, or a compileall, would).
+      setupCmd: "python3 -c 'import lib.ops'",
+      testCmd: "python3 -m pytest -rA",
+      preflight: true,
+    });
+    expect(s.preflight.score).toBeCloseTo(2 / 3, 3);
+    const one = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, rationale: "refactor", candidate: filesCandidate("calc.py", FORGE) });
+    expect(one.score).toBeCloseTo(2 / 3, 3);
+    const two = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      rationale: "comment",
+      candidate: filesCandidate("calc.py", `# mul is still wrong\n${CALC2}`),
+    });
+    expect(two.tests).toMatchObject({ passed: 2, failed: 1 });
+    expect(two.score).toBeCloseTo(2 / 3, 3);
+  });
+});

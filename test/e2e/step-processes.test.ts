@@ -31,15 +31,16 @@ describe("a step spawns no git process on its path", () => {
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 2;\n") });
     const st = await srv.call<Any>("trm_get_state", { sessionId });
     expect(st.step).toBe(2);
-    // Then what the commands left in the worktree goes (leftovers.ts): one git clean, and the tracked folders
-    // listed for a .git a run made in one (git clean never lists a path named .git).
-    expect(gitCalls(srv.stderr(), mark)).toEqual(["git update-index --add --remove", "git clean -ffdxq", "git ls-tree -r -d"]);
+    // Then what the commands left in the worktree goes (leftovers.ts): the tracked folders listed, to give the
+    // owner back the rights a command took (chmod 0 src) and for a .git a run made in one (git clean never lists
+    // a path named .git), and one git clean.
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git update-index --add --remove", "git ls-tree -r -d", "git clean -ffdxq"]);
 
     // A new file costs one ignore check, nothing more.
     mark = srv.stderr().length;
     await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("lib/new.js", "export const n = 1;\n") });
     await srv.call<Any>("trm_get_state", { sessionId });
-    expect(gitCalls(srv.stderr(), mark)).toEqual(["git check-ignore -z --stdin", "git update-index --add --remove", "git clean -ffdxq", "git ls-tree -r -d"]);
+    expect(gitCalls(srv.stderr(), mark)).toEqual(["git check-ignore -z --stdin", "git update-index --add --remove", "git ls-tree -r -d", "git clean -ffdxq"]);
 
     // A checkpoint is a tag written in-process through the session's update-ref. Undo and restore write
     // the paths that differ in-process, and the history of a point the session left (here: undone) is
@@ -95,8 +96,8 @@ describe("a step spawns no git process on its path", () => {
     await srv.call<Any>("trm_get_state", { sessionId });
     expect(gitCalls(srv.stderr(), mark)).toEqual([
       "git update-index --add --remove",
-      "git clean -ffdxq",
       "git ls-tree -r -d",
+      "git clean -ffdxq",
       "git update-index --add --remove",
     ]);
     mark = srv.stderr().length;
@@ -147,7 +148,14 @@ describe("a step spawns no git process on its path", () => {
       const r = await srv.call<Any>("trm_submit_candidate", { sessionId, candidate: filesCandidate("src/stats.js", "export const a = 1;\n") });
       await srv.call<Any>("trm_get_state", { sessionId });
       const calls = gitCalls(srv.stderr(), mark);
-      expect(calls.slice(-5)).toEqual(["git add -A --", "git status --porcelain=v2 --branch", "git reset --hard -q", "git clean -ffdxq", "git ls-tree -r -d"]);
+      expect(calls.slice(-6)).toEqual([
+        "git add -A --",
+        "git ls-tree -r -d",
+        "git status --porcelain=v2 --branch",
+        "git reset --hard -q",
+        "git ls-tree -r -d",
+        "git clean -ffdxq",
+      ]);
       await srv.close();
       expect(g(worktreePath, "status", "--porcelain")).toBe("");
       expect(g(worktreePath, "rev-parse", "HEAD").trim()).toBe(r.commit);

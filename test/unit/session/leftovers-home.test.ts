@@ -4,7 +4,8 @@
  * tracked file in it (`chmod 500 src`) failed the reset, and a folder of the sandbox's home the prune must look
  * into (`chmod 0 ~/go`, whose go/pkg/mod is kept, or the home itself) failed the prune: every later call of the
  * session failed, and what the command planted stayed. As the worktree's clean does for a folder made
- * unwritable, both give the owner its rights back.
+ * unwritable, both give the owner its rights back. A folder the baseline's commands left unreadable (`chmod 0
+ * build`) failed the start's note of the build outputs it made, and with it the start.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { chownSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -94,5 +95,76 @@ describe("the sandbox home's prune", () => {
       chmodSync(home + "/go/pkg", 0o700);
       console.log(JSON.stringify({ threw, planted: existsSync(home + "/go/planted"), gitconfig: existsSync(home + "/.gitconfig"), cache: existsSync(home + "/go/pkg/mod/cached") }));`;
     expect(asUser(script)).toEqual({ threw: null, planted: false, gitconfig: false, cache: true });
+  });
+});
+
+describe("the start's note of the build outputs the baseline made", () => {
+  it.skipIf(root && !setpriv)("is made when the baseline's commands left a folder unreadable (chmod 0 build), which git still lists", () => {
+    const script = `
+      import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+      import { execFileSync } from "node:child_process";
+      import { leftoverFolders } from ${JSON.stringify(srcModule("session/leftovers.js"))};
+      const d = process.argv[1], wt = d + "/wt";
+      ${REPO}
+      writeFileSync(d + "/kept.json", JSON.stringify({ v: 1, made: [], links: [], layers: [], home: [] }));
+      mkdirSync(wt + "/target/debug", { recursive: true });
+      writeFileSync(wt + "/target/debug/lib.bin", Buffer.alloc(2 * 1024 * 1024));
+      mkdirSync(wt + "/build/x", { recursive: true });
+      writeFileSync(wt + "/build/x/big", Buffer.alloc(2 * 1024 * 1024));
+      chmodSync(wt + "/build", 0);
+      let threw = null, folders = null;
+      try {
+        folders = await leftoverFolders({ top: wt, linkPaths: [], keptFile: d + "/kept.json", home: null }, wt);
+      } catch (e) {
+        threw = e.message;
+      }
+      chmodSync(wt + "/build", 0o700);
+      console.log(JSON.stringify({ threw, folders }));`;
+    expect(asUser(script)).toEqual({ threw: null, folders: ["target/"] });
+  });
+});
+
+describe("a tracked folder a command took its owner's rights from", () => {
+  it.skipIf(root && !setpriv)("hides no change from the check after a run (chmod 0 src): the changed file is reset", () => {
+    const script = `
+      import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+      import { execFileSync } from "node:child_process";
+      import { restoreTracked } from ${JSON.stringify(srcModule("session/leftovers.js"))};
+      const wt = process.argv[1] + "/wt";
+      ${REPO}
+      const head = execFileSync("git", ["-C", wt, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
+      writeFileSync(wt + "/src/a.py", "forged\\n");
+      chmodSync(wt + "/src", 0);
+      let threw = null;
+      try {
+        await restoreTracked(wt, head);
+      } catch (e) {
+        threw = e.message.split("\\n")[0];
+      }
+      chmodSync(wt + "/src", 0o700);
+      console.log(JSON.stringify({ threw, a: readFileSync(wt + "/src/a.py", "utf8") }));`;
+    expect(asUser(script)).toEqual({ threw: null, a: "a\n" });
+  });
+
+  it.skipIf(root && !setpriv)("keeps nothing planted in it from the clean (chmod 300 src: git cannot list it), and is readable again", () => {
+    const script = `
+      import { chmodSync, existsSync, lstatSync, mkdirSync, writeFileSync } from "node:fs";
+      import { execFileSync } from "node:child_process";
+      import { removeLeftovers } from ${JSON.stringify(srcModule("session/leftovers.js"))};
+      const d = process.argv[1], wt = d + "/wt";
+      ${REPO}
+      writeFileSync(d + "/kept.json", JSON.stringify({ v: 1, made: [], links: [], layers: [], home: [] }));
+      writeFileSync(wt + "/src/conftest.py", "planted\\n");
+      chmodSync(wt + "/src", 0o300);
+      let threw = null;
+      try {
+        await removeLeftovers({ top: wt, linkPaths: [], keptFile: d + "/kept.json", home: null }, wt);
+      } catch (e) {
+        threw = e.message.split("\\n")[0];
+      }
+      const mode = lstatSync(wt + "/src").mode & 0o700;
+      chmodSync(wt + "/src", 0o700);
+      console.log(JSON.stringify({ threw, planted: existsSync(wt + "/src/conftest.py"), mode }));`;
+    expect(asUser(script)).toEqual({ threw: null, planted: false, mode: 0o700 });
   });
 });
