@@ -142,11 +142,12 @@ export async function leftoverFolders(scope: LeftoverScope, wt: string): Promise
   const keep = keptPaths(k);
   const out = await git(wt, ["clean", "-ndx", ...keep.flatMap((p) => ["-e", exactPattern(p)])]).catch(() => "");
   // `Would remove dir/`: git names a wholly untracked folder once, by its top. Only those worth saying:
-  // a cache of a few files (.pytest_cache) costs nothing to make again.
+  // a cache of a few files (.pytest_cache) costs nothing to make again, and Python's bytecode, which
+  // setupCmd does not keep (keptPaths), would be named with advice that does not help.
   return out
     .split("\n")
     .map((l) => /^Would remove (.+\/)$/.exec(l)?.[1])
-    .filter((d): d is string => !!d && holdsAtLeast(path.join(wt, d), NOTABLE_BYTES));
+    .filter((d): d is string => !!d && !d.split("/").includes("__pycache__") && holdsAtLeast(path.join(wt, d), NOTABLE_BYTES));
 }
 
 const NOTABLE_BYTES = 1024 * 1024;

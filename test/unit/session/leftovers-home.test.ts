@@ -99,8 +99,10 @@ describe("the sandbox home's prune", () => {
 });
 
 describe("the start's note of the build outputs the baseline made", () => {
-  it.skipIf(root && !setpriv)("is made when the baseline's commands left a folder unreadable (chmod 0 build), which git still lists", () => {
-    const script = `
+  it.skipIf(root && !setpriv)(
+    "is made when the baseline's commands left a folder unreadable (chmod 0 build), which git still lists, and names no __pycache__",
+    () => {
+      const script = `
       import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
       import { execFileSync } from "node:child_process";
       import { leftoverFolders } from ${JSON.stringify(srcModule("session/leftovers.js"))};
@@ -112,6 +114,9 @@ describe("the start's note of the build outputs the baseline made", () => {
       mkdirSync(wt + "/build/x", { recursive: true });
       writeFileSync(wt + "/build/x/big", Buffer.alloc(2 * 1024 * 1024));
       chmodSync(wt + "/build", 0);
+      // Bytecode is made again whatever the note says: setupCmd does not keep it (keptPaths).
+      mkdirSync(wt + "/src/__pycache__", { recursive: true });
+      writeFileSync(wt + "/src/__pycache__/a.cpython-311.pyc", Buffer.alloc(2 * 1024 * 1024));
       let threw = null, folders = null;
       try {
         folders = await leftoverFolders({ top: wt, linkPaths: [], keptFile: d + "/kept.json", home: null }, wt);
@@ -120,8 +125,9 @@ describe("the start's note of the build outputs the baseline made", () => {
       }
       chmodSync(wt + "/build", 0o700);
       console.log(JSON.stringify({ threw, folders }));`;
-    expect(asUser(script)).toEqual({ threw: null, folders: ["target/"] });
-  });
+      expect(asUser(script)).toEqual({ threw: null, folders: ["target/"] });
+    },
+  );
 });
 
 describe("a tracked folder a command took its owner's rights from", () => {
