@@ -178,7 +178,7 @@ async function evaluateTree(
     // The same tree in the same batch: one run serves both (its logs are kept with the first).
     ev = (await inflight.get(tree)!).evaluation;
   } else {
-    const run = s.evaluateHere(step, ctx, prevBest, applied.paths, applied.worktree, wholeSuite);
+    const run = s.evaluateHere(step, ctx, prevBest, applied.paths, applied.worktree, wholeSuite, tree);
     inflight?.set(tree, run);
     ranIn = applied.worktree;
     ({ evaluation: ev, logs } = await run);

@@ -177,14 +177,17 @@ function holdsAtLeast(p: string, bytes: number): boolean {
  * as an unprivileged server runs it, only warns and does not see a tracked file changed there (a forged module
  * that would judge every later step), and without r the clean cannot list it (what was planted stays) nor Python
  * import from it (every later step fails). The owner gets its rights back on the tracked folders first.
+ * Whether it reset (files were written).
  */
-export async function restoreTracked(wt: string, commit: string, commandsRan = true): Promise<void> {
+export async function restoreTracked(wt: string, commit: string, commandsRan = true): Promise<boolean> {
   if (commandsRan) await openTrackedFolders(wt, commit);
   const status = await git(wt, ["status", "--porcelain=v2", "--branch", "--untracked-files=no", "--ignore-submodules=all"], {
     env: { GIT_OPTIONAL_LOCKS: "1" },
   });
   const head = /^# branch\.oid (\S+)/m.exec(status)?.[1];
-  if (head !== commit || status.split("\n").some((l) => l && !l.startsWith("#"))) await resetTo(wt, commit);
+  if (head === commit && !status.split("\n").some((l) => l && !l.startsWith("#"))) return false;
+  await resetTo(wt, commit);
+  return true;
 }
 
 /**

@@ -1,5 +1,4 @@
 /** Running a session's commands in one of its worktrees: what Session.evaluateHere does. */
-import { rm } from "node:fs/promises";
 import path from "node:path";
 import { type EvaluationRun, evaluate, expandFiles } from "../evaluate/evaluate.js";
 import type { FailingFirst } from "../evaluate/failing-first.js";
@@ -10,6 +9,7 @@ import { profileMark } from "../util/profile.js";
 import type { CallContext } from "./context.js";
 import { commandPolicy } from "./policy.js";
 import type { Session } from "./session.js";
+import { dropStaleBytecode } from "./stale-bytecode.js";
 
 /**
  * Runs the session's commands in `worktree` (the session's own, or a pool worktree of a batch, whose
@@ -24,16 +24,12 @@ export async function evaluateIn(
   worktree: string,
   /** No failing-first gate: a best-of-N candidate whose estimate must be compared with exact scores. */
   wholeSuite = false,
+  /** The tree written in `worktree`, when known. */
+  tree?: string,
 ): Promise<EvaluationRun> {
   // The commands may change tracked files.
   if (worktree === s.worktree) s.worktreeAt = null;
-  // Python trusts a cached .pyc whose source has the same size and mtime second: a candidate written
-  // in the same second as the last run (e.g. `a - b` -> `a + b`) would be tested as the old code.
-  // In the sandbox there is no prefix and the bytecode is the worktree's own (python-env.ts).
-  for (const dir of new Set(changedFiles.filter((f) => f.endsWith(".py")).map((f) => path.dirname(f)))) {
-    await rm(path.join(s.pycacheDir, path.join(worktree, dir)), { recursive: true, force: true });
-    await rm(path.join(worktree, dir, "__pycache__"), { recursive: true, force: true });
-  }
+  await dropStaleBytecode(s, worktree, changedFiles, tree);
   profileMark("pre-eval");
   const failingFirst = wholeSuite ? undefined : failingFirstOf(s, worktree, changedFiles);
   return evaluate({

@@ -225,7 +225,7 @@ export class Session {
    */
   async verifyWorktree(commit: string, commandsRan = true): Promise<void> {
     this.worktreeAt = null;
-    await restoreTracked(this.worktree, commit, commandsRan);
+    if (await restoreTracked(this.worktree, commit, commandsRan)) this.ranTrees.delete(this.worktree);
     if (commandsRan) await this.removeLeftovers();
     this.worktreeAt = commit;
   }
@@ -238,6 +238,7 @@ export class Session {
   /** Files and index of the worktree exactly at `commit` (what the commands of a step changed undone too). */
   async resetWorktree(commit: string): Promise<void> {
     this.worktreeAt = null;
+    this.ranTrees.delete(this.worktree);
     await resetTo(this.worktree, commit);
     this.worktreeAt = commit;
   }
@@ -263,7 +264,7 @@ export class Session {
     if (this.worktreeAt === this.tip) return;
     // The worktree is ours, so status may refresh its index (optional locks on): files checked out in
     // the same second as the index stay "racily clean" and would be re-hashed on every step otherwise.
-    await restoreTracked(this.worktree, this.tip);
+    if (await restoreTracked(this.worktree, this.tip)) this.ranTrees.delete(this.worktree);
     // Not known clean: a step that failed after its commands ran, or a server that died before its cleanup.
     await this.removeLeftovers();
     this.worktreeAt = this.tip;
@@ -289,6 +290,9 @@ export class Session {
       );
     }
   }
+
+  /** The tree each worktree last ran commands on, while its files are known to be that tree's (stale-bytecode.ts). */
+  readonly ranTrees = new Map<string, string>();
 
   /** Bytecode of the session's Python commands goes here, never next to the sources (python-env.ts). */
   get pycacheDir(): string {
@@ -324,8 +328,10 @@ export class Session {
     changedFiles: string[] = [],
     worktree = this.worktree,
     wholeSuite = false,
+    /** The tree written in `worktree` (default: the tip's, in the session's own worktree). */
+    tree = worktree === this.worktree ? this.tipTree : undefined,
   ): Promise<EvaluationRun> {
-    return evaluateIn(this, step, ctx, previousBestPerf, changedFiles, worktree, wholeSuite);
+    return evaluateIn(this, step, ctx, previousBestPerf, changedFiles, worktree, wholeSuite, tree);
   }
 
   /** Applies, evaluates and records a candidate as the next step (submit.ts). */

@@ -1,0 +1,61 @@
+/**
+ * Python's bytecode outside the sandbox goes to the session's prefix (python-env.ts), and Python trusts a
+ * cached .pyc whose source has the same size and the same mtime second. Files the session writes other than
+ * the candidate's (an undo, a move, a pool slot's reset) can bring back a source of the size of the code
+ * last run within its second: that run's bytecode would then be tested in its place. The prefix of every
+ * .py file that differs from the tree last run in the worktree is dropped before the next run.
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/client.js";
+import { filesCandidate } from "../helpers/fixtures.js";
+import { checkoutState, repoFromFiles } from "../helpers/repo.js";
+
+type Any = Record<string, any>;
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer();
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+const CALC = "def add(a, b):\n    return a - b\n";
+const TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n";
+
+/** Every file under `dir` whose name matches `re`. */
+const find = (dir: string, re: RegExp): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? find(path.join(dir, e.name), re) : re.test(e.name) ? [path.join(dir, e.name)] : [],
+  );
+
+describe("Python bytecode in the session's prefix", () => {
+  it("is not trusted for a source an undo brought back within the second of the last run, at the same size", async () => {
+    const repo = repoFromFiles({ "calc.py": CALC, "tests/test_calc.py": TESTS, "pytest.ini": "[pytest]\npythonpath = .\n" }, "trm-pycstale-");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "python3 -m pytest -rA", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
+    // `a - b` -> `a + b`: the same size.
+    const fix = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("calc.py", CALC.replace("-", "+")) });
+    expect(fix.tests).toMatchObject({ passed: 2, failed: 0 });
+    await srv.call("trm_undo", { sessionId: s.sessionId });
+    // The undo wrote `a - b` back. Within the same second as the fix's run, the fix's bytecode would carry
+    // the source's mtime: made so here, whatever the clock did.
+    const prefix = path.join(repo, ".git", "trm", "pycache", s.sessionId);
+    const pycs = find(prefix, /^calc\..*\.pyc$/);
+    expect(pycs).toHaveLength(1);
+    const pyc = pycs[0]!;
+    // The prefix mirrors the source's absolute folder.
+    const src = path.join("/", path.relative(prefix, path.dirname(pyc)), "calc.py");
+    expect(readFileSync(src, "utf8")).toBe(CALC);
+    const bytes = readFileSync(pyc);
+    bytes.writeUInt32LE(Math.floor(statSync(src).mtimeMs / 1000) >>> 0, 8);
+    writeFileSync(pyc, bytes);
+    // A step that changes no Python file: the code under test is `a - b`.
+    const next = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("NOTES.md", "notes\n") });
+    expect(next.tests).toMatchObject({ passed: 1, failed: 1 });
+    expect(checkoutState(repo)).toEqual(before);
+  });
+});
