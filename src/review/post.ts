@@ -1,5 +1,6 @@
 import type { Octokit } from "@octokit/rest";
 import { UserError } from "../util/errors.js";
+import { codeSpan } from "../util/text.js";
 import { type GitHubOptions, githubError, octokitFor, redact } from "./github.js";
 import { boundedPages } from "./github-fetch.js";
 import type { PrRef } from "./pr-url.js";
@@ -54,6 +55,9 @@ export const keyIn = (body: string | undefined): string | undefined => {
   return /^<!-- code-trm:[^>]*-->$/.test(last) ? last : undefined;
 };
 
+/** A finding as a line of the review's body; the path is the PR's: a code span no backtick in it closes. */
+const listed = (c: ReviewComment): string => `- ${codeSpan(`${c.file}:${c.line}`)} ${c.severity} \`${c.rule}\`: ${c.message}`;
+
 function commentBody(c: ReviewComment): string {
   return `${ICON[c.severity]} **${c.severity}** · ${c.category} · \`${c.rule}\`${c.cwe ? ` · ${c.cwe}` : ""}\n\n${c.message}${c.suggestion ? `\n\n**Fix:** ${c.suggestion}` : ""}\n\n${keyOf(c)}`;
 }
@@ -76,7 +80,7 @@ export function planReview(
   ];
   if (notInline.length) {
     lines.push("", `${notInline.length} more finding(s), not commented inline (cap ${max}):`);
-    for (const c of notInline.slice(0, 100)) lines.push(`- \`${c.file}:${c.line}\` ${c.severity} \`${c.rule}\`: ${c.message}`);
+    for (const c of notInline.slice(0, 100)) lines.push(listed(c));
   }
   return { body: lines.join("\n"), comments: inline.map((c) => ({ path: c.file, line: c.line, side: "RIGHT", body: commentBody(c) })), inline, notInline };
 }
@@ -113,7 +117,7 @@ export async function postReview(ref: PrRef, r: ReviewResult, headSha: string, d
     const had = new Set(old.map((oc) => keyIn(oc.body)));
     const fresh = plan.inline.filter((c) => !had.has(keyOf(c)));
     const body = fresh.length
-      ? `${plan.body}\n\nNew since the review was first posted (GitHub cannot add inline comments to a submitted review):\n${fresh.map((c) => `- \`${c.file}:${c.line}\` ${c.severity} \`${c.rule}\`: ${c.message}`).join("\n")}`
+      ? `${plan.body}\n\nNew since the review was first posted (GitHub cannot add inline comments to a submitted review):\n${fresh.map(listed).join("\n")}`
       : plan.body;
     const { data } = await octokit.rest.pulls.updateReview({ ...p, review_id: earlier.id, body });
     const wanted = new Map(plan.inline.map((c) => [keyOf(c), c]));

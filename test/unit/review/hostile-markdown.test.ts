@@ -56,6 +56,12 @@ describe("a surviving mutant's comment on a hostile pull request", () => {
     expect(keyIn(posted!.body)).toBe("<!-- code-trm:src/a.py:3:surviving-mutant -->");
   });
 
+  it("lists a finding beyond the inline cap with its path in a code span that a backtick in the path cannot close", () => {
+    const c = { file: "a`@octo-org/owners`.py", line: 2, severity: "warning", category: "testing", rule: "r", message: "m" };
+    const { body } = planReview({ summary: { highlights: [] }, comments: [c, c] } as unknown as ReviewResult, 1);
+    expect(body).toContain("- `` a`@octo-org/owners`.py:2 `` warning `r`: m");
+  });
+
   it("escapes a path's --> and line breaks in the key, so the key stays one hidden comment", () => {
     const c = { file: "x-->\n<b>.py", line: 1, severity: "warning", category: "testing", rule: "r", message: "m" };
     const [posted] = planReview({ summary: { highlights: [] }, comments: [c] } as unknown as ReviewResult).comments;
