@@ -12,6 +12,9 @@ export interface AddedHunk {
 
 export type ChangedLines = Map<string, AddedHunk[]>;
 
+/** The hunk's lines, first to last. */
+export const linesOf = (h: AddedHunk): number[] => Array.from({ length: h.end - h.start + 1 }, (_, i) => h.start + i);
+
 /** JavaScript and TypeScript sources (declaration files carry no code). */
 export const isJsSource = (file: string): boolean => /\.(?:[cm]?[jt]sx?)$/.test(file) && !/\.d\.[cm]?ts$/.test(file);
 

@@ -1,4 +1,4 @@
-import type { AddedHunk, ChangedLines } from "./changed-lines.js";
+import { type ChangedLines, linesOf } from "./changed-lines.js";
 import type { LineHits } from "./line-hits.js";
 
 /** Added lines of one hunk that no test ran. */
@@ -20,8 +20,6 @@ export interface ChangeCoverage {
   added: number;
   ran: number;
 }
-
-const linesOf = (h: AddedHunk): number[] => Array.from({ length: h.end - h.start + 1 }, (_, i) => h.start + i);
 
 /**
  * Crosses the added lines with what ran: one finding per hunk that has an added executable line no test

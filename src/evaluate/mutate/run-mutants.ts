@@ -19,7 +19,7 @@ import { type RunResult, runCommand } from "../../exec/run.js";
 import type { Sandbox } from "../../exec/sandbox.js";
 import { isInside } from "../../util/paths.js";
 import { readPrefix } from "../../util/read-prefix.js";
-import type { ChangedLines } from "../coverage/changed-lines.js";
+import { type ChangedLines, linesOf } from "../coverage/changed-lines.js";
 import { parseTests } from "../parsers/index.js";
 import { relatedFor } from "../select-command.js";
 import type { TestCounts } from "../types.js";
@@ -129,9 +129,6 @@ const ranTests = (r: RunResult, cwd: string): boolean => (parseTests(r.output, {
  */
 let pyStamp = 0;
 
-/** `a..b`, both included. */
-const range = (a: number, b: number): number[] => Array.from({ length: Math.max(0, b - a + 1) }, (_, i) => a + i);
-
 /** The most of a changed file that is read (and instrumented). */
 export const MAX_SOURCE = 2_000_000;
 
@@ -150,7 +147,7 @@ export async function runMutants(o: MutationOptions): Promise<MutationRun> {
     const abs = o.sources ? null : plainFile(first, file);
     const content = o.sources ? o.sources.get(file) : abs ? readPrefix(abs, MAX_SOURCE) : undefined;
     const ran = new Set(lines);
-    const more = file.endsWith(".py") ? (o.changed?.get(file) ?? []).flatMap((h) => range(h.start, h.end)).filter((l) => !ran.has(l)) : [];
+    const more = file.endsWith(".py") ? (o.changed?.get(file) ?? []).flatMap(linesOf).filter((l) => !ran.has(l)) : [];
     if (content !== undefined && lines.length > 0) originals.set(file, { content, lines, more });
   }
   if (originals.size === 0) return none();
