@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { isInside } from "../util/paths.js";
+import { absolutePathsIn, isInside } from "../util/paths.js";
 import { otherEnvironments } from "./python-env.js";
 import { dependencyFolders } from "./workspaces.js";
 
@@ -30,6 +30,6 @@ export function checkoutNeeds(top: string, wt: string, opts: { linkPaths?: reado
   for (const e of otherEnvironments(commands)) out.add(e.dir);
   // What a command names by absolute path in the checkout (`node --test /home/me/app/slow.test.mjs`): the
   // commands are the user's (the session's configuration, the reviewer's arguments), never the candidate's.
-  for (const cmd of commands) for (const m of cmd.matchAll(/(?:^|[\s;&|(='"])(\/[^\s;&|()'"<>]+)/g)) if (isInside(top, m[1]!)) out.add(path.normalize(m[1]!));
+  for (const cmd of commands) for (const p of absolutePathsIn(cmd)) if (isInside(top, p)) out.add(path.normalize(p));
   return [...out].filter((p) => existsSync(p));
 }

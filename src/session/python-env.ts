@@ -11,7 +11,7 @@
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { isInside } from "../util/paths.js";
+import { absolutePathsIn, isInside } from "../util/paths.js";
 import { readPrefix } from "../util/read-prefix.js";
 
 export interface PythonIsolation {
@@ -100,8 +100,7 @@ export function otherEnvironments(commands: string[], procEnv: NodeJS.ProcessEnv
     break;
   }
   for (const cmd of commands) {
-    for (const m of cmd.matchAll(/(?:^|[\s;&|(='"])(\/[^\s;&|()'"<>]+)/g))
-      add(venvOf(m[1]!), `${path.dirname(path.dirname(m[1]!))} (named by "${cmd.length > 60 ? `${cmd.slice(0, 57)}...` : cmd}")`);
+    for (const p of absolutePathsIn(cmd)) add(venvOf(p), `${path.dirname(path.dirname(p))} (named by "${cmd.length > 60 ? `${cmd.slice(0, 57)}...` : cmd}")`);
   }
   return out;
 }

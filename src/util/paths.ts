@@ -164,3 +164,8 @@ export async function resolveEntryInside(root: string, input: string): Promise<{
   const folder = cut < 0 ? await resolveLinks(root) : (await resolveInside(root, rel.slice(0, cut))).real;
   return { rel, entry: path.join(folder, rel.slice(cut + 1)) };
 }
+
+/** The absolute paths a shell command names as words (`/home/me/app/.venv/bin/python -m pytest`, `--rootdir=/srv/app`). Pure. */
+export function absolutePathsIn(cmd: string): string[] {
+  return [...cmd.matchAll(/(?:^|[\s;&|(='"])(\/[^\s;&|()'"<>]+)/g)].map((m) => m[1]!);
+}
