@@ -207,7 +207,7 @@ async function openTrackedFolders(wt: string, commit: string): Promise<string[]>
     const abs = path.join(wt, rel);
     const st = lstatSync(abs, { throwIfNoEntry: false });
     if (!st?.isDirectory()) continue;
-    if ((st.mode & 0o700) !== 0o700) chmodSync(abs, st.mode | 0o700);
+    ownerRwx(abs, st.mode);
     real.add(rel);
   }
   real.delete("");
@@ -290,7 +290,7 @@ function removeNestedGit(wt: string, tracked: string[], links: string[]): void {
 function prune(dir: string, keep: string[]): void {
   // A folder a command took its owner's rights from (`chmod 0 ~/go`) is read all the same, as the worktree's clean does.
   const st = lstatSync(dir);
-  if ((st.mode & 0o700) !== 0o700) chmodSync(dir, st.mode | 0o700);
+  ownerRwx(dir, st.mode);
   for (const name of readdirSync(dir)) {
     if (keep.includes(name)) continue;
     const p = path.join(dir, name);
@@ -298,6 +298,11 @@ function prune(dir: string, keep: string[]): void {
     if (deeper.length > 0 && lstatSync(p).isDirectory()) prune(p, deeper);
     else forceRemove(p);
   }
+}
+
+/** Gives a folder's owner rwx, where a command took any of them away. */
+function ownerRwx(dir: string, mode: number): void {
+  if ((mode & 0o700) !== 0o700) chmodSync(dir, mode | 0o700);
 }
 
 function forceRemove(p: string): void {
@@ -314,7 +319,7 @@ function writableFolders(root: string, rel: string, skip: Set<string>): void {
   const abs = path.join(root, rel);
   const st = lstatSync(abs, { throwIfNoEntry: false });
   if (!st?.isDirectory()) return;
-  if ((st.mode & 0o700) !== 0o700) chmodSync(abs, st.mode | 0o700);
+  ownerRwx(abs, st.mode);
   for (const name of readdirSync(abs)) {
     const r = rel ? `${rel}/${name}` : name;
     if (!skip.has(r)) writableFolders(root, r, skip);
