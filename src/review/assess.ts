@@ -1,3 +1,4 @@
+import { codeSpan } from "../util/text.js";
 import { RULES } from "./rules/catalog.js";
 import type { ReviewSummary } from "./schema.js";
 import type { Category, FileChange, ReviewComment, Severity } from "./types.js";
@@ -44,7 +45,7 @@ export function summarize(files: FileChange[], comments: ReviewComment[]): Revie
     const parts = [...byCategory.entries()].sort((a, b) => b[1] - a[1]).map(([cat, n]) => `${cat} ${n}`);
     highlights.push(`${criticalCount} critical, ${warningCount} warning, ${infoCount} info (${parts.join(", ")}).`);
     for (const c of comments.filter((x) => x.severity === "critical").slice(0, 3)) {
-      highlights.push(`Critical: ${TITLE_BY_RULE.get(c.rule) ?? c.rule}${c.cwe ? ` (${c.cwe})` : ""} at ${c.file}:${c.line}.`);
+      highlights.push(`Critical: ${TITLE_BY_RULE.get(c.rule) ?? c.rule}${c.cwe ? ` (${c.cwe})` : ""} at ${codeSpan(`${c.file}:${c.line}`)}.`);
     }
     for (const c of comments.filter((x) => x.category === "testing" || x.category === "size")) highlights.push(c.message);
   }

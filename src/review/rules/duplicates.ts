@@ -1,3 +1,4 @@
+import { codeSpan } from "../../util/text.js";
 import type { FileContext } from "../context.js";
 import type { ReviewComment } from "../types.js";
 import { finding, RULES } from "./catalog.js";
@@ -63,7 +64,7 @@ export function duplicates(contexts: FileContext[]): ReviewComment[] {
         }
         coveredUntil = i + MIN_LINES;
         const first = seen.run[seen.index]!;
-        const where = seen.file === ctx ? `line ${first.line}` : `${seen.file.file.path}:${first.line}`;
+        const where = seen.file === ctx ? `line ${first.line}` : codeSpan(`${seen.file.file.path}:${first.line}`);
         const f = finding(RULES.duplicateBlock, window[0]!.line, `This block repeats the code added at ${where}.`, {
           suggestion: "Extract the shared code into one function and call it from both places.",
         });

@@ -1,4 +1,5 @@
 import ts from "typescript";
+import { codeSpan } from "../../util/text.js";
 import { sourceFileOf } from "../ast/parse.js";
 import type { FileContext } from "../context.js";
 import type { ReviewComment } from "../types.js";
@@ -117,7 +118,7 @@ export function testing(contexts: FileContext[], title = ""): ReviewComment[] {
     const f = finding(
       RULES.missingTests,
       lines[0]!,
-      `${lines.length} executable lines of ${c.file.path} changed${isFix ? " in a fix" : ""}, and no test of this file was added or updated.`,
+      `${lines.length} executable lines of ${codeSpan(c.file.path)} changed${isFix ? " in a fix" : ""}, and no test of this file was added or updated.`,
       {
         suggestion: isFix
           ? "Add a regression test that fails without this fix."

@@ -1,3 +1,4 @@
+import { codeSpan } from "../../util/text.js";
 import type { FileContext } from "../context.js";
 import type { Finding } from "../types.js";
 import { finding, RULES } from "./catalog.js";
@@ -35,10 +36,12 @@ export function todos(ctx: FileContext): Finding[] {
       .replace(/\s*(\*\/|-->)\s*$/, "");
     const short = text.length > 80 ? `${text.slice(0, 79)}…` : text;
     if (m[1] === "TODO") {
-      out.push(finding(RULES.todo, l.line, `New TODO: "${short}".`, { suggestion: "Do it in this change, or track it in an issue and reference it here." }));
+      out.push(
+        finding(RULES.todo, l.line, `New TODO: ${codeSpan(short)}.`, { suggestion: "Do it in this change, or track it in an issue and reference it here." }),
+      );
     } else {
       out.push(
-        finding(RULES.fixme, l.line, `New ${m[1]}: "${short}" marks code known to be wrong or temporary.`, {
+        finding(RULES.fixme, l.line, `New ${m[1]}: ${codeSpan(short)} marks code known to be wrong or temporary.`, {
           suggestion: "Fix it before merging, or open an issue and reference it.",
         }),
       );

@@ -33,7 +33,7 @@ describe("assessment", () => {
     const r = await reviewPr({ files: [{ path: "src/a.js", content: "eval(input);\nconsole.log(x);\n" }] });
     expect(r.summary.highlights).toEqual([
       "1 critical, 1 warning, 0 info (security 1, logging 1).",
-      "Critical: Dynamic code evaluation (CWE-95) at src/a.js:1.",
+      "Critical: Dynamic code evaluation (CWE-95) at `src/a.js:1`.",
     ]);
   });
 });

@@ -5,6 +5,7 @@ import { paint } from "../../../src/cli/format.js";
 import { ranText, strengthFindings, type TestStrength } from "../../../src/evaluate/test-strength.js";
 import { keyIn, planReview } from "../../../src/review/post.js";
 import { renderReviewText } from "../../../src/review/render.js";
+import { reviewPr } from "../../../src/review/review.js";
 import type { ReviewResult } from "../../../src/review/schema.js";
 import { strengthComments } from "../../../src/review/test-strength.js";
 import { codeBlock, codeSpan } from "../../../src/util/text.js";
@@ -90,5 +91,39 @@ describe("code spans and blocks", () => {
 
   it("ranText names the tests as code spans", () => {
     expect(ranText({ passed: 3, names: ["a", "b"] })).toBe(": 3 tests passed, among them `a`, `b`");
+  });
+});
+
+describe("rule messages that quote the pull request", () => {
+  const HOSTILE = "@octo-org/owners <img src=x> `";
+  const codeOf = (n: number) => Array.from({ length: n }, (_, i) => `export const v${i} = compute(${i}) + other(${i});`).join("\n");
+
+  it("quote a TODO's text as a code span", async () => {
+    const r = await reviewPr({ files: [{ path: "src/a.ts", content: `// TODO: ask ${HOSTILE} first\n` }], focus: ["todos"] });
+    expect(r.comments.map((c) => c.message)).toEqual([`New TODO: \`\` TODO: ask ${HOSTILE} first \`\`.`]);
+  });
+
+  it("quote a path as a code span (a duplicate's first copy, a file without tests, a critical finding's highlight)", async () => {
+    const block = [
+      "const user = await repo.findUser(id);",
+      "if (!user) throw new NotFound(id);",
+      "const orders = await repo.ordersOf(user);",
+      "const total = orders.reduce(sum, 0);",
+      "audit.record(user, total);",
+      "return { user, total };",
+    ];
+    const first = `src/${HOSTILE}.ts`;
+    const dup = await reviewPr({
+      files: [
+        { path: first, content: `async function a(id: string) {\n${block.map((l) => `  ${l}`).join("\n")}\n}\n` },
+        { path: "src/b.ts", content: `async function b(id: string) {\n${block.map((l) => `  ${l}`).join("\n")}\n}\n` },
+      ],
+      focus: ["code-quality"],
+    });
+    expect(dup.comments.find((c) => c.rule === "duplicate-block")?.message).toBe(`This block repeats the code added at \`\` ${first}:2 \`\`.`);
+    const untested = await reviewPr({ files: [{ path: first, content: `${codeOf(30)}\n` }], focus: ["testing"] });
+    expect(untested.comments.find((c) => c.rule === "missing-tests")?.message).toContain(`of \`\` ${first} \`\` changed`);
+    const critical = await reviewPr({ files: [{ path: first, content: "export const run = (s: string) => eval(s);\n" }], focus: ["security"] });
+    expect(critical.summary.highlights.find((h) => h.startsWith("Critical:"))).toContain(` at \`\` ${first}:1 \`\`.`);
   });
 });

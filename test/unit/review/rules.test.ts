@@ -201,7 +201,7 @@ describe("code-quality", () => {
       focus: ["code-quality"],
     });
     expect(r.comments.map((c) => [c.file, c.line, c.rule, c.message])).toEqual([
-      ["src/b.ts", 2, "duplicate-block", "This block repeats the code added at src/a.ts:2."],
+      ["src/b.ts", 2, "duplicate-block", "This block repeats the code added at `src/a.ts:2`."],
     ]);
   });
 });
