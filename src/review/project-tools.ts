@@ -9,7 +9,7 @@ import { gitOrNull, openRepo } from "../git/cli.js";
 import { workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
 import { layerWorkspaces } from "../session/workspaces.js";
-import { shellQuote } from "../util/text.js";
+import { codeSpan, shellQuote } from "../util/text.js";
 import { confinement } from "./confinement.js";
 import { findRemote } from "./evaluate-pr.js";
 import { fileKind } from "./lang.js";
@@ -95,7 +95,8 @@ export function toolComments(diags: Diagnostic[], files: FileChange[]): ReviewCo
       severity: isTsc ? (d.severity === "error" ? "critical" : "warning") : d.severity === "error" ? "warning" : "info",
       category: isTsc ? "type-safety" : "code-quality",
       rule: `${isTsc ? "tsc" : "eslint"}/${d.code ?? "error"}`,
-      message: `${isTsc ? "tsc" : "ESLint"}: ${d.message}`,
+      // The tool quotes the PR's code (tsc a string literal's type): a code span, so none of it renders.
+      message: `${isTsc ? "tsc" : "ESLint"}: ${codeSpan(d.message)}`,
     });
     if (out.length >= MAX_TOOL_COMMENTS) break;
   }

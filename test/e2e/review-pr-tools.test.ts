@@ -82,7 +82,7 @@ describe("the project's ESLint and tsc on a pull request's head", () => {
       ["src/format.js", 6, "eslint/prefer-const", "warning"],
       ["src/math.ts", 8, "tsc/TS2322", "critical"],
     ]);
-    expect(r.comments.find((c: Any) => c.rule === "tsc/TS2322").message).toMatch(/^tsc: Type 'number' is not assignable to type 'string'/);
+    expect(r.comments.find((c: Any) => c.rule === "tsc/TS2322").message).toMatch(/^tsc: `Type 'number' is not assignable to type 'string'/);
     expect(r.summary.assessment).toBe("needs-changes");
     expect(r.prInfo.headSha).toBe(HEAD);
     // One note says what ran; nothing else about the tools (no failure, no refusal).

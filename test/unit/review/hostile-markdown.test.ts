@@ -4,6 +4,7 @@ import { paintText } from "../../../src/cli/commands/review.js";
 import { paint } from "../../../src/cli/format.js";
 import { ranText, strengthFindings, type TestStrength } from "../../../src/evaluate/test-strength.js";
 import { keyIn, planReview } from "../../../src/review/post.js";
+import { toolComments } from "../../../src/review/project-tools.js";
 import { renderReviewText } from "../../../src/review/render.js";
 import { reviewPr } from "../../../src/review/review.js";
 import type { ReviewResult } from "../../../src/review/schema.js";
@@ -125,5 +126,18 @@ describe("rule messages that quote the pull request", () => {
     expect(untested.comments.find((c) => c.rule === "missing-tests")?.message).toContain(`of \`\` ${first} \`\` changed`);
     const critical = await reviewPr({ files: [{ path: first, content: "export const run = (s: string) => eval(s);\n" }], focus: ["security"] });
     expect(critical.summary.highlights.find((h) => h.startsWith("Critical:"))).toContain(` at \`\` ${first}:1 \`\`.`);
+  });
+
+  it("quote a tool's message (tsc quotes the PR's string literals) as a code span", () => {
+    const d = {
+      file: "src/a.ts",
+      line: 1,
+      severity: "error",
+      source: "tsc",
+      code: "TS2322",
+      message: `Type '"${HOSTILE}"' is not assignable to type 'number'.`,
+    };
+    const [c] = toolComments([d] as never, [{ path: "src/a.ts", status: "added", added: [1], removed: [] }] as never);
+    expect(c!.message).toBe(`tsc: \`\` Type '"${HOSTILE}"' is not assignable to type 'number'. \`\``);
   });
 });

@@ -94,9 +94,9 @@ describe("project tools on changed lines", () => {
     const r = await reviewPr({ repoPath: repo, base: "HEAD~1", head: "HEAD" }, { env: {} });
     const eslint = r.comments.filter((c) => c.rule.startsWith("eslint/"));
     expect(eslint.filter((c) => c.rule !== "eslint/trace").map((c) => [c.file, c.line, c.rule, c.severity, c.message])).toEqual([
-      ["src/a.ts", 2, "eslint/no-unused-vars", "warning", "ESLint: unused is assigned a value but never used"],
+      ["src/a.ts", 2, "eslint/no-unused-vars", "warning", "ESLint: `unused is assigned a value but never used`"],
     ]);
-    const trace = /in (\S+) args (.*)$/.exec(eslint.find((c) => c.rule === "eslint/trace")?.message ?? "");
+    const trace = /in (\S+) args (.*)`$/.exec(eslint.find((c) => c.rule === "eslint/trace")?.message ?? "");
     expect(trace?.[1]).not.toBe(repo);
     expect(trace?.[1]).toMatch(/trm-review-[0-9a-f]+-tools$/);
     // The head's flat config is named: ESLint must not look upwards into the user's checkout.
