@@ -136,7 +136,7 @@ export function strengthFindings(s: TestStrength): StrengthFinding[] {
       file: m.file,
       line: m.line,
       kind: "mutant",
-      message: `Surviving mutant (${m.mutator}): with this change to line ${m.line} every test still passes (\`${m.cmd}\`${ranText(m.tests)}), so no test checks what it does.`,
+      message: `Surviving mutant (${m.mutator}): with this change to line ${m.line} every test still passes (${codeSpan(m.cmd)}${ranText(m.tests)}), so no test checks what it does.`,
       diff: m.diff,
     });
   }

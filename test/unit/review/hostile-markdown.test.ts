@@ -140,4 +140,10 @@ describe("rule messages that quote the pull request", () => {
     const [c] = toolComments([d] as never, [{ path: "src/a.ts", status: "added", added: [1], removed: [] }] as never);
     expect(c!.message).toBe(`tsc: \`\` Type '"${HOSTILE}"' is not assignable to type 'number'. \`\``);
   });
+
+  it("quote a mutant's test command (it may name the PR's files) as a code span", () => {
+    const m = { ...strength.mutation!.survived[0]!, cmd: "npx vitest related 'src/a`@octo-org/owners`.ts'", tests: undefined };
+    const [f] = strengthFindings({ ...strength, mutation: { ...strength.mutation!, survived: [m] } } as TestStrength);
+    expect(f!.message).toContain("(`` npx vitest related 'src/a`@octo-org/owners`.ts' ``)");
+  });
 });
