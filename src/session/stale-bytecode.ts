@@ -5,13 +5,14 @@
  * the candidate's own files, and also those the session wrote itself since that run (an undo, a move, a pool
  * slot's reset to another tip). Before each run the bytecode of every .py file that differs from the tree the
  * worktree last ran is dropped; when that tree is not known (the first run of this process there, or a reset
- * after commands changed tracked files), all of the worktree's. The standard library's and the packages'
+ * after commands changed tracked files) or it holds a symbolic link, all of the worktree's. The standard library's and the packages'
  * bytecode, under other folders of the prefix, stays. In the sandbox there is no prefix, and the worktree's
  * own __pycache__ goes with each step's leftovers (leftovers.ts).
  */
+import { existsSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { diffPaths } from "../git/objects.js";
+import { diffPaths, readTreeEntries, TREE_MODE } from "../git/objects.js";
 import type { Session } from "./session.js";
 
 /** The folders (repository paths) of the .py files among `paths`. Pure. */
@@ -31,6 +32,26 @@ async function dropBytecodeOf(own: string, paths: string[]): Promise<void> {
   }
 }
 
+/** Whether tree `oid` holds a symbolic link anywhere; by oid, once per process: a step reads only the subtrees it changed. */
+const linked = new Map<string, Promise<boolean>>();
+function holdsLink(commonDir: string, oid: string): Promise<boolean> {
+  let p = linked.get(oid);
+  if (!p) {
+    p = readTreeEntries(commonDir, oid).then(
+      async (es) =>
+        es.some((e) => e.mode === "120000") ||
+        (await Promise.all(es.filter((e) => e.mode === TREE_MODE).map((e) => holdsLink(commonDir, e.oid)))).some(Boolean),
+      // Not known: as if it did (all of the bytecode goes).
+      () => {
+        linked.delete(oid);
+        return true;
+      },
+    );
+    linked.set(oid, p);
+  }
+  return p;
+}
+
 export async function dropStaleBytecode(s: Session, worktree: string, changedFiles: string[], tree: string | undefined): Promise<void> {
   const last = s.ranTrees.get(worktree);
   // Until this run has begun, the worktree's files are no longer known to be the last run's tree.
@@ -39,7 +60,10 @@ export async function dropStaleBytecode(s: Session, worktree: string, changedFil
   if (last === undefined || tree === undefined) await rm(own, { recursive: true, force: true });
   else {
     const differ = last === tree ? [] : await diffPaths(s.config.commonDir, last, tree);
-    await dropBytecodeOf(own, [...new Set([...changedFiles, ...differ])]);
+    // Through a symbolic link (`mypkg -> src/mypkg`) Python caches a module under the link's path, while
+    // the trees differ in the target's: with a link in the tree, all of the worktree's bytecode goes.
+    if (differ.length > 0 && existsSync(own) && (await holdsLink(s.config.commonDir, tree))) await rm(own, { recursive: true, force: true });
+    else await dropBytecodeOf(own, [...new Set([...changedFiles, ...differ])]);
   }
   // A __pycache__ beside the sources (Python before 3.8 ignores the prefix; a command may write one).
   for (const dir of pythonFolders(changedFiles)) await rm(path.join(worktree, dir, "__pycache__"), { recursive: true, force: true });

@@ -5,12 +5,12 @@
  * last run within its second: that run's bytecode would then be tested in its place. The prefix of every
  * .py file that differs from the tree last run in the worktree is dropped before the next run.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
-import { checkoutState, repoFromFiles } from "../helpers/repo.js";
+import { checkoutState, commitAll, repoFromFiles } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
 
@@ -54,6 +54,41 @@ describe("Python bytecode in the session's prefix", () => {
     bytes.writeUInt32LE(Math.floor(statSync(src).mtimeMs / 1000) >>> 0, 8);
     writeFileSync(pyc, bytes);
     // A step that changes no Python file: the code under test is `a - b`.
+    const next = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("NOTES.md", "notes\n") });
+    expect(next.tests).toMatchObject({ passed: 1, failed: 1 });
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
+  it("is not trusted for a module imported through a symbolic link whose target an undo brought back", async () => {
+    // `mypkg -> src/mypkg`: Python caches the module under the link's path, while the trees differ in the target's.
+    const repo = repoFromFiles(
+      {
+        "src/mypkg/__init__.py": "",
+        "src/mypkg/calc.py": CALC,
+        "tests/test_calc.py": TESTS.replace("from calc", "from mypkg.calc"),
+        "pytest.ini": "[pytest]\npythonpath = .\n",
+      },
+      "trm-pycstale-link-",
+    );
+    symlinkSync("src/mypkg", path.join(repo, "mypkg"));
+    commitAll(repo, "link");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, selectTests: false, testCmd: "python3 -m pytest -rA", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
+    const fix = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/mypkg/calc.py", CALC.replace("-", "+")) });
+    expect(fix.tests).toMatchObject({ passed: 2, failed: 0 });
+    await srv.call("trm_undo", { sessionId: s.sessionId });
+    const prefix = path.join(repo, ".git", "trm", "pycache", s.sessionId);
+    const pycs = find(prefix, /^calc\..*\.pyc$/);
+    expect(pycs).toHaveLength(1);
+    const pyc = pycs[0]!;
+    const src = path.join("/", path.relative(prefix, path.dirname(pyc)), "calc.py");
+    expect(src.endsWith("/mypkg/calc.py") && !src.endsWith("/src/mypkg/calc.py")).toBe(true);
+    expect(readFileSync(src, "utf8")).toBe(CALC);
+    // Within the second of the fix's run, as in the test above: made so.
+    const bytes = readFileSync(pyc);
+    bytes.writeUInt32LE(Math.floor(statSync(src).mtimeMs / 1000) >>> 0, 8);
+    writeFileSync(pyc, bytes);
     const next = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("NOTES.md", "notes\n") });
     expect(next.tests).toMatchObject({ passed: 1, failed: 1 });
     expect(checkoutState(repo)).toEqual(before);
