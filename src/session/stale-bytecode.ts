@@ -34,9 +34,12 @@ async function dropBytecodeOf(own: string, paths: string[]): Promise<void> {
 
 /** Whether tree `oid` holds a symbolic link anywhere; by oid, once per process: a step reads only the subtrees it changed. */
 const linked = new Map<string, Promise<boolean>>();
+/** Trees remembered at most (a long-lived server's sessions each add the subtrees their steps change). */
+const MAX_LINKED = 50_000;
 function holdsLink(commonDir: string, oid: string): Promise<boolean> {
   let p = linked.get(oid);
   if (!p) {
+    if (linked.size >= MAX_LINKED) linked.clear();
     p = readTreeEntries(commonDir, oid).then(
       async (es) =>
         es.some((e) => e.mode === "120000") ||
