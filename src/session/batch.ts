@@ -123,7 +123,7 @@ export async function submitBatch(s: Session, { items, zNotes, maxParallel }: Ba
         if (cancelled || fatal || ctx.signal?.aborted) return;
         let wt: string;
         try {
-          wt = await pool.take(k, s.tip, ctx);
+          wt = await takeSlot(s, pool, k, ctx);
         } catch (err) {
           fatal = { err };
           return;
@@ -244,7 +244,7 @@ export async function submitBatch(s: Session, { items, zNotes, maxParallel }: Ba
 /** A partial candidate's whole suite, run in a pool worktree: its evaluation becomes that full run's. */
 async function runInFull(s: Session, pool: WorktreePool, sl: Slot, step: number, ctx: CallContext): Promise<void> {
   const estimate = sl.judged!.ev.score;
-  const wt = await pool.take(1, s.tip, ctx);
+  const wt = await takeSlot(s, pool, 1, ctx);
   const own: CallContext = { ...ctx, ...(ctx.progress ? { progress: (m: string) => ctx.progress!(`#${sl.index} (whole suite): ${m}`) } : {}) };
   const applied = await applyCandidate(s, wt, sl.candidate!, null);
   try {
@@ -267,4 +267,11 @@ async function writeAlternative(s: Session, step: number, sl: Slot, zNotes: stri
   const commit = await writeCommitFast(s.config.commonDir, tree, s.tip, message);
   await writeNote(s.worktree, s.refs.notes, commit, note, { commonDir: s.config.commonDir, message: `trm: step ${step}.${sl.k} record (alternative)` });
   return commit;
+}
+
+/** A pool slot at the tip; where the last candidate's commands rewrote tracked files, the tree it last ran is forgotten (stale-bytecode.ts). */
+async function takeSlot(s: Session, pool: WorktreePool, k: number, ctx: CallContext): Promise<string> {
+  const { wt, rewritten } = await pool.take(k, s.tip, ctx);
+  if (rewritten) s.ranTrees.delete(wt);
+  return wt;
 }

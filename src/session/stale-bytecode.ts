@@ -5,7 +5,7 @@
  * the candidate's own files, and also those the session wrote itself since that run (an undo, a move, a pool
  * slot's reset to another tip). Before each run the bytecode of every .py file that differs from the tree the
  * worktree last ran is dropped; when that tree is not known (the first run of this process there, or a reset
- * after commands changed tracked files) or it holds a symbolic link, all of the worktree's. The standard library's and the packages'
+ * after commands changed tracked files, in the session worktree or a pool slot) or it holds a symbolic link, all of the worktree's. The standard library's and the packages'
  * bytecode, under other folders of the prefix, stays. In the sandbox there is no prefix, and the worktree's
  * own __pycache__ goes with each step's leftovers (leftovers.ts).
  */

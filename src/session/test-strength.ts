@@ -64,7 +64,7 @@ async function testStrengthNotes(s: Session, commit: string, ctx: CallContext) {
   const changed = await changedSourceLines(s.config.repoTop, s.baseline.commit, commit);
   const policy = commandPolicy(s.config, s.worktree);
   const r = await measureTestStrength({
-    checkout: (k) => pool.take(k, commit, ctx),
+    checkout: async (k) => (await pool.take(k, commit, ctx)).wt,
     parallel: 2,
     testCmd: test,
     ...(s.config.commands.build ? { buildCmd: s.config.commands.build } : {}),

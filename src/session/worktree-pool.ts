@@ -11,6 +11,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { runCommand } from "../exec/run.js";
 import { closeAttributes } from "../git/attributes.js";
+import { gitOrNull } from "../git/cli.js";
 import { closeGitProcesses } from "../git/long-lived.js";
 import { legacyRoot, workRoot } from "../git/refs.js";
 import { addWorktree, removeWorktree } from "../git/worktrees.js";
@@ -69,13 +70,20 @@ export class WorktreePool {
 
   constructor(private readonly config: SessionConfig) {}
 
-  /** Slot `k`'s worktree, at `tip` and clean. */
-  async take(k: number, tip: string, ctx: CallContext): Promise<string> {
+  /**
+   * Slot `k`'s worktree, at `tip` and clean. `rewritten`: the last candidate's commands changed tracked files
+   * there (a formatter, a generator), so the reset wrote files that are not the tree the slot last ran: the
+   * caller forgets that tree (stale-bytecode.ts), as the session worktree does after its own reset.
+   */
+  async take(k: number, tip: string, ctx: CallContext): Promise<{ wt: string; rewritten: boolean }> {
     const wt = poolPath(this.config.commonDir, this.config.id, k);
     if (!this.known.has(k) || !existsSync(path.join(wt, ".git"))) {
       if (!existsSync(path.join(wt, ".git"))) await this.create(wt, tip, ctx);
       this.known.add(k);
     }
+    // The last candidate's files are staged (batch.ts): what differs from the index, its commands wrote.
+    // Not known (a folder they made unreadable): as if they had.
+    const rewritten = (await gitOrNull(wt, ["diff-files", "--quiet", "--ignore-submodules=all"])) === null;
     await resetTo(wt, tip);
     // What the last candidate's commands left (untracked, ignored, in the slot's sandbox home) goes, as in
     // the session worktree: candidates of one batch, and of later batches, see only their own tree.
@@ -83,7 +91,7 @@ export class WorktreePool {
     // The reset may bring another .gitattributes than the slot's attribute process read (a slot whose
     // last candidate ran no command keeps its process): the next question reads them afresh.
     closeAttributes(wt);
-    return wt;
+    return { wt, rewritten };
   }
 
   private async create(wt: string, tip: string, ctx: CallContext): Promise<void> {

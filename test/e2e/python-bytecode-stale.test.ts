@@ -94,3 +94,54 @@ describe("Python bytecode in the session's prefix", () => {
     expect(checkoutState(repo)).toEqual(before);
   });
 });
+
+/**
+ * A generator in the test command: when REWRITE says `yes` it rewrites calc.py (`a - b` -> `a + b`, the same
+ * size), a tracked file, as a formatter or a code generator does. Then, standing in for the clock, it stamps
+ * the bytecode of calc in the session's prefix with calc.py's mtime second, as if the file had been written
+ * within the second of the run that compiled that bytecode.
+ */
+const GEN = `import glob, os
+if open("REWRITE").read().startswith("yes"):
+    with open("calc.py") as f:
+        src = f.read()
+    with open("calc.py", "w") as f:
+        f.write(src.replace("a - b", "a + b"))
+prefix = os.environ.get("PYTHONPYCACHEPREFIX")
+if prefix:
+    for pyc in glob.glob(os.path.join(prefix, os.path.abspath(".").lstrip("/"), "calc.*.pyc")):
+        with open(pyc, "r+b") as f:
+            f.seek(8)
+            f.write(int(os.stat("calc.py").st_mtime).to_bytes(4, "little"))
+`;
+
+describe("Python bytecode of a pool worktree", () => {
+  it("is not trusted after the last candidate's commands rewrote a tracked file there and the slot's reset wrote it back", async () => {
+    const repo = repoFromFiles(
+      { "calc.py": CALC, "tests/test_calc.py": TESTS, "pytest.ini": "[pytest]\npythonpath = .\n", "gen.py": GEN, REWRITE: "no\n" },
+      "trm-pycstale-pool-",
+    );
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", {
+      repoPath: repo,
+      selectTests: false,
+      testCmd: "python3 gen.py && python3 -m pytest -rA",
+      preflight: true,
+    });
+    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
+    const batch = (tag: string) =>
+      srv.call<Any>("trm_submit_candidate", {
+        sessionId: s.sessionId,
+        maxParallel: 2,
+        candidates: [1, 2].map((k) => ({ candidate: filesCandidate("REWRITE", `${tag}\n${k}\n`), rationale: `${tag} ${k}` })),
+      });
+    // Both slots run the generator: `a + b` is compiled there and both candidates pass.
+    const first = await batch("yes");
+    expect(first.candidates.map((c: Any) => c.score)).toEqual([1, 1]);
+    // Neither rewrites: each slot's reset wrote `a - b` back, the code under test.
+    const second = await batch("no");
+    expect(second.candidates.map((c: Any) => c.score)).toEqual([s.preflight.score, s.preflight.score]);
+    expect(second.candidates[0].score).toBeLessThan(1);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+});

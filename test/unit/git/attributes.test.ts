@@ -138,13 +138,15 @@ describe("a step's tree under .gitattributes (candidate-tree.ts, git/attributes.
     const config = { id: "attrpool", repoTop: repo, commonDir, linkPaths: [], commands: {}, timeoutSec: 60 } as unknown as SessionConfig;
     const pool = new WorktreePool(config);
     const s = { id: "attrpool", config: { commonDir } };
-    const wt = await pool.take(1, tip1, {} as never);
+    const { wt, rewritten } = await pool.take(1, tip1, {} as never);
+    expect(rewritten).toBe(false);
     opened.push(wt);
     writeFileSync(path.join(wt, "a.txt"), "b\n");
     const first = await writeCandidateTree(s, wt, g(repo, "rev-parse", `${tip1}^{tree}`).trim(), ["a.txt"]);
     await first.written;
     expect(first.indexStale).toBe(true);
-    expect(await pool.take(1, tip2, {} as never)).toBe(wt);
+    // a.txt was written behind the index (indexStale), as commands would have: the slot says so.
+    expect(await pool.take(1, tip2, {} as never)).toEqual({ wt, rewritten: true });
     writeFileSync(path.join(wt, "a.txt"), "a\r\n");
     const r = await writeCandidateTree(s, wt, g(repo, "rev-parse", `${tip2}^{tree}`).trim(), ["a.txt"]);
     await r.written;
