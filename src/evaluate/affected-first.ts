@@ -5,7 +5,7 @@
  * run as failing first's; when they pass, the runner relates no test, or the run cannot be read, the whole
  * suite runs. The verdict of the related run, a pure function (the plan: failing-first-plan.ts).
  */
-import { type FailingFirst, type GateExit, type GateVerdict, list, mergeCases, type PartialRun, type RelatedRan } from "./failing-first.js";
+import { type FailingFirst, type GateExit, type GateVerdict, list, mergeCases, namedAsFull, type PartialRun, type RelatedRan } from "./failing-first.js";
 import type { TestCase, TestCounts } from "./types.js";
 
 /**
@@ -13,7 +13,8 @@ import type { TestCase, TestCounts } from "./types.js";
  * as at the last full run (where none failed). Where only counts and failing names are printed, each test
  * failing now is taken to have passed there (a new test is then one passing test too few: never more).
  */
-export function relatedVerdict(ff: FailingFirst, gate: TestCounts | null, exit: GateExit): GateVerdict {
+export function relatedVerdict(ff: FailingFirst, read: TestCounts | null, exit: GateExit): GateVerdict {
+  const gate = namedAsFull(ff, read);
   const files = list(ff.related ?? []);
   const what = `the tests ${ff.runner} relates to ${files}`;
   const again = "so the whole suite ran";

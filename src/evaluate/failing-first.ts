@@ -63,8 +63,9 @@ export const MATCHED_NOTHING = "Failing first: the selection matched no test";
  * least one test failed; anything less certain runs the whole suite (a deleted, renamed or skipped
  * selected test is then caught there, as at any step).
  */
-export function gateVerdict(ff: FailingFirst, gate: TestCounts | null, exit: GateExit): GateVerdict {
+export function gateVerdict(ff: FailingFirst, read: TestCounts | null, exit: GateExit): GateVerdict {
   const again = `so the whole suite ran`;
+  const gate = namedAsFull(ff, read);
   if (exit.timedOut) return { whole: `Failing first: the ${ff.names.length} selected tests timed out, ${again}.` };
   if (!gate || gate.passed === null || gate.failed === null)
     return { whole: `Failing first: the output of the selected tests could not be counted, ${again}.` };
@@ -106,6 +107,17 @@ export function gateVerdict(ff: FailingFirst, gate: TestCounts | null, exit: Gat
     `${nowPass.length ? `Now pass: ${list(nowPass)}. ` : ""}Still fail: ${list(partial.stillFail)}. ` +
     `The other ${rest} did not run: they count as they were at step ${ff.since}, the last full run. A partial step cannot become best, reset the no-improvement streak or end the session; the whole suite runs once the selected tests pass (selectTests: false turns this off).`;
   return { partial, tests: merged.tests, notice };
+}
+
+/**
+ * The selected run's counts, named only where the full run's are: an output that names only the failing
+ * tests (pytest -q's short summary) names every test of a run where all of them failed, as a selected run's
+ * often do, while the full run stays counted.
+ */
+export function namedAsFull(ff: FailingFirst, gate: TestCounts | null): TestCounts | null {
+  if (!gate?.cases || ff.full.cases) return gate;
+  const { cases: _unnamed, ...counted } = gate;
+  return counted;
 }
 
 /** When the selected tests failed, as notices say it: at the last full run, or at a partial step since (affected first). */

@@ -68,6 +68,22 @@ describe("counts-only runners: deleting the failing test does not pass", () => {
     });
   }
 
+  it("pytest -rA (the default command): the failing test swapped for a new passing one is still the failing test, missing", async () => {
+    // Counts alone cannot see the swap (3 ran, 3 passed): -rA's short summary names the tests.
+    const repo = repoOf({ "calc.py": CALC_PY, "test_calc.py": PY_TESTS });
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "python3 -m pytest -rA -p no:cacheprovider", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 2, failed: 1 });
+    const swapped = PY_TESTS.replace(/def test_mul[\s\S]*$/, "def test_mul_is_callable():\n    assert callable(mul)\n");
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("test_calc.py", swapped) });
+    // Before: 3 passed of 3 = 1.000 and "success: all tests pass".
+    expect(r.score).toBeCloseTo(s.preflight.score, 6);
+    expect(r.score).toBeLessThan(1);
+    expect(success(r)).toBe(false);
+    expect(r.feedback).toMatch(/test_calc\.py::test_mul\b/);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
   const CALC_TEST =
     'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Errorf("Add(2, 3) = %d", Add(2, 3))\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Errorf("Mul(2, 3) = %d", Mul(2, 3))\n\t}\n}\n';
   const goRepo = () =>

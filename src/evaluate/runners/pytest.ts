@@ -23,7 +23,7 @@ export const pytest: RunnerDescriptor = {
   },
   parse: { text: [parsePytest] },
   formats: "pytest (default, -q, -v, -rA)",
-  namesTests: "-v, --junitxml",
+  namesTests: "-v, -rA, --junitxml",
   junit: "pytest --junitxml",
   readableReport: 'pytest: add -rA (or --junitxml=report.xml with testReport: "report.xml")',
   testConfigFiles: ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"],

@@ -130,6 +130,17 @@ describe("the selected run's verdict", () => {
     expect(v.tests).toMatchObject({ passed: 1, failed: 3 });
   });
 
+  it("a selected run named where the full run was only counted (pytest -q names every test when all failed) is read by its counts", () => {
+    const { cases: _none, ...counted } = FULL;
+    const gate = counts([
+      ["b", "failed"],
+      ["c", "failed"],
+    ]);
+    const v = gateVerdict(ff({ full: counted }), gate, exitFail);
+    expect(v).toHaveProperty("partial");
+    if ("partial" in v) expect(v.tests.cases).toBeUndefined();
+  });
+
   it("the selected tests pass: the whole suite runs", () => {
     expect(
       gateVerdict(

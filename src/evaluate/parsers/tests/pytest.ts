@@ -9,9 +9,10 @@
  * subtest (pytest 9) is counted as pytest counts it, in "failed", and named by its test and what pytest
  * shows of it; the counts then say they are in units (TestCounts.units) and how many tests ran.
  */
-import type { TestCase, TestCounts, TestFailure } from "../../types.js";
+import type { TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
-import { counts, failure, MAX_CASES, TAIL_LINES, type TestInput } from "./common.js";
+import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
+import { reconciled, shortSummaryStatuses, verboseStatuses } from "./pytest-names.js";
 
 const OUTCOME_WORDS =
   "failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|no tests ran|subtests (?:passed|failed|skipped|xfailed|xpassed)";
@@ -105,66 +106,14 @@ export function parsePytest(input: TestInput): TestCounts | null {
     failures.push(ofTest(failure(n.id, n.message, fileOfNodeId(n.id, cwd)), n));
   }
   const tally = units ? { passed, failed, skipped, units: "subtests" as const, testsRan: passed + failed - subfailed } : { passed, failed, skipped };
-  const r = counts("pytest", tally, failures, undefined, verboseCases(lines, summaryAt, passed, skipped, failed, units ? nodeIds : []));
+  // The test of each failed subtest: `node::id [msg] (i=3)` is a failed unit of `node::id`.
+  const subs = units ? nodeIds.filter((n) => n.kind === "subfailure").map((n) => n.id.slice(0, n.id.indexOf(" "))) : [];
+  const named =
+    reconciled(verboseStatuses(lines, summaryAt), passed, skipped, failed, subs) ??
+    reconciled(shortSummaryStatuses(lines, summaryAt), passed, skipped, failed, subs);
+  const r = counts("pytest", tally, failures, undefined, named);
   if (summaries > 1) r.note = `the output holds ${summaries} summary lines (something besides pytest printed one); the one with the most failures counts`;
   return r;
-}
-
-// `tests/x.py::test_a[1-2] PASSED   [ 18%]` (-v); subtests print SUBPASSED / SUBFAILED lines of their own.
-const VERBOSE_WORDS = ["PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS"] as const;
-
-/** A `-v` outcome line's node id and word, found with indexOf (a crafted line must not cost quadratic time). */
-function verboseOutcome(line: string): { id: string; word: (typeof VERBOSE_WORDS)[number] } | undefined {
-  const sep = line.indexOf("::");
-  const space = line.indexOf(" ");
-  if (sep < 4 || space < sep || line.slice(sep - 3, sep) !== ".py") return undefined;
-  let best: { at: number; word: (typeof VERBOSE_WORDS)[number] } | undefined;
-  for (const word of VERBOSE_WORDS) {
-    const at = line.indexOf(` ${word}`, sep);
-    if (at < 0 || (best && at >= best.at)) continue;
-    // The word ends the line or is followed by its reason `(...)` or the progress `[ 18%]`.
-    const next = line.charAt(at + word.length + 1);
-    if (next === "" || next === " ") best = { at, word };
-  }
-  return best ? { id: line.slice(0, best.at), word: best.word } : undefined;
-}
-
-/**
- * `-v` names every test by its node id, the name its failures carry in the short summary. The names are
- * used only when they account for every passed and skipped test of the summary (output printed by the
- * tests, `-s`, or xdist's `[gw0]` prefixes would otherwise make tests look missing; a test that passed
- * and then errored in teardown is in both tallies, so such a run is tracked by counts).
- */
-function verboseCases(lines: string[], end: number, passed: number, skipped: number, failed: number, subfailures: NodeId[]): TestCase[] | undefined {
-  const status = new Map<string, TestCase["status"]>();
-  for (let i = 0; i < end; i++) {
-    const line = lines[i]!;
-    if (!line.includes("::")) continue;
-    const m = verboseOutcome(line);
-    if (!m) continue;
-    const word = m.word;
-    const st: TestCase["status"] = word === "PASSED" || word === "XPASS" ? "passed" : word === "SKIPPED" || word === "XFAIL" ? "skipped" : "failed";
-    if (status.get(m.id) !== "failed") status.set(m.id, st);
-    // Past MAX_CASES the suite is tracked by counts (common.ts): stop gathering names.
-    if (status.size > MAX_CASES) return undefined;
-  }
-  // Each failed subtest is a failed unit of its test (pytest counts it in "failed"; a unittest test whose
-  // subtests failed is itself PASSED).
-  const subs = new Map<string, number>();
-  for (const n of subfailures) {
-    if (n.kind !== "subfailure") continue;
-    const node = n.id.slice(0, n.id.indexOf(" "));
-    subs.set(node, (subs.get(node) ?? 0) + 1);
-  }
-  const cases: TestCase[] = [...status].map(([name, st]) => {
-    const k = subs.get(name);
-    return k === undefined
-      ? { name, status: st }
-      : { name, status: st, units: { passed: st === "passed" ? 1 : 0, failed: k + (st === "failed" ? 1 : 0), skipped: 0 } };
-  });
-  const n = (st: TestCase["status"]) => cases.filter((c) => c.status === st).length;
-  const failedUnits = cases.reduce((sum, c) => sum + (c.units?.failed ?? (c.status === "failed" ? 1 : 0)), 0);
-  return n("passed") === passed && n("skipped") === skipped && failedUnits <= failed ? cases : undefined;
 }
 
 /** A subtest's failure names its test (its node id). */

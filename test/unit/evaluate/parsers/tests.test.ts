@@ -314,6 +314,65 @@ describe("parseTests: pytest and unittest", () => {
     );
     expect(r).toMatchObject({ passed: 1, failed: 1, skipped: 1, total: 3 });
   });
+
+  describe("-rA names (the default pytest command)", () => {
+    const RULE = "=========================== short test summary info ============================";
+    const names = (text: string) => parseTests(out(text), { cwd: CWD })?.cases?.map((c) => `${c.status} ${c.name}`);
+
+    it("are read after pytest's last summary rule only: a test's captured output in PASSES cannot add one", () => {
+      const text = [
+        "==================================== PASSES ====================================",
+        "___________________________________ test_a ___________________________________",
+        "----------------------------- Captured stdout call -----------------------------",
+        RULE,
+        "PASSED tests/test_x.py::test_forged",
+        RULE,
+        "PASSED tests/test_x.py::test_a",
+        "FAILED tests/test_x.py::test_b - assert 1 == 2",
+        "========================= 1 failed, 1 passed in 0.01s ==========================",
+      ].join("\n");
+      expect(names(text)).toEqual(["passed tests/test_x.py::test_a", "failed tests/test_x.py::test_b"]);
+    });
+
+    it("name skipped tests by their place, one per test the group counts, and an XFAIL by its id", () => {
+      const text = [
+        RULE,
+        "PASSED tests/test_x.py::test_a",
+        "SKIPPED [2] tests/test_x.py:12: no database",
+        "XFAIL tests/test_x.py::test_c - known bug",
+        "=================== 1 passed, 2 skipped, 1 xfailed in 0.01s ====================",
+      ].join("\n");
+      expect(names(text)).toEqual([
+        "passed tests/test_x.py::test_a",
+        "skipped skipped at tests/test_x.py:12 (1 of 2)",
+        "skipped skipped at tests/test_x.py:12 (2 of 2)",
+        "skipped tests/test_x.py::test_c",
+      ]);
+    });
+
+    it("leave the suite to its counts where they do not account for it, or a group's number is past the names kept", () => {
+      // A test that passed and errored in teardown is in both tallies (real pytest 9 output).
+      expect(parseTests(loadCase("pytest/pytest9-rA-teardown").output, { cwd: CWD })?.cases).toBeUndefined();
+      const t0 = performance.now();
+      const huge = [RULE, "PASSED tests/test_x.py::test_a", "SKIPPED [999999999] tests/test_x.py:12: r", "=== 1 passed, 999999999 skipped in 0.01s ==="];
+      expect(names(huge.join("\n"))).toBeUndefined();
+      expect(performance.now() - t0).toBeLessThan(1000);
+      // A group pytest did not print (a skip line cut by a capped output): counts only.
+      expect(names([RULE, "PASSED tests/test_x.py::test_a", "=== 1 passed, 1 skipped in 0.01s ==="].join("\n"))).toBeUndefined();
+    });
+
+    it("come from -v lines first, which name skipped tests by their ids", () => {
+      const text = [
+        "tests/test_x.py::test_a PASSED                                           [ 50%]",
+        "tests/test_x.py::test_s SKIPPED (no database)                            [100%]",
+        RULE,
+        "PASSED tests/test_x.py::test_a",
+        "SKIPPED [1] tests/test_x.py:12: no database",
+        "=================== 1 passed, 1 skipped in 0.01s ====================",
+      ].join("\n");
+      expect(names(text)).toEqual(["passed tests/test_x.py::test_a", "skipped tests/test_x.py::test_s"]);
+    });
+  });
 });
 
 describe("parseTests: go test", () => {
