@@ -5,7 +5,18 @@
  * run as failing first's; when they pass, the runner relates no test, or the run cannot be read, the whole
  * suite runs. The verdict of the related run, a pure function (the plan: failing-first-plan.ts).
  */
-import { type FailingFirst, type GateExit, type GateVerdict, list, mergeCases, namedAsFull, type PartialRun, type RelatedRan } from "./failing-first.js";
+import {
+  everythingRan,
+  type FailingFirst,
+  type GateExit,
+  type GateVerdict,
+  list,
+  mergeCases,
+  namedAsFull,
+  type PartialRun,
+  type RelatedRan,
+  ranEverything,
+} from "./failing-first.js";
 import type { TestCase, TestCounts } from "./types.js";
 
 /**
@@ -25,6 +36,7 @@ export function relatedVerdict(ff: FailingFirst, read: TestCounts | null, exit: 
     return { whole: `Affected first: the related run's output does not name its tests as the full run's does, ${again}.` };
   const ranNow = gate.passed + gate.failed;
   if (ranNow === 0) return { whole: `Affected first: ${ff.runner} relates no test to ${files}, ${again}.` };
+  if (ranEverything(ff, gate)) return { full: everythingRan("Affected first", ff, gate) };
   const failing = [...new Set([...gate.failures.map((f) => f.name), ...(gate.cases ?? []).filter((c) => c.status === "failed").map((c) => c.name)])];
   if (gate.failed === 0 && failing.length === 0) {
     if (!exit.ok)

@@ -165,6 +165,10 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvaluationRun> {
               partial = v;
               return;
             }
+            if ("full" in v) {
+              notices.push(v.full);
+              return;
+            }
             // The whole suite runs; the selected run stays in the record (and its output in the logs), not
             // in what the environment notices read: a test id pytest did not find is no missing dependency.
             notices.push(v.whole);

@@ -65,7 +65,7 @@ export function failingFirstPlan(entries: PlanPoint[], selection: Selection): Fa
   const inFiles = selected.every((n) => files.has(n)) ? [...new Set(selected.flatMap((n) => [...files.get(n)!]))] : undefined;
   const cmd = selection.command(selected, inFiles);
   if (!cmd) return undefined;
-  return { cmd, names: selected, since: fullPoint.step, full, runner: selection.runner.name };
+  return { cmd, names: selected, since: fullPoint.step, full, runner: selection.runner.name, ...(inFiles ? { byFiles: true } : {}) };
 }
 
 /**

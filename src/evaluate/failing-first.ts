@@ -23,6 +23,8 @@ export interface FailingFirst {
    * (`names` is then empty: which tests run is the runner's to say).
    */
   related?: string[];
+  /** The selection names the selected tests' files too, so whole files may run (ranEverything). */
+  byFiles?: boolean;
 }
 
 /** Stored with a step whose verdict came from the selected tests alone. */
@@ -38,6 +40,8 @@ export interface PartialRun {
 
 export type GateVerdict =
   | { partial: PartialRun; tests: TestCounts; notice: string }
+  /** The selected run ran every test of the suite (ranEverything): it is the step's full run, as it is. */
+  | { full: string }
   | {
       whole: string;
       /** Affected first: how many tests the related run ran (it passed) of the suite's (affected-first.ts). */
@@ -76,6 +80,7 @@ export function gateVerdict(ff: FailingFirst, read: TestCounts | null, exit: Gat
     };
   if (gate.units || ff.full.units || !!gate.cases !== !!ff.full.cases)
     return { whole: `Failing first: the selected run's output does not name its tests as the full run's does, ${again}.` };
+  if (ranEverything(ff, gate)) return { full: everythingRan("Failing first", ff, gate) };
   const failedNames = new Set(gate.failures.map((f) => f.name));
   const byName = new Map((gate.cases ?? []).map((c) => [c.name, c.status]));
   const statusOf = (n: string): TestCase["status"] | undefined => (failedNames.has(n) ? "failed" : byName.get(n));
@@ -119,6 +124,26 @@ export function namedAsFull(ff: FailingFirst, gate: TestCounts | null): TestCoun
   const { cases: _unnamed, ...counted } = gate;
   return counted;
 }
+
+/**
+ * Whether the selected run ran every test the last full run ran: a command that names tests of its own
+ * (`pytest … tests`, a folder) runs them besides the selection. That run is then the step's full run: taken as
+ * partial it could never become best, and once passing it would run again. Told by name, and by file where
+ * the full run names each test's file; a selection that may run whole files (byFiles, affected first) counts
+ * only then, since a candidate could give a test in a selected file the name of one elsewhere.
+ */
+export function ranEverything(ff: FailingFirst, gate: TestCounts): boolean {
+  const full = ff.full.cases;
+  if (!full?.length || !gate.cases) return false;
+  if ((ff.byFiles || ff.related) && full.some((c) => c.file === undefined)) return false;
+  const key = (c: TestCase) => `${c.file ?? ""}\u0000${c.name}`;
+  // Ran, not only reported: runners report the tests a filter left out as skipped (node-tap, node --test).
+  const ranNow = new Set(gate.cases.filter((c) => ran(c.status)).map(key));
+  return full.every((c) => !ran(c.status) || ranNow.has(key(c)));
+}
+
+export const everythingRan = (what: string, ff: FailingFirst, gate: TestCounts) =>
+  `${what}: the selected run (\`${ff.cmd.slice(0, 300)}\`) ran all ${gate.cases?.length} tests, every one of the last full run's: the test command names tests of its own, which ${ff.runner} runs besides the selection. That run is this step's full run. With this command the selection saves nothing: a test command that names no test folders or files lets it run alone (selectTests: false turns it off).`;
 
 /** When the selected tests failed, as notices say it: at the last full run, or at a partial step since (affected first). */
 const failedWhen = (ff: FailingFirst) => (ff.full.failed ? `at step ${ff.since}` : `after step ${ff.since}`);

@@ -288,6 +288,32 @@ describe("failing first, the rules around it", () => {
     expect(again.noImproveStreak).toBe(2);
   }, 120_000);
 
+  const py = CASES.pytest!;
+  const pyTools = needs(["pytest"]);
+  it.skipIf(pyTools.skip)(
+    `a command that names its test folder (\`pytest -rA tests\`) runs every test besides the selection: that run is the step's full run${pyTools.why}`,
+    async () => {
+      const repo = repoOf(py);
+      const before = checkoutState(repo);
+      const s = await start(py, repo, { testCmd: "python3 -m pytest -rA tests" });
+      // Fixing one of the two: 5 / 6, and every test ran, so it improves on the baseline and becomes best.
+      const half = await submit(s.sessionId, { [py.lib]: py.source("min(hi, max(lo, x)) if x < 50 else x") }, "fixes one");
+      expect(half.partial, half.feedback).toBeUndefined();
+      expect(half.tests).toMatchObject({ passed: 5, failed: 1, total: 6 });
+      expect(half.improved).toBe(true);
+      expect(half.bestScore).toBeCloseTo(5 / 6, 6);
+      expect(half.feedback).toMatch(/ran all 6 tests, every one of the last full run's/);
+      // One run, not the selection and then the suite again.
+      expect(commandOf(half, "failingFirst")).toBe(false);
+      const right = await submit(s.sessionId, { [py.lib]: py.source(py.bodies.right) }, "fix");
+      expect(right.score).toBe(1);
+      expect(right.shouldHalt).toBe(true);
+      expect(commandOf(right, "failingFirst")).toBe(false);
+      expect(checkoutState(repo)).toEqual(before);
+    },
+    120_000,
+  );
+
   it("a runner the command does not name, or a pipe, runs the whole suite and says why at the start", async () => {
     const repo = repoOf(c);
     const piped = await start(c, repo, { testCmd: "npx vitest run 2>&1 | cat" });

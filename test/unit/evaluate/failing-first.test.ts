@@ -130,6 +130,58 @@ describe("the selected run's verdict", () => {
     expect(v.tests).toMatchObject({ passed: 1, failed: 3 });
   });
 
+  it("a selected run that reported every test of the suite (a command naming test folders) is the step's full run", () => {
+    // `pytest -rA tests` with the ids appended: pytest runs the folder besides them.
+    const all = counts([
+      ["a", "passed"],
+      ["b", "failed"],
+      ["c", "passed"],
+      ["d", "passed"],
+      ["e", "skipped"],
+      ["new", "passed"],
+    ]);
+    expect(gateVerdict(ff(), all, exitFail)).toEqual({ full: expect.stringMatching(/ran all 6 tests, every one of the last full run's/) });
+    expect(gateVerdict(ff(), { ...all, failed: 0, failures: [], cases: all.cases!.map((c) => ({ ...c, status: "passed" as const })) }, exitOk)).toHaveProperty(
+      "full",
+    );
+    // One test of the suite missing: the selection did select, and what it says is partial.
+    const some = counts([
+      ["a", "passed"],
+      ["b", "failed"],
+      ["c", "passed"],
+      ["e", "skipped"],
+    ]);
+    expect(gateVerdict(ff(), some, exitFail)).toHaveProperty("partial");
+    // The tests a filter left out, reported skipped (node-tap, node --test), did not run.
+    const filtered = counts([
+      ["a", "skipped"],
+      ["b", "failed"],
+      ["c", "failed"],
+      ["d", "skipped"],
+      ["e", "skipped"],
+    ]);
+    expect(gateVerdict(ff(), filtered, exitFail)).toHaveProperty("partial");
+    // A selection by files runs whole files: where the names carry no file, a test in a selected file could
+    // be given every other test's name, so it counts only where each test's file is known, by file and name.
+    expect(gateVerdict(ff({ byFiles: true }), all, exitFail)).toHaveProperty("partial");
+    const inFile = (t: TestCounts, file: (name: string) => string): TestCounts => ({ ...t, cases: t.cases!.map((c) => ({ ...c, file: file(c.name) })) });
+    const fullByFile = inFile(FULL, (n) => (n === "b" || n === "c" ? "t/one.test.js" : "t/two.test.js"));
+    expect(
+      gateVerdict(
+        ff({ byFiles: true, full: fullByFile }),
+        inFile(all, () => "t/one.test.js"),
+        exitFail,
+      ),
+    ).toHaveProperty("partial");
+    expect(
+      gateVerdict(
+        ff({ byFiles: true, full: fullByFile }),
+        inFile(all, (n) => (n === "b" || n === "c" ? "t/one.test.js" : "t/two.test.js")),
+        exitFail,
+      ),
+    ).toHaveProperty("full");
+  });
+
   it("a selected run named where the full run was only counted (pytest -q names every test when all failed) is read by its counts", () => {
     const { cases: _none, ...counted } = FULL;
     const gate = counts([
