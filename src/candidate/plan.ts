@@ -56,7 +56,8 @@ export function modeExample(mode: Candidate["mode"]): string {
 }
 
 /**
- * Computes every file operation a candidate implies against `tree`, without writing anything.
+ * Computes every file operation a candidate implies against `tree` that changes a file, without writing
+ * anything.
  * Throws {@link CandidateError} listing every part that does not apply.
  */
 export async function planCandidate(c: Candidate, tree: TreeReader): Promise<Plan> {
@@ -68,12 +69,21 @@ export async function planCandidate(c: Candidate, tree: TreeReader): Promise<Pla
       throw new CandidateError([{ file: op.path, message: `file would be ${op.content.length} bytes; the limit is ${LIMITS.maxFileBytes}` }]);
     }
   }
+  // A write of the content the file already has changes nothing (models resend files they did not edit):
+  // it is left out of the plan, so that protectTests, the step's changed test files and `{files}` see
+  // only what changes. Its mode is kept by the write (write.ts), so content alone decides; the warning stays.
+  const ops: FileOp[] = [];
   for (const op of plan.ops) {
-    if (op.op !== "write") continue;
-    const note = changeNote(await cached.read(op.path), op.content);
+    if (op.op !== "write") {
+      ops.push(op);
+      continue;
+    }
+    const before = await cached.read(op.path);
+    const note = changeNote(before, op.content);
     if (note) plan.warnings.push(`${op.path}: ${note}`);
+    if (!before?.equals(op.content)) ops.push(op);
   }
-  return plan;
+  return { ...plan, ops };
 }
 
 /** Planning reads the same file several times (existence, content, rename targets): read each once. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { planCandidate } from "../../../src/candidate/plan.js";
+import type { Candidate } from "../../../src/candidate/schema.js";
 import { UserError } from "../../../src/util/errors.js";
 import { issuesOf, memTree, run } from "./helpers.js";
 
@@ -35,6 +36,35 @@ describe("planCandidate: files and create", () => {
   ])("warns about %s", async (_, before, after, re) => {
     const r = await run({ f: before }, { mode: "files", files: [{ path: "f", content: after }] });
     expect(r.plan.warnings.join("\n")).toMatch(re);
+  });
+
+  // A model resending a file it did not edit must not count as changing it (protectTests, changed test files).
+  it.each<[string, Candidate]>([
+    [
+      "files",
+      {
+        mode: "files",
+        files: [
+          { path: "t", content: "x\n" },
+          { path: "s", content: "2\n" },
+        ],
+      },
+    ],
+    [
+      "modify",
+      {
+        mode: "modify",
+        changes: [
+          { file: "t", edits: [{ type: "replace", oldText: "x", newText: "x" }] },
+          { file: "s", edits: [{ type: "replace", oldText: "1", newText: "2" }] },
+        ],
+      },
+    ],
+    ["patch", { mode: "patch", patch: "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-x\n+x\n--- a/s\n+++ b/s\n@@ -1 +1 @@\n-1\n+2\n" }],
+  ])("%s: a write of the file's current content is left out of the plan, with its warning", async (_, c) => {
+    const plan = await planCandidate(c, memTree({ t: "x\n", s: "1\n" }));
+    expect(plan.ops.map((o) => o.path)).toEqual(["s"]);
+    expect(plan.warnings).toContain("t: content identical to the current file (no change)");
   });
 
   it("create refuses existing files; both modes refuse a path given twice", async () => {
