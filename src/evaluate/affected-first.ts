@@ -37,7 +37,7 @@ export function relatedVerdict(ff: FailingFirst, read: TestCounts | null, exit: 
   const ranNow = gate.passed + gate.failed;
   if (ranNow === 0) return { whole: `Affected first: ${ff.runner} relates no test to ${files}, ${again}.` };
   if (ranEverything(ff, gate)) return { full: everythingRan("Affected first", ff, gate) };
-  const failing = [...new Set([...gate.failures.map((f) => f.name), ...(gate.cases ?? []).filter((c) => c.status === "failed").map((c) => c.name)])];
+  const failing = [...new Set([...gate.failures.map((f) => f.test ?? f.name), ...(gate.cases ?? []).filter((c) => c.status === "failed").map((c) => c.name)])];
   if (gate.failed === 0 && failing.length === 0) {
     if (!exit.ok)
       return { whole: `Affected first: the ${ranNow} tests ${ff.runner} relates to ${files} pass but the run exited ${exit.code ?? "killed"}, ${again}.` };

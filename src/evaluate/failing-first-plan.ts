@@ -22,7 +22,7 @@ function failingNames(t: TestCounts): string[] | undefined {
   if (t.passed === null || t.failed === null || t.units || t.notRun?.length) return undefined;
   const names = t.cases
     ? t.cases.filter((c) => c.status === "failed").map((c) => c.name)
-    : t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)).map((f) => f.name);
+    : t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)).map((f) => f.test ?? f.name);
   const unique = [...new Set(names)];
   // A failure code-trm made up for a crash or a timeout names no test: `(test command exited 1)`.
   if (unique.length !== t.failed || unique.some((n) => n.startsWith("(") && n.endsWith(")"))) return undefined;

@@ -5,7 +5,7 @@
  * the run does not show how each of them did), and the counts of a partial run, where the tests that did
  * not run keep their status of the last full run.
  */
-import { type TestCase, type TestCounts, unitsOf } from "./types.js";
+import { type TestCase, type TestCounts, type TestFailure, unitsOf } from "./types.js";
 
 /** What the evaluator is given to run a step failing first (built by the session, failing-first-plan.ts). */
 export interface FailingFirst {
@@ -81,13 +81,15 @@ export function gateVerdict(ff: FailingFirst, read: TestCounts | null, exit: Gat
   if (gate.units || ff.full.units || !!gate.cases !== !!ff.full.cases)
     return { whole: `Failing first: the selected run's output does not name its tests as the full run's does, ${again}.` };
   if (ranEverything(ff, gate)) return { full: everythingRan("Failing first", ff, gate) };
-  const failedNames = new Set(gate.failures.map((f) => f.name));
+  // A failed subtest (unittest's `pkg.C.test_x [msg]`) is a failure of its test, the name selected.
+  const failedNames = new Set(gate.failures.map(testOf));
   const byName = new Map((gate.cases ?? []).map((c) => [c.name, c.status]));
   const statusOf = (n: string): TestCase["status"] | undefined => (failedNames.has(n) ? "failed" : byName.get(n));
   if (!gate.cases) {
     // Counts and failing names only: each selected test is accounted for only when exactly they ran and
     // every failure is one of them.
-    const exact = gate.passed + gate.failed === ff.names.length && gate.failures.length === gate.failed && [...failedNames].every((n) => ff.names.includes(n));
+    const exact =
+      gate.passed + gate.failed === ff.names.length && failingTests(gate.failures) === gate.failed && [...failedNames].every((n) => ff.names.includes(n));
     if (!exact)
       return {
         whole: `Failing first: ${gate.passed + gate.failed} tests ran for the ${ff.names.length} selected, so the output does not show how each of them did; ${again}.`,
@@ -145,6 +147,15 @@ export function ranEverything(ff: FailingFirst, gate: TestCounts): boolean {
 export const everythingRan = (what: string, ff: FailingFirst, gate: TestCounts) =>
   `${what}: the selected run (\`${ff.cmd.slice(0, 300)}\`) ran all ${gate.cases?.length} tests, every one of the last full run's: the test command names tests of its own, which ${ff.runner} runs besides the selection. That run is this step's full run. With this command the selection saves nothing: a test command that names no test folders or files lets it run alone (selectTests: false turns it off).`;
 
+const testOf = (f: TestFailure): string => f.test ?? f.name;
+
+/** The failing tests a list of failures stands for: each failure, a test's failed subtests (and its own failure) once. */
+function failingTests(failures: TestFailure[]): number {
+  const plain = failures.filter((f) => f.test === undefined);
+  const names = new Set(plain.map((f) => f.name));
+  return plain.length + new Set(failures.flatMap((f) => (f.test !== undefined && !names.has(f.test) ? [f.test] : []))).size;
+}
+
 /** When the selected tests failed, as notices say it: at the last full run, or at a partial step since (affected first). */
 const failedWhen = (ff: FailingFirst) => (ff.full.failed ? `at step ${ff.since}` : `after step ${ff.since}`);
 
@@ -155,7 +166,7 @@ function merge(ff: FailingFirst, gate: TestCounts, nowPass: string[], stillFail:
   // Counts only (every selected test accounted for, gateVerdict): a test that passes now moves from failed
   // to passed if it failed at the full run; one that fails now and did not (it failed at an affected-first
   // step since) moves from passed to failed.
-  const before = new Set(full.failures.map((f) => f.name));
+  const before = new Set(full.failures.map(testOf));
   const passed = Math.max(0, full.passed! + nowPass.filter((n) => before.has(n)).length - stillFail.filter((n) => !before.has(n)).length);
   const skipped = full.skipped;
   const total = skipped === null ? null : passed + stillFail.length + skipped;

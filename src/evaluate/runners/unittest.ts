@@ -12,8 +12,9 @@ export const unittest: RunnerDescriptor = {
   readableReport: "unittest: add -v",
   // Chosen by the command's arguments (generic setup.cfg / tox.ini / Makefile are in the generic list).
   testConfigFiles: [],
-  // Names are dotted paths (`tests.test_calc.CalcTest.test_mul`), which `python -m unittest` takes as arguments.
-  selectByName: (names) => [...new Set(names)],
+  // Names are dotted paths (`tests.test_calc.CalcTest.test_mul`), which `python -m unittest` takes as arguments;
+  // a subtest's (`… [msg] (i=3)`) is its test's, which unittest would try to import as a module.
+  selectByName: (names) => [...new Set(names.map((n) => n.split(" ", 1)[0]!))],
   // `discover` takes options, not names.
   selectAt: { not: /\bdiscover\b/ },
 };

@@ -94,7 +94,14 @@ describe("runner descriptors", () => {
       "tests/t.py::test_b[1-2]",
       "tests/t.py::test_c",
     ]);
-    expect(select("unittest", ["tests.test_calc.CalcTest.test_mul"])).toEqual(["tests.test_calc.CalcTest.test_mul"]);
+    // unittest: dotted ids; a failed subtest's (`[msg]`, `(i=3)`) is its test's, once.
+    expect(
+      select("unittest", [
+        "tests.test_calc.CalcTest.test_mul",
+        "tests.test_data.TestData.test_valid [spec-float-7]",
+        "tests.test_data.TestData.test_valid (i=3)",
+      ]),
+    ).toEqual(["tests.test_calc.CalcTest.test_mul", "tests.test_data.TestData.test_valid"]);
     // go: the packages, then -run for the top-level tests (a subtest runs with its test).
     const goArgs = select("go", ["example.com/calc.TestMul", "example.com/calc.TestDiv/by_zero", "example.com/x.TestX"]);
     expect(goArgs.slice(0, 2)).toEqual(["example.com/calc", "example.com/x"]);

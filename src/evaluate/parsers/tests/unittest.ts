@@ -6,6 +6,10 @@
  * Errors (including a module that failed to import, which unittest reports as an ERROR of a synthetic
  * `_FailedTest`) and unexpected successes count as failures, as `wasSuccessful()` does; expected
  * failures count as skipped.
+ *
+ * A failed `subTest` is a block of its own (`FAIL: test_x (m.C.test_x) [msg] (i=3)`) counted in
+ * `failures=`/`errors=`, while `Ran` counts tests: the counts here are tests (a test with 15 failed
+ * subtests is one failed test of the 13 that ran), and each subtest's failure names its test.
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { innermostProjectFrame, readTraceback } from "../python-traceback.js";
@@ -35,11 +39,12 @@ export function parseUnittest(input: TestInput): TestCounts | null {
     }
     break;
   }
-  const failed = (stat.failures ?? 0) + (stat.errors ?? 0) + (stat["unexpected successes"] ?? 0);
+  const reported = (stat.failures ?? 0) + (stat.errors ?? 0) + (stat["unexpected successes"] ?? 0);
   const skipped = (stat.skipped ?? 0) + (stat["expected failures"] ?? 0);
-  const passed = Math.max(0, ran - failed - skipped);
 
   const failures: TestFailure[] = [];
+  // Per failing test, its blocks and whether any is a subtest's.
+  const blocks = new Map<string, { n: number; sub: boolean }>();
   for (let i = 0; i < ranAt; i++) {
     if (!/^={20,}$/.test(lines[i]!)) continue;
     const head = /^(FAIL|ERROR|UNEXPECTED SUCCESS): (.+)$/.exec(lines[i + 1] ?? "");
@@ -48,54 +53,103 @@ export function parseUnittest(input: TestInput): TestCounts | null {
     if (/^-{20,}$/.test(lines[j] ?? "")) j++;
     const start = j;
     while (j < ranAt && !/^={20,}$/.test(lines[j]!) && !/^-{20,}$/.test(lines[j]!)) j++;
-    const block = lines.slice(start, j);
-    failures.push(blockFailure(testName(head[2]!), block, cwd));
+    const t = title(head[2]!);
+    const b = blocks.get(t.test) ?? { n: 0, sub: false };
+    blocks.set(t.test, { n: b.n + 1, sub: b.sub || t.sub !== undefined });
+    const f = blockFailure(t.sub === undefined ? t.test : `${t.test} ${t.sub}`, lines.slice(start, j), cwd);
+    failures.push(t.sub === undefined ? f : { ...f, test: t.test });
     i = j - 1;
   }
+  // unittest counts each failed subtest (and the test's own failure beside them) in its summary: a test
+  // whose blocks include a subtest's is one failed test however many blocks it has.
+  let extra = 0;
+  for (const b of blocks.values()) if (b.sub) extra += b.n - 1;
+  const failedTests = reported - extra;
   // unittest prints a FAIL/ERROR block per failing test before its summary; a summary that counts fewer
   // failures was not printed by unittest alone (the code under test printed "Ran 3 tests ... OK" at exit
   // and scored 1.000), so the blocks count.
-  const named = new Set(failures.map((f) => f.name)).size;
-  if (named > failed) {
-    const r = counts("unittest", { passed: Math.max(0, passed - (named - failed)), failed: named, skipped, total: ran }, failures);
-    r.note = `the output names ${named} failing test${named === 1 ? "" : "s"} but its last summary counts ${failed}: the named ones count`;
+  const named = blocks.size;
+  if (named > failedTests) {
+    const r = counts("unittest", { passed: Math.max(0, ran - named - skipped), failed: named, skipped, total: ran }, failures);
+    const of = extra > 0 ? ` (${reported} failures, ${extra} of them more subtests of a test already counted)` : "";
+    r.note = `the output names ${named} failing test${named === 1 ? "" : "s"} but its last summary counts ${failedTests}${of}: the named ones count`;
     return r;
   }
-  return counts("unittest", { passed, failed, skipped, total: ran }, failures, undefined, verboseCases(lines, ranAt, ran));
+  const passed = Math.max(0, ran - failedTests - skipped);
+  const cases = verboseCases(lines, ranAt);
+  const n = (st: TestCase["status"]) => cases?.filter((c) => c.status === st).length ?? -1;
+  // The names are used only when they are every test and agree with the counts (output interleaved with
+  // the outcome lines would otherwise make tests look missing). Python 3.12 leaves tests skipped by a
+  // decorator out of `Ran` (3.11 and 3.13 count them), while -v and `skipped=` still show them.
+  if (cases && n("failed") === failedTests) {
+    if (cases.length === ran && n("passed") === passed)
+      return counts("unittest", { passed, failed: failedTests, skipped, total: ran }, failures, undefined, cases);
+    const notRan = cases.length - ran;
+    if (notRan > 0 && n("skipped") === skipped && n("passed") === passed + notRan)
+      return counts("unittest", { passed: passed + notRan, failed: failedTests, skipped, total: cases.length }, failures, undefined, cases);
+  }
+  return counts("unittest", { passed, failed: failedTests, skipped, total: ran }, failures);
 }
 
-const VERBOSE_RE = /^(\S+) \(([^()\s]+)\)(?:\n.*)? \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)\s*$/;
+// `test_x (pkg.C.test_x) ... ok`; a subtest's line is indented and adds what shows it (`  test_x
+// (pkg.C.test_x) [msg] (i=3) ... FAIL`); a test whose subtests print starts with no outcome (`... `).
+const VERBOSE_RE = /^( {2})?(\S+) \(([^()\s]+)\)( [[(].*?)?(?:\n.*)? \.\.\.(?: (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success))?\s*$/;
+const DESCRIPTION_RE = /^(?: {2})?\S+ \([^()\s]+\)(?: [[(].*)?$/;
 
 /**
- * `-v` prints one `test_x (pkg.Class.test_x) ... ok` line per test (a docstring's first line may
- * sit between the name and the dots). The names are used only when there is one per test that ran:
- * output interleaved with the outcome lines would otherwise make tests look missing.
+ * `-v` prints one `test_x (pkg.Class.test_x) ... ok` line per test (a docstring's first line may sit
+ * between the name and the dots). From 3.11 a subtest that fails or is skipped prints a line of its own
+ * under its test, which then prints its own outcome only if it has one (a failure of its own); the
+ * test's status is its worst (failed, then skipped). Undefined when a test started has no outcome (3.10
+ * prints nothing for a subtest).
  */
-function verboseCases(lines: string[], end: number, ran: number): TestCase[] | undefined {
-  const cases: TestCase[] = [];
+function verboseCases(lines: string[], end: number): TestCase[] | undefined {
+  const status = new Map<string, TestCase["status"] | undefined>();
   for (let i = 0; i < end; i++) {
     const line = lines[i]!;
-    if (!line.includes(" ... ")) continue;
+    if (!line.includes(" ...")) continue;
     let m = VERBOSE_RE.exec(line);
-    if (!m && i > 0 && /^\S+ \([^()\s]+\)$/.test(lines[i - 1]!)) m = VERBOSE_RE.exec(`${lines[i - 1]}\n${line}`);
+    if (!m && i > 0 && DESCRIPTION_RE.test(lines[i - 1]!)) m = VERBOSE_RE.exec(`${lines[i - 1]}\n${line}`);
     if (!m) continue;
-    const outcome = m[3]!;
-    const status = outcome === "ok" ? "passed" : outcome === "FAIL" || outcome === "ERROR" || outcome === "unexpected success" ? "failed" : "skipped";
-    cases.push({ name: testName(`${m[1]} (${m[2]})`), status });
+    const name = testName(m[2]!, m[3]!);
+    const outcome = m[5];
+    // A subtest line with no outcome is not unittest's; a test's own line without one is its start.
+    if (outcome === undefined) {
+      if (m[1] === undefined && !status.has(name)) status.set(name, undefined);
+      continue;
+    }
+    const st = outcome === "ok" ? "passed" : outcome === "FAIL" || outcome === "ERROR" || outcome === "unexpected success" ? "failed" : "skipped";
+    const was = status.get(name);
+    if (was === "failed" || (was === "skipped" && st === "passed")) continue;
+    status.set(name, st);
   }
-  return cases.length === ran ? cases : undefined;
+  const cases: TestCase[] = [];
+  for (const [name, st] of status) {
+    if (st === undefined) return undefined;
+    cases.push({ name, status: st });
+  }
+  return cases;
+}
+
+/**
+ * A block's title: `test_mul (tests.test_calc.CalcTest.test_mul)`, a subtest's with what shows it after
+ * (` [msg]`, ` (i=3)`, ` [msg] (i=3)`, ` (<subtest>)`).
+ */
+function title(s: string): { test: string; sub?: string } {
+  const t = s.trim();
+  const m = /^(\S+) \(([^()\s]+)\)(?: ([[(].*))?$/.exec(t);
+  if (m) return m[3] === undefined ? { test: testName(m[1]!, m[2]!) } : { test: testName(m[1]!, m[2]!), sub: m[3] };
+  const loose = /^(\S+) \((.+)\)$/.exec(t);
+  return { test: loose ? testName(loose[1]!, loose[2]!) : t };
 }
 
 /**
  * `test_mul (tests.test_calc.CalcTest.test_mul)` (3.11+) or `test_mul (tests.test_calc.CalcTest)`
- * (older) both name `tests.test_calc.CalcTest.test_mul`; a module that failed to import is
- * `tests.test_broken (unittest.loader._FailedTest.tests.test_broken)` and is named by the module.
+ * (older) both name `tests.test_calc.CalcTest.test_mul`, the id `python -m unittest` selects; a module
+ * that failed to import is `tests.test_broken (unittest.loader._FailedTest.tests.test_broken)` and is
+ * named by the module.
  */
-function testName(s: string): string {
-  const m = /^(\S+) \((.+)\)\s*$/.exec(s.trim());
-  if (!m) return s.trim();
-  const method = m[1]!;
-  const id = m[2]!;
+function testName(method: string, id: string): string {
   if (id.startsWith("unittest.loader.") || id.startsWith("unittest.suite.")) return method;
   return id === method || id.endsWith(`.${method}`) ? id : `${id}.${method}`;
 }
