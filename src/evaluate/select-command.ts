@@ -256,10 +256,12 @@ export function relatedFor(testCmd: string, cwd: string): RelatedSelection | { o
 }
 
 /** The start result's word on it: which runner's selection a failing step's next step will use, or why none. */
-export function failingFirstNote(testCmd: string, cwd: string, enabled: boolean): string {
+export function failingFirstNote(testCmd: string, cwd: string, enabled: boolean, testReport?: string): string {
   if (!enabled) return "failing first: off (selectTests: false); every step runs the whole suite.";
   const s = selectionFor(testCmd, cwd);
   if ("off" in s) return `failing first: not available (${s.off}); every step runs the whole suite.`;
+  if (testReport && s.runner.junitUnselectable)
+    return `failing first: not available with testReport (${s.runner.name}: ${s.runner.junitUnselectable}); every step runs the whole suite.`;
   const r = relatedFor(testCmd, cwd);
   const affected =
     "off" in r

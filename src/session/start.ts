@@ -280,7 +280,7 @@ async function createSessionOwned(
   const notes = [...(config.sandbox && rootNotice() ? [rootNotice()!] : []), ...(await session.pythonIsolation()).notices];
   const chain = config.commands.test ? chainAdvice(config.commands.test, wt) : undefined;
   if (chain) notes.push(chain);
-  if (config.commands.test) notes.push(failingFirstNote(config.commands.test, wt, config.selectTests !== false));
+  if (config.commands.test) notes.push(failingFirstNote(config.commands.test, wt, config.selectTests !== false, config.testReport));
   profileMark("python");
   if (layer.redirected.length > 0) {
     notes.push(

@@ -314,6 +314,22 @@ describe("failing first, the rules around it", () => {
     120_000,
   );
 
+  it.skipIf(pyTools.skip)(
+    `pytest with its JUnit report (testReport): no selection of names it cannot take, one run per step, said at the start${pyTools.why}`,
+    async () => {
+      const repo = repoOf(py);
+      const s = await start(py, repo, { testCmd: "python3 -m pytest -q --junitxml=report.xml", testReport: "report.xml" });
+      expect(s.notes.join("\n")).toMatch(/failing first: not available with testReport \(pytest: its JUnit report names tests by module and class/);
+      const same = await submit(s.sessionId, { [py.lib]: py.source(py.bodies.same) }, "fixes nothing");
+      expect(same.partial).toBeUndefined();
+      expect(same.tests).toMatchObject({ passed: 4, failed: 2, total: 6 });
+      // Before: the report's names (`tests.test_calc.test_above`) given to pytest, "not found", then the suite.
+      expect(commandOf(same, "failingFirst")).toBe(false);
+      expect(same.feedback).not.toMatch(/Failing first/);
+    },
+    120_000,
+  );
+
   it("a runner the command does not name, or a pipe, runs the whole suite and says why at the start", async () => {
     const repo = repoOf(c);
     const piped = await start(c, repo, { testCmd: "npx vitest run 2>&1 | cat" });

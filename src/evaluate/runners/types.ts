@@ -54,6 +54,8 @@ export interface RunnerDescriptor {
    * (the whole suite runs).
    */
   selectByName?: (names: string[]) => string[] | undefined;
+  /** Why the names of its JUnit report (testReport) cannot be selected, where they cannot. */
+  junitUnselectable?: string;
   /**
    * Arguments that run only the named test files (repository paths, as the reporter names them:
    * TestFailure.testFile), so that the other files are not even loaded; undefined where a path cannot be

@@ -94,6 +94,14 @@ describe("runner descriptors", () => {
       "tests/t.py::test_b[1-2]",
       "tests/t.py::test_c",
     ]);
+    // Parameters holding ` [` are kept whole (hukkin/tomli's data files: `extend defined [aot] ü`); a subtest's
+    // message after them is not.
+    expect(select("pytest", ["tests/t.py::test_invalid[extend defined [aot] \\xfc]", "tests/t.py::test_d[a b] [msg] (i=1)"])).toEqual([
+      "tests/t.py::test_invalid[extend defined [aot] \\xfc]",
+      "tests/t.py::test_d[a b]",
+    ]);
+    // Names from pytest's JUnit report are no node ids: no selection (the whole suite runs once).
+    expect(select("pytest", ["tests.test_calc.TestGroup.test_message"])).toBeUndefined();
     // unittest: dotted ids; a failed subtest's (`[msg]`, `(i=3)`) is its test's, once.
     expect(
       select("unittest", [
