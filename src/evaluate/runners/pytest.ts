@@ -33,7 +33,8 @@ export const pytest: RunnerDescriptor = {
   // starting with `-` (a test file `-x_test.py` at the root) is given as `./-x_test.py::…`, a path: pytest
   // reads `-…` as options even after `--`. A name that is no node id (its JUnit report's
   // `tests.test_x.Class.test`) cannot be given: no selection, the whole suite runs once.
-  junitUnselectable: "its JUnit report names tests by module and class (`tests.test_x.TestY.test_z`), not by the node ids it selects; its -rA output names them",
+  junitUnselectable:
+    "its JUnit report names tests by module and class (`tests.test_x.TestY.test_z`), not by the node ids it selects; its -rA output names them",
   selectByName: (names) => {
     const ids = names.map(nodeIdOf);
     return ids.every((id) => id.includes("::") || id.endsWith(".py")) ? [...new Set(ids.map((id) => id.replace(/^-/, "./-")))] : undefined;
@@ -41,11 +42,10 @@ export const pytest: RunnerDescriptor = {
   coverage: { args: ["--cov", "--cov-report=term"], prints: "a text table of statements, misses and % per file with a TOTAL line (pytest-cov)" },
 };
 
-/** A name without what follows it at a space outside the brackets of its parameters, after the path (`x.py::`). */
+/** A name without what follows it at a space outside the brackets of its parameters, after the path (`x.py::`, `README.txt::`). */
 function nodeIdOf(name: string): string {
-  const start = name.indexOf(".py::");
   let depth = 0;
-  for (let i = start < 0 ? 0 : start; i < name.length; i++) {
+  for (let i = Math.max(name.indexOf("::"), 0); i < name.length; i++) {
     const c = name.charAt(i);
     if (c === "[") depth++;
     else if (c === "]") depth = Math.max(0, depth - 1);

@@ -7,13 +7,16 @@ import type { TestCase } from "../../types.js";
 import { MAX_CASES } from "./common.js";
 
 // `tests/x.py::test_a[1-2] PASSED   [ 18%]` (-v); subtests print SUBPASSED / SUBFAILED lines of their own.
+/** A node id: a path with an extension (`.py`, or a doctest's text file), `::` and a name. */
+export const NODE_ID = /^[^\s:]+\.\w+::\S/;
+
 const VERBOSE_WORDS = ["PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS"] as const;
 
 /** A `-v` outcome line's node id and word, found with indexOf (a crafted line must not cost quadratic time). */
 function verboseOutcome(line: string): { id: string; word: (typeof VERBOSE_WORDS)[number] } | undefined {
   const sep = line.indexOf("::");
   const space = line.indexOf(" ");
-  if (sep < 4 || space < sep || line.slice(sep - 3, sep) !== ".py") return undefined;
+  if (sep < 3 || space < sep || !/\.\w+$/.test(line.slice(0, sep))) return undefined;
   let best: { at: number; word: (typeof VERBOSE_WORDS)[number] } | undefined;
   for (const word of VERBOSE_WORDS) {
     const at = line.indexOf(` ${word}`, sep);
@@ -82,7 +85,7 @@ export function shortSummaryStatuses(lines: string[], end: number): Map<string, 
       // The id as readShortSummary cuts it, so that a failed test's name is its failure's.
       const dash = rest.indexOf(" - ");
       const id = (dash >= 0 ? rest.slice(0, dash) : rest).trim();
-      if (/^[^\s:]+\.py::/.test(id)) setStatus(status, id, statusOf(word));
+      if (NODE_ID.test(id)) setStatus(status, id, statusOf(word));
     }
     if (status.size > MAX_CASES) return undefined;
   }

@@ -12,7 +12,7 @@
 import type { TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
 import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
-import { reconciled, shortSummaryStatuses, verboseStatuses } from "./pytest-names.js";
+import { NODE_ID, reconciled, shortSummaryStatuses, verboseStatuses } from "./pytest-names.js";
 
 const OUTCOME_WORDS =
   "failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|no tests ran|subtests (?:passed|failed|skipped|xfailed|xpassed)";
@@ -124,7 +124,7 @@ function ofTest(f: TestFailure, id: NodeId | undefined): TestFailure {
 function fileOfNodeId(id: string | undefined, cwd?: string): { file: string } | undefined {
   if (!id) return undefined;
   const file = id.split("::")[0]!;
-  return file.endsWith(".py") ? { file: normalizePath(file, cwd) } : undefined;
+  return /\.\w+$/.test(file) ? { file: normalizePath(file, cwd) } : undefined;
 }
 
 function readSections(lines: string[], end: number): Section[] {
@@ -191,8 +191,9 @@ function readShortSummary(lines: string[], end: number): NodeId[] {
     const rest = line.slice(kind === "failure" ? 7 : 6);
     const dash = rest.indexOf(" - ");
     const id = (dash >= 0 ? rest.slice(0, dash) : rest).trim();
-    // `ERROR tests/x.py` also starts pytest's own error lines ("ERROR: file not found"); require a path.
-    if (!/^[^\s:]+\.py(::|$)/.test(id)) continue;
+    // `ERROR tests/x.py` also starts pytest's own error lines ("ERROR: file not found"); require a path. A
+    // text file's doctest (`--doctest-glob`) is `README.txt::README.txt`.
+    if (!NODE_ID.test(id) && !/^[^\s:]+\.py$/.test(id)) continue;
     const message = dash >= 0 ? rest.slice(dash + 3).trim() : undefined;
     out.push(message ? { id, kind, message } : { id, kind });
   }
@@ -229,6 +230,8 @@ function indexNodeIds(ids: NodeId[]): Map<string, NodeId[]> {
     const parts = n.id.split("::");
     add(`${n.kind}\u0000${n.id}`, n);
     if (parts.length > 1) add(`${n.kind}\u0000${parts.slice(1).join(".")}`, n);
+    // A doctest's section is `[doctest] pkg.mod.func` for `pkg/mod.py::pkg.mod.func` (`[doctest] README.txt`).
+    if (parts.length === 2) add(`${n.kind}\u0000[doctest] ${parts[1]}`, n);
   }
   return index;
 }
@@ -262,6 +265,14 @@ function sectionDetails(lines: string[], cwd?: string): { message?: string; loc?
       // Collection errors and --tb=short: the innermost `in <func>` frame inside the project.
       if (!at.file.startsWith("/") || cwd === undefined) anyLoc = at;
     }
+  }
+  // A doctest's: what it expected and what it got, placed at its example (`README.txt:3: DocTestFailure`).
+  const expected = eLines.length === 0 ? lines.indexOf("Expected:") : -1;
+  if (expected >= 0) {
+    const end = lines.findIndex((l, i) => i > expected && l === "");
+    eLines.push(...lines.slice(expected, end < 0 ? undefined : end).map((l) => l.trim()));
+    const at = lines.map((l) => /^(\S+):(\d+): (?:DocTestFailure|UnexpectedException)$/.exec(l)).findLast((x) => x !== null);
+    if (at) loc = { file: normalizePath(at[1]!, cwd), line: Number(at[2]) };
   }
   if (eLines.length === 0) {
     // --tb=line prints `/abs/path.py:15: assert 7 == 6` only.

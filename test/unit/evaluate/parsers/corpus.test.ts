@@ -120,6 +120,8 @@ describe("corpus of real outputs", () => {
       "pytest/pytest9-subtests-v",
       "pytest/pytest9-rA-failing",
       "pytest/pytest9-rA-names",
+      "pytest/pytest9-doctest-rA",
+      "pytest/pytest9-doctest-v",
       "pytest/pytest9-subtests-rA",
       "pytest/tomli-bug-v",
       "unittest/verbose-failing",
