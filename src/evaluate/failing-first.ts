@@ -74,10 +74,16 @@ export function gateVerdict(ff: FailingFirst, read: TestCounts | null, exit: Gat
   if (!gate || gate.passed === null || gate.failed === null)
     return { whole: `Failing first: the output of the selected tests could not be counted, ${again}.` };
   // No test ran, said as such whatever else the output names (bun prints no test list when `-t` matched none).
-  if (gate.passed + gate.failed === 0)
+  if (gate.passed + gate.failed === 0) {
+    // Selected tests reported skipped were found: skipped (by the step), not renamed.
+    const skipped = ff.names.filter((n) => (gate.cases ?? []).some((c) => c.name === n && c.status === "skipped"));
+    if (skipped.length > 0) return { whole: `Failing first: ${list(skipped)} did not run among the selected tests (reported skipped), ${again}.` };
+    if (!gate.cases && (gate.skipped ?? 0) > 0)
+      return { whole: `Failing first: none of the ${ff.names.length} selected tests ran (${gate.skipped} reported skipped), ${again}.` };
     return {
       whole: `${MATCHED_NOTHING} (${ff.runner}: \`${ff.cmd.slice(0, 300)}\`): the tests may have been renamed or the runner ignored the filter, ${again}.`,
     };
+  }
   if (gate.units || ff.full.units || !!gate.cases !== !!ff.full.cases)
     return { whole: `Failing first: the selected run's output does not name its tests as the full run's does, ${again}.` };
   if (ranEverything(ff, gate)) return { full: everythingRan("Failing first", ff, gate) };

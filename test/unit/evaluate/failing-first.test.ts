@@ -232,6 +232,18 @@ describe("the selected run's verdict", () => {
       ),
     ).toMatchObject({ whole: expect.stringMatching(/b did not run/) });
     expect(gateVerdict(ff(), counts([["a", "skipped"]]), exitOk)).toMatchObject({ whole: expect.stringMatching(new RegExp(`^${MATCHED_NOTHING}`)) });
+    // The selected tests found but skipped (by the step): said so, not "renamed".
+    const skippedBoth = counts([
+      ["b", "skipped"],
+      ["c", "skipped"],
+    ]);
+    expect(gateVerdict(ff(), skippedBoth, exitOk)).toEqual({
+      whole: "Failing first: b, c did not run among the selected tests (reported skipped), so the whole suite ran.",
+    });
+    const { cases: _c, ...countedOnly } = skippedBoth;
+    expect(gateVerdict(ff({ full: (({ cases: _f, ...r }) => r)(FULL) }), countedOnly, exitOk)).toEqual({
+      whole: "Failing first: none of the 2 selected tests ran (2 reported skipped), so the whole suite ran.",
+    });
     // No test listed at all (bun's `matched 0 tests`), against a full run that names each test: still nothing matched.
     const none: TestCounts = { passed: 0, failed: 0, skipped: 0, total: 0, format: "bun", failures: [] };
     expect(gateVerdict(ff(), none, exitFail)).toMatchObject({ whole: expect.stringMatching(new RegExp(`^${MATCHED_NOTHING}`)) });
