@@ -122,7 +122,10 @@ function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights
   if (notice) notices.unshift(notice);
   const test = ev.commands.test;
   const ran = !!test && test.exitCode === 0 && !test.timedOut;
-  const components = { ...ev.components, test: testScore(tests.passed, tests.passed + tests.failed) };
+  // A run that failed with every test passing (a coverage gate: score-evaluation.ts) counts one failure more,
+  // so that it stays below a step that passes: at 1 it kept best over the real success.
+  const gated = !ran && test && !test.timedOut && tests.failed === 0 && tests.passed > 0 ? 1 : 0;
+  const components = { ...ev.components, test: testScore(tests.passed, tests.passed + tests.failed + gated) };
   const judged: Evaluation = {
     ...ev,
     tests,

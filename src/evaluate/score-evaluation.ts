@@ -13,7 +13,7 @@ import { testsLine } from "./feedback.js";
 import { parseBenchValue, parseDiagnostics } from "./parsers/index.js";
 import { readChainDiagnostics } from "./read-tests.js";
 import { countsNotices } from "./runner-hint.js";
-import { type Components, type PerfDirection, perfScore, testsPassed, testsScore, type Weights, weightedScore } from "./score.js";
+import { type Components, type PerfDirection, perfScore, testScore, testsPassed, testsScore, type Weights, weightedScore } from "./score.js";
 import { type StepRuns, succeeded, testsOf } from "./step-command.js";
 import type { Diagnostic } from "./types.js";
 
@@ -62,7 +62,7 @@ export function scoreRuns(opts: EvaluateOptions, runs: StepRuns, gateOutcome: Ga
     const coverageExit = !!ev.tests && !!r && !ok && !r.timedOut && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0 && COVERAGE_TABLE_RE.test(r.output.all);
     if (coverageExit) {
       // Every test passed and the runner printed a coverage table: the exit code is its coverage gate.
-      // No failing test is made up; the tests do not count as passing while the command fails.
+      // No failing test is made up; the tests do not count as passing while the command fails (below).
       notices.push(
         `All ${ev.tests!.passed} tests passed, but "${opts.commands.test}" exited ${r!.exitCode}: its coverage check failed (node-tap: --disable-coverage or --allow-incomplete-coverage; c8/nyc: --check-coverage=false).`,
       );
@@ -80,7 +80,9 @@ export function scoreRuns(opts: EvaluateOptions, runs: StepRuns, gateOutcome: Ga
     // Skipped tests count for nothing; one that ran at an earlier step counts as failed (judge.ts).
     // A failed gate fails the test signal whatever its counts say: the full suite did not run, so a
     // ratio of the gate's few tests would be no measure of it (its failures stay, for the feedback).
-    components.test = gate ? 0 : testsScore(ev.tests, ok);
+    // A coverage gate's exit is no test, yet the step does not pass: counted as one failure more in the test
+    // signal, so that it stays below a step that passes (it scored 1 and kept best over the real success).
+    components.test = gate ? 0 : coverageExit ? testScore(ev.tests!.passed!, ev.tests!.passed! + 1) : testsScore(ev.tests, ok);
     ev.testsPass = testsPassed(ev.tests, ok);
     if (gate) {
       const t = ev.tests;
