@@ -212,7 +212,7 @@ export function renderFeedback(args: {
   const fixed = gone.filter(seen);
   const unseen = gone.filter((f) => !seen(f));
   const t = ev.commands.test;
-  const allPass = !!t && !t.skipped && t.exitCode === 0 && !t.timedOut && !!ev.tests && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0;
+  const allPass = ev.testsPass && !!t && !t.skipped && t.exitCode === 0 && !t.timedOut && !!ev.tests && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0;
   if (allPass && unseen.length > 0)
     head.push(`note: the suite passes; ${unseen.length} earlier failure${unseen.length === 1 ? " is" : "s are"} no longer named by the runner.`);
   const isBuild = (d: Correlated<Diagnostic>) => d.item.command === "build" || d.item.command === undefined;

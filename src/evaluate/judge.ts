@@ -118,26 +118,32 @@ function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights
   const id = judgeTests(raw, step, history);
   const tests = adjustCounts(raw, id);
   const notice = identityNotice(id);
-  const notices = ev.notices.filter((n) => n !== oldNotice && !n.startsWith(NO_REFERENCE_MARK));
+  const notices = ev.notices.filter((n) => n !== oldNotice && !n.startsWith(NO_REFERENCE_MARK) && !n.startsWith(NAMES_LOST_MARK));
   if (notice) notices.unshift(notice);
   const test = ev.commands.test;
   const ran = !!test && test.exitCode === 0 && !test.timedOut;
   // A run that failed with every test passing (a coverage gate: score-evaluation.ts) counts one failure more,
   // so that it stays below a step that passes: at 1 it kept best over the real success.
   const gated = !ran && test && !test.timedOut && tests.failed === 0 && tests.passed > 0 ? 1 : 0;
-  const components = { ...ev.components, test: testScore(tests.passed, tests.passed + tests.failed + gated) };
+  const lost = id?.namesLost;
+  if (lost !== undefined) notices.unshift(namesLostNotice(lost));
+  const components = { ...ev.components, test: lost !== undefined ? 0 : testScore(tests.passed, tests.passed + tests.failed + gated) };
   const judged: Evaluation = {
     ...ev,
     tests,
     notices,
     components,
-    testsPass: tests.total > 0 && tests.failed === 0 && ran && !ev.partial,
+    testsPass: tests.total > 0 && tests.failed === 0 && ran && !ev.partial && lost === undefined,
     score: weightedScore(components, weights, checkWeights(checks)),
   };
   if (identityMatters(id)) judged.testIdentity = id;
   else delete judged.testIdentity;
   return judged;
 }
+
+const NAMES_LOST_MARK = "The test output no longer names every test";
+const namesLostNotice = (step: number) =>
+  `${NAMES_LOST_MARK} (step ${step} named each, and this step's names do not add up to its counts): by counts alone a failing test swapped for a new passing one looks like a fix, so the test signal counts as failing. Output printed among the runner's lines (a test's, the code under test's), a test path the names cannot hold, or a changed test command or reporter can cause it: trm_read_log shows the output.`;
 
 const UNREADABLE_MARK = "The test output can no longer be read";
 // The evaluator's notice of an unreadable or partly counted output says the score follows the exit code;

@@ -89,6 +89,11 @@ export interface TestIdentity {
   missingTests?: number;
   /** How many tests ran at the reference (counts-only output). */
   referenceRan?: number;
+  /**
+   * Counts-only output against a reference that named every test: the step whose names are lost. By counts
+   * a failing test swapped for a new passing one looks like a fix, so the test signal fails (judge.ts).
+   */
+  namesLost?: number;
 }
 
 export interface AddedTests {
@@ -135,6 +140,9 @@ export function judgeTests(current: TestCounts | null | undefined, step: number,
   const extraSkipped = Math.max(0, current.skipped - minSkipped);
   const id: TestIdentity = { lost: [], extraSkipped };
   if (!ref) return id;
+  // A part of the chain that did not run, or a checker that stopped it, fails the step already; another
+  // format than the reference's is judged as such (judge.ts formatChanged).
+  if (ref.tests.cases && !current.notRun?.length && current.format === ref.tests.format) id.namesLost = ref.step;
   const refRan = testsRanOf(ref.tests);
   const ranOf = (t: KnownCounts) => testsRanOf(t) + Math.max(0, t.skipped - minSkipped);
   const ranNow = ranOf(current);
@@ -299,6 +307,7 @@ export function identityMatters(id: TestIdentity | null | undefined): id is Test
       !!id.added ||
       (id.capped ?? 0) > 0 ||
       (id.padded ?? 0) > 0 ||
+      id.namesLost !== undefined ||
       !!id.dropped?.length)
   );
 }

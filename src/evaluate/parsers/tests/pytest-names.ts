@@ -7,8 +7,8 @@ import type { TestCase } from "../../types.js";
 import { MAX_CASES } from "./common.js";
 
 // `tests/x.py::test_a[1-2] PASSED   [ 18%]` (-v); subtests print SUBPASSED / SUBFAILED lines of their own.
-/** A node id: a path with an extension (`.py`, or a doctest's text file), `::` and a name. */
-export const NODE_ID = /^[^\s:]+\.\w+::\S/;
+/** A node id: a path with an extension (`.py`, or a doctest's text file; spaces allowed), `::` and a name. */
+export const NODE_ID = /^[^\s:][^:]*\.\w+::\S/;
 
 const VERBOSE_WORDS = ["PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS"] as const;
 

@@ -108,9 +108,12 @@ export function parsePytest(input: TestInput): TestCounts | null {
   const tally = units ? { passed, failed, skipped, units: "subtests" as const, testsRan: passed + failed - subfailed } : { passed, failed, skipped };
   // The test of each failed subtest: `node::id [msg] (i=3)` is a failed unit of `node::id`.
   const subs = units ? nodeIds.filter((n) => n.kind === "subfailure").map((n) => n.id.slice(0, n.id.indexOf(" "))) : [];
+  // Of several summaries one was printed by something else, which may have printed names too: none are used.
   const named =
-    reconciled(verboseStatuses(lines, summaryAt), passed, skipped, failed, subs) ??
-    reconciled(shortSummaryStatuses(lines, summaryAt), passed, skipped, failed, subs);
+    summaries > 1
+      ? undefined
+      : (reconciled(verboseStatuses(lines, summaryAt), passed, skipped, failed, subs) ??
+        reconciled(shortSummaryStatuses(lines, summaryAt), passed, skipped, failed, subs));
   const r = counts("pytest", tally, failures, undefined, named);
   if (summaries > 1) r.note = `the output holds ${summaries} summary lines (something besides pytest printed one); the one with the most failures counts`;
   return r;

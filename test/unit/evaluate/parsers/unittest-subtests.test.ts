@@ -89,18 +89,20 @@ describe("unittest subTest failures", () => {
     expect(py310!.cases).toBeUndefined();
   });
 
-  it("real outputs: the tests are unittest's Ran (3.12.1's plus the test it leaves out), its blocks are unittest's failures and errors", () => {
+  it("real outputs: the tests are unittest's Ran, its blocks are unittest's failures and errors", () => {
     for (const id of ["subtests-default", "subtests-verbose", "py3112-subtests-verbose", "py3121-subtests-verbose"]) {
       const { all } = loadCase(`unittest/${id}`).output;
       const r = parseTests(out(all), { cwd: CWD })!;
       const ran = Number(/^Ran (\d+) tests/m.exec(all)![1]);
       const [, failures, errors, skipped] = /^FAILED \(failures=(\d+), errors=(\d+), skipped=(\d+)\)$/m.exec(all)!.map(Number);
-      const leftOut = id.startsWith("py3121") ? 1 : 0;
-      expect(r.total, id).toBe(ran + leftOut);
+      expect(r.total, id).toBe(ran);
       expect(r.skipped, id).toBe(skipped);
       expect(r.failures, id).toHaveLength(failures! + errors!);
       expect(r.failed, id).toBe(new Set(r.failures.map((f) => f.test ?? f.name)).size);
-      if (id !== "subtests-default") expect(r.cases, id).toHaveLength(ran + leftOut);
+      // 3.12.1's -v names the test its `Ran` leaves out: an `ok` line more than `Ran` is not believed (the code
+      // under test can print one), so that run is tracked by counts.
+      if (id === "py3121-subtests-verbose") expect(r.cases, id).toBeUndefined();
+      else if (id !== "subtests-default") expect(r.cases, id).toHaveLength(ran);
     }
   });
 });
