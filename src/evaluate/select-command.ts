@@ -41,7 +41,7 @@ function plainParts(cmd: string): string[] | null {
 }
 
 const NPM =
-  /^npm\s+(?:(?:-s|--silent|-q|--quiet)\s+)*(?:(test|t|tst)|(?:run|run-script)\s+(?:(?:-s|--silent)\s+)*([\w:.-]+))((?:\s+(?:-s|--silent|-q|--quiet))*)(\s+--(?:\s.*)?)?$/;
+  /^npm\s+(?:(?:-s|--silent|-q|--quiet)\s+)*(?:(test|t|tst)|(?:run|run-script)\s+(?:(?:-s|--silent)\s+)*([\w:.-]+))((?:\s+(?:-s|--silent|-q|--quiet|--ignore-scripts))*)(\s+--(?:\s.*)?)?$/;
 
 /** Where arguments go in `part` (the runner's own): at its end, or after what `selectAt.after` matches (node's options before its files). */
 function insertion(part: string, r: RunnerDescriptor): { at: number } | { off: string } {
@@ -250,7 +250,9 @@ export function relatedFor(testCmd: string, cwd: string): RelatedSelection | { o
   const p = relatedPart(`${slast}${npm[4]?.replace(/^\s+--/, "") ?? ""}`, r);
   if ("off" in p) return p;
   if (!r.related!.subcommand) return make(r, (args) => `${cmd}${npm[4] ? "" : " --"} ${args}`);
-  if (packageScript(`pre${name}`, cwd) !== undefined) return { off: `npm runs the script "pre${name}" before "${name}"` };
+  // Without --ignore-scripts npm would run the pre script first, which `npm exec -c` does not.
+  if (!/--ignore-scripts/.test(npm[3] ?? "") && packageScript(`pre${name}`, cwd) !== undefined)
+    return { off: `npm runs the script "pre${name}" before "${name}"` };
   const shead = script.slice(0, script.length - slast.length);
   return make(r, (args) => `npm exec -c ${shellQuote(`${shead}${p.build(args)}`)}`);
 }

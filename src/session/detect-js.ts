@@ -4,6 +4,7 @@
  * its devDependencies name (runners as their descriptors recognise them). Pure: reads through a RepoView.
  */
 import { installFix } from "../evaluate/missing-program.js";
+import { type HookPlan, hookPlan, hooksLeftOut, NO_HOOKS } from "../evaluate/npm-hooks.js";
 import { parsePackageJson } from "../evaluate/package-json.js";
 import { RUNNERS, type RunnerDescriptor, runnerOfCommand } from "../evaluate/runners/index.js";
 import type { Detected, RepoView } from "./detect-commands.js";
@@ -146,11 +147,14 @@ export function detectJs(repo: RepoView): Detected | undefined {
   const testText = script("test") && !runsNothing(script("test")!) ? script("test")! : undefined;
   const expandedTest = testText ? expandScript(testText, pkg.scripts) : undefined;
   const found = runnerOf(expandedTest, pkg, repo);
+  let hooks: HookPlan | undefined;
   if (testText) {
     const r = viaScript("test", (p) => (found ? found.runner.recognise.command.test(p) : false));
     if (r) {
-      out.args.testCmd = r.cmd;
-      out.why.testCmd = `package.json scripts.test (${JSON.stringify(clip(testText))}) ${r.how}`;
+      // npm's pretest / posttest run around the test script: those that only judge code are left out.
+      hooks = hookPlan(r.cmd, pkg.scripts);
+      out.args.testCmd = hooks?.command ?? r.cmd;
+      out.why.testCmd = `package.json scripts.test (${JSON.stringify(clip(testText))}) ${r.how}${hooks ? `, without its hooks (${NO_HOOKS})` : ""}`;
     }
   } else if (found) {
     out.args.testCmd = found.runner.command;
@@ -192,6 +196,7 @@ export function detectJs(repo: RepoView): Detected | undefined {
     }
   }
 
+  if (hooks) out.notes.push(hooksNote(hooks, out, pkg.scripts));
   if (missingPm) {
     const pmCmd = testText ? runScript(pm.name, "test") : undefined;
     const alt = out.args.testCmd && out.args.testCmd !== pmCmd ? `, or keep testCmd: ${JSON.stringify(out.args.testCmd)} as chosen` : "";
@@ -205,6 +210,19 @@ export function detectJs(repo: RepoView): Detected | undefined {
     );
   }
   return Object.keys(out.args).length > 0 ? out : undefined;
+}
+
+/** What the hooks left out of testCmd run, and where that is judged now: by lintCmd, else a check to add. */
+function hooksNote(plan: HookPlan, out: Detected, scripts: Record<string, string>): string {
+  const said = `npm runs ${hooksLeftOut("test", plan)}, and a failing hook fails "npm test" however the tests went (after every test passed, for posttest), so testCmd runs the test script ${plan.preKept ? "after pretest, " : ""}without them (${NO_HOOKS}, npm 7 and later; the scripts the test script runs through npm lose their own hooks too).`;
+  const left = [...(plan.pre !== undefined && !plan.preKept ? ["pretest"] : []), ...(plan.post !== undefined ? ["posttest"] : [])];
+  // A hook that runs the lint script (or its text) is what lintCmd already judges.
+  const lint = out.args.lintCmd && scripts.lint !== undefined ? [/^npm\s+run\s+lint$/, scripts.lint.trim()] : [];
+  const judged = (h: string) => lint.some((l) => (typeof l === "string" ? scripts[h]!.trim() === l : l.test(scripts[h]!.trim())));
+  const rest = left.filter((h) => !judged(h));
+  if (rest.length === 0) return `${said} lintCmd ${JSON.stringify(out.args.lintCmd)} runs what ${left.join(" and ")} checks.`;
+  const given = { ...out.args, checks: rest.map((h) => ({ name: h, cmd: `npm run ${h}`, weight: 0.1 })) };
+  return `${said} To judge what ${rest.join(" and ")} checks too, pass ${JSON.stringify(given)}.`;
 }
 
 const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 77)}...` : s);

@@ -2,6 +2,7 @@ import { constants, existsSync, rmSync, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
 import path from "node:path";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
+import { hookAdvice } from "../evaluate/npm-hooks.js";
 import { chainAdvice } from "../evaluate/runner-hint.js";
 import { failingFirstNote } from "../evaluate/select-command.js";
 import { runCommand } from "../exec/run.js";
@@ -280,6 +281,8 @@ async function createSessionOwned(
   const notes = [...(config.sandbox && rootNotice() ? [rootNotice()!] : []), ...(await session.pythonIsolation()).notices];
   const chain = config.commands.test ? chainAdvice(config.commands.test, wt) : undefined;
   if (chain) notes.push(chain);
+  const hooks = config.commands.test ? hookAdvice(config.commands.test, wt) : undefined;
+  if (hooks) notes.push(hooks);
   if (config.commands.test) notes.push(failingFirstNote(config.commands.test, wt, config.selectTests !== false, config.testReport));
   profileMark("python");
   if (layer.redirected.length > 0) {

@@ -1,0 +1,95 @@
+/**
+ * npm runs a script's hooks around it: `npm test` runs `pretest`, `test`, then `posttest`, and so does
+ * `npm run x` with `prex` / `postx`. A `posttest` lint that fails fails the test command after every test
+ * passed (npm/node-semver: `"posttest": "npm run lint"`), so the tests of a right fix never count as
+ * passing. `--ignore-scripts` (npm 7 and later: documented for `npm test` and `npm run-script`, checked on
+ * npm 11) runs the named script alone, without its hooks. A `pretest` that builds what the tests need is
+ * kept, run first as its own part; one that only checks code (a lint) stops the tests the way `xo` does
+ * in `xo && ava`, and is left out as `posttest` is.
+ */
+import path from "node:path";
+import { readPrefix } from "../util/read-prefix.js";
+import { programOf, splitAndChain } from "./chain.js";
+import { scriptsOf } from "./package-json.js";
+import { isChecker, scriptRun } from "./runner-hint.js";
+
+export const NO_HOOKS = "--ignore-scripts";
+
+/** `npm test` / `npm run <name>` as typed, with the script's name (npm's own options only, nothing after them). */
+const NPM_SCRIPT =
+  /^npm\s+(?:(?:-s|--silent|-q|--quiet)\s+)*(?:(test|t|tst)|(?:run|run-script)\s+(?:(?:-s|--silent)\s+)*([\w:.-]+))((?:\s+(?:-s|--silent|-q|--quiet))*)$/;
+
+export interface HookPlan {
+  /** The hook scripts' text, as package.json has them. */
+  pre?: string;
+  post?: string;
+  /** The pre hook builds or prepares what the tests need (it is not only checkers): it still runs, first. */
+  preKept: boolean;
+  /** The command that runs the script without the hooks that only judge code. */
+  command: string;
+}
+
+/** Whether a script only checks code: each of its parts is a checker, scripts it runs through npm looked into (three deep). */
+export function onlyChecks(text: string, scripts: Record<string, string>, depth = 0): boolean {
+  const parts = splitAndChain(text) ?? [text];
+  return parts.every((p) => {
+    const run = /^\s*(?:npm|pnpm|yarn)\s+(?:run\s+|run-script\s+)?(?:-s\s+|--silent\s+)?([\w:.-]+)\s*$/.exec(p);
+    if (run) {
+      const inner = Object.hasOwn(scripts, run[1]!) ? scripts[run[1]!] : undefined;
+      return depth < 3 && inner !== undefined && onlyChecks(inner, scripts, depth + 1);
+    }
+    const program = programOf(p.trim());
+    // tsc checks code in a chain, but a pretest's tsc without --noEmit builds what the tests import.
+    if (/^(?:tsc|vue-tsc)$/.test(program) && !/--noEmit\b/.test(p)) return false;
+    return isChecker(program);
+  });
+}
+
+/**
+ * What to run instead of `cmd` (`npm test`, `npm run test:unit`) so that the script's hooks that only judge
+ * code do not fail the tests; undefined when it has none, or only a pre hook the tests need.
+ */
+export function hookPlan(cmd: string, scripts: Record<string, string>): HookPlan | undefined {
+  const m = NPM_SCRIPT.exec(cmd.trim());
+  if (!m) return undefined;
+  const name = m[1] ? "test" : m[2]!;
+  const hook = (h: string) => (Object.hasOwn(scripts, h) ? scripts[h] : undefined);
+  const pre = hook(`pre${name}`);
+  const post = hook(`post${name}`);
+  const preKept = pre !== undefined && !onlyChecks(pre, scripts);
+  if (post === undefined && (pre === undefined || preKept)) return undefined;
+  const alone = `${cmd.trim()} ${NO_HOOKS}`;
+  // The kept pre hook by its own name: `npm run pretest` runs it (its own hooks are `prepretest`, rare).
+  return {
+    ...(pre !== undefined ? { pre } : {}),
+    ...(post !== undefined ? { post } : {}),
+    preKept,
+    command: preKept ? `npm run pre${name} && ${alone}` : alone,
+  };
+}
+
+const quote = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
+
+/** The hooks left out, said: which npm runs, and what they run. */
+export function hooksLeftOut(name: string, plan: HookPlan): string {
+  const out = [
+    ...(plan.pre !== undefined && !plan.preKept ? [`scripts.pre${name} (${quote(plan.pre)}) before scripts.${name}`] : []),
+    ...(plan.post !== undefined ? [`scripts.post${name} (${quote(plan.post)}) after scripts.${name}`] : []),
+  ];
+  return out.join(" and ");
+}
+
+/**
+ * The start's word on a given test command whose npm script has hooks that judge code (detection already
+ * leaves them out): what they run, that a failing one fails the tests however they went, and the command
+ * that runs the tests alone. Undefined when there is nothing to say.
+ */
+export function hookAdvice(cmd: string, cwd: string): string | undefined {
+  if (!scriptRun(cmd, cwd)) return undefined;
+  const scripts = scriptsOf(readPrefix(path.join(cwd, "package.json"), 200_000));
+  const plan = hookPlan(cmd, scripts);
+  if (!plan) return undefined;
+  const m = NPM_SCRIPT.exec(cmd.trim())!;
+  const name = m[1] ? "test" : m[2]!;
+  return `testCmd "${cmd.trim()}": npm runs ${hooksLeftOut(name, plan)}, and a failing hook fails the test command however the tests went (after all of them passed, for a post hook). ${JSON.stringify({ testCmd: plan.command })} runs the tests ${plan.preKept ? `after scripts.pre${name} ` : ""}without the hooks (${NO_HOOKS}, npm 7 and later); give what a hook checks as lintCmd or a check.`;
+}
