@@ -59,14 +59,23 @@ export function scoreRuns(opts: EvaluateOptions, runs: StepRuns, gateOutcome: Ga
     const r = gate ?? results.test;
     ev.tests = r ? testsOf(runs, r, gate ? undefined : chains.test, gate ? undefined : junitXml) : null;
     const ok = !gate && !!r && succeeded(r);
-    const coverageExit = !!ev.tests && !!r && !ok && !r.timedOut && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0 && COVERAGE_TABLE_RE.test(r.output.all);
-    if (coverageExit) {
+    const allPassedExit = !!ev.tests && !!r && !ok && !r.timedOut && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0;
+    const table = allPassedExit && COVERAGE_TABLE_RE.test(r!.output.all);
+    if (table && !coverageShort(r!.output.all)) {
+      // A table at 100% (or one no gate read) is no proof of a coverage gate: on npm/node-semver the exit was
+      // the posttest lint's. What failed is said by the output's own last lines, quoted as data.
+      notices.push(
+        `All ${ev.tests!.passed} tests passed, but "${opts.commands.test}" exited ${r!.exitCode} after them, with no coverage figure short: ${outputEnd(r!.output.all)}`,
+      );
+    } else if (table) {
       // Every test passed and the runner printed a coverage table: the exit code is its coverage gate.
       // No failing test is made up; the tests do not count as passing while the command fails (below).
       notices.push(
         `All ${ev.tests!.passed} tests passed, but "${opts.commands.test}" exited ${r!.exitCode}: its coverage check failed (node-tap: --disable-coverage or --allow-incomplete-coverage; c8/nyc: --check-coverage=false).`,
       );
     } else if (ev.tests && r && !ok && ev.tests.failed === 0) {
+      if (allPassedExit)
+        notices.push(`All ${ev.tests.passed} tests passed, but "${opts.commands.test}" exited ${r.exitCode} after them: ${outputEnd(r.output.all)}`);
       // The runner failed but reported no failing test (a crash, a timeout, an error outside tests):
       // that is a failure the counts alone would hide.
       const t = ev.tests;
@@ -137,6 +146,28 @@ function dedupe(ds: Diagnostic[]): Diagnostic[] {
 }
 
 const COVERAGE_TABLE_RE = /^\s*File\s+\|\s*% Stmts\s*\|/m;
+/** What nyc, c8 and node-tap print when their coverage gate fails. */
+const COVERAGE_FAIL_RE = /does not meet (?:the |global )?threshold|ERROR: Coverage for|incomplete coverage|coverage threshold/i;
+/** A row of an istanbul text table: its name, then % Stmts, % Branch, % Funcs, % Lines. */
+const COVERAGE_ROW_RE = /^[^|\n]*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|/gm;
+
+/** Whether coverage fell short: the runner said so, or a figure of its table is below 100%. */
+function coverageShort(out: string): boolean {
+  if (COVERAGE_FAIL_RE.test(out)) return true;
+  for (const m of out.matchAll(COVERAGE_ROW_RE)) if (m.slice(1, 5).some((v) => Number(v) < 100)) return true;
+  return false;
+}
+
+/** The output's last lines (the test code's and the hooks', so hostile), each a JSON string: bounded, control characters escaped. */
+function outputEnd(out: string): string {
+  const lines = out
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(-5)
+    .map((l) => JSON.stringify(l.length > 160 ? `${l.slice(0, 157)}...` : l));
+  return lines.length ? `its output ends ${lines.join(" / ")}.` : "it printed nothing after the tests.";
+}
 
 /**
  * Re-derives the perf component and the score of an evaluation against the current best bench value.

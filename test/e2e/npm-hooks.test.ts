@@ -1,6 +1,9 @@
+import { symlinkSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, textOf } from "../helpers/client.js";
 import { filesCandidate } from "../helpers/fixtures.js";
+import { installRunners, RUNNERS } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles } from "../helpers/repo.js";
 
 /**
@@ -22,9 +25,11 @@ test("above falls to hi", () => assert.strictEqual(clamp(11, 0, 10), 10));
 // A checker that fails on this machine whatever the candidate does, as template-oss-check did.
 const lintJs = `console.log("check.js: 1 problem (the package's metadata needs updating)");\nprocess.exit(1);\n`;
 
-function hookedRepo(scripts: Record<string, string>): string {
+function hookedRepo(scripts: Record<string, string>, extra: Record<string, string> = {}): string {
   return repoFromFiles(
     {
+      ".gitignore": "node_modules\n",
+      ...extra,
       "package.json": JSON.stringify({ name: "calc", private: true, scripts }),
       "package-lock.json": '{ "lockfileVersion": 3 }\n',
       "lib.js": lib("Math.min(hi, x)"),
@@ -37,6 +42,7 @@ function hookedRepo(scripts: Record<string, string>): string {
 
 let srv: TestServer;
 beforeAll(async () => {
+  installRunners();
   srv = await startServer();
 }, 120_000);
 afterAll(async () => {
@@ -101,5 +107,28 @@ describe.concurrent("npm's pre and post hooks of the test script", () => {
     expect(step.tests).toMatchObject({ passed: 3, failed: 1 });
     expect(step.tests.failures.map((f: Any) => f.name)).toEqual(["(test command exited 1)"]);
     expect(step.shouldHalt).toBe(false);
+  }, 180_000);
+
+  it("a command that exits 1 after every test passed is not called a coverage failure unless a figure is short", async () => {
+    // c8's table at 100%, then the posttest fails: the exit is the hook's (npm/node-semver said "its coverage check failed").
+    const full = hookedRepo({ test: "c8 --reporter=text node --test", posttest: "node check.js" });
+    symlinkSync(path.join(RUNNERS, "node_modules"), path.join(full, "node_modules"));
+    const a = await rightFix(full, { testCmd: "npm test", selectTests: false });
+    const said = `${(a.step.notices ?? []).join("\n")}\n${a.step.feedback}`;
+    expect(said).not.toContain("coverage check failed");
+    expect(said).toMatch(
+      /All 3 tests passed, but "npm test" exited 1 after them, with no coverage figure short: its output ends .*"check\.js: 1 problem \(the package's metadata needs updating\)"/,
+    );
+
+    // A figure short of c8's threshold: still its coverage check.
+    const short = hookedRepo(
+      { test: "c8 --check-coverage --functions 100 --reporter=text node --test" },
+      { "extra.js": "exports.unused = () => 1;\n", "test/extra.test.js": 'require("../extra.js");\nrequire("node:test")("loads", () => {});\n' },
+    );
+    symlinkSync(path.join(RUNNERS, "node_modules"), path.join(short, "node_modules"));
+    const b = await rightFix(short, { testCmd: "npm test --ignore-scripts", selectTests: false });
+    expect(`${(b.step.notices ?? []).join("\n")}\n${b.step.feedback}`).toContain(
+      'All 4 tests passed, but "npm test --ignore-scripts" exited 1: its coverage check failed',
+    );
   }, 180_000);
 });
