@@ -32,6 +32,8 @@ export interface Detected {
   notes: string[];
   /** The test runner the test command runs, when known. */
   runner?: RunnerDescriptor;
+  /** The test command already prints what code-trm reads best (pytest -rA): no note offers it. */
+  readable?: boolean;
 }
 
 function detectGo(repo: RepoView): Detected | undefined {
@@ -74,7 +76,7 @@ export function detectCommands(repo: RepoView): Detected | undefined {
     if (make) pick = pick ? { ...pick, args: { ...pick.args, ...make.args }, why: { ...pick.why, ...make.why }, notes: [...pick.notes, ...make.notes] } : make;
   }
   if (!pick) return undefined;
-  const report = pick.runner && pick.args.testCmd ? reportNote(pick.runner, pick.args.testCmd) : undefined;
+  const report = pick.runner && pick.args.testCmd && !pick.readable ? reportNote(pick.runner, pick.args.testCmd) : undefined;
   return { ...pick, notes: [...pick.notes, ...(report ? [report] : [])] };
 }
 

@@ -2,10 +2,12 @@
  * The test command of a Python repository: pytest when its configuration or dependencies name it (the
  * pytest descriptor's `recognise.files`), else unittest; with a `src` layout that pytest's own
  * `pythonpath` setting does not cover, `src` goes on PYTHONPATH so the tests import the worktree's code
- * without an install. A linter only where it is configured and installed. Pure: reads through a RepoView.
+ * without an install; the doctests the project's tox or CI line runs (detect-doctests.ts). A linter only
+ * where it is configured and installed. Pure: reads through a RepoView.
  */
 import { RUNNERS } from "../evaluate/runners/index.js";
 import type { Detected, RepoView } from "./detect-commands.js";
+import { projectDoctests } from "./detect-doctests.js";
 
 const MARKERS = ["pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", "requirements.txt", "requirements-dev.txt", "Pipfile"];
 const TEST_DIRS = ["tests", "test", "testing"];
@@ -69,9 +71,12 @@ export function detectPython(repo: RepoView): Detected | undefined {
   const srcWhy =
     src.length === 0 ? "" : pathSet ? "; its pytest config sets pythonpath for the src layout" : `; src layout (src/${src[0]}), so src goes on PYTHONPATH`;
   if (byFile || byTests) {
-    out.args.testCmd = `${prefix}${py} -m pytest`;
-    out.why.testCmd = `${byFile ? `pytest named in ${byFile.file}` : `${byTests} is written for pytest (unittest would run none of it)`}${srcWhy}`;
+    // -rA, as the runner's command: its short summary names every test, which plain pytest does not.
+    const doctests = projectDoctests(repo, config, testDir ? [testDir] : testFiles);
+    out.args.testCmd = [`${prefix}${py} -m pytest -rA`, ...(doctests?.args ?? [])].join(" ");
+    out.why.testCmd = `${byFile ? `pytest named in ${byFile.file}` : `${byTests} is written for pytest (unittest would run none of it)`}${srcWhy}${doctests ? `; ${doctests.why}` : ""}`;
     out.runner = pytest;
+    out.readable = true;
   } else if (testDir || root.some(isTestFile)) {
     const unittest = RUNNERS.find((r) => r.id === "unittest")!;
     // discover imports test files as modules of the start folder: a test folder that is not a package is started in.

@@ -139,9 +139,36 @@ describe.concurrent("a start with only repoPath", () => {
         "trm-detect-py-",
       );
       const { start, step } = await firstStep(srv, repo, "src/calc/__init__.py", calc("min(hi, x)"));
-      expect(start.detected.commands).toEqual({ testCmd: "PYTHONPATH=src:$PYTHONPATH python3 -m pytest" });
+      expect(start.detected.commands).toEqual({ testCmd: "PYTHONPATH=src:$PYTHONPATH python3 -m pytest -rA" });
       expect(start.detected.why.testCmd).toMatch(/pytest named in pyproject\.toml; src layout \(src\/calc\)/);
       expectWrongFix(step, /test_below_rises_to_lo/);
+    },
+    180_000,
+  );
+
+  it.skipIf(py.skip)(
+    `Python doctests the project's tox.ini runs (boltons' line): detected, so a candidate that breaks a docstring example does not score 1${py.why}`,
+    async () => {
+      const calc = (doc: string, body: string) => `def add(a, b):\n    return a + b\n\n\ndef clamp(x, lo, hi):\n    """${doc}"""\n    return ${body}\n`;
+      const doc = "Clamp x.\n\n    >>> clamp(5, 0, 10)\n    5\n    ";
+      const repo = repoFromFiles(
+        {
+          ".gitignore": ".pytest_cache\n__pycache__\n",
+          "pyproject.toml": '[project]\nname = "calc"\nversion = "0.1.0"\n\n[dependency-groups]\ndev = ["pytest>=8"]\n',
+          "tox.ini": "[testenv]\nchangedir = .tox\ncommands = pytest --doctest-modules {env_site_packages_dir}/calc {tox_root}/tests {posargs}\n",
+          "calc/__init__.py": calc(doc, "max(lo, min(hi, x))"),
+          "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+        "trm-detect-doctest-",
+      );
+      // The example's text changed, the code right: only the doctest can fail.
+      const { start, step } = await firstStep(srv, repo, "calc/__init__.py", calc(doc.replace("    5\n", "    6\n"), "max(lo, min(hi, x))"));
+      expect(start.detected.commands).toEqual({ testCmd: "python3 -m pytest -rA --doctest-modules calc tests" });
+      expect(start.detected.why.testCmd).toMatch(/tox\.ini runs pytest with its doctests/);
+      expect(step.tests, step.feedback).toMatchObject({ passed: 1, failed: 1, total: 2 });
+      expect(step.tests.failures.map((f: Any) => f.name)).toEqual(["calc/__init__.py::calc.clamp"]);
+      expect(step.score).toBeLessThan(1);
+      expect(step.shouldHalt).toBe(false);
     },
     180_000,
   );

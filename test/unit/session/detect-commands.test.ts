@@ -147,18 +147,19 @@ describe("command detection (issue 24)", () => {
       "tests/test_calc.py": "",
     };
     const d = detectCommands(view(src))!;
-    expect(d.args).toEqual({ testCmd: "PYTHONPATH=src:$PYTHONPATH python3 -m pytest" });
+    // -rA, the runner's readable command: no note offers it.
+    expect(d.args).toEqual({ testCmd: "PYTHONPATH=src:$PYTHONPATH python3 -m pytest -rA" });
     expect(d.why.testCmd).toMatch(/pytest named in pyproject\.toml; src layout \(src\/calc\), so src goes on PYTHONPATH/);
-    expect(d.notes.join()).toMatch(/pytest can also print a report code-trm reads exactly \(pytest: add -rA/);
+    expect(d.notes).toEqual([]);
     const covered = detectCommands(view({ ...src, "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\n' }))!;
-    expect(covered.args.testCmd).toBe("python3 -m pytest");
+    expect(covered.args.testCmd).toBe("python3 -m pytest -rA");
     expect(covered.why.testCmd).toMatch(/its pytest config sets pythonpath/);
     for (const [file, text] of [
       ["setup.cfg", "[tool:pytest]\naddopts = -q\n"],
       ["tox.ini", "[tox]\n[testenv]\ncommands = pytest\n"],
       ["pytest.ini", "[pytest]\n"],
     ]) {
-      expect(detectCommands(view({ [file!]: text!, "tests/test_a.py": "" }))!.args.testCmd, file).toBe("python3 -m pytest");
+      expect(detectCommands(view({ [file!]: text!, "tests/test_a.py": "" }))!.args.testCmd, file).toBe("python3 -m pytest -rA");
     }
     const plain = detectCommands(view({ "setup.py": "", "tests/test_a.py": "" }))!;
     expect(plain.args.testCmd).toBe("python3 -m unittest discover -s tests -v");
@@ -172,10 +173,10 @@ describe("command detection (issue 24)", () => {
       ["setup.py", "setup(name='x', tests_require=['pytest'])\n"],
       ["Pipfile", "[dev-packages]\npytest = '*'\n"],
     ]) {
-      expect(detectCommands(view({ "setup.py": "", [file!]: text!, "tests/test_a.py": "" }))!.args.testCmd, file).toBe("python3 -m pytest");
+      expect(detectCommands(view({ "setup.py": "", [file!]: text!, "tests/test_a.py": "" }))!.args.testCmd, file).toBe("python3 -m pytest -rA");
     }
     // Plain test functions (or an import of pytest) are pytest's: unittest finds no TestCase there and exits 0.
-    expect(detectCommands(view({ "setup.py": "", "tests/test_a.py": "def test_a():\n    assert f() == 2\n" }))!.args.testCmd).toBe("python3 -m pytest");
+    expect(detectCommands(view({ "setup.py": "", "tests/test_a.py": "def test_a():\n    assert f() == 2\n" }))!.args.testCmd).toBe("python3 -m pytest -rA");
     expect(detectCommands(view({ "setup.py": "", "tests/test_a.py": "import pytest\n\n@pytest.mark.x\ndef test_a(): pass\n" }))!.why.testCmd).toMatch(
       /tests\/test_a\.py is written for pytest/,
     );
@@ -192,7 +193,7 @@ describe("command detection (issue 24)", () => {
     expect(detectCommands(view({ Makefile: "TEST := 1\n", "README.md": "" }))).toBeUndefined();
     // A package.json kept for tooling only (no test script, no runner) does not hide the Python tests.
     expect(detectCommands(view({ "package.json": pkg({ devDependencies: { prettier: "3" } }), "pytest.ini": "[pytest]\n" }))!.args.testCmd).toBe(
-      "python3 -m pytest",
+      "python3 -m pytest -rA",
     );
   });
 
