@@ -12,7 +12,7 @@ import type { GateVerdict, PartialRun, RelatedRan } from "./failing-first.js";
 import { testsLine } from "./feedback.js";
 import { parseBenchValue, parseDiagnostics } from "./parsers/index.js";
 import { readChainDiagnostics } from "./read-tests.js";
-import { countsNotices } from "./runner-hint.js";
+import { countsNotices, stoppedNotice } from "./runner-hint.js";
 import { type Components, type PerfDirection, perfScore, testScore, testsPassed, testsScore, type Weights, weightedScore } from "./score.js";
 import { type StepRuns, succeeded, testsOf } from "./step-command.js";
 import type { Diagnostic } from "./types.js";
@@ -59,15 +59,18 @@ export function scoreRuns(opts: EvaluateOptions, runs: StepRuns, gateOutcome: Ga
     const r = gate ?? results.test;
     ev.tests = r ? testsOf(runs, r, gate ? undefined : chains.test, gate ? undefined : junitXml) : null;
     const ok = !gate && !!r && succeeded(r);
+    // Before a failure is made up for a failed run that named none: the runner's own counts.
+    const stopped = !gate && r && !ok ? stoppedNotice(ev.tests, r.exitCode, opts.commands.test, opts.cwd, r.output.all) : undefined;
     const allPassedExit = !!ev.tests && !!r && !ok && !r.timedOut && ev.tests.failed === 0 && (ev.tests.passed ?? 0) > 0;
-    const table = allPassedExit && COVERAGE_TABLE_RE.test(r!.output.all);
-    if (table && !coverageShort(r!.output.all)) {
+    // A coverage table: the exit is taken for a gate after the tests, and no failing test is made up.
+    const coverageExit = allPassedExit && COVERAGE_TABLE_RE.test(r!.output.all);
+    if (coverageExit && !coverageShort(r!.output.all)) {
       // A table at 100% (or one no gate read) is no proof of a coverage gate: on npm/node-semver the exit was
       // the posttest lint's. What failed is said by the output's own last lines, quoted as data.
       notices.push(
         `All ${ev.tests!.passed} tests passed, but "${opts.commands.test}" exited ${r!.exitCode} after them, with no coverage figure short: ${outputEnd(r!.output.all)}`,
       );
-    } else if (table) {
+    } else if (coverageExit) {
       // Every test passed and the runner printed a coverage table: the exit code is its coverage gate.
       // No failing test is made up; the tests do not count as passing while the command fails (below).
       notices.push(
@@ -98,7 +101,8 @@ export function scoreRuns(opts: EvaluateOptions, runs: StepRuns, gateOutcome: Ga
       notices.push(
         `quickTestCmd failed${t ? ` (${testsLine(t)})` : ` (exit ${gate.exitCode ?? "killed"})`}, so the full test command was skipped and the test signal counts as failing.`,
       );
-    } else if (r) notices.push(...countsNotices(ev.tests, r.exitCode, ok, opts.commands.test, opts.cwd));
+    } else if (stopped) notices.push(stopped);
+    else if (r) notices.push(...countsNotices(ev.tests, r.exitCode, ok, opts.commands.test, opts.cwd));
   }
   if (opts.commands.bench) {
     const r = results.bench;

@@ -1,4 +1,6 @@
+import { stripAnsi, truncate } from "../../util/text.js";
 import { parsePytest } from "../parsers/tests/pytest.js";
+import type { TestCounts } from "../types.js";
 import type { RunnerDescriptor } from "./types.js";
 
 export const pytest: RunnerDescriptor = {
@@ -40,7 +42,36 @@ export const pytest: RunnerDescriptor = {
     return ids.every((id) => id.includes("::") || id.endsWith(".py")) ? [...new Set(ids.map((id) => id.replace(/^-/, "./-")))] : undefined;
   },
   coverage: { args: ["--cov", "--cov-report=term"], prints: "a text table of statements, misses and % per file with a TOTAL line (pytest-cov)" },
+  stopped: (exitCode, output, tests) => (exitCode === 3 ? internalError(output, tests) : undefined),
 };
+
+/** A line of the repository's output as a notice quotes it: no control characters, one line, bounded. */
+const quoted = (line: string) =>
+  JSON.stringify(
+    truncate(
+      stripAnsi(line)
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: line breaks and control characters become spaces
+        .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
+        .trim(),
+      160,
+    ),
+  );
+
+/**
+ * Exit 3: pytest stopped at an INTERNALERROR (wcwidth: an installed pytest-benchmark clashing with the
+ * project's own `benchmark` fixture, after 27 of 1327 tests) and still printed "27 passed": those counts are
+ * of the tests before it, so the notice says so, with the error and the plugin that raised it.
+ */
+function internalError(output: string, tests: TestCounts | null): string | undefined {
+  const lines = output.split("\n").flatMap((l) => (l.startsWith("INTERNALERROR> ") ? [l.slice(15)] : []));
+  if (lines.length === 0) return undefined;
+  const error = lines.filter((l) => /^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit)\b.*:/.test(l)).pop();
+  const plugin = lines.map((l) => /^Plugin: ([\w.-]{1,40}), Hook: /.exec(l)?.[1]).find(Boolean);
+  const ran = tests && tests.passed !== null && tests.failed !== null ? tests.passed + tests.failed + (tests.skipped ?? 0) : undefined;
+  const m = /^collected (\d+) items?(?: \/ \d+ deselected \/ (\d+) selected)?/m.exec(output);
+  const of = m ? ` of ${m[2] ?? m[1]}` : "";
+  return `pytest stopped with an internal error (exit 3)${ran === undefined ? "" : ` after ${ran}${of} tests`}${error ? `: ${quoted(error)}` : ""}${plugin ? ` (raised in plugin ${plugin})` : ""}. The counts are of the tests that ran before it, not of the suite, and the test run counts as failing; trm_read_log shows the traceback.${plugin ? ` If ${plugin} is a plugin installed where the tests run and not the project's, \`-p no:${plugin}\` in testCmd turns it off.` : ""}`;
+}
 
 /** A name without what follows it at a space outside the brackets of its parameters, after the path (`x.py::`, `README.txt::`). */
 function nodeIdOf(name: string): string {

@@ -54,6 +54,12 @@ export interface RunnerDescriptor {
    * (the whole suite runs).
    */
   selectByName?: (names: string[]) => string[] | undefined;
+  /**
+   * What its exit code and output say when it stopped short of running the suite (pytest: 3 an internal
+   * error, 4 a usage error), said instead of a generic could-not-read hint; undefined when they say nothing
+   * more. `output` is the repository's (hostile): what is quoted of it is bounded and on one line.
+   */
+  stopped?: (exitCode: number, output: string, tests: TestCounts | null, cmd: string) => string | undefined;
   /** Why the names of its JUnit report (testReport) cannot be selected, where they cannot. */
   junitUnselectable?: string;
   /**
