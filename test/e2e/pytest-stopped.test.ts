@@ -2,8 +2,10 @@
  * pytest runs that stop short of the suite, through the real server. Exit 3: a plugin's hook raised
  * (INTERNALERROR; on jquast/wcwidth an installed pytest-benchmark clashing with the project's own
  * `benchmark` fixture) and pytest still printed the counts of the tests before it: 27/28 was scored
- * without a word that pytest stopped.
+ * without a word that pytest stopped. Exit 4: pytest could not start (wcwidth's addopts name --cov,
+ * pytest-cov not installed), and the notice said to add -rA, which would not help.
  */
+import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
 import { filesOf } from "../helpers/fixtures.js";
@@ -57,6 +59,41 @@ describe("pytest stopped short", () => {
       expect(step.shouldHalt).toBe(false);
       await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
       expect(checkoutState(repo)).toEqual(before);
+    },
+    120_000,
+  );
+
+  const noCov = (() => {
+    try {
+      execFileSync("python3", ["-c", "import pytest_cov"], { stdio: "ignore" });
+      return false;
+    } catch {
+      return true;
+    }
+  })();
+  it.skipIf(tools.skip || !noCov)(
+    `at a usage error (exit 4, the config's --cov without pytest-cov): the notice quotes it and says what would help${tools.why}`,
+    async () => {
+      const repo = repoFromFiles(
+        {
+          ".gitignore": "__pycache__\n",
+          "pytest.ini": "[pytest]\naddopts = --cov=calc\n",
+          "calc.py": calc("+"),
+          "tests/test_calc.py": `from calc import add\n${TESTS.map((t) => `\n\ndef ${t}\n`).join("")}`,
+        },
+        "trm-pytest-exit4-",
+      );
+      const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: CMD, preflight: true });
+      expect(s.feedback).toMatch(
+        /pytest could not start \(exit 4, a usage error: "__main__\.py: error: unrecognized arguments: --cov=calc"\): no test ran, .*addopts \(pytest's config: "pytest\.ini"\) or in testCmd: install pytest-cov, or pass testCmd "python3 -m pytest -rA -p no:cacheprovider tests -o addopts=\\"\\""/,
+      );
+      expect(s.feedback).not.toMatch(/add -rA/);
+      expect(s.preflight.score).toBe(0);
+      // The way out it names works: the same tests, without the config's addopts.
+      await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
+      const again = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: `${CMD} -o addopts=""`, preflight: true });
+      expect(again.preflight.tests, again.feedback).toMatchObject({ passed: 4, failed: 0 });
+      await srv.call("trm_end_session", { sessionId: again.sessionId, discard: true });
     },
     120_000,
   );

@@ -1,6 +1,6 @@
 import { stripAnsi, truncate } from "../../util/text.js";
 import { parsePytest } from "../parsers/tests/pytest.js";
-import type { TestCounts } from "../types.js";
+import { FOLLOWS_EXIT, type TestCounts } from "../types.js";
 import type { RunnerDescriptor } from "./types.js";
 
 export const pytest: RunnerDescriptor = {
@@ -42,7 +42,7 @@ export const pytest: RunnerDescriptor = {
     return ids.every((id) => id.includes("::") || id.endsWith(".py")) ? [...new Set(ids.map((id) => id.replace(/^-/, "./-")))] : undefined;
   },
   coverage: { args: ["--cov", "--cov-report=term"], prints: "a text table of statements, misses and % per file with a TOTAL line (pytest-cov)" },
-  stopped: (exitCode, output, tests) => (exitCode === 3 ? internalError(output, tests) : undefined),
+  stopped: (exitCode, output, tests, cmd) => (exitCode === 3 ? internalError(output, tests) : exitCode === 4 ? usageError(output, cmd) : undefined),
 };
 
 /** A line of the repository's output as a notice quotes it: no control characters, one line, bounded. */
@@ -71,6 +71,36 @@ function internalError(output: string, tests: TestCounts | null): string | undef
   const m = /^collected (\d+) items?(?: \/ \d+ deselected \/ (\d+) selected)?/m.exec(output);
   const of = m ? ` of ${m[2] ?? m[1]}` : "";
   return `pytest stopped with an internal error (exit 3)${ran === undefined ? "" : ` after ${ran}${of} tests`}${error ? `: ${quoted(error)}` : ""}${plugin ? ` (raised in plugin ${plugin})` : ""}. The counts are of the tests that ran before it, not of the suite, and the test run counts as failing; trm_read_log shows the traceback.${plugin ? ` If ${plugin} is a plugin installed where the tests run and not the project's, \`-p no:${plugin}\` in testCmd turns it off.` : ""}`;
+}
+
+/** Plugins whose options a project's addopts name most often. */
+const PLUGINS: [RegExp, string][] = [
+  [/^--cov\b|^--no-cov\b/, "pytest-cov"],
+  [/^-n\b|^--numprocesses\b|^--dist\b/, "pytest-xdist"],
+  [/^--timeout\b/, "pytest-timeout"],
+  [/^--benchmark-/, "pytest-benchmark"],
+  [/^--reruns\b/, "pytest-rerunfailures"],
+  [/^--asyncio-mode\b/, "pytest-asyncio"],
+  [/^--mypy\b/, "pytest-mypy"],
+  [/^--hypothesis-/, "hypothesis"],
+];
+
+/**
+ * Exit 4: pytest could not start (a usage error: wcwidth's addopts name --cov while pytest-cov is not
+ * installed). No test ran, so no reporter flag helps: the notice quotes pytest's error and says what would.
+ */
+function usageError(output: string, cmd: string): string | undefined {
+  const line = output.split("\n").find((l) => /^(?:\S+: )?error: |^ERROR: (?!usage:)/.test(l));
+  if (!line) return undefined;
+  const config = /^\s*(?:inifile|configfile): .*?([^/\s]+)\s*$/m.exec(output)?.[1];
+  const unknown = /unrecognized arguments: (.*)$/.exec(line)?.[1]?.split(/\s+/) ?? [];
+  const plugins = [...new Set(unknown.flatMap((a) => PLUGINS.filter(([re]) => re.test(a)).map(([, p]) => p)))];
+  const from = config ? ` (pytest's config: ${quoted(config)})` : "";
+  const fix =
+    unknown.length > 0
+      ? `Options pytest does not know come from a plugin that is not installed where the tests run, named in the project's addopts${from} or in testCmd: ${plugins.length > 0 ? `install ${plugins.join(", ")}` : "install the plugin that adds them"}, or pass testCmd ${JSON.stringify(`${cmd} -o addopts=""`)} to run without the config's addopts (a plugin whose options clash is turned off with -p no:<plugin>).`
+      : `Fix what it names in testCmd or in pytest's config${from}.`;
+  return `pytest could not start (exit 4, a usage error: ${quoted(line)}): no test ran, ${FOLLOWS_EXIT} (fail). ${fix}`;
 }
 
 /** A name without what follows it at a space outside the brackets of its parameters, after the path (`x.py::`, `README.txt::`). */

@@ -34,4 +34,24 @@ describe("pytest stopped short", () => {
     expect(stoppedNotice(t, 1, "python3 -m pytest -rA", dir, output.all)).toBeUndefined();
     expect(pytest.stopped!(3, "Traceback ...\n", null, "pytest")).toBeUndefined();
   });
+
+  it("exit 4 (wcwidth's addopts name --cov, pytest-cov not installed): pytest's usage error quoted, with fixes that would help, not 'add -rA'", () => {
+    const { output } = loadCase("pytest/pytest9-usage-error-rA");
+    expect(parseTests(output, { cwd: CWD })).toBeNull();
+    const notice = stoppedNotice(null, 4, "python3 -m pytest -rA", dir, output.all)!;
+    expect(notice).toMatch(
+      /^pytest could not start \(exit 4, a usage error: "__main__\.py: error: unrecognized arguments: --cov-append --cov-report=html --cov=wcwidth"\): no test ran, so the test score follows the exit code \(fail\)\./,
+    );
+    expect(notice).toMatch(
+      /addopts \(pytest's config: "tox\.ini"\) or in testCmd: install pytest-cov, or pass testCmd "python3 -m pytest -rA -o addopts=\\"\\"" /,
+    );
+    expect(notice).not.toMatch(/add -rA|could not be read/);
+    // Another usage error (a path that does not exist): quoted, no plugin to install.
+    const missing = pytest.stopped!(4, "ERROR: file or directory not found: tests/nope.py\n\n", null, "pytest")!;
+    expect(missing).toMatch(/^pytest could not start \(exit 4, a usage error: "ERROR: file or directory not found: tests\/nope\.py"\)/);
+    expect(missing).toMatch(/Fix what it names in testCmd or in pytest's config\.$/);
+    // A forged line stays one bounded line.
+    const forged = pytest.stopped!(4, `x: error: ${"y".repeat(400)}\r\u001b[2Jinjected\n`, null, "pytest")!;
+    expect(/[\n\r]|y{200}/.test(forged) || forged.includes("\u001b")).toBe(false);
+  });
 });
