@@ -17,7 +17,10 @@ export interface TestFileChange {
 }
 
 const TEST_DIRS = new Set(["test", "tests", "__tests__", "spec", "specs", "testing", "e2e"]);
-const TEST_NAME_RE = /(?:^test_.*\.py$|_test\.(?:py|go)$|\.(?:test|spec)\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(?:java|kt|cs)$|_spec\.rb$)/;
+// AVA's defaults too (a root `test.js`, `test-*.js`: sindresorhus/slugify's tests are one `test.js`), mocha's
+// `*-test.js`, Django's `tests.py`.
+const TEST_NAME_RE =
+  /(?:^test_.*\.py$|^tests?\.py$|_test\.(?:py|go)$|\.(?:test|spec)\.[cm]?[jt]sx?$|^tests?\.[cm]?[jt]sx?$|^test-.+\.[cm]?[jt]sx?$|-test\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(?:java|kt|cs)$|_spec\.rb$)/;
 
 /** By the conventions of the common runners: a test folder on the path, or a test file name. */
 export function isTestPath(p: string, protect: string[] = []): boolean {

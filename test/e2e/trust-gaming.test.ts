@@ -172,6 +172,26 @@ describe("no preflight: a step that changes test files is judged against the bas
     expect(checkoutState(repo)).toEqual(before);
   });
 
+  it("a root test.js (AVA's default layout: sindresorhus/slugify) is a test file: editing it is said, and the baseline runs first", async () => {
+    // Before, the step that deleted the failing assertion was no test change: not said, no baseline, 1.000.
+    const test = (extra: string) =>
+      `import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { add } from "./index.js";\n\ntest("adds", () => {\n  assert.equal(add(1, 1), 2);${extra}\n});\n`;
+    const repo = repoOf({
+      "package.json": '{ "type": "module" }\n',
+      "index.js": "export const add = (a, b) => (a === 2 ? 0 : a + b);\n",
+      "test.js": test("\n  assert.equal(add(2, 2), 4);"),
+    });
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test test.js" });
+    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("test.js", test("")) });
+    expect(r.feedback).toMatch(/this step changed test files: test\.js \(modified\)/);
+    expect(r.feedback).toMatch(/the baseline's commands ran first/);
+    const state = await srv.call<Any>("trm_get_state", { sessionId: s.sessionId });
+    expect(state.history.map((h: Any) => h.step)).toEqual([0, 1]);
+    expect(state.history[1].testFiles).toEqual(["test.js (modified)"]);
+    expect(checkoutState(repo)).toEqual(before);
+  });
+
   it("a step that changes no test file runs no extra preflight", async () => {
     const repo = makeRepo("js-stats");
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });

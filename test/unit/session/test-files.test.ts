@@ -33,7 +33,11 @@ describe("test files of a candidate", () => {
   it("recognises test files by the runners' conventions", () => {
     for (const p of ["test/a.js", "tests/test_x.py", "src/__tests__/a.ts", "src/a.test.ts", "src/a.spec.mjs", "pkg/a_test.go", "conftest.py", "lib/x_test.py"])
       expect(isTestPath(p), p).toBe(true);
-    for (const p of ["src/a.ts", "src/testing.ts", "contest.py", "latest/a.js"]) expect(isTestPath(p), p).toBe(false);
+    // AVA's defaults (a root `test.js`: sindresorhus/slugify; `test-*.js`), mocha's `*-test.js`, Django's `tests.py`.
+    for (const p of ["test.js", "src/test.mjs", "tests.ts", "test-parse.js", "lib/parse-test.js", "app/tests.py", "test.py"])
+      expect(isTestPath(p), p).toBe(true);
+    for (const p of ["src/a.ts", "src/testing.ts", "contest.py", "latest/a.js", "attest.js", "src/test-utils.py", "latest.js"])
+      expect(isTestPath(p), p).toBe(false);
     expect(isTestPath("checks/a.js", ["checks/**"])).toBe(true);
   });
 
