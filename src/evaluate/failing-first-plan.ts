@@ -20,6 +20,10 @@ export interface PlanPoint {
 /** The names of the tests that failed, when every failure has one (else undefined). */
 function failingNames(t: TestCounts): string[] | undefined {
   if (t.passed === null || t.failed === null || t.units || t.notRun?.length) return undefined;
+  // A whole test file that failed to load (a syntax, type or import error: Jest's "Test suite failed to run",
+  // pytest's collection error) is named by its file and is no test: run again alone it says nothing of the
+  // files its cause (often the code under test) broke besides it.
+  if (t.failures.some((f) => f.name === (f.testFile ?? f.file))) return undefined;
   const names = t.cases
     ? t.cases.filter((c) => c.status === "failed").map((c) => c.name)
     : t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)).map((f) => f.test ?? f.name);

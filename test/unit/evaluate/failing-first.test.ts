@@ -332,6 +332,26 @@ describe("which tests a step runs first", () => {
     expect(failingFirstPlan([{ step: 0, evaluation: ev(crash) }], SEL)).toBeUndefined();
     const unnamed: TestCounts = { passed: 3, failed: 2, skipped: 0, total: 5, format: "vitest", failures: [{ name: "b" }] };
     expect(failingFirstPlan([{ step: 0, evaluation: ev(unnamed) }], SEL)).toBeUndefined();
+    // A test file that failed to load (Jest's text reporter names it by its file; microsoft/tsyringe's TS2554):
+    // run alone again it would hide what its cause broke in the other files.
+    const unloaded: TestCounts = {
+      passed: 65,
+      failed: 1,
+      skipped: 0,
+      total: 66,
+      format: "jest",
+      failures: [{ name: "src/__tests__/global-container.test.ts", testFile: "src/__tests__/global-container.test.ts", message: "TS2554" }],
+    };
+    expect(failingFirstPlan([{ step: 0, evaluation: ev(unloaded) }], SEL)).toBeUndefined();
+    const collection: TestCounts = {
+      passed: 2,
+      failed: 1,
+      skipped: 0,
+      total: 3,
+      format: "pytest",
+      failures: [{ name: "tests/test_x.py", file: "tests/test_x.py" }],
+    };
+    expect(failingFirstPlan([{ step: 0, evaluation: ev(collection) }], SEL)).toBeUndefined();
     const skippedTest = ev(FULL, {
       commands: { test: { cmd: "t", exitCode: null, timedOut: false, durationMs: 0, skipped: "build failed", output: "", truncated: false } },
     });
