@@ -40,13 +40,15 @@ export function relatedVerdict(ff: FailingFirst, read: TestCounts | null, exit: 
   const failing = [...new Set([...gate.failures.map((f) => f.test ?? f.name), ...(gate.cases ?? []).filter((c) => c.status === "failed").map((c) => c.name)])];
   if (gate.failed === 0 && failing.length === 0) {
     if (!exit.ok)
-      return { whole: `Affected first: the ${ranNow} tests ${ff.runner} relates to ${files} pass but the run exited ${exit.code ?? "killed"}, ${again}.` };
+      return {
+        whole: `Affected first: the ${ranNow} test${ranNow === 1 ? "" : "s"} ${ff.runner} relates to ${files} pass${ranNow === 1 ? "es" : ""} but the run exited ${exit.code ?? "killed"}, ${again}.`,
+      };
     const of = ff.full.passed! + ff.full.failed!;
     // A runner that relates most of the suite to a change (every test imports one index) makes each passing
     // step pay for the suite nearly twice: affected first stops for the session (affectedFirstPlan).
     const most = ranNow * 2 > of;
     return {
-      whole: `Affected first: the ${ranNow} tests ${ff.runner} relates to ${files} pass, ${again}${most ? `; they are most of the suite's ${of}, so affected first stops for this session (it would cost a passing step nearly two runs)` : ""}.`,
+      whole: `Affected first: the ${ranNow} test${ranNow === 1 ? "" : "s"} ${ff.runner} relates to ${files} pass${ranNow === 1 ? "es" : ""}, ${again}${most ? `; they are most of the suite's ${of}, so affected first stops for this session (it would cost a passing step nearly two runs)` : ""}.`,
       relatedRan: { ran: ranNow, of },
     };
   }

@@ -56,6 +56,8 @@ export interface RelatedRan {
 export type GateExit = { ok: boolean; timedOut: boolean; code: number | null };
 
 const NAMES_SHOWN = 8;
+/** `1 test`, `2 tests`. */
+const tests = (n: number) => `${n} test${n === 1 ? "" : "s"}`;
 export const list = (xs: string[]) => `${xs.slice(0, NAMES_SHOWN).join(", ")}${xs.length > NAMES_SHOWN ? `, … (${xs.length} in all)` : ""}`;
 const ran = (s: TestCase["status"] | undefined) => s === "passed" || s === "failed";
 
@@ -70,7 +72,7 @@ export const MATCHED_NOTHING = "Failing first: the selection matched no test";
 export function gateVerdict(ff: FailingFirst, read: TestCounts | null, exit: GateExit): GateVerdict {
   const again = `so the whole suite ran`;
   const gate = namedAsFull(ff, read);
-  if (exit.timedOut) return { whole: `Failing first: the ${ff.names.length} selected tests timed out, ${again}.` };
+  if (exit.timedOut) return { whole: `Failing first: the ${tests(ff.names.length)} selected timed out, ${again}.` };
   if (!gate || gate.passed === null || gate.failed === null)
     return { whole: `Failing first: the output of the selected tests could not be counted, ${again}.` };
   // No test ran, said as such whatever else the output names (bun prints no test list when `-t` matched none).
@@ -79,7 +81,7 @@ export function gateVerdict(ff: FailingFirst, read: TestCounts | null, exit: Gat
     const skipped = ff.names.filter((n) => (gate.cases ?? []).some((c) => c.name === n && c.status === "skipped"));
     if (skipped.length > 0) return { whole: `Failing first: ${list(skipped)} did not run among the selected tests (reported skipped), ${again}.` };
     if (!gate.cases && (gate.skipped ?? 0) > 0)
-      return { whole: `Failing first: none of the ${ff.names.length} selected tests ran (${gate.skipped} reported skipped), ${again}.` };
+      return { whole: `Failing first: none of the ${tests(ff.names.length)} selected ran (${gate.skipped} reported skipped), ${again}.` };
     return {
       whole: `${MATCHED_NOTHING} (${ff.runner}: \`${ff.cmd.slice(0, 300)}\`): the tests may have been renamed or the runner ignored the filter, ${again}.`,
     };
@@ -98,7 +100,7 @@ export function gateVerdict(ff: FailingFirst, read: TestCounts | null, exit: Gat
       gate.passed + gate.failed === ff.names.length && failingTests(gate.failures) === gate.failed && [...failedNames].every((n) => ff.names.includes(n));
     if (!exact)
       return {
-        whole: `Failing first: ${gate.passed + gate.failed} tests ran for the ${ff.names.length} selected, so the output does not show how each of them did; ${again}.`,
+        whole: `Failing first: ${tests(gate.passed + gate.failed)} ran for the ${ff.names.length} selected, so the output does not show how each of them did; ${again}.`,
       };
   }
   const status = new Map(ff.names.map((n) => [n, gate.cases ? statusOf(n) : failedNames.has(n) ? "failed" : "passed"] as const));
@@ -109,14 +111,16 @@ export function gateVerdict(ff: FailingFirst, read: TestCounts | null, exit: Gat
   // A test the selection ran beyond the names (a runner selecting more, never less) that fails is a failure too.
   const extra = (gate.cases ?? []).filter((c) => c.status === "failed" && !status.has(c.name)).map((c) => c.name);
   if (stillFail.length + extra.length === 0) {
-    if (!exit.ok) return { whole: `Failing first: the ${ff.names.length} selected tests pass but the run exited ${exit.code ?? "killed"}, ${again}.` };
-    return { whole: `Failing first: the ${ff.names.length} tests that failed ${failedWhen(ff)} pass now, so the whole suite ran.` };
+    if (!exit.ok) return { whole: `Failing first: the ${tests(ff.names.length)} selected pass but the run exited ${exit.code ?? "killed"}, ${again}.` };
+    return {
+      whole: `Failing first: the ${tests(ff.names.length)} that failed ${failedWhen(ff)} pass${ff.names.length === 1 ? "es" : ""} now, so the whole suite ran.`,
+    };
   }
   const merged = merge(ff, gate, nowPass, stillFail);
   const partial: PartialRun = { since: ff.since, ran: merged.ran, of: merged.of, nowPass, stillFail: [...stillFail, ...extra] };
   const rest = merged.of - merged.ran;
   const notice =
-    `Failing first (partial run, ran ${merged.ran} of ${merged.of}): only the ${ff.names.length} tests that failed ${failedWhen(ff)} ran, through ${ff.runner}'s own selection. ` +
+    `Failing first (partial run, ran ${merged.ran} of ${merged.of}): only the ${tests(ff.names.length)} that failed ${failedWhen(ff)} ran, through ${ff.runner}'s own selection. ` +
     `${nowPass.length ? `Now pass: ${list(nowPass)}. ` : ""}Still fail: ${list(partial.stillFail)}. ` +
     `The other ${rest} did not run: they count as they were at step ${ff.since}, the last full run. A partial step cannot become best, reset the no-improvement streak or end the session; the whole suite runs once the selected tests pass (selectTests: false turns this off).`;
   return { partial, tests: merged.tests, notice };
@@ -151,7 +155,7 @@ export function ranEverything(ff: FailingFirst, gate: TestCounts): boolean {
 }
 
 export const everythingRan = (what: string, ff: FailingFirst, gate: TestCounts) =>
-  `${what}: the selected run (\`${ff.cmd.slice(0, 300)}\`) ran all ${gate.cases?.length} tests, every one of the last full run's: the test command names tests of its own, which ${ff.runner} runs besides the selection. That run is this step's full run. With this command the selection saves nothing: a test command that names no test folders or files lets it run alone (selectTests: false turns it off).`;
+  `${what}: the selected run (\`${ff.cmd.slice(0, 300)}\`) ran all ${tests(gate.cases?.length ?? 0)}, every one of the last full run's: the test command names tests of its own, which ${ff.runner} runs besides the selection. That run is this step's full run. With this command the selection saves nothing: a test command that names no test folders or files lets it run alone (selectTests: false turns it off).`;
 
 const testOf = (f: TestFailure): string => f.test ?? f.name;
 

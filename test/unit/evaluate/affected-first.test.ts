@@ -101,7 +101,7 @@ describe("which step runs its related tests first", () => {
     // Still failing: partial, said as failing after the full run (not at it).
     const still = gateVerdict(ff!, counts([["b", "failed"]]), exitFail);
     expect("partial" in still && still.tests).toMatchObject({ passed: 3, failed: 1, skipped: 1 });
-    expect("partial" in still && still.notice).toMatch(/only the 1 tests that failed after step 0 ran/);
+    expect("partial" in still && still.notice).toMatch(/only the 1 test that failed after step 0 ran/);
     // Counts only: the test that fails now passed at the full run.
     const countsOnly = failingFirstPlan(
       [
@@ -210,10 +210,10 @@ describe("the related run's verdict", () => {
   it("the related tests pass, none is related, a timeout, unreadable or differently named output: the whole suite runs", () => {
     const pass = counts([["b", "passed"]]);
     expect(relatedVerdict(aff(), pass, exitOk)).toEqual({
-      whole: "Affected first: the 1 tests Vitest relates to src/a.js pass, so the whole suite ran.",
+      whole: "Affected first: the 1 test Vitest relates to src/a.js passes, so the whole suite ran.",
       relatedRan: { ran: 1, of: 4 },
     });
-    expect(relatedVerdict(aff(), pass, exitFail)).toEqual({ whole: expect.stringMatching(/pass but the run exited 1, so the whole suite ran/) });
+    expect(relatedVerdict(aff(), pass, exitFail)).toEqual({ whole: expect.stringMatching(/pass(es)? but the run exited 1, so the whole suite ran/) });
     expect(relatedVerdict(aff(), counts([]), exitOk)).toEqual({ whole: "Affected first: Vitest relates no test to src/a.js, so the whole suite ran." });
     expect(relatedVerdict(aff(), counts([["b", "failed"]]), { ok: false, timedOut: true, code: null })).toEqual({ whole: expect.stringMatching(/timed out/) });
     expect(relatedVerdict(aff(), null, exitFail)).toEqual({ whole: expect.stringMatching(/could not be counted/) });

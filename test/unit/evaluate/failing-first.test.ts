@@ -242,7 +242,7 @@ describe("the selected run's verdict", () => {
     });
     const { cases: _c, ...countedOnly } = skippedBoth;
     expect(gateVerdict(ff({ full: (({ cases: _f, ...r }) => r)(FULL) }), countedOnly, exitOk)).toEqual({
-      whole: "Failing first: none of the 2 selected tests ran (2 reported skipped), so the whole suite ran.",
+      whole: "Failing first: none of the 2 tests selected ran (2 reported skipped), so the whole suite ran.",
     });
     // No test listed at all (bun's `matched 0 tests`), against a full run that names each test: still nothing matched.
     const none: TestCounts = { passed: 0, failed: 0, skipped: 0, total: 0, format: "bun", failures: [] };
@@ -282,7 +282,7 @@ describe("the selected run's verdict", () => {
     expect(v.tests).toMatchObject({ passed: 4, failed: 1, skipped: 1, total: 6 });
     expect(v.partial).toMatchObject({ ran: 2, of: 5, nowPass: ["b"], stillFail: ["c"] });
     // One of the two renamed away: one ran for two selected.
-    expect(gateVerdict(ff({ full }), only(0, ["c"]), exitFail)).toMatchObject({ whole: expect.stringMatching(/1 tests ran for the 2 selected/) });
+    expect(gateVerdict(ff({ full }), only(0, ["c"]), exitFail)).toMatchObject({ whole: expect.stringMatching(/1 test ran for the 2 selected/) });
     // A failure that is not one of the selected: the output does not say how the selected did.
     expect(gateVerdict(ff({ full }), only(1, ["z"]), exitFail)).toHaveProperty("whole");
   });
