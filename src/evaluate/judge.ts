@@ -4,7 +4,8 @@
  * from the cache in another history) is first brought back to its raw counts.
  */
 import type { CheckSpec, Evaluation } from "./evaluate.js";
-import { testScore, testsPassed, testsScore, type Weights, weightedScore } from "./score.js";
+import { MAX_CASES } from "./parsers/tests/common.js";
+import { fmt, testScore, testsPassed, testsScore, type Weights, weightedScore } from "./score.js";
 import { checkWeights } from "./score-evaluation.js";
 import {
   adjustCounts,
@@ -126,8 +127,13 @@ function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights
   // so that it stays below a step that passes: at 1 it kept best over the real success.
   const gated = !ran && test && !test.timedOut && tests.failed === 0 && tests.passed > 0 ? 1 : 0;
   const lost = id?.namesLost;
-  if (lost !== undefined) notices.unshift(namesLostNotice(lost));
-  const components = { ...ev.components, test: lost !== undefined ? 0 : testScore(tests.passed, tests.passed + tests.failed + gated) };
+  const byCounts = testScore(tests.passed, tests.passed + tests.failed + gated);
+  // Names lost against a reference that had them: counts cannot rule out a swapped failing test, so the step
+  // may not rise above the reference's test signal nor end the session; a legitimate step whose names were
+  // lost (a new test printing among the runner's lines) keeps what its counts show up to that.
+  const held = lost === undefined ? undefined : Math.min(byCounts, earlier.find((e) => e.step === lost)?.evaluation.components.test ?? 0);
+  if (lost !== undefined) notices.unshift(namesLostNotice(lost, held!));
+  const components = { ...ev.components, test: held ?? byCounts };
   const judged: Evaluation = {
     ...ev,
     tests,
@@ -142,8 +148,8 @@ function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights
 }
 
 const NAMES_LOST_MARK = "The test output no longer names every test";
-const namesLostNotice = (step: number) =>
-  `${NAMES_LOST_MARK} (step ${step} named each, and this step's names do not add up to its counts): by counts alone a failing test swapped for a new passing one looks like a fix, so the test signal counts as failing. Output printed among the runner's lines (a test's, the code under test's), a test path the names cannot hold, or a changed test command or reporter can cause it: trm_read_log shows the output.`;
+const namesLostNotice = (step: number, held: number) =>
+  `${NAMES_LOST_MARK} (step ${step} named each, and this step's names do not add up to its counts): by counts alone a failing test swapped for a new passing one looks like a fix, so this step's test signal is held at ${fmt(held)}, no higher than step ${step}'s, and it cannot end the session. Output printed among the runner's lines (a test's, the code under test's), a changed test command or reporter, or over ${MAX_CASES} tests can cause it: trm_read_log shows the output.`;
 
 const UNREADABLE_MARK = "The test output can no longer be read";
 // The evaluator's notice of an unreadable or partly counted output says the score follows the exit code;

@@ -28,6 +28,22 @@ function verboseOutcome(line: string): { id: string; word: (typeof VERBOSE_WORDS
   return best ? { id: line.slice(0, best.at), word: best.word } : undefined;
 }
 
+/**
+ * A short summary line's node id, before ` - message`: the first ` - ` outside the brackets of its parameters
+ * (`test_ev[3 - 1-2] - assert 4 == 2`), or the first at all where the brackets do not close.
+ */
+export function idBeforeMessage(rest: string): string {
+  let depth = 0;
+  for (let i = Math.max(rest.indexOf("::"), 0); i < rest.length; i++) {
+    const c = rest.charAt(i);
+    if (c === "[") depth++;
+    else if (c === "]") depth = Math.max(0, depth - 1);
+    else if (depth === 0 && c === " " && rest.startsWith(" - ", i)) return rest.slice(0, i).trim();
+  }
+  const dash = rest.indexOf(" - ");
+  return (dash >= 0 ? rest.slice(0, dash) : rest).trim();
+}
+
 /** The status of an outcome word (`-v` or `-rA`); a test that failed anywhere (its teardown) stays failed (setStatus). */
 const statusOf = (word: string): TestCase["status"] =>
   word === "PASSED" || word === "XPASS" ? "passed" : word === "SKIPPED" || word === "XFAIL" ? "skipped" : "failed";
@@ -69,22 +85,27 @@ export function shortSummaryStatuses(lines: string[], end: number): Map<string, 
   }
   if (at < 0) return undefined;
   const status = new Map<string, TestCase["status"]>();
+  const places = new Map<string, number>();
   for (let i = at + 1; i < end; i++) {
     const line = lines[i]!;
     const space = line.indexOf(" ");
     const word = line.slice(0, space);
     const rest = line.slice(space + 1);
     if (word === "SKIPPED") {
-      const m = /^\[(\d+)\] (\S+?:\d+)(?::|$)/.exec(rest);
+      // The place may hold spaces (`my tests/x.py:4`); groups of one place (two reasons) are numbered on.
+      const m = /^\[(\d+)\] (.+?:\d+)(?::|$)/.exec(rest);
       const n = m ? Number(m[1]) : 0;
       // Bounded before it is counted out: the number comes from the output.
       if (n > MAX_CASES - status.size) return undefined;
-      for (let k = 1; k <= n; k++) setStatus(status, `skipped at ${m![2]}${n > 1 ? ` (${k} of ${n})` : ""}`, "skipped");
+      for (let k = 1; k <= n; k++) {
+        const at = (places.get(m![2]!) ?? 0) + 1;
+        places.set(m![2]!, at);
+        setStatus(status, `skipped at ${m![2]} #${at}`, "skipped");
+      }
     } else if (word === "PASSED") setStatus(status, rest, "passed");
     else if (word === "XPASS" || word === "XFAIL" || word === "FAILED" || word === "ERROR") {
       // The id as readShortSummary cuts it, so that a failed test's name is its failure's.
-      const dash = rest.indexOf(" - ");
-      const id = (dash >= 0 ? rest.slice(0, dash) : rest).trim();
+      const id = idBeforeMessage(rest);
       if (NODE_ID.test(id)) setStatus(status, id, statusOf(word));
     }
     if (status.size > MAX_CASES) return undefined;

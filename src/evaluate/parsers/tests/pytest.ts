@@ -12,7 +12,7 @@
 import type { TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
 import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
-import { NODE_ID, reconciled, shortSummaryStatuses, verboseStatuses } from "./pytest-names.js";
+import { idBeforeMessage, NODE_ID, reconciled, shortSummaryStatuses, verboseStatuses } from "./pytest-names.js";
 
 const OUTCOME_WORDS =
   "failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|no tests ran|subtests (?:passed|failed|skipped|xfailed|xpassed)";
@@ -192,8 +192,8 @@ function readShortSummary(lines: string[], end: number): NodeId[] {
     if (!(line.startsWith("FAILED ") || line.startsWith("ERROR "))) continue;
     const kind = line.startsWith("FAILED ") ? "failure" : "error";
     const rest = line.slice(kind === "failure" ? 7 : 6);
-    const dash = rest.indexOf(" - ");
-    const id = (dash >= 0 ? rest.slice(0, dash) : rest).trim();
+    const id = idBeforeMessage(rest);
+    const dash = rest.indexOf(" - ", id.length);
     // `ERROR tests/x.py` also starts pytest's own error lines ("ERROR: file not found"); require a path. A
     // text file's doctest (`--doctest-glob`) is `README.txt::README.txt`.
     if (!NODE_ID.test(id) && !/^[^\s:]+\.py$/.test(id)) continue;

@@ -334,18 +334,23 @@ describe("parseTests: pytest and unittest", () => {
       expect(names(text)).toEqual(["passed tests/test_x.py::test_a", "failed tests/test_x.py::test_b"]);
     });
 
-    it("name skipped tests by their place, one per test the group counts, and an XFAIL by its id", () => {
+    it("name skipped tests by their place, one per test each group counts, and an XFAIL by its id", () => {
       const text = [
         RULE,
         "PASSED tests/test_x.py::test_a",
         "SKIPPED [2] tests/test_x.py:12: no database",
+        // Two groups at one place (two reasons), in a folder whose name holds a space.
+        "SKIPPED [1] my tests/test_y.py:4: not on this platform",
+        "SKIPPED [1] my tests/test_y.py:4: needs numpy 3",
         "XFAIL tests/test_x.py::test_c - known bug",
-        "=================== 1 passed, 2 skipped, 1 xfailed in 0.01s ====================",
+        "=================== 1 passed, 4 skipped, 1 xfailed in 0.01s ====================",
       ].join("\n");
       expect(names(text)).toEqual([
         "passed tests/test_x.py::test_a",
-        "skipped skipped at tests/test_x.py:12 (1 of 2)",
-        "skipped skipped at tests/test_x.py:12 (2 of 2)",
+        "skipped skipped at tests/test_x.py:12 #1",
+        "skipped skipped at tests/test_x.py:12 #2",
+        "skipped skipped at my tests/test_y.py:4 #1",
+        "skipped skipped at my tests/test_y.py:4 #2",
         "skipped tests/test_x.py::test_c",
       ]);
     });
@@ -359,6 +364,19 @@ describe("parseTests: pytest and unittest", () => {
       expect(performance.now() - t0).toBeLessThan(1000);
       // A group pytest did not print (a skip line cut by a capped output): counts only.
       expect(names([RULE, "PASSED tests/test_x.py::test_a", "=== 1 passed, 1 skipped in 0.01s ==="].join("\n"))).toBeUndefined();
+    });
+
+    it("cut a failure's id before its message outside the brackets of its parameters (`3 - 1` is a parameter)", () => {
+      const text = [
+        RULE,
+        "PASSED test_calc.py::test_ev[2 + 2-4]",
+        "FAILED test_calc.py::test_ev[3 - 1-2] - assert 4 == 2",
+        "========================= 1 failed, 1 passed in 0.01s ==========================",
+      ].join("\n");
+      expect(names(text)).toEqual(["passed test_calc.py::test_ev[2 + 2-4]", "failed test_calc.py::test_ev[3 - 1-2]"]);
+      expect(parseTests(out(text), { cwd: CWD })?.failures).toEqual([
+        { name: "test_calc.py::test_ev[3 - 1-2]", message: "assert 4 == 2", file: "test_calc.py" },
+      ]);
     });
 
     it("come from -v lines first, which name skipped tests by their ids", () => {
