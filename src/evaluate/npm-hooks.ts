@@ -5,7 +5,8 @@
  * passing. `--ignore-scripts` (npm 7 and later: documented for `npm test` and `npm run-script`, checked on
  * npm 11) runs the named script alone, without its hooks. A `pretest` that builds what the tests need is
  * kept, run first as its own part; one that only checks code (a lint) stops the tests the way `xo` does
- * in `xo && ava`, and is left out as `posttest` is.
+ * in `xo && ava`, and is left out, as is a post hook that only checks code. A post hook that runs anything
+ * else (more tests: `node --test test/more`) is part of the tests: the command stays as given.
  */
 import path from "node:path";
 import { readPrefix } from "../util/read-prefix.js";
@@ -14,6 +15,7 @@ import { scriptsOf } from "./package-json.js";
 import { isChecker, scriptRun } from "./runner-hint.js";
 
 export const NO_HOOKS = "--ignore-scripts";
+const quote = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
 
 /** `npm test` / `npm run <name>` as typed, with the script's name (npm's own options only, nothing after them). */
 const NPM_SCRIPT =
@@ -25,7 +27,9 @@ export interface HookPlan {
   post?: string;
   /** The pre hook builds or prepares what the tests need (it is not only checkers): it still runs, first. */
   preKept: boolean;
-  /** The command that runs the script without the hooks that only judge code. */
+  /** Why the hooks run as npm runs them (command is the one given): the post hook runs more than checkers (tests). */
+  kept?: { post: true };
+  /** The command that runs the script without the hooks that only judge code (as given, when kept). */
   command: string;
 }
 
@@ -47,7 +51,8 @@ export function onlyChecks(text: string, scripts: Record<string, string>, depth 
 
 /**
  * What to run instead of `cmd` (`npm test`, `npm run test:unit`) so that the script's hooks that only judge
- * code do not fail the tests; undefined when it has none, or only a pre hook the tests need.
+ * code do not fail the tests; undefined when it has none, or only a pre hook the tests need. `cmd` itself,
+ * with `kept` saying why, when a hook must run as npm runs it.
  */
 export function hookPlan(cmd: string, scripts: Record<string, string>): HookPlan | undefined {
   const m = NPM_SCRIPT.exec(cmd.trim());
@@ -58,17 +63,19 @@ export function hookPlan(cmd: string, scripts: Record<string, string>): HookPlan
   const post = hook(`post${name}`);
   const preKept = pre !== undefined && !onlyChecks(pre, scripts);
   if (post === undefined && (pre === undefined || preKept)) return undefined;
+  const hooks = { ...(pre !== undefined ? { pre } : {}), ...(post !== undefined ? { post } : {}), preKept };
+  // A post hook that runs tests (or anything not known to only check code) is part of the tests.
+  if (post !== undefined && !onlyChecks(post, scripts)) return { ...hooks, kept: { post: true }, command: cmd.trim() };
   const alone = `${cmd.trim()} ${NO_HOOKS}`;
   // The kept pre hook by its own name: `npm run pretest` runs it (its own hooks are `prepretest`, rare).
-  return {
-    ...(pre !== undefined ? { pre } : {}),
-    ...(post !== undefined ? { post } : {}),
-    preKept,
-    command: preKept ? `npm run pre${name} && ${alone}` : alone,
-  };
+  return { ...hooks, command: preKept ? `npm run pre${name} && ${alone}` : alone };
 }
 
-const quote = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
+/** Why the hooks of `name` run as npm runs them, said; undefined when they are left out. */
+export function hooksKept(name: string, plan: HookPlan): string | undefined {
+  if (!plan.kept) return undefined;
+  return `npm runs scripts.post${name} (${quote(plan.post!)}) after scripts.${name}${plan.pre !== undefined ? ` (and scripts.pre${name} (${quote(plan.pre)}) before it)` : ""}; it runs more than checkers (tests, or what code-trm cannot tell from a check), so it is part of the tests: the command runs it as npm does, and a failing hook fails the tests.`;
+}
 
 /** The hooks left out, said: which npm runs, and what they run. */
 export function hooksLeftOut(name: string, plan: HookPlan): string {
@@ -88,7 +95,8 @@ export function hookAdvice(cmd: string, cwd: string): string | undefined {
   if (!scriptRun(cmd, cwd)) return undefined;
   const scripts = scriptsOf(readPrefix(path.join(cwd, "package.json"), 200_000));
   const plan = hookPlan(cmd, scripts);
-  if (!plan) return undefined;
+  // Hooks that run as part of the tests: the given command is the one to run.
+  if (!plan || plan.kept) return undefined;
   const m = NPM_SCRIPT.exec(cmd.trim())!;
   const name = m[1] ? "test" : m[2]!;
   return `testCmd "${cmd.trim()}": npm runs ${hooksLeftOut(name, plan)}, and a failing hook fails the test command however the tests went (after all of them passed, for a post hook). ${JSON.stringify({ testCmd: plan.command })} runs the tests ${plan.preKept ? `after scripts.pre${name} ` : ""}without the hooks (${NO_HOOKS}, npm 7 and later); give what a hook checks as lintCmd or a check.`;

@@ -4,7 +4,7 @@
  * its devDependencies name (runners as their descriptors recognise them). Pure: reads through a RepoView.
  */
 import { installFix } from "../evaluate/missing-program.js";
-import { type HookPlan, hookPlan, hooksLeftOut, NO_HOOKS } from "../evaluate/npm-hooks.js";
+import { type HookPlan, hookPlan, hooksKept, hooksLeftOut, NO_HOOKS } from "../evaluate/npm-hooks.js";
 import { parsePackageJson } from "../evaluate/package-json.js";
 import { RUNNERS, type RunnerDescriptor, runnerOfCommand } from "../evaluate/runners/index.js";
 import type { Detected, RepoView } from "./detect-commands.js";
@@ -154,7 +154,7 @@ export function detectJs(repo: RepoView): Detected | undefined {
       // npm's pretest / posttest run around the test script: those that only judge code are left out.
       hooks = hookPlan(r.cmd, pkg.scripts);
       out.args.testCmd = hooks?.command ?? r.cmd;
-      out.why.testCmd = `package.json scripts.test (${JSON.stringify(clip(testText))}) ${r.how}${hooks ? `, without its hooks (${NO_HOOKS})` : ""}`;
+      out.why.testCmd = `package.json scripts.test (${JSON.stringify(clip(testText))}) ${r.how}${hooks && !hooks.kept ? `, without its hooks (${NO_HOOKS})` : ""}`;
     }
   } else if (found) {
     out.args.testCmd = found.runner.command;
@@ -214,6 +214,8 @@ export function detectJs(repo: RepoView): Detected | undefined {
 
 /** What the hooks left out of testCmd run, and where that is judged now: by lintCmd, else a check to add. */
 function hooksNote(plan: HookPlan, out: Detected, scripts: Record<string, string>): string {
+  const kept = hooksKept("test", plan);
+  if (kept) return `testCmd ${JSON.stringify(out.args.testCmd)} runs its hooks: ${kept}`;
   const said = `npm runs ${hooksLeftOut("test", plan)}, and a failing hook fails "npm test" however the tests went (after every test passed, for posttest), so testCmd runs the test script ${plan.preKept ? "after pretest, " : ""}without them (${NO_HOOKS}, npm 7 and later; the scripts the test script runs through npm lose their own hooks too).`;
   const left = [...(plan.pre !== undefined && !plan.preKept ? ["pretest"] : []), ...(plan.post !== undefined ? ["posttest"] : [])];
   // A hook that runs the lint script (or its text) is what lintCmd already judges.

@@ -22,8 +22,8 @@ test("inside stays", () => assert.strictEqual(clamp(5, 0, 10), 5));
 test("below rises to lo", () => assert.strictEqual(clamp(-1, 0, 10), 0));
 test("above falls to hi", () => assert.strictEqual(clamp(11, 0, 10), 10));
 `;
-// A checker that fails on this machine whatever the candidate does, as template-oss-check did.
-const lintJs = `console.log("check.js: 1 problem (the package's metadata needs updating)");\nprocess.exit(1);\n`;
+// A checker (run as `node eslint.js`, read as eslint) that fails on this machine whatever the candidate does, as template-oss-check did.
+const lintJs = `console.log("eslint.js: 1 problem (the package's metadata needs updating)");\nprocess.exit(1);\n`;
 
 function hookedRepo(scripts: Record<string, string>, extra: Record<string, string> = {}): string {
   return repoFromFiles(
@@ -34,7 +34,7 @@ function hookedRepo(scripts: Record<string, string>, extra: Record<string, strin
       "package-lock.json": '{ "lockfileVersion": 3 }\n',
       "lib.js": lib("Math.min(hi, x)"),
       "test/clamp.test.js": suite,
-      "check.js": lintJs,
+      "eslint.js": lintJs,
     },
     "trm-hooks-",
   );
@@ -67,12 +67,12 @@ async function rightFix(repo: string, args: Any): Promise<{ start: Any; text: st
 
 describe.concurrent("npm's pre and post hooks of the test script", () => {
   it("detected: a failing posttest no longer fails the tests; the start says what it ran and how to judge it", async () => {
-    const repo = hookedRepo({ test: "node --test", posttest: "node check.js" });
+    const repo = hookedRepo({ test: "node --test", posttest: "node eslint.js" });
     const { start, step } = await rightFix(repo, {});
     expect(start.detected.commands).toEqual({ testCmd: "npm test --ignore-scripts" });
     expect(start.detected.why.testCmd).toMatch(/scripts\.test \("node --test"\) run by npm \(package-lock\.json\), without its hooks \(--ignore-scripts\)/);
     const notes = start.notes.join("\n");
-    expect(notes).toContain('npm runs scripts.posttest ("node check.js") after scripts.test, and a failing hook fails "npm test"');
+    expect(notes).toContain('npm runs scripts.posttest ("node eslint.js") after scripts.test, and a failing hook fails "npm test"');
     expect(notes).toContain(
       'To judge what posttest checks too, pass {"testCmd":"npm test --ignore-scripts","checks":[{"name":"posttest","cmd":"npm run posttest","weight":0.1}]}',
     );
@@ -90,7 +90,7 @@ describe.concurrent("npm's pre and post hooks of the test script", () => {
     expect(a.start.detected.commands).toEqual({ testCmd: "npm test --ignore-scripts", lintCmd: "npm run lint" });
     expect(a.start.notes.join("\n")).toContain('lintCmd "npm run lint" runs what pretest checks.');
 
-    const buildPre = hookedRepo({ test: "node --test", pretest: "node -e \"require('fs').writeFileSync('built.txt','')\"", posttest: "node check.js" });
+    const buildPre = hookedRepo({ test: "node --test", pretest: "node -e \"require('fs').writeFileSync('built.txt','')\"", posttest: "node eslint.js" });
     const b = await rightFix(buildPre, {});
     expect(b.start.detected.commands).toEqual({ testCmd: "npm run pretest && npm test --ignore-scripts" });
     expect(b.step.score).toBe(1);
@@ -98,10 +98,10 @@ describe.concurrent("npm's pre and post hooks of the test script", () => {
   }, 180_000);
 
   it("given npm test: the start names the posttest and the command without hooks", async () => {
-    const repo = hookedRepo({ test: "node --test", posttest: "node check.js" });
+    const repo = hookedRepo({ test: "node --test", posttest: "node eslint.js" });
     const { start, step } = await rightFix(repo, { testCmd: "npm test" });
     expect(start.notes.join("\n")).toContain(
-      'testCmd "npm test": npm runs scripts.posttest ("node check.js") after scripts.test, and a failing hook fails the test command however the tests went (after all of them passed, for a post hook). {"testCmd":"npm test --ignore-scripts"} runs the tests without the hooks',
+      'testCmd "npm test": npm runs scripts.posttest ("node eslint.js") after scripts.test, and a failing hook fails the test command however the tests went (after all of them passed, for a post hook). {"testCmd":"npm test --ignore-scripts"} runs the tests without the hooks',
     );
     // As given, the hook still runs: every test passed, the command failed (one failure counted for its exit), no halt.
     expect(step.tests).toMatchObject({ passed: 3, failed: 1 });
@@ -111,13 +111,13 @@ describe.concurrent("npm's pre and post hooks of the test script", () => {
 
   it("a command that exits 1 after every test passed is not called a coverage failure unless a figure is short", async () => {
     // c8's table at 100%, then the posttest fails: the exit is the hook's (npm/node-semver said "its coverage check failed").
-    const full = hookedRepo({ test: "c8 --reporter=text node --test", posttest: "node check.js" });
+    const full = hookedRepo({ test: "c8 --reporter=text node --test", posttest: "node eslint.js" });
     symlinkSync(path.join(RUNNERS, "node_modules"), path.join(full, "node_modules"));
     const a = await rightFix(full, { testCmd: "npm test", selectTests: false });
     const said = `${(a.step.notices ?? []).join("\n")}\n${a.step.feedback}`;
     expect(said).not.toContain("coverage check failed");
     expect(said).toMatch(
-      /All 3 tests passed, but "npm test" exited 1 after them, with no coverage figure short: its output ends .*"check\.js: 1 problem \(the package's metadata needs updating\)"/,
+      /All 3 tests passed, but "npm test" exited 1 after them, with no coverage figure short: its output ends .*"eslint\.js: 1 problem \(the package's metadata needs updating\)"/,
     );
 
     // A figure short of c8's threshold: still its coverage check.
