@@ -6,7 +6,9 @@
  * npm 11) runs the named script alone, without its hooks. A `pretest` that builds what the tests need is
  * kept, run first as its own part; one that only checks code (a lint) stops the tests the way `xo` does
  * in `xo && ava`, and is left out, as is a post hook that only checks code. A post hook that runs anything
- * else (more tests: `node --test test/more`) is part of the tests: the command stays as given.
+ * else (more tests: `node --test test/more`) is part of the tests: the command stays as given. So does one
+ * whose test script reaches, through `npm run`, a script with hooks of its own: npm passes
+ * `--ignore-scripts` down (npm_config_ignore_scripts), so `pretest:unit` of `npm run test:unit` would not run.
  */
 import path from "node:path";
 import { readPrefix } from "../util/read-prefix.js";
@@ -27,17 +29,33 @@ export interface HookPlan {
   post?: string;
   /** The pre hook builds or prepares what the tests need (it is not only checkers): it still runs, first. */
   preKept: boolean;
-  /** Why the hooks run as npm runs them (command is the one given): the post hook runs more than checkers (tests). */
-  kept?: { post: true };
+  /**
+   * Why the hooks run as npm runs them (command is the one given): the post hook runs more than checkers
+   * (tests), or a script the test script runs through npm has a hook (`inner`, its name) `--ignore-scripts` would switch off.
+   */
+  kept?: { post: true } | { inner: string };
   /** The command that runs the script without the hooks that only judge code (as given, when kept). */
   command: string;
+}
+
+const RUN_SCRIPT = /^\s*(?:npm|pnpm|yarn)\s+(?:run\s+|run-script\s+)?(?:-s\s+|--silent\s+)?([\w:.-]+)\s*$/;
+
+/** The scripts `text` runs through npm (`npm run x`, `npm test`), those they run looked into (three deep). */
+function scriptsReached(text: string, scripts: Record<string, string>, depth = 0): string[] {
+  if (depth >= 3) return [];
+  return (splitAndChain(text) ?? [text]).flatMap((p) => {
+    const run = RUN_SCRIPT.exec(p);
+    const name = run ? (/^(?:t|tst)$/.test(run[1]!) ? "test" : run[1]!) : undefined;
+    if (name === undefined || !Object.hasOwn(scripts, name)) return [];
+    return [name, ...scriptsReached(scripts[name]!, scripts, depth + 1)];
+  });
 }
 
 /** Whether a script only checks code: each of its parts is a checker, scripts it runs through npm looked into (three deep). */
 export function onlyChecks(text: string, scripts: Record<string, string>, depth = 0): boolean {
   const parts = splitAndChain(text) ?? [text];
   return parts.every((p) => {
-    const run = /^\s*(?:npm|pnpm|yarn)\s+(?:run\s+|run-script\s+)?(?:-s\s+|--silent\s+)?([\w:.-]+)\s*$/.exec(p);
+    const run = RUN_SCRIPT.exec(p);
     if (run) {
       const inner = Object.hasOwn(scripts, run[1]!) ? scripts[run[1]!] : undefined;
       return depth < 3 && inner !== undefined && onlyChecks(inner, scripts, depth + 1);
@@ -66,6 +84,10 @@ export function hookPlan(cmd: string, scripts: Record<string, string>): HookPlan
   const hooks = { ...(pre !== undefined ? { pre } : {}), ...(post !== undefined ? { post } : {}), preKept };
   // A post hook that runs tests (or anything not known to only check code) is part of the tests.
   if (post !== undefined && !onlyChecks(post, scripts)) return { ...hooks, kept: { post: true }, command: cmd.trim() };
+  // The scripts the test script runs through npm, with a hook of their own (the script's own are handled here).
+  const reached = hook(name) === undefined ? [] : scriptsReached(hook(name)!, scripts).filter((s) => s !== name);
+  const inner = reached.flatMap((s) => [`pre${s}`, `post${s}`].filter((h) => hook(h) !== undefined))[0];
+  if (inner !== undefined) return { ...hooks, kept: { inner }, command: cmd.trim() };
   const alone = `${cmd.trim()} ${NO_HOOKS}`;
   // The kept pre hook by its own name: `npm run pretest` runs it (its own hooks are `prepretest`, rare).
   return { ...hooks, command: preKept ? `npm run pre${name} && ${alone}` : alone };
@@ -74,7 +96,13 @@ export function hookPlan(cmd: string, scripts: Record<string, string>): HookPlan
 /** Why the hooks of `name` run as npm runs them, said; undefined when they are left out. */
 export function hooksKept(name: string, plan: HookPlan): string | undefined {
   if (!plan.kept) return undefined;
-  return `npm runs scripts.post${name} (${quote(plan.post!)}) after scripts.${name}${plan.pre !== undefined ? ` (and scripts.pre${name} (${quote(plan.pre)}) before it)` : ""}; it runs more than checkers (tests, or what code-trm cannot tell from a check), so it is part of the tests: the command runs it as npm does, and a failing hook fails the tests.`;
+  if ("post" in plan.kept)
+    return `npm runs scripts.post${name} (${quote(plan.post!)}) after scripts.${name}${plan.pre !== undefined ? ` (and scripts.pre${name} (${quote(plan.pre)}) before it)` : ""}; it runs more than checkers (tests, or what code-trm cannot tell from a check), so it is part of the tests: the command runs it as npm does, and a failing hook fails the tests.`;
+  const own = (["pre", "post"] as const)
+    .filter((h) => plan[h] !== undefined && (h === "post" || !plan.preKept))
+    .map((h) => `scripts.${h}${name} (${quote(plan[h]!)})`);
+  const hook = plan.kept.inner;
+  return `scripts.${name} runs a script through npm that has a hook of its own, scripts.${hook}; ${NO_HOOKS} would leave that out too (npm passes the flag down to the npm the script runs), so the command runs the hooks as npm does${own.length > 0 ? `, ${own.join(" and ")} with them` : ""}, and a failing hook fails the tests however they went.`;
 }
 
 /** The hooks left out, said: which npm runs, and what they run. */

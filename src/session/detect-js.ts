@@ -216,7 +216,7 @@ export function detectJs(repo: RepoView): Detected | undefined {
 function hooksNote(plan: HookPlan, out: Detected, scripts: Record<string, string>): string {
   const kept = hooksKept("test", plan);
   if (kept) return `testCmd ${JSON.stringify(out.args.testCmd)} runs its hooks: ${kept}`;
-  const said = `npm runs ${hooksLeftOut("test", plan)}, and a failing hook fails "npm test" however the tests went (after every test passed, for posttest), so testCmd runs the test script ${plan.preKept ? "after pretest, " : ""}without them (${NO_HOOKS}, npm 7 and later; the scripts the test script runs through npm lose their own hooks too).`;
+  const said = `npm runs ${hooksLeftOut("test", plan)}, and a failing hook fails "npm test" however the tests went (after every test passed, for posttest), so testCmd runs the test script ${plan.preKept ? "after pretest, " : ""}without them (${NO_HOOKS}, npm 7 and later; no script it runs through npm has hooks of its own, which the flag would leave out too).`;
   const left = [...(plan.pre !== undefined && !plan.preKept ? ["pretest"] : []), ...(plan.post !== undefined ? ["posttest"] : [])];
   // A hook that runs the lint script (or its text) is what lintCmd already judges.
   const lint = out.args.lintCmd && scripts.lint !== undefined ? [/^npm\s+run\s+lint$/, scripts.lint.trim()] : [];

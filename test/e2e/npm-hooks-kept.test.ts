@@ -7,8 +7,11 @@ import { repoFromFiles } from "../helpers/repo.js";
  * Hooks of the test script that must run as npm runs them (found by a fresh-eyes attack on e7b1032, which
  * ran `npm test --ignore-scripts` whenever the test script had hooks):
  * - a posttest that runs more tests (`node --test test/more`) was left out, so a failing test there never
- *   ran and a candidate that changed nothing halted with success; only a post hook of checkers is left out.
- * The start says the hooks run as part of the tests. node --test needs no install.
+ *   ran and a candidate that changed nothing halted with success; only a post hook of checkers is left out;
+ * - npm passes --ignore-scripts down to the npm the test script runs (npm_config_ignore_scripts), so
+ *   `"test": "npm run test:unit"` lost `pretest:unit`, which writes a file the tests read; with such a hook
+ *   the command stays `npm test`.
+ * Each start says the hooks run as part of the tests. node --test needs no install.
  */
 type Any = Record<string, any>;
 const lib = (body: string) => `exports.clamp = (x, lo, hi) => ${body};\n`;
@@ -67,5 +70,38 @@ describe.concurrent("hooks that detection keeps in the test command", () => {
     });
     expect(step.score, `${JSON.stringify(s.detected)}\n${step.feedback}`).toBeLessThan(1);
     expect(step.shouldHalt).toBe(false);
+  }, 180_000);
+
+  it("the test script's own `npm run test:unit` keeps its pretest:unit hook (it writes a file the tests read): the right fix scores 1", async () => {
+    const reads = `const test = require("node:test");
+const assert = require("node:assert");
+const { clamp } = require("../lib.js");
+const { lo } = require("../gen.json");
+test("below rises to lo", () => assert.strictEqual(clamp(-1, lo, 10), lo));
+test("inside stays", () => assert.strictEqual(clamp(5, lo, 10), 5));
+`;
+    // The posttest only checks (read as eslint) and passes: alone it would be left out. `npm test --ignore-scripts`
+    // sets npm_config_ignore_scripts for the script, so the inner `npm run test:unit` would skip pretest:unit.
+    const r = repo(
+      { test: "npm run test:unit", "pretest:unit": "node gen.js", "test:unit": "node --test test/", posttest: "node eslint.js" },
+      {
+        "gen.js": 'require("fs").writeFileSync("gen.json", JSON.stringify({ lo: 0 }));\n',
+        "eslint.js": "process.exit(0);\n",
+        "test/clamp.test.js": reads,
+      },
+    );
+    const s = await start(r);
+    expect(s.detected.commands).toEqual({ testCmd: "npm test" });
+    expect(s.notes.join("\n")).toContain(
+      'testCmd "npm test" runs its hooks: scripts.test runs a script through npm that has a hook of its own, scripts.pretest:unit; --ignore-scripts would leave that out too',
+    );
+    expect(s.preflight.tests, JSON.stringify(s.detected)).toMatchObject({ passed: 1, failed: 1 });
+    const step = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("lib.js", lib("Math.max(lo, Math.min(hi, x))")),
+      rationale: "clamp to lo as well",
+    });
+    expect(step.score, step.feedback).toBe(1);
+    expect(step.shouldHalt).toBe(true);
   }, 180_000);
 });
