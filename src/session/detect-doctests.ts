@@ -5,7 +5,10 @@
  * tox.toml) and CI files; pytest's own config (addopts) needs nothing added. Only what is recognised is
  * carried, rebuilt by code-trm: the two doctest options (a glob of plain characters, quoted) and paths that
  * exist in the repository (tox's root and site-packages mapped to the checkout's folders), never the line's
- * other words: the repository is not trusted. Pure: reads through a RepoView.
+ * other words: the repository is not trusted. A pytest command run after a `cd` / `pushd` into another folder
+ * (`cd docs && python -m pytest --doctest-glob='*.rst' .`, or a `cd` line before it in the same script) is
+ * not carried: its paths and its doctests' own file reads are of that folder, not of the checkout's root.
+ * Pure: reads through a RepoView.
  */
 import { shellQuote } from "../util/text.js";
 import type { RepoView } from "./detect-commands.js";
@@ -28,6 +31,10 @@ const TAKES_VALUE = new Set(
 const SAFE_GLOB = /^[\w.*?-]{1,64}$/;
 const SAFE_PATH = /^[\w][\w.-]*(?:\/[\w][\w.-]*)*$/;
 const MAX_PATHS = 10;
+
+/** A `cd` / `pushd` into another folder (not the root: `.`, `$GITHUB_WORKSPACE`, tox's root), as a CI step or a script line writes it. */
+const CD =
+  /^\s*(?:-\s+)?(?:(?:run|script|commands|cmd)\s*:\s*(?:[|>][-+]?\s*)?)?(?:-\s+)?(?:cd|pushd)(?:\s+(?!(?:\.\/?|"?\$\{?(?:GITHUB_WORKSPACE|CI_PROJECT_DIR)\}?"?|\{(?:toxinidir|tox_root)\})\s*$)\S+|\s*$)/;
 
 /** A file's lines with `\` continuations joined, comments left out. */
 const linesOf = (text: string) =>
@@ -107,9 +114,20 @@ export function projectDoctests(repo: RepoView, config: string, tests: string[])
     if (!text.includes("--doctest-")) continue;
     // tox's changedir (or a CI step's working-directory) moves where bare paths are read from.
     const moved = /^\s*changedir\s*=\s*(?!\{(?:toxinidir|tox_root)\}\s*$)\S|working-directory\s*:/m.test(text);
+    // A `cd` line moves the lines after it in its script (a YAML block or list at its indent, or deeper).
+    let cdIndent: number | undefined;
     for (const line of linesOf(text)) {
-      if (!line.includes("--doctest-")) continue;
+      const indent = /^\s*/.exec(line)![0].length;
+      if (cdIndent !== undefined && indent < cdIndent && line.trim() !== "") cdIndent = undefined;
+      let cd = cdIndent !== undefined;
       for (const part of line.split(/&&|\|\||[;|]/)) {
+        if (CD.test(part)) {
+          cd = true;
+          // A `- run: cd x` step moves its own line alone: GitHub runs each step in a shell of its own.
+          if (!/\brun\s*:/.test(line)) cdIndent ??= indent;
+          continue;
+        }
+        if (cd || !part.includes("--doctest-")) continue;
         const found = fromCommand(part, repo, moved);
         // A line whose paths cannot be found in the checkout would run another set of files: not carried.
         if (!found || (found.dropped && found.paths.length === 0)) continue;

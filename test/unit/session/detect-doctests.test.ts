@@ -72,4 +72,25 @@ describe("pytest's doctests where the project runs them", () => {
     // Bare paths under a changedir are not the checkout's.
     expect(testCmd({ "tox.ini": "[testenv]\nchangedir = docs\ncommands = pytest --doctest-modules pkg\n" })).toBe("python3 -m pytest -rA");
   });
+
+  it("a pytest line run after a cd into another folder is not carried (its `.` and its examples' file reads are that folder's); a cd back to the root is no move", () => {
+    const step = (run: string) => `jobs:\n  docs:\n    steps:\n      - uses: actions/checkout@v4\n${run}`;
+    // The attack's line: `cd docs && python -m pytest --doctest-glob='*.rst' .` was carried as `... '--doctest-glob=*.rst' .` from the root.
+    expect(testCmd({ "docs/usage.rst": "", ".github/workflows/ci.yml": step("      - run: cd docs && python -m pytest --doctest-glob='*.rst' .\n") })).toBe(
+      "python3 -m pytest -rA",
+    );
+    // pushd, and a cd line before the pytest line in the same script (a `run: |` block, GitLab's script list).
+    expect(testCmd({ ".github/workflows/ci.yml": step("      - run: pushd docs; pytest --doctest-modules pkg\n") })).toBe("python3 -m pytest -rA");
+    expect(testCmd({ ".github/workflows/ci.yml": step("      - run: |\n          cd docs\n          pytest --doctest-modules pkg\n") })).toBe(
+      "python3 -m pytest -rA",
+    );
+    expect(testCmd({ ".gitlab-ci.yml": "docs:\n  script:\n    - cd docs\n    - pytest --doctest-modules pkg\n" })).toBe("python3 -m pytest -rA");
+    // A cd step of its own moves only its own shell: the next step's line is carried; so is one after `cd $GITHUB_WORKSPACE`.
+    expect(testCmd({ ".github/workflows/ci.yml": step("      - run: cd docs && make html\n      - run: pytest --doctest-modules pkg\n") })).toBe(
+      "python3 -m pytest -rA --doctest-modules pkg tests",
+    );
+    expect(testCmd({ ".github/workflows/ci.yml": step('      - run: cd "$GITHUB_WORKSPACE" && pytest --doctest-modules pkg\n') })).toBe(
+      "python3 -m pytest -rA --doctest-modules pkg tests",
+    );
+  });
 });
