@@ -33,12 +33,15 @@ export interface HookPlan {
    * Why the hooks run as npm runs them (command is the one given): the post hook runs more than checkers
    * (tests), or a script the test script runs through npm has a hook (`inner`, its name) `--ignore-scripts` would switch off.
    */
-  kept?: { post: true } | { inner: string };
+  kept?: { post: true } | { inner: string; runner?: true };
   /** The command that runs the script without the hooks that only judge code (as given, when kept). */
   command: string;
 }
 
 const RUN_SCRIPT = /^\s*(?:npm|pnpm|yarn)\s+(?:run\s+|run-script\s+)?(?:-s\s+|--silent\s+)?([\w:.-]+)\s*$/;
+
+/** Runners of npm scripts by name, whose scripts npm's `--ignore-scripts` reaches (npm_config_ignore_scripts). */
+const SCRIPT_RUNNER = /(?:^|[\s;&|(])(?:npm-run-all2?|run-s|run-p|concurrently|wireit|lerna|nx|turbo)(?=\s|$)/;
 
 /** The scripts `text` runs through npm (`npm run x`, `npm test`), those they run looked into (three deep). */
 function scriptsReached(text: string, scripts: Record<string, string>, depth = 0): string[] {
@@ -88,6 +91,11 @@ export function hookPlan(cmd: string, scripts: Record<string, string>): HookPlan
   const reached = hook(name) === undefined ? [] : scriptsReached(hook(name)!, scripts).filter((s) => s !== name);
   const inner = reached.flatMap((s) => [`pre${s}`, `post${s}`].filter((h) => hook(h) !== undefined))[0];
   if (inner !== undefined) return { ...hooks, kept: { inner }, command: cmd.trim() };
+  // Scripts run through a script runner (`run-s test:*`, `concurrently npm:x`) cannot be followed by name: any
+  // hook of another script may be one of theirs, and npm's flag reaches them too.
+  const texts = [hook(name) ?? "", ...reached.map((s) => hook(s) ?? "")];
+  const other = Object.keys(scripts).find((k) => /^(?:pre|post)./.test(k) && k !== `pre${name}` && k !== `post${name}`);
+  if (other !== undefined && texts.some((t) => SCRIPT_RUNNER.test(t))) return { ...hooks, kept: { inner: other, runner: true }, command: cmd.trim() };
   const alone = `${cmd.trim()} ${NO_HOOKS}`;
   // The kept pre hook by its own name: `npm run pretest` runs it (its own hooks are `prepretest`, rare).
   return { ...hooks, command: preKept ? `npm run pre${name} && ${alone}` : alone };
@@ -102,7 +110,10 @@ export function hooksKept(name: string, plan: HookPlan): string | undefined {
     .filter((h) => plan[h] !== undefined && (h === "post" || !plan.preKept))
     .map((h) => `scripts.${h}${name} (${quote(plan[h]!)})`);
   const hook = plan.kept.inner;
-  return `scripts.${name} runs a script through npm that has a hook of its own, scripts.${hook}; ${NO_HOOKS} would leave that out too (npm passes the flag down to the npm the script runs), so the command runs the hooks as npm does${own.length > 0 ? `, ${own.join(" and ")} with them` : ""}, and a failing hook fails the tests however they went.`;
+  const how = plan.kept.runner
+    ? `scripts.${name} runs scripts through a script runner (run-s, concurrently and the like), and scripts.${hook} may be a hook of one of them`
+    : `scripts.${name} runs a script through npm that has a hook of its own, scripts.${hook}`;
+  return `${how}; ${NO_HOOKS} would leave that out too (npm passes the flag down to the npm the script runs), so the command runs the hooks as npm does${own.length > 0 ? `, ${own.join(" and ")} with them` : ""}, and a failing hook fails the tests however they went.`;
 }
 
 /** The hooks left out, said: which npm runs, and what they run. */

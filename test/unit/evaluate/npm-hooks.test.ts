@@ -1,0 +1,27 @@
+/** npm's hooks of the test script (npm-hooks.ts): which are left out with --ignore-scripts, and when the command stays as given. */
+import { describe, expect, it } from "vitest";
+import { hookPlan, hooksKept } from "../../../src/evaluate/npm-hooks.js";
+
+describe("hookPlan", () => {
+  it("leaves out a posttest that only checks, keeps one that runs tests", () => {
+    expect(hookPlan("npm test", { test: "node --test", posttest: "eslint ." })?.command).toBe("npm test --ignore-scripts");
+    expect(hookPlan("npm test", { test: "node --test", posttest: "node --test test/more" })).toMatchObject({ command: "npm test", kept: { post: true } });
+  });
+
+  it("keeps the hooks where the test script runs scripts through a script runner and another script has a hook", () => {
+    // run-s test:* runs test:unit, whose pretest:unit npm's --ignore-scripts would reach (npm_config_ignore_scripts).
+    const scripts = { test: "run-s test:*", "pretest:unit": "node gen.js", "test:unit": "node --test", posttest: "eslint ." };
+    const plan = hookPlan("npm test", scripts);
+    expect(plan).toMatchObject({ command: "npm test", kept: { inner: "pretest:unit", runner: true } });
+    expect(hooksKept("test", plan!)).toMatch(
+      /^scripts\.test runs scripts through a script runner .*scripts\.pretest:unit may be a hook of one of them; --ignore-scripts would leave that out too/,
+    );
+    // Through concurrently's npm: prefix, or a script the test script runs through npm.
+    expect(hookPlan("npm test", { ...scripts, test: 'concurrently "npm:test:unit"' })?.command).toBe("npm test");
+    expect(hookPlan("npm test", { ...scripts, test: "npm run all", all: "npm-run-all test:unit" })?.command).toBe("npm test");
+    // A runner, but no other script has a hook: nothing it runs loses one.
+    expect(hookPlan("npm test", { test: "run-s test:*", "test:unit": "node --test", posttest: "eslint ." })?.command).toBe("npm test --ignore-scripts");
+    // A word that only looks like one is not a runner.
+    expect(hookPlan("npm test", { ...scripts, test: "node --test test/run-s.test.js" })?.command).toBe("npm test --ignore-scripts");
+  });
+});
