@@ -4,6 +4,7 @@
  * missing-tools.ts, by a PATH lookup, before anything runs) and after a run (environment.ts), so that
  * a missing package manager is said as such instead of "dependencies may be missing".
  */
+import { quoted } from "../util/text.js";
 
 /**
  * How to get a program that is not on PATH, as a user would do it. In a JavaScript project an unknown
@@ -53,5 +54,5 @@ export function notFoundProgram(output: string, exitCode: number | null): string
 
 /** A plain statement about a program a command could not run, with its fix. */
 export function notInstalledNotice(program: string, cmd: string, nodeProject = false): string {
-  return `${program} is not installed (${JSON.stringify(cmd.length > 120 ? `${cmd.slice(0, 117)}...` : cmd)} exited 127, "${program}: not found"): ${installFix(program, nodeProject)}, or give a command that does not need it. The failure is not the candidate's.`;
+  return `${program} is not installed (${quoted(cmd, 120)} exited 127, "${program}: not found"): ${installFix(program, nodeProject)}, or give a command that does not need it. The failure is not the candidate's.`;
 }

@@ -12,12 +12,13 @@
  */
 import path from "node:path";
 import { readPrefix } from "../util/read-prefix.js";
+import { quoted } from "../util/text.js";
 import { programOf, splitAndChain } from "./chain.js";
 import { scriptsOf } from "./package-json.js";
 import { isChecker, scriptRun } from "./runner-hint.js";
 
 export const NO_HOOKS = "--ignore-scripts";
-const quote = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
+const quote = (s: string) => quoted(s, 80);
 
 /** `npm test` / `npm run <name>` as typed, with the script's name (npm's own options only, nothing after them). */
 const NPM_SCRIPT =

@@ -135,10 +135,6 @@ export function chainAdvice(cmd: string, cwd: string): string | undefined {
 }
 
 /**
- * What a test run whose counts are not all known says about its score (score.ts: with passed and failed
- * known the counts score it, else the exit code does), and the parser's own note on a passing run.
- */
-/**
  * What a failed test run's exit code says in its runner's terms (pytest 3: stopped at an internal error,
  * 4: could not start), said instead of countsNotices' generic hint; `t` is what was read of the output.
  */
@@ -146,6 +142,10 @@ export function stoppedNotice(t: TestCounts | null, exitCode: number | null | un
   return exitCode ? projectRunner(cmd, cwd).runner?.stopped?.(exitCode, output, t, truncate(cmd, 300)) : undefined;
 }
 
+/**
+ * What a test run whose counts are not all known says about its score (score.ts: with passed and failed
+ * known the counts score it, else the exit code does), and the parser's own note on a passing run.
+ */
 export function countsNotices(t: TestCounts | null, exitCode: number | null | undefined, ok: boolean, cmd: string, cwd: string): string[] {
   if (t && t.passed !== null && t.failed !== null && t.total !== null) return ok && t.failed === 0 && t.note ? [t.note] : [];
   if (t && t.passed !== null && t.failed !== null) {

@@ -4,6 +4,8 @@
  * named no failing test) and bench, the weighted score, the diagnostics of the failed commands, and the
  * notices about the environment and the user's checkout.
  */
+
+import { quoted } from "../util/text.js";
 import { splitChainOutput } from "./chain.js";
 import { checkoutLeakNotice, checkoutPathsIn } from "./checkout-leak.js";
 import { environmentNotices, realOr } from "./environment.js";
@@ -162,14 +164,14 @@ function coverageShort(out: string): boolean {
   return false;
 }
 
-/** The output's last lines (the test code's and the hooks', so hostile), each a JSON string: bounded, control characters escaped. */
+/** The output's last lines (the test code's and the hooks', so hostile), each quoted. */
 function outputEnd(out: string): string {
   const lines = out
     .split("\n")
     .map((l) => l.trim())
     .filter(Boolean)
     .slice(-5)
-    .map((l) => JSON.stringify(l.length > 160 ? `${l.slice(0, 157)}...` : l));
+    .map((l) => quoted(l, 160));
   return lines.length ? `its output ends ${lines.join(" / ")}.` : "it printed nothing after the tests.";
 }
 

@@ -47,6 +47,20 @@ export function truncate(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`;
 }
 
+/** `s` on one line: line breaks and control characters (C0, C1, the Unicode line separators) become spaces. */
+function oneLine(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters replaced
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+}
+
+/**
+ * Text from the repository or its commands' output (hostile), quoted in a notice: without colour codes, on one
+ * line, trimmed, at most `max` characters, as a JSON string.
+ */
+export function quoted(s: string, max: number): string {
+  return JSON.stringify(truncate(oneLine(stripAnsi(s)).trim(), max));
+}
+
 /** The longest run of backticks in `s`. */
 const longestTicks = (s: string): number => Math.max(0, ...[...s.matchAll(/`+/g)].map((m) => m[0].length));
 
@@ -56,8 +70,7 @@ const longestTicks = (s: string): number => Math.max(0, ...[...s.matchAll(/`+/g)
  * cannot close it.
  */
 export function codeSpan(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: line breaks and control characters become spaces
-  const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+  const flat = oneLine(s);
   const n = longestTicks(flat);
   const pad = n > 0 ? " " : "";
   return `${"`".repeat(n + 1)}${pad}${flat}${pad}${"`".repeat(n + 1)}`;

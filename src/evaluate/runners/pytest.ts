@@ -1,4 +1,4 @@
-import { stripAnsi, truncate } from "../../util/text.js";
+import { quoted } from "../../util/text.js";
 import { parsePytest } from "../parsers/tests/pytest.js";
 import { FOLLOWS_EXIT, type TestCounts } from "../types.js";
 import type { RunnerDescriptor } from "./types.js";
@@ -45,18 +45,6 @@ export const pytest: RunnerDescriptor = {
   stopped: (exitCode, output, tests, cmd) => (exitCode === 3 ? internalError(output, tests) : exitCode === 4 ? usageError(output, cmd) : undefined),
 };
 
-/** A line of the repository's output as a notice quotes it: no control characters, one line, bounded. */
-const quoted = (line: string) =>
-  JSON.stringify(
-    truncate(
-      stripAnsi(line)
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: line breaks and control characters become spaces
-        .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
-        .trim(),
-      160,
-    ),
-  );
-
 /**
  * Exit 3: pytest stopped at an INTERNALERROR (wcwidth: an installed pytest-benchmark clashing with the
  * project's own `benchmark` fixture, after 27 of 1327 tests) and still printed "27 passed": those counts are
@@ -70,7 +58,7 @@ function internalError(output: string, tests: TestCounts | null): string | undef
   const ran = tests && tests.passed !== null && tests.failed !== null ? tests.passed + tests.failed + (tests.skipped ?? 0) : undefined;
   const m = /^collected (\d+) items?(?: \/ \d+ deselected \/ (\d+) selected)?/m.exec(output);
   const of = m ? ` of ${m[2] ?? m[1]}` : "";
-  return `pytest stopped with an internal error (exit 3)${ran === undefined ? "" : ` after ${ran}${of} tests`}${error ? `: ${quoted(error)}` : ""}${plugin ? ` (raised in plugin ${plugin})` : ""}. The counts are of the tests that ran before it, not of the suite, and the test run counts as failing; trm_read_log shows the traceback.${plugin ? ` If ${plugin} is a plugin installed where the tests run and not the project's, \`-p no:${plugin}\` in testCmd turns it off.` : ""}`;
+  return `pytest stopped with an internal error (exit 3)${ran === undefined ? "" : ` after ${ran}${of} tests`}${error ? `: ${quoted(error, 160)}` : ""}${plugin ? ` (raised in plugin ${plugin})` : ""}. The counts are of the tests that ran before it, not of the suite, and the test run counts as failing; trm_read_log shows the traceback.${plugin ? ` If ${plugin} is a plugin installed where the tests run and not the project's, \`-p no:${plugin}\` in testCmd turns it off.` : ""}`;
 }
 
 /** Plugins whose options a project's addopts name most often. */
@@ -95,12 +83,12 @@ function usageError(output: string, cmd: string): string | undefined {
   const config = /^\s*(?:inifile|configfile): .*?([^/\s]+)\s*$/m.exec(output)?.[1];
   const unknown = /unrecognized arguments: (.*)$/.exec(line)?.[1]?.split(/\s+/) ?? [];
   const plugins = [...new Set(unknown.flatMap((a) => PLUGINS.filter(([re]) => re.test(a)).map(([, p]) => p)))];
-  const from = config ? ` (pytest's config: ${quoted(config)})` : "";
+  const from = config ? ` (pytest's config: ${quoted(config, 160)})` : "";
   const fix =
     unknown.length > 0
       ? `Options pytest does not know come from a plugin that is not installed where the tests run, named in the project's addopts${from} or in testCmd: ${plugins.length > 0 ? `install ${plugins.join(", ")}` : "install the plugin that adds them"}, or pass testCmd ${JSON.stringify(`${cmd} -o addopts=""`)} to run without the config's addopts (a plugin whose options clash is turned off with -p no:<plugin>).`
       : `Fix what it names in testCmd or in pytest's config${from}.`;
-  return `pytest could not start (exit 4, a usage error: ${quoted(line)}): no test ran, ${FOLLOWS_EXIT} (fail). ${fix}`;
+  return `pytest could not start (exit 4, a usage error: ${quoted(line, 160)}): no test ran, ${FOLLOWS_EXIT} (fail). ${fix}`;
 }
 
 /** A name without what follows it at a space outside the brackets of its parameters, after the path (`x.py::`, `README.txt::`). */
