@@ -16,6 +16,8 @@ import {
   type PartialRun,
   type RelatedRan,
   ranEverything,
+  testOf,
+  tests,
 } from "./failing-first.js";
 import type { TestCase, TestCounts } from "./types.js";
 
@@ -37,18 +39,18 @@ export function relatedVerdict(ff: FailingFirst, read: TestCounts | null, exit: 
   const ranNow = gate.passed + gate.failed;
   if (ranNow === 0) return { whole: `Affected first: ${ff.runner} relates no test to ${files}, ${again}.` };
   if (ranEverything(ff, gate)) return { full: everythingRan("Affected first", ff, gate) };
-  const failing = [...new Set([...gate.failures.map((f) => f.test ?? f.name), ...(gate.cases ?? []).filter((c) => c.status === "failed").map((c) => c.name)])];
+  const failing = [...new Set([...gate.failures.map(testOf), ...(gate.cases ?? []).filter((c) => c.status === "failed").map((c) => c.name)])];
   if (gate.failed === 0 && failing.length === 0) {
     if (!exit.ok)
       return {
-        whole: `Affected first: the ${ranNow} test${ranNow === 1 ? "" : "s"} ${ff.runner} relates to ${files} pass${ranNow === 1 ? "es" : ""} but the run exited ${exit.code ?? "killed"}, ${again}.`,
+        whole: `Affected first: the ${tests(ranNow)} ${ff.runner} relates to ${files} pass${ranNow === 1 ? "es" : ""} but the run exited ${exit.code ?? "killed"}, ${again}.`,
       };
     const of = ff.full.passed! + ff.full.failed!;
     // A runner that relates most of the suite to a change (every test imports one index) makes each passing
     // step pay for the suite nearly twice: affected first stops for the session (affectedFirstPlan).
     const most = ranNow * 2 > of;
     return {
-      whole: `Affected first: the ${ranNow} test${ranNow === 1 ? "" : "s"} ${ff.runner} relates to ${files} pass${ranNow === 1 ? "es" : ""}, ${again}${most ? `; they are most of the suite's ${of}, so affected first stops for this session (it would cost a passing step nearly two runs)` : ""}.`,
+      whole: `Affected first: the ${tests(ranNow)} ${ff.runner} relates to ${files} pass${ranNow === 1 ? "es" : ""}, ${again}${most ? `; they are most of the suite's ${of}, so affected first stops for this session (it would cost a passing step nearly two runs)` : ""}.`,
       relatedRan: { ran: ranNow, of },
     };
   }

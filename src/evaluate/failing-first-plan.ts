@@ -6,7 +6,7 @@
  */
 import { relatesMost } from "./affected-first.js";
 import type { Evaluation } from "./evaluate.js";
-import type { FailingFirst } from "./failing-first.js";
+import { type FailingFirst, testOf } from "./failing-first.js";
 import { rawTests } from "./judge.js";
 import type { RelatedSelection, Selection } from "./select-command.js";
 import { LOST_MARK } from "./test-identity.js";
@@ -26,7 +26,7 @@ function failingNames(t: TestCounts): string[] | undefined {
   if (t.failures.some((f) => f.name === (f.testFile ?? f.file))) return undefined;
   const names = t.cases
     ? t.cases.filter((c) => c.status === "failed").map((c) => c.name)
-    : t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)).map((f) => f.test ?? f.name);
+    : t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)).map(testOf);
   const unique = [...new Set(names)];
   // A failure code-trm made up for a crash or a timeout names no test: `(test command exited 1)`.
   if (unique.length !== t.failed || unique.some((n) => n.startsWith("(") && n.endsWith(")"))) return undefined;

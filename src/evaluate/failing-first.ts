@@ -57,7 +57,7 @@ export type GateExit = { ok: boolean; timedOut: boolean; code: number | null };
 
 const NAMES_SHOWN = 8;
 /** `1 test`, `2 tests`. */
-const tests = (n: number) => `${n} test${n === 1 ? "" : "s"}`;
+export const tests = (n: number) => `${n} test${n === 1 ? "" : "s"}`;
 export const list = (xs: string[]) => `${xs.slice(0, NAMES_SHOWN).join(", ")}${xs.length > NAMES_SHOWN ? `, … (${xs.length} in all)` : ""}`;
 const ran = (s: TestCase["status"] | undefined) => s === "passed" || s === "failed";
 
@@ -157,7 +157,8 @@ export function ranEverything(ff: FailingFirst, gate: TestCounts): boolean {
 export const everythingRan = (what: string, ff: FailingFirst, gate: TestCounts) =>
   `${what}: the selected run (\`${ff.cmd.slice(0, 300)}\`) ran all ${tests(gate.cases?.length ?? 0)}, every one of the last full run's: the test command names tests of its own, which ${ff.runner} runs besides the selection. That run is this step's full run. With this command the selection saves nothing: a test command that names no test folders or files lets it run alone (selectTests: false turns it off).`;
 
-const testOf = (f: TestFailure): string => f.test ?? f.name;
+/** The test a failure is of: itself, or the test of a failed subtest. */
+export const testOf = (f: TestFailure): string => f.test ?? f.name;
 
 /** The failing tests a list of failures stands for: each failure, a test's failed subtests (and its own failure) once. */
 function failingTests(failures: TestFailure[]): number {
