@@ -16,13 +16,16 @@ import { quoted } from "../util/text.js";
 import { programOf, splitAndChain } from "./chain.js";
 import { scriptsOf } from "./package-json.js";
 import { isChecker, scriptRun } from "./runner-hint.js";
+import { NPM } from "./select-command.js";
 
 export const NO_HOOKS = "--ignore-scripts";
 const quote = (s: string) => quoted(s, 80);
 
-/** `npm test` / `npm run <name>` as typed, with the script's name (npm's own options only, nothing after them). */
-const NPM_SCRIPT =
-  /^npm\s+(?:(?:-s|--silent|-q|--quiet)\s+)*(?:(test|t|tst)|(?:run|run-script)\s+(?:(?:-s|--silent)\s+)*([\w:.-]+))((?:\s+(?:-s|--silent|-q|--quiet))*)$/;
+/** The npm script `cmd` runs as typed (`npm test`, `npm run x`, nothing after them, hooks not already off), if it is one. */
+function scriptOf(cmd: string): string | undefined {
+  const m = NPM.exec(cmd.trim());
+  return m && !m[4] && !m[3]?.includes(NO_HOOKS) ? (m[1] ? "test" : m[2]!) : undefined;
+}
 
 export interface HookPlan {
   /** The hook scripts' text, as package.json has them. */
@@ -77,9 +80,8 @@ export function onlyChecks(text: string, scripts: Record<string, string>, depth 
  * with `kept` saying why, when a hook must run as npm runs it.
  */
 export function hookPlan(cmd: string, scripts: Record<string, string>): HookPlan | undefined {
-  const m = NPM_SCRIPT.exec(cmd.trim());
-  if (!m) return undefined;
-  const name = m[1] ? "test" : m[2]!;
+  const name = scriptOf(cmd);
+  if (name === undefined) return undefined;
   const hook = (h: string) => (Object.hasOwn(scripts, h) ? scripts[h] : undefined);
   const pre = hook(`pre${name}`);
   const post = hook(`post${name}`);
@@ -137,7 +139,6 @@ export function hookAdvice(cmd: string, cwd: string): string | undefined {
   const plan = hookPlan(cmd, scripts);
   // Hooks that run as part of the tests: the given command is the one to run.
   if (!plan || plan.kept) return undefined;
-  const m = NPM_SCRIPT.exec(cmd.trim())!;
-  const name = m[1] ? "test" : m[2]!;
+  const name = scriptOf(cmd)!;
   return `testCmd "${cmd.trim()}": npm runs ${hooksLeftOut(name, plan)}, and a failing hook fails the test command however the tests went (after all of them passed, for a post hook). ${JSON.stringify({ testCmd: plan.command })} runs the tests ${plan.preKept ? `after scripts.pre${name} ` : ""}without the hooks (${NO_HOOKS}, npm 7 and later); give what a hook checks as lintCmd or a check.`;
 }

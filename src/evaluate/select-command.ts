@@ -40,7 +40,8 @@ function plainParts(cmd: string): string[] | null {
   return splitAndChain(`${cmd} && :`) ? [cmd] : null;
 }
 
-const NPM =
+/** `npm test` / `npm run <name>` as typed: the script's name (1: test, 2: run's), npm's own flags after it (3), what follows `--` (4). */
+export const NPM =
   /^npm\s+(?:(?:-s|--silent|-q|--quiet)\s+)*(?:(test|t|tst)|(?:run|run-script)\s+(?:(?:-s|--silent)\s+)*([\w:.-]+))((?:\s+(?:-s|--silent|-q|--quiet|--ignore-scripts))*)(\s+--(?:\s.*)?)?$/;
 
 /** Where arguments go in `part` (the runner's own): at its end, or after what `selectAt.after` matches (node's options before its files). */

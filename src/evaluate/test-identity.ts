@@ -90,8 +90,8 @@ export interface TestIdentity {
   /** How many tests ran at the reference (counts-only output). */
   referenceRan?: number;
   /**
-   * Counts-only output against a reference that named every test: the step whose names are lost. By counts
-   * a failing test swapped for a new passing one looks like a fix, so the test signal fails (judge.ts).
+   * Counts-only output against a reference that named every test: the reference's step. By counts a failing
+   * test swapped for a new passing one looks like a fix, so the test signal is held at the reference's (judge.ts).
    */
   namesLost?: number;
 }

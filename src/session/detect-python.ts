@@ -71,9 +71,9 @@ export function detectPython(repo: RepoView): Detected | undefined {
   const srcWhy =
     src.length === 0 ? "" : pathSet ? "; its pytest config sets pythonpath for the src layout" : `; src layout (src/${src[0]}), so src goes on PYTHONPATH`;
   if (byFile || byTests) {
-    // -rA, as the runner's command: its short summary names every test, which plain pytest does not.
+    // The runner's command (-rA: its short summary names every test, which plain pytest does not), by this python.
     const doctests = projectDoctests(repo, config, testDir ? [testDir] : testFiles);
-    out.args.testCmd = [`${prefix}${py} -m pytest -rA`, ...(doctests?.args ?? [])].join(" ");
+    out.args.testCmd = [pytest.command.replace(/^python\b/, `${prefix}${py}`), ...(doctests?.args ?? [])].join(" ");
     out.why.testCmd = `${byFile ? `pytest named in ${byFile.file}` : `${byTests} is written for pytest (unittest would run none of it)`}${srcWhy}${doctests ? `; ${doctests.why}` : ""}`;
     out.runner = pytest;
     out.readable = true;
