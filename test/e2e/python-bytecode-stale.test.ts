@@ -31,6 +31,24 @@ const find = (dir: string, re: RegExp): string[] =>
     e.isDirectory() ? find(path.join(dir, e.name), re) : re.test(e.name) ? [path.join(dir, e.name)] : [],
   );
 
+/**
+ * The session prefix's one bytecode of calc, stamped with its source's mtime second (as if written within the
+ * second of the run that compiled it); the source, which holds `a - b` again, is returned.
+ */
+function stampWithSource(repo: string, sessionId: string): string {
+  const prefix = path.join(repo, ".git", "trm", "pycache", sessionId);
+  const pycs = find(prefix, /^calc\..*\.pyc$/);
+  expect(pycs).toHaveLength(1);
+  const pyc = pycs[0]!;
+  // The prefix mirrors the source's absolute folder.
+  const src = path.join("/", path.relative(prefix, path.dirname(pyc)), "calc.py");
+  expect(readFileSync(src, "utf8")).toBe(CALC);
+  const bytes = readFileSync(pyc);
+  bytes.writeUInt32LE(Math.floor(statSync(src).mtimeMs / 1000) >>> 0, 8);
+  writeFileSync(pyc, bytes);
+  return src;
+}
+
 describe("Python bytecode in the session's prefix", () => {
   it("is not trusted for a source an undo brought back within the second of the last run, at the same size", async () => {
     const repo = repoFromFiles({ "calc.py": CALC, "tests/test_calc.py": TESTS, "pytest.ini": "[pytest]\npythonpath = .\n" }, "trm-pycstale-");
@@ -43,16 +61,7 @@ describe("Python bytecode in the session's prefix", () => {
     await srv.call("trm_undo", { sessionId: s.sessionId });
     // The undo wrote `a - b` back. Within the same second as the fix's run, the fix's bytecode would carry
     // the source's mtime: made so here, whatever the clock did.
-    const prefix = path.join(repo, ".git", "trm", "pycache", s.sessionId);
-    const pycs = find(prefix, /^calc\..*\.pyc$/);
-    expect(pycs).toHaveLength(1);
-    const pyc = pycs[0]!;
-    // The prefix mirrors the source's absolute folder.
-    const src = path.join("/", path.relative(prefix, path.dirname(pyc)), "calc.py");
-    expect(readFileSync(src, "utf8")).toBe(CALC);
-    const bytes = readFileSync(pyc);
-    bytes.writeUInt32LE(Math.floor(statSync(src).mtimeMs / 1000) >>> 0, 8);
-    writeFileSync(pyc, bytes);
+    stampWithSource(repo, s.sessionId);
     // A step that changes no Python file: the code under test is `a - b`.
     const next = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("NOTES.md", "notes\n") });
     expect(next.tests).toMatchObject({ passed: 1, failed: 1 });
@@ -78,17 +87,9 @@ describe("Python bytecode in the session's prefix", () => {
     const fix = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/mypkg/calc.py", CALC.replace("-", "+")) });
     expect(fix.tests).toMatchObject({ passed: 2, failed: 0 });
     await srv.call("trm_undo", { sessionId: s.sessionId });
-    const prefix = path.join(repo, ".git", "trm", "pycache", s.sessionId);
-    const pycs = find(prefix, /^calc\..*\.pyc$/);
-    expect(pycs).toHaveLength(1);
-    const pyc = pycs[0]!;
-    const src = path.join("/", path.relative(prefix, path.dirname(pyc)), "calc.py");
-    expect(src.endsWith("/mypkg/calc.py") && !src.endsWith("/src/mypkg/calc.py")).toBe(true);
-    expect(readFileSync(src, "utf8")).toBe(CALC);
     // Within the second of the fix's run, as in the test above: made so.
-    const bytes = readFileSync(pyc);
-    bytes.writeUInt32LE(Math.floor(statSync(src).mtimeMs / 1000) >>> 0, 8);
-    writeFileSync(pyc, bytes);
+    const src = stampWithSource(repo, s.sessionId);
+    expect(src.endsWith("/mypkg/calc.py") && !src.endsWith("/src/mypkg/calc.py")).toBe(true);
     const next = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("NOTES.md", "notes\n") });
     expect(next.tests).toMatchObject({ passed: 1, failed: 1 });
     expect(checkoutState(repo)).toEqual(before);
