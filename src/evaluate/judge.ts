@@ -32,6 +32,8 @@ export interface JudgePoint {
 export interface JudgeOptions {
   /** Test files this step changed (added, modified or deleted). */
   changedTests?: string[];
+  /** Lines the step's tree adds against the baseline that mark a test as expected to fail (expected-failures.ts). */
+  expectedFailures?: string[];
 }
 
 /**
@@ -78,7 +80,29 @@ export function judgeEvaluation(
     judged = { ...j, tests: { ...j.tests!, skipped: ev.tests!.skipped, total: ev.tests!.total } };
   } else
     judged = knownCounts(ev.tests) ? judgeKnown(ev, step, earlier, weights, checks) : judgeUnknown(ev, step, earlier, weights, checks, opts.changedTests ?? []);
+  judged = markedExpectedFailures(judged, earlier, weights, checks, opts.expectedFailures ?? []);
   return formatChanged(withoutReference(judged, earlier, opts.changedTests ?? []), earlier, weights, checks);
+}
+
+const EXPECTED_FAILURE_MARK = "This step marks tests as expected to fail";
+
+/**
+ * A test marked as expected to fail (`test.failing`) that still fails is printed as a pass by several
+ * reports (AVA's TAP, Vitest's JSON, Jest's text): marking the failing test looked like fixing it. A step
+ * whose tree adds such a marker since the baseline may not rise above the test signal of the first point
+ * that ran tests, nor end the session; where the report did count the test as not passing, the reference
+ * rules have already held it lower.
+ */
+function markedExpectedFailures(ev: Evaluation, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[], marks: string[]): Evaluation {
+  const notices = ev.notices.filter((n) => !n.startsWith(EXPECTED_FAILURE_MARK));
+  if (marks.length === 0) return notices.length === ev.notices.length ? ev : { ...ev, notices };
+  const ref = earlier.find((e) => ranTests(testsOf(e)));
+  const test = ref ? Math.min(ev.components.test ?? 0, ref.evaluation.components.test ?? 0) : ev.components.test;
+  const components = { ...ev.components, test };
+  notices.unshift(
+    `${EXPECTED_FAILURE_MARK} (${marks.join(", ")}), and a test so marked that still fails is reported as passing by some reports: it would look like a fix. So the test signal is held${ref ? ` at ${fmt(test ?? 0)}, no higher than step ${ref.step}'s,` : ""} and this step cannot end the session. Fix the code under test and leave the test unmarked.`,
+  );
+  return { ...ev, notices, components, testsPass: false, score: weightedScore(components, weights, checkWeights(checks)) };
 }
 
 const FORMAT_MARK = "The test output changed format";

@@ -6,7 +6,9 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
+import { addedExpectedFailures, mayMarkExpectedFailure } from "../evaluate/expected-failures.js";
 import { isTestConfigFile } from "../evaluate/runners/index.js";
+import { diffPaths, entryAt, readBlobBytes, type TreeEntry } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
 import { matchesAnyGlob } from "../util/glob.js";
 import { resolveEntryInside, resolveInside } from "../util/paths.js";
@@ -77,4 +79,31 @@ export async function landedOps(worktree: string, ops: FileOp[]): Promise<FileOp
       return rel === o.path ? o : { ...o, path: rel };
     }),
   );
+}
+
+const MAX_MARKED_FILES = 200;
+const MAX_MARKED_BYTES = 2_000_000;
+const isFile = (e: TreeEntry | null): e is TreeEntry => !!e && (e.mode === "100644" || e.mode === "100755");
+
+/**
+ * The lines `tree` adds against the session's baseline that mark a test as expected to fail (at most 5,
+ * quoted): every changed JavaScript or TypeScript file is read, since a runner's config may name any file
+ * a test file. Read from git's objects, in the server.
+ */
+export async function expectedFailuresAdded(commonDir: string, baseTree: string, tree: string): Promise<string[]> {
+  if (baseTree === tree) return [];
+  const files = (await diffPaths(commonDir, baseTree, tree)).filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES);
+  const out: string[] = [];
+  const text = async (e: TreeEntry | null): Promise<string> => {
+    if (!isFile(e)) return "";
+    const b = await readBlobBytes(commonDir, e.oid);
+    return b.length > MAX_MARKED_BYTES ? b.subarray(0, MAX_MARKED_BYTES).toString("utf8") : b.toString("utf8");
+  };
+  for (const f of files) {
+    const now = await entryAt(commonDir, tree, f);
+    if (!isFile(now)) continue;
+    out.push(...addedExpectedFailures(f, await text(await entryAt(commonDir, baseTree, f)), await text(now)));
+    if (out.length >= 5) break;
+  }
+  return out.slice(0, 5);
 }

@@ -73,12 +73,12 @@ describe("AVA in an xo && ava && tsd chain", () => {
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node bin/ava.js > /dev/null", preflight: true });
     expect(s.preflight.tests).toBeNull();
     expect(s.preflight.score).toBe(0);
-    expect(s.preflight.notices.join("\n")).toMatch(/Test output could not be read.*exit code \(1: fail\).*AVA: add --tap/s);
+    expect(s.preflight.notices.join("\n")).toMatch(/Test output could not be read.*exit code \(1: fail\).*AVA: run it as npx ava/s);
     const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: bugs(0), rationale: "right fix" });
     expect(r.score).toBe(1);
     expect(r.feedback).toMatch(/tests UNREADABLE \(exit 0: passing\)/);
     expect(r.feedback).toMatch(
-      /note: Test output could not be read, so the test score follows the exit code \(0: pass\)\. To get counts and failing tests: AVA: add --tap/,
+      /note: Test output could not be read, so the test score follows the exit code \(0: pass\)\. To get counts and failing tests: AVA: run it as npx ava/,
     );
     expect(checkoutState(repo)).toEqual(before);
   });

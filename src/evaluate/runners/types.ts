@@ -60,6 +60,12 @@ export interface RunnerDescriptor {
    * more. `output` is the repository's (hostile): what is quoted of it is bounded and on one line.
    */
   stopped?: (exitCode: number, output: string, tests: TestCounts | null, cmd: string) => string | undefined;
+  /**
+   * Source that marks a test as expected to fail (`test.failing`), on one line, where some of its reports
+   * count such a test as a pass (AVA's TAP, Vitest's JSON, Jest's text): a step that adds one cannot rise
+   * above the reference's test signal nor end the session (evaluate/expected-failures.ts).
+   */
+  expectedFailure?: RegExp;
   /** Why the names of its JUnit report (testReport) cannot be selected, where they cannot. */
   junitUnselectable?: string;
   /**

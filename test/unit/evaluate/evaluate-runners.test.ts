@@ -129,7 +129,7 @@ describe("counts the output does not show", () => {
     expect(ev.tests).toBeNull();
     expect(ev.components.test).toBe(1);
     expect(ev.testsPass).toBe(true);
-    expect(ev.notices.join("\n")).toMatch(/could not be read.*follows the exit code \(0: pass\).*AVA: add --tap/s);
+    expect(ev.notices.join("\n")).toMatch(/could not be read.*follows the exit code \(0: pass\).*AVA: run it as npx ava/s);
   });
 
   it("go test without -v: passed is unknown, and the signal follows the exit code", async () => {

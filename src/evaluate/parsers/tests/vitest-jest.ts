@@ -46,6 +46,13 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
       const title = str(a.title) ?? str(a.fullName) ?? "(unnamed test)";
       const name = [...ancestors, title].join(" > ");
       const at = file ? { file } : {};
+      // Jest marks a `test.failing` that failed as expected `failing: true` and "passed": a known failure,
+      // counted as skipped as AVA's and pytest's xfail are, not as a pass (the reference rules then see it).
+      if (status === "passed" && a.failing === true) {
+        skipped++;
+        cases.push({ name, status: "skipped", ...at });
+        continue;
+      }
       if (status === "passed") {
         passed++;
         cases.push({ name, status: "passed", ...at });

@@ -1,0 +1,87 @@
+/**
+ * A candidate that marks the failing test as expected to fail (`test.failing`, `test.fails`) instead of fixing
+ * the code: real AVA 7's TAP, real Vitest 4's JSON and real Jest 30's text report it as a pass, so the step
+ * scored 1.000 and ended the session with success. It is now held at the baseline's test signal, and the
+ * right fix, with the test unmarked, still ends the session. Runners from fixtures/runners, run for real.
+ */
+import { symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/client.js";
+import { filesOf } from "../helpers/fixtures.js";
+import { installRunners, RUNNERS } from "../helpers/real-runners.js";
+import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
+
+type Any = Record<string, any>;
+let srv: TestServer;
+beforeAll(async () => {
+  installRunners();
+  // A temporary folder of this file's own: Jest's cache (jest_0) goes there and is removed.
+  srv = await startServer({ env: { TMPDIR: tmpDir("trm-xfail-tmp-") } });
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+const WRONG = "exports.add = (a, b) => a - b;\n";
+const RIGHT = "exports.add = (a, b) => a + b;\n";
+
+const cases = [
+  {
+    runner: "AVA 7, --tap",
+    testCmd: "npx ava --tap",
+    file: "test.js",
+    test: (mark: string) =>
+      `const test = require("ava");\nconst { add } = require("./lib");\ntest${mark}("adds", (t) => { t.is(add(1, 2), 3); });\ntest("zero", (t) => { t.is(add(0, 0), 0); });\n`,
+    mark: ".failing",
+    files: {},
+  },
+  {
+    runner: "Vitest 4, --reporter=json",
+    testCmd: "npx vitest run --reporter=json",
+    file: "lib.test.js",
+    test: (mark: string) =>
+      `import { test, expect } from "vitest";\nimport { add } from "./lib";\ntest${mark}("adds", () => { expect(add(1, 2)).toBe(3); });\ntest("zero", () => { expect(add(0, 0)).toBe(0); });\n`,
+    mark: ".fails",
+    files: { "vitest.config.mjs": "export default { test: { cache: false } };\n" },
+  },
+  {
+    runner: "Jest 30, its text report",
+    testCmd: "npx jest --ci",
+    file: "lib.test.js",
+    test: (mark: string) =>
+      `const { add } = require("./lib");\ntest${mark}("adds", () => { expect(add(1, 2)).toBe(3); });\ntest("zero", () => { expect(add(0, 0)).toBe(0); });\n`,
+    mark: ".failing",
+    files: { "jest.config.js": "module.exports = {};\n" },
+  },
+];
+
+describe("a failing test marked as expected to fail is no fix", () => {
+  for (const c of cases)
+    it(`${c.runner}: held at the baseline's test signal, never a success; the right fix still is`, async () => {
+      const repo = repoFromFiles({ ".gitignore": "node_modules\n", "lib.js": WRONG, [c.file]: c.test(""), ...c.files }, "trm-xfail-");
+      symlinkSync(path.join(RUNNERS, "node_modules"), path.join(repo, "node_modules"));
+      const before = checkoutState(repo);
+      const s = await srv.call<Any>("trm_start_session", {
+        repoPath: repo,
+        testCmd: c.testCmd,
+        linkPaths: ["node_modules"],
+        preflight: true,
+        selectTests: false,
+      });
+      expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
+      const marked = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ [c.file]: c.test(c.mark) }) });
+      // The report alone says every test passed (AVA's TAP, Vitest's JSON, Jest's text): what the source says holds it.
+      expect(marked.score).toBeLessThanOrEqual(s.preflight.score);
+      expect(marked.shouldHalt).toBe(false);
+      expect(marked.improved).toBe(false);
+      const notice = (marked.feedback as string).split("\n").find((l) => l.startsWith("note: This step marks tests as expected to fail")) ?? "";
+      expect(notice).toContain(`("${c.file}:${c.file === "test.js" ? 3 : c.runner.startsWith("Jest") ? 2 : 3}: test${c.mark}(\\"adds\\"`);
+      // The right fix with the test unmarked (the tree no longer adds the marker) ends the session.
+      const right = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ [c.file]: c.test(""), "lib.js": RIGHT }) });
+      expect(right.score).toBe(1);
+      expect(right.shouldHalt).toBe(true);
+      expect(right.feedback).not.toMatch(/marks tests as expected to fail/);
+      expect(checkoutState(repo)).toEqual(before);
+    }, 120_000);
+});

@@ -1,0 +1,108 @@
+/**
+ * A test marked as expected to fail (`test.failing`, `test.fails`) that still fails is a pass in AVA's TAP,
+ * Vitest's JSON and Jest's and bun's text: a step that adds such a marker is held at the reference's test
+ * signal and cannot end the session.
+ */
+import { describe, expect, it } from "vitest";
+import type { Evaluation } from "../../../src/evaluate/evaluate.js";
+import { addedExpectedFailures, mayMarkExpectedFailure } from "../../../src/evaluate/expected-failures.js";
+import { judgeEvaluation } from "../../../src/evaluate/judge.js";
+import type { TestCounts } from "../../../src/evaluate/types.js";
+
+const W = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
+
+describe("the lines a step adds that mark a test as expected to fail", () => {
+  const base = "const test = require('ava');\ntest('adds', t => { t.is(add(1, 2), 3); });\n";
+  it("finds each runner's marker on an added line, with its file and line", () => {
+    expect(addedExpectedFailures("test.js", base, base.replace("test('adds'", "test.failing('adds'"))).toEqual([
+      JSON.stringify("test.js:2: test.failing('adds', t => { t.is(add(1, 2), 3); });"),
+    ]);
+    for (const line of [
+      "it.failing('x', () => {})",
+      "test.concurrent.failing('x', async () => {})",
+      "test.failing.each([1])('x %i', () => {})",
+      "test.fails('x', () => {})",
+      "it.fails('x', () => {})",
+      "test['failing']('x', t => {})",
+      "const t = test.failing;",
+      "test('x', { fails: true }, () => {})",
+    ])
+      expect(addedExpectedFailures("a.test.ts", "", line), line).toHaveLength(1);
+  });
+
+  it("leaves a marker the baseline already had, and words that only look alike", () => {
+    const known = "test.failing('known bug', t => { t.fail(); });";
+    expect(addedExpectedFailures("test.js", `${base}${known}\n`, `${known}\n${base}`)).toEqual([]);
+    for (const line of ["expect(stats.failing).toBe(1)", "const fails = count(results)", "if (result.fails) report()"])
+      expect(addedExpectedFailures("a.test.js", "", line), line).toEqual([]);
+  });
+
+  it("reads only the start of a very long line, and lists at most five", () => {
+    expect(addedExpectedFailures("min.js", "", `${"x".repeat(500)} test.failing('x')`)).toEqual([]);
+    const many = Array.from({ length: 9 }, (_, i) => `test.failing('t${i}', t => {});`).join("\n");
+    expect(addedExpectedFailures("test.js", "", many)).toHaveLength(5);
+    expect([mayMarkExpectedFailure("test.js"), mayMarkExpectedFailure("a.spec.mts"), mayMarkExpectedFailure("test_a.py")]).toEqual([true, true, false]);
+  });
+});
+
+function evaluation(tests: TestCounts): Evaluation {
+  const score = tests.passed! / Math.max(1, tests.passed! + tests.failed!);
+  return {
+    commands: { test: { cmd: "npx ava --tap", exitCode: tests.failed ? 1 : 0, timedOut: false, durationMs: 1, output: "", truncated: false } },
+    tests,
+    components: { test: score },
+    score,
+    testsPass: tests.failed === 0,
+    diagnostics: [],
+    notices: [],
+    commandsMs: 1,
+  };
+}
+
+const tap = (adds: "passed" | "failed"): TestCounts => ({
+  passed: adds === "passed" ? 2 : 1,
+  failed: adds === "passed" ? 0 : 1,
+  skipped: 0,
+  total: 2,
+  failures: adds === "passed" ? [] : [{ name: "adds", message: "boom" }],
+  format: "tap",
+  cases: [
+    { name: "adds", status: adds },
+    { name: "zero", status: "passed" },
+  ],
+});
+
+describe("judging a step that marks a test as expected to fail", () => {
+  const ref = evaluation(tap("failed"));
+  const marks = [JSON.stringify("test.js:3: test.failing('adds', t => {});")];
+
+  it("holds the test signal at the reference's and does not end the session, though the report says every test passed", () => {
+    const ev = judgeEvaluation(evaluation(tap("passed")), 1, [{ step: 0, evaluation: ref }], W, [], { changedTests: ["test.js"], expectedFailures: marks });
+    expect(ev.components.test).toBe(0.5);
+    expect(ev.testsPass).toBe(false);
+    expect(ev.notices[0]).toMatch(
+      /^This step marks tests as expected to fail \("test\.js:3: test\.failing\('adds'.*held at 0\.500, no higher than step 0's, and this step cannot end the session/,
+    );
+    // Judged again (another history, the cache): the same, with one notice.
+    const again = judgeEvaluation(ev, 1, [{ step: 0, evaluation: ref }], W, [], { expectedFailures: marks });
+    expect([again.components.test, again.testsPass, again.notices.filter((n) => n.startsWith("This step marks")).length]).toEqual([0.5, false, 1]);
+    // Without the marker (the right fix, the test unmarked), the same counts are a success.
+    const fixed = judgeEvaluation(ev, 2, [{ step: 0, evaluation: ref }], W, [], { expectedFailures: [] });
+    expect([fixed.components.test, fixed.testsPass, fixed.notices.some((n) => n.startsWith("This step marks"))]).toEqual([1, true, false]);
+  });
+
+  it("keeps a lower signal as it is", () => {
+    const worse = evaluation({
+      ...tap("failed"),
+      passed: 0,
+      failed: 2,
+      failures: [],
+      cases: [
+        { name: "adds", status: "failed" },
+        { name: "zero", status: "failed" },
+      ],
+    });
+    const ev = judgeEvaluation(worse, 1, [{ step: 0, evaluation: ref }], W, [], { expectedFailures: marks });
+    expect(ev.components.test).toBe(0);
+  });
+});
