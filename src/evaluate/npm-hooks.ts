@@ -47,6 +47,17 @@ const RUN_SCRIPT = /^\s*(?:npm|pnpm|yarn)\s+(?:run\s+|run-script\s+)?(?:-s\s+|--
 /** Runners of npm scripts by name, whose scripts npm's `--ignore-scripts` reaches (npm_config_ignore_scripts). */
 const SCRIPT_RUNNER = /(?:^|[\s;&|(])(?:npm-run-all2?|run-s|run-p|concurrently|wireit|lerna|nx|turbo)(?=\s|$)/;
 
+/**
+ * Whether `text` runs scripts in a way not followed by name: a script runner (`run-s test:*`), or npm, pnpm
+ * or yarn in a form RUN_SCRIPT does not read (`npm run x -- test/`, `NODE_ENV=test npm run x`, `(npm run x)`,
+ * a `;` list): any hook of another script may then be one of theirs.
+ */
+function runsScriptsUnfollowed(text: string): boolean {
+  if (SCRIPT_RUNNER.test(text)) return true;
+  const parts = splitAndChain(text) ?? [text];
+  return parts.some((p) => /(?:^|[^\w.-])(?:npm|pnpm|yarn)(?=\s|$)/.test(p) && !RUN_SCRIPT.test(p));
+}
+
 /** The scripts `text` runs through npm (`npm run x`, `npm test`), those they run looked into (three deep). */
 function scriptsReached(text: string, scripts: Record<string, string>, depth = 0): string[] {
   if (depth >= 3) return [];
@@ -58,10 +69,20 @@ function scriptsReached(text: string, scripts: Record<string, string>, depth = 0
   });
 }
 
-/** Whether a script only checks code: each of its parts is a checker, scripts it runs through npm looked into (three deep). */
+// What a part of a script may run beyond its first program: another command (`;`, `|`, `||`, `&`), a subshell,
+// a substitution, a redirection. Such a part is not known to only check code (`eslint . ; node --test it/`).
+const MORE_THAN_ONE = /[;|&`\n()<>]|\$\(/;
+// A script file of the project run by node or python: its name (`scripts/eslint.js`) says nothing of what it runs.
+const OWN_SCRIPT = /^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:node|python3?)\s+(?!-)(?!(?:\.\/)?node_modules\/)\S/;
+
+/**
+ * Whether a script only checks code: each of its parts is a known checker, scripts it runs through npm
+ * looked into (three deep). Anything else, or what cannot be told, runs as npm runs it.
+ */
 export function onlyChecks(text: string, scripts: Record<string, string>, depth = 0): boolean {
   const parts = splitAndChain(text) ?? [text];
   return parts.every((p) => {
+    if (MORE_THAN_ONE.test(p) || OWN_SCRIPT.test(p)) return false;
     const run = RUN_SCRIPT.exec(p);
     if (run) {
       const inner = Object.hasOwn(scripts, run[1]!) ? scripts[run[1]!] : undefined;
@@ -94,11 +115,12 @@ export function hookPlan(cmd: string, scripts: Record<string, string>): HookPlan
   const reached = hook(name) === undefined ? [] : scriptsReached(hook(name)!, scripts).filter((s) => s !== name);
   const inner = reached.flatMap((s) => [`pre${s}`, `post${s}`].filter((h) => hook(h) !== undefined))[0];
   if (inner !== undefined) return { ...hooks, kept: { inner }, command: cmd.trim() };
-  // Scripts run through a script runner (`run-s test:*`, `concurrently npm:x`) cannot be followed by name: any
-  // hook of another script may be one of theirs, and npm's flag reaches them too.
+  // Scripts run through a script runner (`run-s test:*`, `concurrently npm:x`), or through npm in a form not
+  // read here, cannot be followed by name: any hook of another script may be one of theirs, and npm's flag
+  // reaches them too.
   const texts = [hook(name) ?? "", ...reached.map((s) => hook(s) ?? "")];
   const other = Object.keys(scripts).find((k) => /^(?:pre|post)./.test(k) && k !== `pre${name}` && k !== `post${name}`);
-  if (other !== undefined && texts.some((t) => SCRIPT_RUNNER.test(t))) return { ...hooks, kept: { inner: other, runner: true }, command: cmd.trim() };
+  if (other !== undefined && texts.some(runsScriptsUnfollowed)) return { ...hooks, kept: { inner: other, runner: true }, command: cmd.trim() };
   const alone = `${cmd.trim()} ${NO_HOOKS}`;
   // The kept pre hook by its own name: `npm run pretest` runs it (its own hooks are `prepretest`, rare).
   return { ...hooks, command: preKept ? `npm run pre${name} && ${alone}` : alone };
@@ -114,7 +136,7 @@ export function hooksKept(name: string, plan: HookPlan): string | undefined {
     .map((h) => `scripts.${h}${name} (${quote(plan[h]!)})`);
   const hook = plan.kept.inner;
   const how = plan.kept.runner
-    ? `scripts.${name} runs scripts through a script runner (run-s, concurrently and the like), and scripts.${hook} may be a hook of one of them`
+    ? `scripts.${name} runs scripts through a script runner (run-s, concurrently and the like) or through npm in a form code-trm does not follow, and scripts.${hook} may be a hook of one of them`
     : `scripts.${name} runs a script through npm that has a hook of its own, scripts.${hook}`;
   return `${how}; ${NO_HOOKS} would leave that out too (npm passes the flag down to the npm the script runs), so the command runs the hooks as npm does${own.length > 0 ? `, ${own.join(" and ")} with them` : ""}, and a failing hook fails the tests however they went.`;
 }

@@ -24,4 +24,24 @@ describe("hookPlan", () => {
     // A word that only looks like one is not a runner.
     expect(hookPlan("npm test", { ...scripts, test: "node --test test/run-s.test.js" })?.command).toBe("npm test --ignore-scripts");
   });
+
+  it("keeps a hook that may run more than checkers, and hooks reached through npm in a form it does not read", () => {
+    const base = { test: "node --test test/" };
+    // A second command after the checker, a subshell, a pipe, a project's own script named like a checker.
+    for (const posttest of [
+      "eslint . ; node --test integration/",
+      "eslint . || node --test it/",
+      "(eslint .)",
+      "eslint . | tee lint.log",
+      "node scripts/eslint.js",
+    ])
+      expect(hookPlan("npm test", { ...base, posttest }), posttest).toMatchObject({ command: "npm test", kept: { post: true } });
+    // A checker installed as a package, run by node, still only checks.
+    expect(hookPlan("npm test", { ...base, posttest: "node node_modules/eslint/bin/eslint.js ." })?.command).toBe("npm test --ignore-scripts");
+    // npm run with arguments, an environment prefix or a flag after the name: postunit may be reached, and npm's flag would skip it.
+    const hooks = { posttest: "eslint .", unit: "node --test", postunit: "node --test integration/" };
+    for (const test of ["npm run unit -- test/", "NODE_ENV=test npm run unit", "npm run unit --silent", "(npm run unit)"])
+      expect(hookPlan("npm test", { ...hooks, test }), test).toMatchObject({ command: "npm test", kept: { inner: "postunit" } });
+    expect(hookPlan("npm test", { ...hooks, test: "npm run unit" })).toMatchObject({ command: "npm test", kept: { inner: "postunit" } });
+  });
 });
