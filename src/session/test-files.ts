@@ -18,11 +18,13 @@ export interface TestFileChange {
   change: "added" | "modified" | "deleted";
 }
 
-const TEST_DIRS = new Set(["test", "tests", "__tests__", "spec", "specs", "testing", "e2e"]);
-// AVA's defaults too (a root `test.js`, `test-*.js`: sindresorhus/slugify's tests are one `test.js`), mocha's
-// `*-test.js`, Django's `tests.py`.
+// Snapshots (`__snapshots__/a.test.js.snap`), golden files (Go's `testdata/`) and mocks are the tests' expectations.
+const TEST_DIRS = new Set(["test", "tests", "__tests__", "spec", "specs", "testing", "e2e", "__snapshots__", "__mocks__", "testdata"]);
+// AVA's defaults too (a root `test.js`, `test-*.js`: sindresorhus/slugify's tests are one `test.js`), node
+// --test's (`*_test.js`, `*-test.js`), Jest's (`spec.js`, `a.spec.js`), `*_spec.js`, `a.tests.js`, unittest's
+// `test*.py` (a module name: no `-`), Django's `tests.py`, any `*.snap`.
 const TEST_NAME_RE =
-  /(?:^test_.*\.py$|^tests?\.py$|_test\.(?:py|go)$|\.(?:test|spec)\.[cm]?[jt]sx?$|^tests?\.[cm]?[jt]sx?$|^test-.+\.[cm]?[jt]sx?$|-test\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(?:java|kt|cs)$|_spec\.rb$)/;
+  /(?:^test\w*\.py$|_test\.(?:py|go)$|\.(?:tests?|spec)\.[cm]?[jt]sx?$|^(?:tests?|spec)\.[cm]?[jt]sx?$|^test-.+\.[cm]?[jt]sx?$|[-_](?:test|spec)\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(?:java|kt|cs)$|_spec\.rb$|\.snap$)/;
 
 /** By the conventions of the common runners: a test folder on the path, or a test file name. */
 export function isTestPath(p: string, protect: string[] = []): boolean {

@@ -36,7 +36,34 @@ describe("test files of a candidate", () => {
     // AVA's defaults (a root `test.js`: sindresorhus/slugify; `test-*.js`), mocha's `*-test.js`, Django's `tests.py`.
     for (const p of ["test.js", "src/test.mjs", "tests.ts", "test-parse.js", "lib/parse-test.js", "app/tests.py", "test.py"])
       expect(isTestPath(p), p).toBe(true);
-    for (const p of ["src/a.ts", "src/testing.ts", "contest.py", "latest/a.js", "attest.js", "src/test-utils.py", "latest.js"])
+    // node --test's `*_test.js`, Jest's root `spec.js`, `*_spec.js` / `*-spec.js`, `a.tests.js`, unittest's `test*.py`,
+    // snapshots, golden files and mocks (found by the fresh-eyes attack: editing them made a failing test pass unflagged).
+    for (const p of [
+      "math_test.js",
+      "lib/a_test.mts",
+      "spec.js",
+      "a_spec.js",
+      "a-spec.ts",
+      "a.tests.js",
+      "testmath.py",
+      "src/__snapshots__/fmt.test.js.snap",
+      "a.snap",
+      "pkg/testdata/golden.txt",
+      "src/__mocks__/fs.js",
+    ])
+      expect(isTestPath(p), p).toBe(true);
+    for (const p of [
+      "src/a.ts",
+      "src/testing.ts",
+      "contest.py",
+      "latest/a.js",
+      "attest.js",
+      "src/test-utils.py",
+      "latest.js",
+      "src/latest_version.js",
+      "inspect.js",
+      "snapshot.js",
+    ])
       expect(isTestPath(p), p).toBe(false);
     expect(isTestPath("checks/a.js", ["checks/**"])).toBe(true);
   });
