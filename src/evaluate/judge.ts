@@ -110,8 +110,10 @@ const FORMAT_MARK = "The test output changed format";
 /**
  * The same test command prints in the same format at every step. Output read as another runner's (go
  * test -v read as cargo because the code under test printed a cargo summary and exited 0: 1.000 and
- * "success") was not printed by the runner alone, so its counts are not believed: the test signal fails.
- * Chains are left out: their formats follow which parts ran. Only a passing run is doubted.
+ * "success") was not printed by the runner alone, so its counts are not believed: a passing run's test
+ * signal fails. A failing run's may not rise above the reference's: a Jest-style JSON report printed at
+ * exit, naming every test passing but one, outscored the honest steps and became best. Chains are left
+ * out: their formats follow which parts ran.
  */
 function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[]): Evaluation {
   const notices = ev.notices.filter((n) => !n.startsWith(FORMAT_MARK));
@@ -119,14 +121,17 @@ function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, 
   // The reference point, as judgeTests finds it in the same history (testsOf).
   const first = earlier.find((e) => ranTests(testsOf(e)));
   const was = first?.evaluation.tests?.format;
-  // Only a pass is doubted: a crash read by a fallback parser (a JUnit report not written) already fails.
-  if (!ev.testsPass || !now || !was || now === was || now.includes("+") || was.includes("+") || now === STOPPED_FORMAT) {
+  if (!now || !was || now === was || now.includes("+") || was.includes("+") || now === STOPPED_FORMAT) {
     return notices.length === ev.notices.length ? ev : { ...ev, notices };
   }
+  const cap = first!.evaluation.components.test ?? 0;
+  // A failing run at or below the reference (a crash read by a fallback parser: a JUnit report not written) keeps its signal.
+  if (!ev.testsPass && (ev.components.test ?? 0) <= cap) return notices.length === ev.notices.length ? ev : { ...ev, notices };
+  const test = ev.testsPass ? 0 : cap;
   notices.unshift(
-    `${FORMAT_MARK}: step ${first!.step} printed ${was}, this step ${now}, with the same test command. Something besides the runner printed it (the code under test, a changed script or configuration), so the test signal counts as failing.`,
+    `${FORMAT_MARK}: step ${first!.step} printed ${was}, this step ${now}, with the same test command. Something besides the runner printed it (the code under test, a changed script or configuration), so ${ev.testsPass ? "the test signal counts as failing" : `the test signal is held at ${fmt(test)}, no higher than step ${first!.step}'s`}.`,
   );
-  const components = { ...ev.components, test: 0 };
+  const components = { ...ev.components, test };
   return { ...ev, notices, components, testsPass: false, score: weightedScore(components, weights, checkWeights(checks)) };
 }
 

@@ -408,6 +408,34 @@ describe("judgeEvaluation", () => {
     ).not.toMatch(/changed format/);
   });
 
+  it("holds a failing run in another format at the reference's signal (a JSON report printed at exit, all but one test passing)", () => {
+    const base = evaluation({
+      ...counts([
+        ["t.py::a", "passed"],
+        ["t.py::b", "failed"],
+        ["t.py::c", "failed"],
+        ["t.py::d", "passed"],
+      ]),
+      format: "pytest",
+    });
+    // The reference's four names, all passing, and a made-up failing one: 0.8 by its counts, above an honest 0.75.
+    const forged = evaluation({
+      ...counts([
+        ["t.py::a", "passed"],
+        ["t.py::b", "passed"],
+        ["t.py::c", "passed"],
+        ["t.py::d", "passed"],
+        ["zz", "failed"],
+      ]),
+      format: "vitest-json",
+    });
+    const ev = judgeEvaluation(forged, 1, [{ step: 0, evaluation: base }], W, []);
+    expect(ev.components.test).toBe(0.5);
+    expect(ev.testsPass).toBe(false);
+    expect(ev.notices[0]).toMatch(/^The test output changed format: step 0 printed pytest, this step vitest-json.*held at 0\.500, no higher than step 0's/);
+    expect(judgeEvaluation(ev, 1, [{ step: 0, evaluation: base }], W, [])).toEqual(ev);
+  });
+
   it("leaves a step whose tests did not run (cascade) alone", () => {
     const skipped = { ...evaluation(null), tests: null };
     skipped.commands.test!.skipped = "build failed";
