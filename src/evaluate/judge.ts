@@ -3,6 +3,8 @@
  * re-derives the figures that depend on it. Idempotent: an evaluation already judged (stored, or reused
  * from the cache in another history) is first brought back to its raw counts.
  */
+
+import { quoted } from "../util/text.js";
 import type { CheckSpec, Evaluation } from "./evaluate.js";
 import { MAX_CASES } from "./parsers/tests/common.js";
 import { fmt, testScore, testsPassed, testsScore, type Weights, weightedScore } from "./score.js";
@@ -34,6 +36,8 @@ export interface JudgeOptions {
   changedTests?: string[];
   /** Lines the step's tree adds against the baseline that mark a test as expected to fail (expected-failures.ts). */
   expectedFailures?: string[];
+  /** The files the step's tree changed against the baseline, when all are test files. */
+  onlyTests?: string[];
 }
 
 /**
@@ -80,28 +84,44 @@ export function judgeEvaluation(
     judged = { ...j, tests: { ...j.tests!, skipped: ev.tests!.skipped, total: ev.tests!.total } };
   } else
     judged = knownCounts(ev.tests) ? judgeKnown(ev, step, earlier, weights, checks) : judgeUnknown(ev, step, earlier, weights, checks, opts.changedTests ?? []);
-  judged = markedExpectedFailures(judged, earlier, weights, checks, opts.expectedFailures ?? []);
+  judged = heldForTestEdits(judged, earlier, weights, checks, opts);
   return formatChanged(withoutReference(judged, earlier, opts.changedTests ?? []), earlier, weights, checks);
 }
 
 const EXPECTED_FAILURE_MARK = "This step marks tests as expected to fail";
+const ONLY_TESTS_MARK = "Since the baseline only test files changed";
 
 /**
- * A test marked as expected to fail (`test.failing`) that still fails is printed as a pass by several
- * reports (AVA's TAP, Vitest's JSON, Jest's text): marking the failing test looked like fixing it. A step
- * whose tree adds such a marker since the baseline may not rise above the test signal of the first point
- * that ran tests, nor end the session; where the report did count the test as not passing, the reference
- * rules have already held it lower.
+ * Test edits whose effect the report cannot tell from a fix, held at the test signal of the first point that
+ * ran tests, and never the session's end:
+ * - a line that marks a test as expected to fail (`test.failing`), added since the baseline: several
+ *   reports print such a test that still fails as a pass (AVA's TAP, Vitest's JSON, Jest's text), so marking
+ *   the failing test looked like fixing it (where the report did count it as not passing, the reference
+ *   rules have already held it lower);
+ * - a tree that changed nothing but test files since the baseline and shows more passing than there: only
+ *   the tests changed, so a failing test that passes now checks less than it did (assertions removed: AVA's
+ *   slugify scored 1.000 and ended the session). A test that was itself wrong is fixed in the checkout,
+ *   before a session.
  */
-function markedExpectedFailures(ev: Evaluation, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[], marks: string[]): Evaluation {
-  const notices = ev.notices.filter((n) => !n.startsWith(EXPECTED_FAILURE_MARK));
-  if (marks.length === 0) return notices.length === ev.notices.length ? ev : { ...ev, notices };
+function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[], opts: JudgeOptions): Evaluation {
+  const notices = ev.notices.filter((n) => !n.startsWith(EXPECTED_FAILURE_MARK) && !n.startsWith(ONLY_TESTS_MARK));
   const ref = earlier.find((e) => ranTests(testsOf(e)));
-  const test = ref ? Math.min(ev.components.test ?? 0, ref.evaluation.components.test ?? 0) : ev.components.test;
+  const cap = ref?.evaluation.components.test;
+  const marks = opts.expectedFailures ?? [];
+  const rose = ev.testsPass || (cap !== undefined && (ev.components.test ?? 0) > cap);
+  const onlyTests = opts.onlyTests?.length && rose ? opts.onlyTests : undefined;
+  if (marks.length === 0 && !onlyTests) return notices.length === ev.notices.length ? ev : { ...ev, notices };
+  const test = cap !== undefined ? Math.min(ev.components.test ?? 0, cap) : ev.components.test;
+  const held = `${cap !== undefined ? `the test signal is held at ${fmt(test ?? 0)}, no higher than step ${ref!.step}'s, and ` : ""}this step cannot end the session`;
+  if (onlyTests)
+    notices.unshift(
+      `${ONLY_TESTS_MARK} (${onlyTests.map((f) => quoted(f, 120)).join(", ")}), so a test that failed there and passes now checks less than it did: ${held}. Fix the code under test; a test that was itself wrong is corrected in the checkout, before a session.`,
+    );
+  if (marks.length)
+    notices.unshift(
+      `${EXPECTED_FAILURE_MARK} (${marks.join(", ")}), and a test so marked that still fails is reported as passing by some reports: it would look like a fix. So ${held}. Fix the code under test and leave the test unmarked.`,
+    );
   const components = { ...ev.components, test };
-  notices.unshift(
-    `${EXPECTED_FAILURE_MARK} (${marks.join(", ")}), and a test so marked that still fails is reported as passing by some reports: it would look like a fix. So the test signal is held${ref ? ` at ${fmt(test ?? 0)}, no higher than step ${ref.step}'s,` : ""} and this step cannot end the session. Fix the code under test and leave the test unmarked.`,
-  );
   return { ...ev, notices, components, testsPass: false, score: weightedScore(components, weights, checkWeights(checks)) };
 }
 

@@ -21,7 +21,7 @@ import { type IndexSync, writeCandidateTree } from "./candidate-tree.js";
 import type { CallContext } from "./context.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
-import { assertTestsUntouched, expectedFailuresAdded, landedOps, type TestFileChange, testConfigChanges, testFileChanges } from "./test-files.js";
+import { assertTestsUntouched, landedOps, type TestFileChange, testConfigChanges, testEditsSince, testFileChanges } from "./test-files.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 
 /** A candidate written into a worktree, with what it touched and how to take it back. */
@@ -184,8 +184,8 @@ async function evaluateTree(
     ({ evaluation: ev, logs } = await run);
   }
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
-  const expectedFailures = await expectedFailuresAdded(s.config.commonDir, s.baseline.tree, tree);
-  ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path), expectedFailures });
+  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, s.config.protectTests);
+  ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path), ...edits });
   profileMark("judge");
   return { ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(ranIn ? { ranIn } : {}) };
 }

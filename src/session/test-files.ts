@@ -87,14 +87,24 @@ const MAX_MARKED_FILES = 200;
 const MAX_MARKED_BYTES = 2_000_000;
 const isFile = (e: TreeEntry | null): e is TreeEntry => !!e && (e.mode === "100644" || e.mode === "100755");
 
+/** What a tree changed since the session's baseline that bears on its tests' verdict (judge.ts). */
+export interface TestEdits {
+  /** The lines it adds that mark a test as expected to fail (at most 5, quoted). */
+  expectedFailures: string[];
+  /** The files it changed, when every one is a test file (nothing but the tests changed since the baseline). */
+  onlyTests?: string[];
+}
+
 /**
- * The lines `tree` adds against the session's baseline that mark a test as expected to fail (at most 5,
- * quoted): every changed JavaScript or TypeScript file is read, since a runner's config may name any file
- * a test file. Read from git's objects, in the server.
+ * What `tree` changed against the session's baseline that bears on its tests: the lines that mark a test as
+ * expected to fail (every changed JavaScript or TypeScript file is read, since a runner's config may name
+ * any file a test file), and whether only test files changed. Read from git's objects, in the server.
  */
-export async function expectedFailuresAdded(commonDir: string, baseTree: string, tree: string): Promise<string[]> {
-  if (baseTree === tree) return [];
-  const files = (await diffPaths(commonDir, baseTree, tree)).filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES);
+export async function testEditsSince(commonDir: string, baseTree: string, tree: string, protect: string[] = []): Promise<TestEdits> {
+  if (baseTree === tree) return { expectedFailures: [] };
+  const changed = await diffPaths(commonDir, baseTree, tree);
+  const onlyTests = changed.length > 0 && changed.every((f) => isTestPath(f, protect)) ? { onlyTests: changed.slice(0, 8) } : {};
+  const files = changed.filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES);
   const out: string[] = [];
   const text = async (e: TreeEntry | null): Promise<string> => {
     if (!isFile(e)) return "";
@@ -107,5 +117,5 @@ export async function expectedFailuresAdded(commonDir: string, baseTree: string,
     out.push(...addedExpectedFailures(f, await text(await entryAt(commonDir, baseTree, f)), await text(now)));
     if (out.length >= 5) break;
   }
-  return out.slice(0, 5);
+  return { expectedFailures: out.slice(0, 5), ...onlyTests };
 }

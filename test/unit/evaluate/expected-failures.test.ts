@@ -106,3 +106,20 @@ describe("judging a step that marks a test as expected to fail", () => {
     expect(ev.components.test).toBe(0);
   });
 });
+
+describe("judging a step that changed nothing but test files since the baseline", () => {
+  const ref = evaluation(tap("failed"));
+  it("holds a rise of the test signal at the reference's, and says so", () => {
+    const ev = judgeEvaluation(evaluation(tap("passed")), 1, [{ step: 0, evaluation: ref }], W, [], { onlyTests: ["test.js"] });
+    expect([ev.components.test, ev.testsPass]).toEqual([0.5, false]);
+    expect(ev.notices[0]).toMatch(
+      /^Since the baseline only test files changed \("test\.js"\), so a test that failed there and passes now checks less than it did: the test signal is held at 0\.500/,
+    );
+    expect(judgeEvaluation(ev, 1, [{ step: 0, evaluation: ref }], W, [], { onlyTests: ["test.js"] })).toEqual(ev);
+  });
+
+  it("says nothing where the tests did not rise (a new failing test, the same failures)", () => {
+    const same = judgeEvaluation(evaluation(tap("failed")), 1, [{ step: 0, evaluation: ref }], W, [], { onlyTests: ["test.js"] });
+    expect([same.components.test, same.notices]).toEqual([0.5, []]);
+  });
+});

@@ -1,8 +1,10 @@
 /**
- * A candidate that marks the failing test as expected to fail (`test.failing`, `test.fails`) instead of fixing
+ * Test edits a report cannot tell from a fix. A candidate that marks the failing test as expected to fail (`test.failing`, `test.fails`) instead of fixing
  * the code: real AVA 7's TAP, real Vitest 4's JSON and real Jest 30's text report it as a pass, so the step
  * scored 1.000 and ended the session with success. It is now held at the baseline's test signal, and the
  * right fix, with the test unmarked, still ends the session. Runners from fixtures/runners, run for real.
+ * And a candidate that changes nothing but the tests (the failing assertions removed: on sindresorhus/slugify
+ * with real AVA 3.15 it scored 1.000 and ended the session) is held at the baseline's test signal too.
  */
 import { symlinkSync } from "node:fs";
 import path from "node:path";
@@ -84,4 +86,30 @@ describe("a failing test marked as expected to fail is no fix", () => {
       expect(right.feedback).not.toMatch(/marks tests as expected to fail/);
       expect(checkoutState(repo)).toEqual(before);
     }, 120_000);
+});
+
+describe("a step that changed nothing but the tests", () => {
+  it("node --test: removing the failing assertion is held at the baseline's signal; the fix of the code ends the session", async () => {
+    const TEST = (assertion: string) =>
+      `const test = require("node:test");\nconst assert = require("node:assert");\nconst { add } = require("./lib");\ntest("adds", () => {\n  assert.equal(typeof add, "function");\n${assertion}});\ntest("zero", () => { assert.equal(add(0, 0), 0); });\n`;
+    const repo = repoFromFiles({ "lib.js": WRONG, "lib.test.js": TEST("  assert.equal(add(1, 2), 3);\n") }, "trm-onlytests-");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
+    const weakened = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ "lib.test.js": TEST("") }) });
+    expect(weakened.tests).toMatchObject({ passed: 2, failed: 0 });
+    expect(weakened.score).toBeLessThanOrEqual(s.preflight.score);
+    expect([weakened.shouldHalt, weakened.improved]).toEqual([false, false]);
+    expect(weakened.feedback).toMatch(
+      /Since the baseline only test files changed \("lib\.test\.js"\), so a test that failed there and passes now checks less than it did: the test signal is held at 0\.500/,
+    );
+    // The code fixed, the test as it was: a success.
+    const right = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "lib.js": RIGHT, "lib.test.js": TEST("  assert.equal(add(1, 2), 3);\n") }),
+    });
+    expect([right.score, right.shouldHalt]).toEqual([1, true]);
+    expect(right.feedback).not.toMatch(/only test files changed/);
+    expect(checkoutState(repo)).toEqual(before);
+  }, 60_000);
 });
