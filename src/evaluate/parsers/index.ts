@@ -56,6 +56,7 @@ export function parseTests(out: CommandOutput, opts: ParseTestsOptions = {}): Te
     text,
     lines: splitLines(text),
     stdout: stdout.trim() !== "" ? stdout : text,
+    ...(out.stderr ? { stderr: cleanText(out.stderr) } : {}),
     ...(cwd !== undefined ? { cwd } : {}),
     ...(opts.goModule !== undefined ? { goModule: opts.goModule } : {}),
   };

@@ -8,6 +8,8 @@ export interface TestInput {
   lines: string[];
   /** stdout alone, without colour codes (JSON reporters write only there). */
   stdout: string;
+  /** stderr alone, without colour codes, when the streams were kept apart (unittest writes only there). */
+  stderr?: string;
   cwd?: string;
   /** The Go module path (go.mod), to place `x_test.go:12:` messages in their package's folder. */
   goModule?: string;

@@ -13,7 +13,7 @@
  */
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { innermostProjectFrame, readTraceback } from "../python-traceback.js";
-import { boundMessage } from "../util.js";
+import { boundMessage, splitLines } from "../util.js";
 import { counts, failure, type TestInput } from "./common.js";
 
 const RAN_RE = /^Ran (\d+) tests? in [\d.]+s\s*$/;
@@ -76,15 +76,24 @@ export function parseUnittest(input: TestInput): TestCounts | null {
     return r;
   }
   const passed = Math.max(0, ran - failedTests - skipped);
-  const cases = verboseCases(lines, ranAt);
-  const n = (st: TestCase["status"]) => cases?.filter((c) => c.status === st).length ?? -1;
+  const agree = (cs: TestCase[] | undefined) => {
+    const n = (st: TestCase["status"]) => cs?.filter((c) => c.status === st).length ?? -1;
+    return !!cs && n("failed") === failedTests && cs.length === ran && n("passed") === passed;
+  };
+  let cases = verboseCases(lines, ranAt);
+  // unittest writes its lines to stderr; a print of the code under test (stdout, unbuffered) can land
+  // between a test's name and its outcome as the streams arrive. stderr alone has them whole.
+  if (!agree(cases) && input.stderr) {
+    const err = splitLines(input.stderr);
+    const at = err.findLastIndex((l) => RAN_RE.test(l) && Number(RAN_RE.exec(l)![1]) === ran);
+    if (at >= 0) cases = verboseCases(err, at);
+  }
   // The names are used only when they are every test and agree with the counts (output interleaved with
   // the outcome lines would otherwise make tests look missing). Python 3.12.1 leaves tests skipped by a
   // decorator out of `Ran` (3.11 and 3.13 count them), while -v and `skipped=` still show them: such a run
   // is tracked by counts, since an `ok` line more than `Ran` may as well be printed by the code under test
   // (unittest does not capture output), and would pass for a test.
-  if (cases && n("failed") === failedTests && cases.length === ran && n("passed") === passed)
-    return counts("unittest", { passed, failed: failedTests, skipped, total: ran }, failures, undefined, cases);
+  if (agree(cases)) return counts("unittest", { passed, failed: failedTests, skipped, total: ran }, failures, undefined, cases);
   return counts("unittest", { passed, failed: failedTests, skipped, total: ran }, failures);
 }
 

@@ -128,6 +128,8 @@ describe("corpus of real outputs", () => {
       "unittest/py3117-verbose-failing",
       "unittest/subtests-verbose",
       "unittest/py3112-subtests-verbose",
+      // A print of the code under test between a test's name and its outcome: stderr alone names them.
+      "unittest/py3117-verbose-print",
       "go-test/verbose-failing",
       "go-test/json-failing",
       "go-test/errorf-verbose",
