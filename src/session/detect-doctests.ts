@@ -112,11 +112,18 @@ export function projectDoctests(repo: RepoView, config: string, tests: string[])
   for (const file of sources(repo)) {
     const text = repo.read(file, 128 * 1024);
     if (!text.includes("--doctest-")) continue;
-    // tox's changedir (or a CI step's working-directory) moves where bare paths are read from.
-    const moved = /^\s*changedir\s*=\s*(?!\{(?:toxinidir|tox_root)\}\s*$)\S|working-directory\s*:/m.test(text);
+    // tox's changedir (or a CI step's working-directory) moves where bare paths are read from: in an ini
+    // file, in its own section and the `testenv:` sections that inherit `[testenv]`'s; in YAML, anywhere.
+    const ini = !/\.ya?ml$/.test(file);
+    const movedIn = ini ? changedirSections(text) : undefined;
+    const movedAnywhere = !ini && /working-directory\s*:/m.test(text);
+    let section = "";
     // A `cd` line moves the lines after it in its script (a YAML block or list at its indent, or deeper).
     let cdIndent: number | undefined;
     for (const line of linesOf(text)) {
+      const head = ini ? /^\s*\[([^\]]+)\]\s*$/.exec(line) : null;
+      if (head) section = head[1]!.trim();
+      const moved = movedAnywhere || (!!movedIn && (movedIn.has(section) || (section.startsWith("testenv:") && movedIn.has("testenv"))));
       const indent = /^\s*/.exec(line)![0].length;
       if (cdIndent !== undefined && indent < cdIndent && line.trim() !== "") cdIndent = undefined;
       let cd = cdIndent !== undefined;
@@ -141,4 +148,16 @@ export function projectDoctests(repo: RepoView, config: string, tests: string[])
     }
   }
   return undefined;
+}
+
+/** The sections of an ini file (tox.ini, setup.cfg) that set a changedir other than the root. */
+function changedirSections(text: string): Set<string> {
+  const out = new Set<string>();
+  let section = "";
+  for (const line of linesOf(text)) {
+    const head = /^\s*\[([^\]]+)\]\s*$/.exec(line);
+    if (head) section = head[1]!.trim();
+    else if (/^\s*changedir\s*=\s*(?!\{(?:toxinidir|tox_root)\}\s*$)\S/.test(line)) out.add(section);
+  }
+  return out;
 }

@@ -71,6 +71,13 @@ describe("pytest's doctests where the project runs them", () => {
     expect(testCmd({ "tox.ini": "[testenv]\ncommands = pytest --doctest-modules {envsitepackagesdir}/other {envdir}/x\n" })).toBe("python3 -m pytest -rA");
     // Bare paths under a changedir are not the checkout's.
     expect(testCmd({ "tox.ini": "[testenv]\nchangedir = docs\ncommands = pytest --doctest-modules pkg\n" })).toBe("python3 -m pytest -rA");
+    // ...in that section and the testenv: sections inheriting [testenv]'s; another env's changedir moves nothing else
+    // (a docs env beside the tests' made the doctests go undetected: found by the fresh-eyes attack).
+    const docsEnv = "[testenv:docs]\nchangedir = docs\ncommands = sphinx-build -b html . _build\n";
+    expect(testCmd({ "tox.ini": `[testenv]\ncommands = pytest --doctest-modules pkg tests\n${docsEnv}` })).toBe(
+      "python3 -m pytest -rA --doctest-modules pkg tests",
+    );
+    expect(testCmd({ "tox.ini": "[testenv]\nchangedir = docs\n[testenv:py311]\ncommands = pytest --doctest-modules pkg\n" })).toBe("python3 -m pytest -rA");
   });
 
   it("a pytest line run after a cd into another folder is not carried (its `.` and its examples' file reads are that folder's); a cd back to the root is no move", () => {
