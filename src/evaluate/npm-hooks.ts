@@ -45,17 +45,22 @@ export interface HookPlan {
 const RUN_SCRIPT = /^\s*(?:npm|pnpm|yarn)\s+(?:run\s+|run-script\s+)?(?:-s\s+|--silent\s+)?([\w:.-]+)\s*$/;
 
 /** Runners of npm scripts by name, whose scripts npm's `--ignore-scripts` reaches (npm_config_ignore_scripts). */
-const SCRIPT_RUNNER = /(?:^|[\s;&|(])(?:npm-run-all2?|run-s|run-p|concurrently|wireit|lerna|nx|turbo)(?=\s|$)/;
+const SCRIPT_RUNNER = /(?:^|[\s;&|(/])(?:npm-run-all2?|run-s|run-p|concurrently|wireit|lerna|nx|turbo)(?=\s|$)/;
+// A shell script or a program of the project's own (`bash scripts/test.sh`, `./test.sh`, `node scripts/run.js`):
+// what it runs (`npm run unit`) is not read.
+const OWN_PROGRAM =
+  /^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:bash|sh|zsh|dash|node|python3?|bun|deno|tsx|ts-node)\s+(?!-)(?!(?:\.\/)?node_modules\/)\S|(?!(?:\.\/)?node_modules\/)(?:\.{1,2}\/|\/|[\w-][\w.-]*\/)\S)/;
 
 /**
  * Whether `text` runs scripts in a way not followed by name: a script runner (`run-s test:*`), or npm, pnpm
  * or yarn in a form RUN_SCRIPT does not read (`npm run x -- test/`, `NODE_ENV=test npm run x`, `(npm run x)`,
- * a `;` list): any hook of another script may then be one of theirs.
+ * a `;` list), or a script or program of the project's own (`bash scripts/test.sh`): any hook of another
+ * script may then be one of theirs.
  */
 function runsScriptsUnfollowed(text: string): boolean {
   if (SCRIPT_RUNNER.test(text)) return true;
   const parts = splitAndChain(text) ?? [text];
-  return parts.some((p) => /(?:^|[^\w.-])(?:npm|pnpm|yarn)(?=\s|$)/.test(p) && !RUN_SCRIPT.test(p));
+  return parts.some((p) => OWN_PROGRAM.test(p) || (/(?:^|[^\w.-])(?:npm|pnpm|yarn)(?=\s|$)/.test(p) && !RUN_SCRIPT.test(p)));
 }
 
 /** The scripts `text` runs through npm (`npm run x`, `npm test`), those they run looked into (three deep). */
@@ -82,7 +87,7 @@ const OWN_SCRIPT = /^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:node|python3?)\s+(?!-)(?!(?:\
 export function onlyChecks(text: string, scripts: Record<string, string>, depth = 0): boolean {
   const parts = splitAndChain(text) ?? [text];
   return parts.every((p) => {
-    if (MORE_THAN_ONE.test(p) || OWN_SCRIPT.test(p)) return false;
+    if (MORE_THAN_ONE.test(p) || OWN_SCRIPT.test(p) || OWN_PROGRAM.test(p)) return false;
     const run = RUN_SCRIPT.exec(p);
     if (run) {
       const inner = Object.hasOwn(scripts, run[1]!) ? scripts[run[1]!] : undefined;

@@ -68,6 +68,14 @@ export function projectRunner(cmd: string, cwd: string): { runner: RunnerDescrip
   return { runner, deps };
 }
 
+/** Every runner the test command names (or the script it runs), else the one projectRunner finds. */
+export function projectRunners(cmd: string, cwd: string): RunnerDescriptor[] {
+  const named = RUNNERS.filter((r) => r.recognise.command.test(expand(cmd, cwd)));
+  if (named.length > 0) return named;
+  const one = projectRunner(cmd, cwd).runner;
+  return one ? [one] : [];
+}
+
 export function countsHint(cmd: string, cwd: string): string {
   const byCmd = match(expand(cmd, cwd));
   if (byCmd) return byCmd;

@@ -10,7 +10,9 @@ import { planCandidate } from "../candidate/plan.js";
 import type { Candidate } from "../candidate/schema.js";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import type { Evaluation, EvaluationRun } from "../evaluate/evaluate.js";
+import { markersOf } from "../evaluate/expected-failures.js";
 import { judgeEvaluation } from "../evaluate/judge.js";
+import { projectRunners } from "../evaluate/runner-hint.js";
 import { rescore } from "../evaluate/score-evaluation.js";
 import { gitOrNull } from "../git/cli.js";
 import { scratchDir } from "../git/refs.js";
@@ -118,7 +120,7 @@ export async function evaluateApplied(
   const { tree, indexStale, indexSync, written } = await writeCandidateTree(s, applied.worktree, s.tipTree, applied.paths);
   profileMark("tree");
   try {
-    const ev = await evaluateTree(s, applied, step, ctx, tree, inflight, wholeSuite);
+    const ev = await evaluateTree(s, applied, step, ctx, tree, inflight, wholeSuite, written);
     // The tree's files, written while the commands ran, are on disk before a commit may refer to them.
     await written;
     profileMark("judge");
@@ -156,6 +158,7 @@ async function evaluateTree(
   tree: string,
   inflight: Map<string, Promise<EvaluationRun>> | undefined,
   wholeSuite: boolean,
+  written: Promise<void>,
 ) {
   await crashPoint("step-tree-written");
   if (tree === s.tipTree) {
@@ -184,7 +187,10 @@ async function evaluateTree(
     ({ evaluation: ev, logs } = await run);
   }
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
-  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, s.config.protectTests);
+  // The tree's objects are written in the background (a cached evaluation runs no command meanwhile).
+  await written;
+  const markers = s.config.commands.test ? markersOf(projectRunners(s.config.commands.test, applied.worktree)) : [];
+  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, s.config.protectTests ?? [], markers);
   ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path), ...edits });
   profileMark("judge");
   return { ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(ranIn ? { ranIn } : {}) };

@@ -21,10 +21,11 @@ export interface TestFileChange {
 // Snapshots (`__snapshots__/a.test.js.snap`), golden files (Go's `testdata/`) and mocks are the tests' expectations.
 const TEST_DIRS = new Set(["test", "tests", "__tests__", "spec", "specs", "testing", "e2e", "__snapshots__", "__mocks__", "testdata"]);
 // AVA's defaults too (a root `test.js`, `test-*.js`: sindresorhus/slugify's tests are one `test.js`), node
-// --test's (`*_test.js`, `*-test.js`), Jest's (`spec.js`, `a.spec.js`), `*_spec.js`, `a.tests.js`, unittest's
-// `test*.py` (a module name: no `-`), Django's `tests.py`, any `*.snap`.
+// --test's (`*_test.js`, `*-test.js`), `*_spec.js`, `a.tests.js`, tsd's `index.test-d.ts`, Cypress's `a.cy.ts`,
+// Rust's `tests.rs` module, Django's `tests.py`, Ruby's, PHPUnit's, XCTest's and JUnit's names, any `*.snap`.
+// Not unittest's whole `test*.py` nor a root `spec.ts`: `testing.py` and `spec.ts` are as often the code under test.
 const TEST_NAME_RE =
-  /(?:^test\w*\.py$|_test\.(?:py|go)$|\.(?:tests?|spec)\.[cm]?[jt]sx?$|^(?:tests?|spec)\.[cm]?[jt]sx?$|^test-.+\.[cm]?[jt]sx?$|[-_](?:test|spec)\.[cm]?[jt]sx?$|^conftest\.py$|Tests?\.(?:java|kt|cs)$|_spec\.rb$|\.snap$)/;
+  /(?:^test_.*\.py$|^tests?\.py$|_test\.(?:py|go|rb)$|\.(?:tests?|spec|cy)\.[cm]?[jt]sx?$|\.test-d\.tsx?$|^tests?\.[cm]?[jt]sx?$|^test-.+\.[cm]?[jt]sx?$|[-_]test\.[cm]?[jt]sx?$|_spec\.(?:[cm]?[jt]sx?|rb)$|^tests?\.rs$|^conftest\.py$|(?:Tests?|IT)\.(?:java|kt|cs|php|swift)$|\.snap$)/;
 
 /** By the conventions of the common runners: a test folder on the path, or a test file name. */
 export function isTestPath(p: string, protect: string[] = []): boolean {
@@ -89,22 +90,27 @@ const isFile = (e: TreeEntry | null): e is TreeEntry => !!e && (e.mode === "1006
 
 /** What a tree changed since the session's baseline that bears on its tests' verdict (judge.ts). */
 export interface TestEdits {
-  /** The lines it adds that mark a test as expected to fail (at most 5, quoted). */
+  /** The lines it adds to test files that mark a test as expected to fail (at most 5, quoted). */
   expectedFailures: string[];
-  /** The files it changed, when every one is a test file (nothing but the tests changed since the baseline). */
+  /** The test files it changed, when it changed no code beside them (nothing but the tests changed since the baseline). */
   onlyTests?: string[];
 }
 
+// Code under test, by its language: a change to anything else (a README, a config) is no fix of the code.
+const CODE_RE = /\.(?:[cm]?[jt]sx?|py|go|rs|rb|java|kt|kts|scala|cs|fs|php|swift|c|cc|cpp|cxx|h|hh|hpp|m|mm|ex|exs|erl|clj|lua|dart|zig|nim|hs|ml|vue|svelte)$/;
+
 /**
- * What `tree` changed against the session's baseline that bears on its tests: the lines that mark a test as
- * expected to fail (every changed JavaScript or TypeScript file is read, since a runner's config may name
- * any file a test file), and whether only test files changed. Read from git's objects, in the server.
+ * What `tree` changed against the session's baseline that bears on its tests: the lines its test files add
+ * that mark a test as expected to fail (`markers`, the session's runners'), and whether it changed test
+ * files and no code beside them. Read from git's objects, in the server.
  */
-export async function testEditsSince(commonDir: string, baseTree: string, tree: string, protect: string[] = []): Promise<TestEdits> {
+export async function testEditsSince(commonDir: string, baseTree: string, tree: string, protect: string[], markers: RegExp[]): Promise<TestEdits> {
   if (baseTree === tree) return { expectedFailures: [] };
   const changed = await diffPaths(commonDir, baseTree, tree);
-  const onlyTests = changed.length > 0 && changed.every((f) => isTestPath(f, protect)) ? { onlyTests: changed.slice(0, 8) } : {};
-  const files = changed.filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES);
+  const tests = changed.filter((f) => isTestPath(f, protect));
+  const code = changed.filter((f) => !isTestPath(f, protect) && CODE_RE.test(f));
+  const onlyTests = tests.length > 0 && code.length === 0 ? { onlyTests: tests.slice(0, 8) } : {};
+  const files = markers.length ? tests.filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES) : [];
   const out: string[] = [];
   const text = async (e: TreeEntry | null): Promise<string> => {
     if (!isFile(e)) return "";
@@ -114,7 +120,7 @@ export async function testEditsSince(commonDir: string, baseTree: string, tree: 
   for (const f of files) {
     const now = await entryAt(commonDir, tree, f);
     if (!isFile(now)) continue;
-    out.push(...addedExpectedFailures(f, await text(await entryAt(commonDir, baseTree, f)), await text(now)));
+    out.push(...addedExpectedFailures(f, await text(await entryAt(commonDir, baseTree, f)), await text(now), markers));
     if (out.length >= 5) break;
   }
   return { expectedFailures: out.slice(0, 5), ...onlyTests };

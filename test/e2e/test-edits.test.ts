@@ -48,6 +48,19 @@ const cases = [
     files: { "vitest.config.mjs": "export default { test: { cache: false } };\n" },
   },
   {
+    // The second attack's: a fixture's own test function (Vitest's test.extend), and a comment in the code so that
+    // the step is not tests alone.
+    runner: "Vitest 4, --reporter=json, a fixture's check.fails",
+    testCmd: "npx vitest run --reporter=json",
+    file: "lib.test.js",
+    test: (mark: string) =>
+      `import { test as base, expect } from "vitest";\nimport { add } from "./lib";\nconst check = base.extend({});\ncheck${mark}("adds", () => { expect(add(1, 2)).toBe(3); });\ncheck("zero", () => { expect(add(0, 0)).toBe(0); });\n`,
+    mark: ".fails",
+    line: 4,
+    files: { "vitest.config.mjs": "export default { test: { cache: false } };\n" },
+    touch: { "lib.js": `// tweak\n${WRONG}` },
+  },
+  {
     runner: "Jest 30, its text report",
     testCmd: "npx jest --ci",
     file: "lib.test.js",
@@ -72,13 +85,16 @@ describe("a failing test marked as expected to fail is no fix", () => {
         selectTests: false,
       });
       expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
-      const marked = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ [c.file]: c.test(c.mark) }) });
+      const marked = await srv.call<Any>("trm_submit_candidate", {
+        sessionId: s.sessionId,
+        candidate: filesOf({ [c.file]: c.test(c.mark), ...(c.touch ?? {}) }),
+      });
       // The report alone says every test passed (AVA's TAP, Vitest's JSON, Jest's text): what the source says holds it.
       expect(marked.score).toBeLessThanOrEqual(s.preflight.score);
       expect(marked.shouldHalt).toBe(false);
       expect(marked.improved).toBe(false);
       const notice = (marked.feedback as string).split("\n").find((l) => l.startsWith("note: This step marks tests as expected to fail")) ?? "";
-      expect(notice).toContain(`("${c.file}:${c.file === "test.js" ? 3 : c.runner.startsWith("Jest") ? 2 : 3}: test${c.mark}(\\"adds\\"`);
+      expect(notice).toContain(`("${c.file}:${c.line ?? (c.runner.startsWith("Jest") ? 2 : 3)}: ${c.line ? "check" : "test"}${c.mark}(\\"adds\\"`);
       // The right fix with the test unmarked (the tree no longer adds the marker) ends the session.
       const right = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ [c.file]: c.test(""), "lib.js": RIGHT }) });
       expect(right.score).toBe(1);
@@ -96,7 +112,11 @@ describe("a step that changed nothing but the tests", () => {
     const before = checkoutState(repo);
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
     expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
-    const weakened = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ "lib.test.js": TEST("") }) });
+    // A README beside it is no code: the step still changed nothing but the tests (the second attack's evasion).
+    const weakened = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "lib.test.js": TEST(""), "README.md": "# lib\n" }),
+    });
     expect(weakened.tests).toMatchObject({ passed: 2, failed: 0 });
     expect(weakened.score).toBeLessThanOrEqual(s.preflight.score);
     expect([weakened.shouldHalt, weakened.improved]).toEqual([false, false]);
@@ -111,5 +131,22 @@ describe("a step that changed nothing but the tests", () => {
     expect([right.score, right.shouldHalt]).toEqual([1, true]);
     expect(right.feedback).not.toMatch(/only test files changed/);
     expect(checkoutState(repo)).toEqual(before);
+  }, 60_000);
+});
+
+describe("no hold on code that only shares the words", () => {
+  it("node --test: a right fix counting `counts['failing']` in the code under test ends the session", async () => {
+    const TALLY = (body: string) =>
+      `exports.tally = (xs) => {\n  const counts = { passing: 0, failing: 0 };\n  for (const x of xs) ${body}\n  return counts;\n};\n`;
+    const TEST = `const test = require("node:test");\nconst assert = require("node:assert");\nconst { tally } = require("./tally");\ntest("tallies", () => { assert.deepEqual(tally([true, false]), { passing: 1, failing: 1 }); });\n`;
+    const repo = repoFromFiles({ "tally.js": TALLY("if (x) counts.passing++;"), "tally.test.js": TEST }, "trm-nohold-");
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 0, failed: 1 });
+    const right = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "tally.js": TALLY("if (x) counts.passing++;\n  else counts['failing']++;") }),
+    });
+    expect([right.score, right.shouldHalt]).toEqual([1, true]);
+    expect(right.feedback).not.toMatch(/expected to fail/);
   }, 60_000);
 });

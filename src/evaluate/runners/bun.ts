@@ -14,7 +14,8 @@ export const bun: RunnerDescriptor = {
   // bunfig.toml's [test] section sets the root, preloads and coverage thresholds.
   testConfigFiles: ["bunfig.toml"],
   // bun 1.4 prints a `test.failing` that failed as `(pass)` and counts it among the passes.
-  expectedFailure: /\b(?:test|it)(?:\.\w+)*\.failing\b|\[\s*["'`]failing["'`]\s*\]/,
+  expectedFailure:
+    /(?:\?\.|\.)\s*failing\s*(?:\(|\.\s*(?:each|only|skip)\b)|\b(?:test|it)(?:\.\w+)*\.failing\b|\[\s*["'`]failing["'`]\s*\]|\{[^}]*\bfailing\b[^}]*\}\s*=(?!=)/,
   // -t (--test-name-pattern) is a regex over the full name, describe titles and the test's joined by spaces.
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   coverage: { args: ["--coverage"], prints: "a text table of % functions and % lines per file (--coverage-reporter=lcov writes coverage/lcov.info)" },

@@ -5,16 +5,20 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
-import { addedExpectedFailures, mayMarkExpectedFailure } from "../../../src/evaluate/expected-failures.js";
+import { addedExpectedFailures, markersOf, mayMarkExpectedFailure } from "../../../src/evaluate/expected-failures.js";
 import { judgeEvaluation } from "../../../src/evaluate/judge.js";
+import { RUNNERS } from "../../../src/evaluate/runners/index.js";
 import type { TestCounts } from "../../../src/evaluate/types.js";
 
 const W = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
 
+const ALL = markersOf([...RUNNERS]);
+const byId = (id: string) => markersOf(RUNNERS.filter((r) => r.id === id));
+
 describe("the lines a step adds that mark a test as expected to fail", () => {
   const base = "const test = require('ava');\ntest('adds', t => { t.is(add(1, 2), 3); });\n";
   it("finds each runner's marker on an added line, with its file and line", () => {
-    expect(addedExpectedFailures("test.js", base, base.replace("test('adds'", "test.failing('adds'"))).toEqual([
+    expect(addedExpectedFailures("test.js", base, base.replace("test('adds'", "test.failing('adds'"), ALL)).toEqual([
       JSON.stringify("test.js:2: test.failing('adds', t => { t.is(add(1, 2), 3); });"),
     ]);
     for (const line of [
@@ -27,20 +31,34 @@ describe("the lines a step adds that mark a test as expected to fail", () => {
       "const t = test.failing;",
       "test('x', { fails: true }, () => {})",
     ])
-      expect(addedExpectedFailures("a.test.ts", "", line), line).toHaveLength(1);
+      expect(addedExpectedFailures("a.test.ts", "", line, ALL), line).toHaveLength(1);
+    // The second attack's: optional chaining, a fixture's own test function, the options object on a line of its own,
+    // another name for AVA's test, destructuring.
+    for (const line of [
+      "test?.fails('sum', () => {})",
+      "check.fails('sum', () => {})",
+      "{ fails: true },",
+      "ava.failing('x', t => {})",
+      "(test).failing('x', t => {})",
+      "const { failing } = test;",
+    ])
+      expect(addedExpectedFailures("a.test.ts", "", line, ALL), line).toHaveLength(1);
   });
 
   it("leaves a marker the baseline already had, and words that only look alike", () => {
     const known = "test.failing('known bug', t => { t.fail(); });";
-    expect(addedExpectedFailures("test.js", `${base}${known}\n`, `${known}\n${base}`)).toEqual([]);
-    for (const line of ["expect(stats.failing).toBe(1)", "const fails = count(results)", "if (result.fails) report()"])
-      expect(addedExpectedFailures("a.test.js", "", line), line).toEqual([]);
+    expect(addedExpectedFailures("test.js", `${base}${known}\n`, `${known}\n${base}`, ALL)).toEqual([]);
+    for (const line of ["expect(stats.failing).toBe(1)", "const fails = count(results)", "if (result.fails) report()", "else counts['failing'] > 0 ? a : b;"])
+      expect(addedExpectedFailures("a.test.js", "", line, byId("vitest")), line).toEqual([]);
+    // Only the session's runners' words: a node --test project has none, mocha none.
+    expect(addedExpectedFailures("a.test.js", "", "test.failing('x', t => {})", byId("node"))).toEqual([]);
+    expect(addedExpectedFailures("a.test.js", "", "test.fails('x', () => {})", byId("jest"))).toEqual([]);
   });
 
   it("reads only the start of a very long line, and lists at most five", () => {
-    expect(addedExpectedFailures("min.js", "", `${"x".repeat(500)} test.failing('x')`)).toEqual([]);
+    expect(addedExpectedFailures("min.js", "", `${"x".repeat(500)} test.failing('x')`, ALL)).toEqual([]);
     const many = Array.from({ length: 9 }, (_, i) => `test.failing('t${i}', t => {});`).join("\n");
-    expect(addedExpectedFailures("test.js", "", many)).toHaveLength(5);
+    expect(addedExpectedFailures("test.js", "", many, ALL)).toHaveLength(5);
     expect([mayMarkExpectedFailure("test.js"), mayMarkExpectedFailure("a.spec.mts"), mayMarkExpectedFailure("test_a.py")]).toEqual([true, true, false]);
   });
 });

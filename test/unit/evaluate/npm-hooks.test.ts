@@ -44,4 +44,17 @@ describe("hookPlan", () => {
       expect(hookPlan("npm test", { ...hooks, test }), test).toMatchObject({ command: "npm test", kept: { inner: "postunit" } });
     expect(hookPlan("npm test", { ...hooks, test: "npm run unit" })).toMatchObject({ command: "npm test", kept: { inner: "postunit" } });
   });
+
+  it("keeps the hooks where the test script runs a program of the project's own, and a post hook that does (the second attack)", () => {
+    const hooks = { posttest: "eslint --version", unit: "node --test test/", postunit: "node --test it/" };
+    // scripts/test.sh runs `npm run unit`: postunit is reached, and npm's flag would skip it.
+    for (const test of ["bash scripts/test.sh", "./scripts/test.sh", "node scripts/run-tests.js", "node_modules/.bin/run-s unit"])
+      expect(hookPlan("npm test", { ...hooks, test }), test).toMatchObject({ command: "npm test", kept: { inner: "postunit" } });
+    // A project's own executable named like a checker runs what it likes.
+    for (const posttest of ["./scripts/eslint", "scripts/xo ."])
+      expect(hookPlan("npm test", { test: "node --test test/", posttest }), posttest).toMatchObject({ command: "npm test", kept: { post: true } });
+    // The package's own binary is still a checker.
+    for (const posttest of ["./node_modules/.bin/eslint .", "node_modules/.bin/xo"])
+      expect(hookPlan("npm test", { test: "node --test test/", posttest })?.command, posttest).toBe("npm test --ignore-scripts");
+  });
 });

@@ -36,22 +36,27 @@ describe("test files of a candidate", () => {
     // AVA's defaults (a root `test.js`: sindresorhus/slugify; `test-*.js`), mocha's `*-test.js`, Django's `tests.py`.
     for (const p of ["test.js", "src/test.mjs", "tests.ts", "test-parse.js", "lib/parse-test.js", "app/tests.py", "test.py"])
       expect(isTestPath(p), p).toBe(true);
-    // node --test's `*_test.js`, Jest's root `spec.js`, `*_spec.js` / `*-spec.js`, `a.tests.js`, unittest's `test*.py`,
-    // snapshots, golden files and mocks (found by the fresh-eyes attack: editing them made a failing test pass unflagged).
+    // node --test's `*_test.js`, `*_spec.js`, `a.tests.js`, tsd, Cypress, Rust's tests.rs, Ruby, PHPUnit, XCTest, JUnit ITs;
+    // snapshots, golden files and mocks (found by fresh-eyes attacks: editing them made a failing test pass unflagged).
     for (const p of [
       "math_test.js",
       "lib/a_test.mts",
-      "spec.js",
       "a_spec.js",
-      "a-spec.ts",
       "a.tests.js",
-      "testmath.py",
+      "index.test-d.ts",
+      "src/a.cy.tsx",
+      "src/calc/tests.rs",
+      "lib/foo_test.rb",
+      "FooTest.php",
+      "Sources/FooTests.swift",
+      "FooIT.java",
       "src/__snapshots__/fmt.test.js.snap",
       "a.snap",
       "pkg/testdata/golden.txt",
       "src/__mocks__/fs.js",
     ])
       expect(isTestPath(p), p).toBe(true);
+    // Code under test that only looks like a test (a fix confined to it must not count as a test edit).
     for (const p of [
       "src/a.ts",
       "src/testing.ts",
@@ -63,6 +68,11 @@ describe("test files of a candidate", () => {
       "src/latest_version.js",
       "inspect.js",
       "snapshot.js",
+      "mylib/testing.py",
+      "tester.py",
+      "src/spec.ts",
+      "src/api-spec.ts",
+      "src/rust.rs",
     ])
       expect(isTestPath(p), p).toBe(false);
     expect(isTestPath("checks/a.js", ["checks/**"])).toBe(true);
