@@ -30,7 +30,8 @@ test("below rises to lo", () => assert.strictEqual(clamp(-1, 0, 10), 0));
 function repo(scripts: Record<string, string>, files: Record<string, string>): string {
   return repoFromFiles(
     {
-      ".gitignore": "node_modules\ngen.json\n",
+      // A checker installed as a package (node_modules/eslint) is committed here when a script runs it.
+      ".gitignore": Object.keys(files).some((f) => f.startsWith("node_modules/")) ? "gen.json\n" : "node_modules\ngen.json\n",
       "package.json": JSON.stringify({ name: "calc", private: true, scripts }),
       "package-lock.json": '{ "lockfileVersion": 3 }\n',
       "lib.js": lib("Math.min(hi, x)"),
@@ -83,10 +84,10 @@ test("inside stays", () => assert.strictEqual(clamp(5, lo, 10), 5));
     // The posttest only checks (read as eslint) and passes: alone it would be left out. `npm test --ignore-scripts`
     // sets npm_config_ignore_scripts for the script, so the inner `npm run test:unit` would skip pretest:unit.
     const r = repo(
-      { test: "npm run test:unit", "pretest:unit": "node gen.js", "test:unit": "node --test test/", posttest: "node eslint.js" },
+      { test: "npm run test:unit", "pretest:unit": "node gen.js", "test:unit": "node --test test/", posttest: "node node_modules/eslint/bin/eslint.js" },
       {
         "gen.js": 'require("fs").writeFileSync("gen.json", JSON.stringify({ lo: 0 }));\n',
-        "eslint.js": "process.exit(0);\n",
+        "node_modules/eslint/bin/eslint.js": "process.exit(0);\n",
         "test/clamp.test.js": reads,
       },
     );

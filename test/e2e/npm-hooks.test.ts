@@ -22,13 +22,17 @@ test("inside stays", () => assert.strictEqual(clamp(5, 0, 10), 5));
 test("below rises to lo", () => assert.strictEqual(clamp(-1, 0, 10), 0));
 test("above falls to hi", () => assert.strictEqual(clamp(11, 0, 10), 10));
 `;
-// A checker (run as `node eslint.js`, read as eslint) that fails on this machine whatever the candidate does, as template-oss-check did.
+// A checker (eslint as a package runs it: `node node_modules/eslint/bin/eslint.js`) that fails on this machine whatever
+// the candidate does, as template-oss-check did. A project's own `node eslint.js` is no known checker: it runs what it likes.
+const ESLINT = "node node_modules/eslint/bin/eslint.js";
 const lintJs = `console.log("eslint.js: 1 problem (the package's metadata needs updating)");\nprocess.exit(1);\n`;
 
 function hookedRepo(scripts: Record<string, string>, extra: Record<string, string> = {}): string {
   return repoFromFiles(
     {
-      ".gitignore": "node_modules\n",
+      // The package is committed where a script runs it; the tests that link node_modules run the root eslint.js.
+      ".gitignore": Object.values(scripts).some((v) => v.includes(ESLINT)) ? "" : "node_modules\n",
+      ...(Object.values(scripts).some((v) => v.includes(ESLINT)) ? { "node_modules/eslint/bin/eslint.js": lintJs } : {}),
       ...extra,
       "package.json": JSON.stringify({ name: "calc", private: true, scripts }),
       "package-lock.json": '{ "lockfileVersion": 3 }\n',
@@ -67,12 +71,12 @@ async function rightFix(repo: string, args: Any): Promise<{ start: Any; text: st
 
 describe.concurrent("npm's pre and post hooks of the test script", () => {
   it("detected: a failing posttest no longer fails the tests; the start says what it ran and how to judge it", async () => {
-    const repo = hookedRepo({ test: "node --test", posttest: "node eslint.js" });
+    const repo = hookedRepo({ test: "node --test", posttest: ESLINT });
     const { start, step } = await rightFix(repo, {});
     expect(start.detected.commands).toEqual({ testCmd: "npm test --ignore-scripts" });
     expect(start.detected.why.testCmd).toMatch(/scripts\.test \("node --test"\) run by npm \(package-lock\.json\), without its hooks \(--ignore-scripts\)/);
     const notes = start.notes.join("\n");
-    expect(notes).toContain('npm runs scripts.posttest ("node eslint.js") after scripts.test, and a failing hook fails "npm test"');
+    expect(notes).toContain(`npm runs scripts.posttest ("${ESLINT}") after scripts.test, and a failing hook fails "npm test"`);
     expect(notes).toContain(
       'To judge what posttest checks too, pass {"testCmd":"npm test --ignore-scripts","checks":[{"name":"posttest","cmd":"npm run posttest","weight":0.1}]}',
     );
@@ -90,7 +94,7 @@ describe.concurrent("npm's pre and post hooks of the test script", () => {
     expect(a.start.detected.commands).toEqual({ testCmd: "npm test --ignore-scripts", lintCmd: "npm run lint" });
     expect(a.start.notes.join("\n")).toContain('lintCmd "npm run lint" runs what pretest checks.');
 
-    const buildPre = hookedRepo({ test: "node --test", pretest: "node -e \"require('fs').writeFileSync('built.txt','')\"", posttest: "node eslint.js" });
+    const buildPre = hookedRepo({ test: "node --test", pretest: "node -e \"require('fs').writeFileSync('built.txt','')\"", posttest: ESLINT });
     const b = await rightFix(buildPre, {});
     expect(b.start.detected.commands).toEqual({ testCmd: "npm run pretest && npm test --ignore-scripts" });
     expect(b.step.score).toBe(1);
@@ -98,10 +102,10 @@ describe.concurrent("npm's pre and post hooks of the test script", () => {
   }, 180_000);
 
   it("given npm test: the start names the posttest and the command without hooks", async () => {
-    const repo = hookedRepo({ test: "node --test", posttest: "node eslint.js" });
+    const repo = hookedRepo({ test: "node --test", posttest: ESLINT });
     const { start, step } = await rightFix(repo, { testCmd: "npm test" });
     expect(start.notes.join("\n")).toContain(
-      'testCmd "npm test": npm runs scripts.posttest ("node eslint.js") after scripts.test, and a failing hook fails the test command however the tests went (after all of them passed, for a post hook). {"testCmd":"npm test --ignore-scripts"} runs the tests without the hooks',
+      `testCmd "npm test": npm runs scripts.posttest ("${ESLINT}") after scripts.test, and a failing hook fails the test command however the tests went (after all of them passed, for a post hook). {"testCmd":"npm test --ignore-scripts"} runs the tests without the hooks`,
     );
     // As given, the hook still runs: every test passed, the command failed (one failure counted for its exit), no halt.
     expect(step.tests).toMatchObject({ passed: 3, failed: 1 });
