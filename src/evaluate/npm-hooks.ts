@@ -77,8 +77,6 @@ function scriptsReached(text: string, scripts: Record<string, string>, depth = 0
 // What a part of a script may run beyond its first program: another command (`;`, `|`, `||`, `&`), a subshell,
 // a substitution, a redirection. Such a part is not known to only check code (`eslint . ; node --test it/`).
 const MORE_THAN_ONE = /[;|&`\n()<>]|\$\(/;
-// A script file of the project run by node or python: its name (`scripts/eslint.js`) says nothing of what it runs.
-const OWN_SCRIPT = /^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:node|python3?)\s+(?!-)(?!(?:\.\/)?node_modules\/)\S/;
 
 /**
  * Whether a script only checks code: each of its parts is a known checker, scripts it runs through npm
@@ -87,7 +85,8 @@ const OWN_SCRIPT = /^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:node|python3?)\s+(?!-)(?!(?:\
 export function onlyChecks(text: string, scripts: Record<string, string>, depth = 0): boolean {
   const parts = splitAndChain(text) ?? [text];
   return parts.every((p) => {
-    if (MORE_THAN_ONE.test(p) || OWN_SCRIPT.test(p) || OWN_PROGRAM.test(p)) return false;
+    // A program of the project's own: its name (`node scripts/eslint.js`, `./scripts/eslint`) says nothing of what it runs.
+    if (MORE_THAN_ONE.test(p) || OWN_PROGRAM.test(p)) return false;
     const run = RUN_SCRIPT.exec(p);
     if (run) {
       const inner = Object.hasOwn(scripts, run[1]!) ? scripts[run[1]!] : undefined;
