@@ -1,5 +1,5 @@
 import { parseVitestJestJson, parseVitestText } from "../parsers/tests/vitest-jest.js";
-import { anyOf, type RunnerDescriptor } from "./types.js";
+import { anyOf, markedToFail, type RunnerDescriptor } from "./types.js";
 
 export const vitest: RunnerDescriptor = {
   id: "vitest",
@@ -14,8 +14,7 @@ export const vitest: RunnerDescriptor = {
   readableReport: "Vitest: add --reporter=json (or --reporter=junit with testReport)",
   testConfigFiles: ["vitest.config.*", "vite.config.*", "vitest.workspace.*", "vitest.projects.*"],
   // Its JSON, JUnit and TAP reports print `test.fails` (or `{ fails: true }`, a fixture's `check.fails`) as a pass; only the default summary counts it.
-  expectedFailure:
-    /(?:\?\.|\.)\s*fails\s*(?:\(|\.\s*(?:each|only|skip)\b)|\b(?:test|it)(?:\.\w+)*\.fails\b|\[\s*["'`]fails["'`]\s*\]|\bfails\s*:\s*true\b|\{[^}]*\bfails\b[^}]*\}\s*=(?!=)/,
+  expectedFailure: markedToFail("fails", String.raw`\bfails\s*:\s*true\b`),
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   // Filters match files by path (`./` keeps a leading `-` from being an option); a `:` would be read as `file:line`.
