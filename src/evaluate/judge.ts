@@ -105,14 +105,14 @@ const ONLY_TESTS_MARK = "Since the baseline only test files changed";
  */
 function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[], opts: JudgeOptions): Evaluation {
   const notices = ev.notices.filter((n) => !n.startsWith(EXPECTED_FAILURE_MARK) && !n.startsWith(ONLY_TESTS_MARK));
-  const ref = earlier.find((e) => ranTests(testsOf(e)));
+  const ref = referencePoint(earlier);
   const cap = ref?.evaluation.components.test;
   const marks = opts.expectedFailures ?? [];
   const rose = ev.testsPass || (cap !== undefined && (ev.components.test ?? 0) > cap);
   const onlyTests = opts.onlyTests?.length && rose ? opts.onlyTests : undefined;
   if (marks.length === 0 && !onlyTests) return notices.length === ev.notices.length ? ev : { ...ev, notices };
   const test = cap !== undefined ? Math.min(ev.components.test ?? 0, cap) : ev.components.test;
-  const held = `${cap !== undefined ? `the test signal is held at ${fmt(test ?? 0)}, no higher than step ${ref!.step}'s, and ` : ""}this step cannot end the session`;
+  const held = `${cap !== undefined ? `the test signal is ${heldAt(test ?? 0, ref!.step)}, and ` : ""}this step cannot end the session`;
   if (onlyTests)
     notices.unshift(
       `${ONLY_TESTS_MARK} (${onlyTests.map((f) => quoted(f, 120)).join(", ")}), so a test that failed there and passes now checks less than it did: ${held}. Fix the code under test; a test that was itself wrong is corrected in the checkout, before a session.`,
@@ -138,8 +138,7 @@ const FORMAT_MARK = "The test output changed format";
 function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[]): Evaluation {
   const notices = ev.notices.filter((n) => !n.startsWith(FORMAT_MARK));
   const now = ev.tests?.format;
-  // The reference point, as judgeTests finds it in the same history (testsOf).
-  const first = earlier.find((e) => ranTests(testsOf(e)));
+  const first = referencePoint(earlier);
   const was = first?.evaluation.tests?.format;
   if (!now || !was || now === was || now.includes("+") || was.includes("+") || now === STOPPED_FORMAT) {
     return notices.length === ev.notices.length ? ev : { ...ev, notices };
@@ -149,11 +148,17 @@ function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, 
   if (!ev.testsPass && (ev.components.test ?? 0) <= cap) return notices.length === ev.notices.length ? ev : { ...ev, notices };
   const test = ev.testsPass ? 0 : cap;
   notices.unshift(
-    `${FORMAT_MARK}: step ${first!.step} printed ${was}, this step ${now}, with the same test command. Something besides the runner printed it (the code under test, a changed script or configuration), so ${ev.testsPass ? "the test signal counts as failing" : `the test signal is held at ${fmt(test)}, no higher than step ${first!.step}'s`}.`,
+    `${FORMAT_MARK}: step ${first!.step} printed ${was}, this step ${now}, with the same test command. Something besides the runner printed it (the code under test, a changed script or configuration), so ${ev.testsPass ? "the test signal counts as failing" : `the test signal is ${heldAt(test, first!.step)}`}.`,
   );
   const components = { ...ev.components, test };
   return { ...ev, notices, components, testsPass: false, score: weightedScore(components, weights, checkWeights(checks)) };
 }
+
+/** The first point of the history that ran tests: the reference, as judgeTests finds it in the same history (testsOf). */
+const referencePoint = (earlier: JudgePoint[]): JudgePoint | undefined => earlier.find((e) => ranTests(testsOf(e)));
+
+/** How a held test signal is said, in every rule that holds one at an earlier point's. */
+const heldAt = (test: number, step: number): string => `held at ${fmt(test)}, no higher than step ${step}'s`;
 
 const testsOf = (e: JudgePoint): TestHistoryPoint["tests"] => {
   if (e.evaluation.commands.test?.skipped) return null;
@@ -198,7 +203,7 @@ function judgeKnown(ev: Evaluation, step: number, earlier: JudgePoint[], weights
 
 const NAMES_LOST_MARK = "The test output no longer names every test";
 const namesLostNotice = (step: number, held: number) =>
-  `${NAMES_LOST_MARK} (step ${step} named each, and this step's names do not add up to its counts): by counts alone a failing test swapped for a new passing one looks like a fix, so this step's test signal is held at ${fmt(held)}, no higher than step ${step}'s, and it cannot end the session. Output printed among the runner's lines (a test's, the code under test's), a changed test command or reporter, or over ${MAX_CASES} tests can cause it: trm_read_log shows the output.`;
+  `${NAMES_LOST_MARK} (step ${step} named each, and this step's names do not add up to its counts): by counts alone a failing test swapped for a new passing one looks like a fix, so this step's test signal is ${heldAt(held, step)}, and it cannot end the session. Output printed among the runner's lines (a test's, the code under test's), a changed test command or reporter, or over ${MAX_CASES} tests can cause it: trm_read_log shows the output.`;
 
 const UNREADABLE_MARK = "The test output can no longer be read";
 // The evaluator's notice of an unreadable or partly counted output says the score follows the exit code;
