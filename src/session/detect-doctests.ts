@@ -121,7 +121,7 @@ export function projectDoctests(repo: RepoView, config: string, tests: string[])
     // A `cd` line moves the lines after it in its script (a YAML block or list at its indent, or deeper).
     let cdIndent: number | undefined;
     for (const line of linesOf(text)) {
-      const head = ini ? /^\s*\[([^\]]+)\]\s*$/.exec(line) : null;
+      const head = ini ? SECTION_RE.exec(line) : null;
       if (head) section = head[1]!.trim();
       const moved = movedAnywhere || (!!movedIn && (movedIn.has(section) || (section.startsWith("testenv:") && movedIn.has("testenv"))));
       const indent = /^\s*/.exec(line)![0].length;
@@ -150,12 +150,15 @@ export function projectDoctests(repo: RepoView, config: string, tests: string[])
   return undefined;
 }
 
+/** An ini file's section header: `[testenv:docs]`. */
+const SECTION_RE = /^\s*\[([^\]]+)\]\s*$/;
+
 /** The sections of an ini file (tox.ini, setup.cfg) that set a changedir other than the root. */
 function changedirSections(text: string): Set<string> {
   const out = new Set<string>();
   let section = "";
   for (const line of linesOf(text)) {
-    const head = /^\s*\[([^\]]+)\]\s*$/.exec(line);
+    const head = SECTION_RE.exec(line);
     if (head) section = head[1]!.trim();
     else if (/^\s*changedir\s*=\s*(?!\{(?:toxinidir|tox_root)\}\s*$)\S/.test(line)) out.add(section);
   }
