@@ -101,30 +101,55 @@ export function parseUnittest(input: TestInput): TestCounts | null {
 // (pkg.C.test_x) [msg] (i=3) ... FAIL`); a test whose subtests print starts with no outcome (`... `).
 const VERBOSE_RE = /^( {2})?(\S+) \(([^()\s]+)\)( [[(].*?)?(?:\n.*)? \.\.\.(?: (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success))?\s*$/;
 const DESCRIPTION_RE = /^(?: {2})?\S+ \([^()\s]+\)(?: [[(].*)?$/;
+// A test's own line with what the test itself wrote after the dots (a warning logged to stderr): its outcome
+// follows on a line of its own.
+const STARTED_RE = /^(\S+) \(([^()\s]+)\)(?: [[(].*?)? \.\.\. \S/;
+const OUTCOME_RE = /^(ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)$/;
+
+const statusOf = (outcome: string): TestCase["status"] =>
+  outcome === "ok" ? "passed" : outcome === "FAIL" || outcome === "ERROR" || outcome === "unexpected success" ? "failed" : "skipped";
 
 /**
  * `-v` prints one `test_x (pkg.Class.test_x) ... ok` line per test (a docstring's first line may sit
  * between the name and the dots). From 3.11 a subtest that fails or is skipped prints a line of its own
  * under its test, which then prints its own outcome only if it has one (a failure of its own); the
- * test's status is its worst (failed, then skipped). Undefined when a test started has no outcome (3.10
- * prints nothing for a subtest).
+ * test's status is its worst (failed, then skipped). What a test writes to stderr while it runs (a logged
+ * warning) lands after its dots, and its outcome on the next line of its own. Undefined when a test started
+ * has no outcome (3.10 prints nothing for a subtest).
  */
 function verboseCases(lines: string[], end: number): TestCase[] | undefined {
   const status = new Map<string, TestCase["status"] | undefined>();
+  // The test started last whose outcome has not been printed yet.
+  let pending: string | undefined;
   for (let i = 0; i < end; i++) {
     const line = lines[i]!;
+    const alone = OUTCOME_RE.exec(line.trimEnd());
+    if (alone && pending !== undefined && status.get(pending) === undefined) {
+      status.set(pending, statusOf(alone[1]!));
+      pending = undefined;
+      continue;
+    }
     if (!line.includes(" ...")) continue;
     let m = VERBOSE_RE.exec(line);
     if (!m && i > 0 && DESCRIPTION_RE.test(lines[i - 1]!)) m = VERBOSE_RE.exec(`${lines[i - 1]}\n${line}`);
-    if (!m) continue;
+    if (!m) {
+      const started = STARTED_RE.exec(line);
+      if (started) {
+        pending = testName(started[1]!, started[2]!);
+        if (!status.has(pending)) status.set(pending, undefined);
+      }
+      continue;
+    }
     const name = testName(m[2]!, m[3]!);
     const outcome = m[5];
     // A subtest line with no outcome is not unittest's; a test's own line without one is its start.
     if (outcome === undefined) {
       if (m[1] === undefined && !status.has(name)) status.set(name, undefined);
+      if (m[1] === undefined) pending = name;
       continue;
     }
-    const st = outcome === "ok" ? "passed" : outcome === "FAIL" || outcome === "ERROR" || outcome === "unexpected success" ? "failed" : "skipped";
+    if (m[1] === undefined) pending = undefined;
+    const st = statusOf(outcome);
     const was = status.get(name);
     if (was === "failed" || (was === "skipped" && st === "passed")) continue;
     status.set(name, st);

@@ -130,6 +130,8 @@ describe("corpus of real outputs", () => {
       "unittest/py3112-subtests-verbose",
       // A print of the code under test between a test's name and its outcome: stderr alone names them.
       "unittest/py3117-verbose-print",
+      // A warning logged to stderr after a test's dots, its outcome on the next line.
+      "unittest/py3117-verbose-logged",
       "go-test/verbose-failing",
       "go-test/json-failing",
       "go-test/errorf-verbose",
