@@ -112,15 +112,16 @@ export interface RunnerDescriptor {
  * How a test is marked as expected to fail with `word` (`failing`, `fails`), on one line of a test file:
  * `test.failing(`, `x.failing(` (a fixture's or a renamed test function), `test?.failing(`, `.failing.each`,
  * `const t = test.failing`, `test['failing']`, `const { failing } = test`; `also`, another form the runner has.
+ * A test's own data of that name is no mark: `counts['failing']`, `const { passes, fails } = summarize(…)`.
  */
 export const markedToFail = (word: string, also?: string): RegExp =>
   new RegExp(
     [
       String.raw`(?:\?\.|\.)\s*${word}\s*(?:\(|\.\s*(?:each|only|skip)\b)`,
       String.raw`\b(?:test|it)(?:\.\w+)*\.${word}\b`,
-      String.raw`\[\s*["'\`]${word}["'\`]\s*\]`,
+      String.raw`\b(?:test|it|ava)\s*\[\s*["'\`]${word}["'\`]\s*\]`,
       ...(also ? [also] : []),
-      String.raw`\{[^}]*\b${word}\b[^}]*\}\s*=(?!=)`,
+      String.raw`\{[^}]*\b${word}\b[^}]*\}\s*=\s*(?:(?:test|it|ava)\b|require\s*\()`,
     ].join("|"),
   );
 

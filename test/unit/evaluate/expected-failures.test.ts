@@ -43,6 +43,9 @@ describe("the lines a step adds that mark a test as expected to fail", () => {
       "const { failing } = test;",
     ])
       expect(addedExpectedFailures("a.test.ts", "", line, ALL), line).toHaveLength(1);
+    // The third attack's: the options object with its key quoted or another true value; destructuring from AVA's module.
+    for (const line of ['{ "fails": true },', "test('sum', { fails: !0 }, () => {})", "const { failing } = require('ava');"])
+      expect(addedExpectedFailures("a.test.ts", "", line, ALL), line).toHaveLength(1);
   });
 
   it("leaves a marker the baseline already had, and words that only look alike", () => {
@@ -50,6 +53,16 @@ describe("the lines a step adds that mark a test as expected to fail", () => {
     expect(addedExpectedFailures("test.js", `${base}${known}\n`, `${known}\n${base}`, ALL)).toEqual([]);
     for (const line of ["expect(stats.failing).toBe(1)", "const fails = count(results)", "if (result.fails) report()", "else counts['failing'] > 0 ? a : b;"])
       expect(addedExpectedFailures("a.test.js", "", line, byId("vitest")), line).toEqual([]);
+    // A test's own data of the same name (the third attack: a right fix's regression test was held).
+    for (const line of [
+      "const { passes, fails } = summarize(runs);",
+      "{ name: 'a', fails: true },",
+      "expect(summary).toEqual({ fails: 2 });",
+      "summarize([{ fails: true }, { fails: true }]);",
+      "expect(counts['failing']).toBe(1);",
+      "const { failing } = report;",
+    ])
+      expect(addedExpectedFailures("a.test.js", "", line, ALL), line).toEqual([]);
     // Only the session's runners' words: a node --test project has none, mocha none.
     expect(addedExpectedFailures("a.test.js", "", "test.failing('x', t => {})", byId("node"))).toEqual([]);
     expect(addedExpectedFailures("a.test.js", "", "test.fails('x', () => {})", byId("jest"))).toEqual([]);
