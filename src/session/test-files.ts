@@ -19,7 +19,8 @@ export interface TestFileChange {
 }
 
 // Snapshots (`__snapshots__/a.test.js.snap`), golden files (Go's `testdata/`) and mocks are the tests' expectations.
-const TEST_DIRS = new Set(["test", "tests", "__tests__", "spec", "specs", "testing", "e2e", "__snapshots__", "__mocks__", "testdata"]);
+// Not `testing/`: a package's own test helpers (numpy.testing, mylib/testing/) are code under test.
+const TEST_DIRS = new Set(["test", "tests", "__tests__", "spec", "specs", "e2e", "__snapshots__", "__mocks__", "testdata"]);
 // AVA's defaults too (a root `test.js`, `test-*.js`: sindresorhus/slugify's tests are one `test.js`), node
 // --test's (`*_test.js`, `*-test.js`), `*_spec.js`, `a.tests.js`, tsd's `index.test-d.ts`, Cypress's `a.cy.ts`,
 // Rust's `tests.rs` module, Django's `tests.py`, Ruby's, PHPUnit's, XCTest's and JUnit's names, any `*.snap`.
@@ -92,23 +93,24 @@ const isFile = (e: TreeEntry | null): e is TreeEntry => !!e && (e.mode === "1006
 export interface TestEdits {
   /** The lines it adds to test files that mark a test as expected to fail (at most 5, quoted). */
   expectedFailures: string[];
-  /** The test files it changed, when it changed no code beside them (nothing but the tests changed since the baseline). */
+  /** The test files it changed, when it changed nothing else but prose (a README): the tests alone changed since the baseline. */
   onlyTests?: string[];
 }
 
-// Code under test, by its language: a change to anything else (a README, a config) is no fix of the code.
-const CODE_RE = /\.(?:[cm]?[jt]sx?|py|go|rs|rb|java|kt|kts|scala|cs|fs|php|swift|c|cc|cpp|cxx|h|hh|hpp|m|mm|ex|exs|erl|clj|lua|dart|zig|nim|hs|ml|vue|svelte)$/;
+// Prose: a change to it (a README beside the weakened test) is no fix. Anything else outside the tests may be
+// what the code reads or runs (data in `rates.json`, a template, a shell script) and counts as a change of the code.
+const PROSE_RE = /(?:\.(?:md|markdown|rst|txt|adoc)|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|LICENSE|LICENCE|NOTICE|AUTHORS|CONTRIBUTING)(?:\.\w+)?)$/i;
 
 /**
  * What `tree` changed against the session's baseline that bears on its tests: the lines its test files add
  * that mark a test as expected to fail (`markers`, the session's runners'), and whether it changed test
- * files and no code beside them. Read from git's objects, in the server.
+ * files and nothing beside them but prose. Read from git's objects, in the server.
  */
 export async function testEditsSince(commonDir: string, baseTree: string, tree: string, protect: string[], markers: RegExp[]): Promise<TestEdits> {
   if (baseTree === tree) return { expectedFailures: [] };
   const changed = await diffPaths(commonDir, baseTree, tree);
   const tests = changed.filter((f) => isTestPath(f, protect));
-  const code = changed.filter((f) => !isTestPath(f, protect) && CODE_RE.test(f));
+  const code = changed.filter((f) => !isTestPath(f, protect) && !PROSE_RE.test(f));
   const onlyTests = tests.length > 0 && code.length === 0 ? { onlyTests: tests.slice(0, 8) } : {};
   const files = markers.length ? tests.filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES) : [];
   const out: string[] = [];

@@ -149,4 +149,20 @@ describe("no hold on code that only shares the words", () => {
     expect([right.score, right.shouldHalt]).toEqual([1, true]);
     expect(right.feedback).not.toMatch(/expected to fail/);
   }, 60_000);
+
+  it("node --test: a right fix in the data the code reads (a .json), with a new regression test, ends the session", async () => {
+    const LIB = 'const rates = require("./rates.json");\nexports.price = (n) => n * rates.unit;\n';
+    const TEST = (more: string) =>
+      `const test = require("node:test");\nconst assert = require("node:assert");\nconst { price } = require("./lib");\ntest("prices", () => { assert.equal(price(2), 6); });\n${more}`;
+    const repo = repoFromFiles({ "lib.js": LIB, "rates.json": '{ "unit": 2 }\n', "lib.test.js": TEST("") }, "trm-datafix-");
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 0, failed: 1 });
+    // The third attack's false hold: no code file changed beside the test, so the step was taken for tests alone.
+    const right = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "rates.json": '{ "unit": 3 }\n', "lib.test.js": TEST('test("prices one", () => { assert.equal(price(1), 3); });\n') }),
+    });
+    expect([right.score, right.shouldHalt]).toEqual([1, true]);
+    expect(right.feedback).not.toMatch(/only test files changed/);
+  }, 60_000);
 });

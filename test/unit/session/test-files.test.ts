@@ -69,6 +69,7 @@ describe("test files of a candidate", () => {
       "inspect.js",
       "snapshot.js",
       "mylib/testing.py",
+      "mylib/testing/__init__.py",
       "tester.py",
       "src/spec.ts",
       "src/api-spec.ts",
