@@ -89,8 +89,9 @@ export function onlyChecks(text: string, scripts: Record<string, string>, depth 
     if (MORE_THAN_ONE.test(p) || OWN_PROGRAM.test(p)) return false;
     const run = RUN_SCRIPT.exec(p);
     if (run) {
-      const inner = Object.hasOwn(scripts, run[1]!) ? scripts[run[1]!] : undefined;
-      return depth < 3 && inner !== undefined && onlyChecks(inner, scripts, depth + 1);
+      // The script npm runs, and its own hooks around it (`poststyle` running more tests after `npm run style`).
+      const names = [run[1]!, `pre${run[1]}`, `post${run[1]}`].filter((n, k) => k === 0 || Object.hasOwn(scripts, n));
+      return depth < 3 && Object.hasOwn(scripts, run[1]!) && names.every((n) => onlyChecks(scripts[n]!, scripts, depth + 1));
     }
     const program = programOf(p.trim());
     // tsc checks code in a chain, but a pretest's tsc without --noEmit builds what the tests import.

@@ -57,4 +57,16 @@ describe("hookPlan", () => {
     for (const posttest of ["./node_modules/.bin/eslint .", "node_modules/.bin/xo"])
       expect(hookPlan("npm test", { test: "node --test test/", posttest })?.command, posttest).toBe("npm test --ignore-scripts");
   });
+
+  it("looks into the hooks of a script a hook runs through npm (the third attack)", () => {
+    // posttest runs `npm run style`, whose poststyle runs more tests: left out, they never ran.
+    const scripts = { test: "node --test test/", posttest: "npm run style", style: "tsc --noEmit", poststyle: "node --test test/extra/" };
+    expect(hookPlan("npm test", scripts)).toMatchObject({ command: "npm test", kept: { post: true } });
+    // pretest runs `npm run lint`, whose prelint builds what the tests import: the pretest is needed, nothing is left out.
+    expect(hookPlan("npm test", { test: "node --test", pretest: "npm run lint", lint: "eslint .", prelint: "node build.js" })).toBeUndefined();
+    // A lint whose own hook only checks too is still left out.
+    expect(hookPlan("npm test", { test: "node --test", posttest: "npm run lint", lint: "eslint .", postlint: "prettier --check ." })?.command).toBe(
+      "npm test --ignore-scripts",
+    );
+  });
 });
