@@ -461,7 +461,21 @@ describe("unittest -v names every test", () => {
   });
 
   it("names none when the lines do not account for every test that ran", () => {
-    const cut = UNITTEST_V.replace("test_ok (tests.test_a.T.test_ok) ... ok\n", "test_ok (tests.test_a.T.test_ok) ... printed by the test\nok\n");
+    // Printed by the test after its dots, and no outcome of its own after it.
+    const cut = UNITTEST_V.replace("test_ok (tests.test_a.T.test_ok) ... ok\n", "test_ok (tests.test_a.T.test_ok) ... printed by the test\n");
     expect(parseTests({ stdout: "", stderr: cut, all: cut })!.cases).toBeUndefined();
+    // Outcome lines a test printed itself: the failing test_fail says ok after its dots (unittest's FAIL then
+    // stands alone), and test_ok prints FAIL (unittest's ok then stands alone). The counts add up, but test_fail's
+    // FAIL block is not among the failed names: no names.
+    const swap = UNITTEST_V.replace("test_fail (tests.test_a.T.test_fail) ... FAIL\n", "test_fail (tests.test_a.T.test_fail) ... x\nok\nFAIL\n").replace(
+      "test_ok (tests.test_a.T.test_ok) ... ok\n",
+      "test_ok (tests.test_a.T.test_ok) ... x\nFAIL\nok\n",
+    );
+    expect(parseTests({ stdout: "", stderr: swap, all: swap })!.cases).toBeUndefined();
+  });
+
+  it("takes an outcome on a line of its own after what the test wrote behind its dots (a logged warning)", () => {
+    const logged = UNITTEST_V.replace("test_ok (tests.test_a.T.test_ok) ... ok\n", "test_ok (tests.test_a.T.test_ok) ... printed by the test\nok\n");
+    expect(parseTests({ stdout: "", stderr: logged, all: logged })!.cases).toContainEqual({ name: "tests.test_a.T.test_ok", status: "passed" });
   });
 });

@@ -76,9 +76,12 @@ export function parseUnittest(input: TestInput): TestCounts | null {
     return r;
   }
   const passed = Math.max(0, ran - failedTests - skipped);
+  // The names count when they add up to the summary and every test with a FAIL or ERROR block is one of their
+  // failed ones: an outcome line a test printed itself (`ok` after its dots, a `FAIL` under another) swaps none.
   const agree = (cs: TestCase[] | undefined) => {
     const n = (st: TestCase["status"]) => cs?.filter((c) => c.status === st).length ?? -1;
-    return !!cs && n("failed") === failedTests && cs.length === ran && n("passed") === passed;
+    const failedNames = new Set(cs?.filter((c) => c.status === "failed").map((c) => c.name));
+    return !!cs && n("failed") === failedTests && cs.length === ran && n("passed") === passed && [...blocks.keys()].every((b) => failedNames.has(b));
   };
   let cases = verboseCases(lines, ranAt);
   // unittest writes its lines to stderr; a print of the code under test (stdout, unbuffered) can land
