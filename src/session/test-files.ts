@@ -98,8 +98,9 @@ export interface TestEdits {
 }
 
 // Prose: a change to it (a README beside the weakened test) is no fix. Anything else outside the tests may be
-// what the code reads or runs (data in `rates.json`, a template, a shell script) and counts as a change of the code.
-const PROSE_RE = /(?:\.(?:md|markdown|rst|txt|adoc)|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|LICENSE|LICENCE|NOTICE|AUTHORS|CONTRIBUTING)(?:\.\w+)?)$/i;
+// what the code reads or runs (data in `rates.json` or a word list `.txt`, a template, a shell script) and counts
+// as a change of the code.
+const PROSE_RE = /(?:\.(?:md|markdown|rst|adoc)|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|LICENSE|LICENCE|NOTICE|AUTHORS|CONTRIBUTING)(?:\.\w+)?)$/i;
 
 /**
  * What `tree` changed against the session's baseline that bears on its tests: the lines its test files add
