@@ -7,7 +7,7 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
 import { addedExpectedFailures, mayMarkExpectedFailure } from "../evaluate/expected-failures.js";
-import { isTestConfigFile } from "../evaluate/runners/index.js";
+import { type ExpectedFailureMark, isTestConfigFile } from "../evaluate/runners/index.js";
 import { diffPaths, entryAt, readBlobBytes, type TreeEntry } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
 import { matchesAnyGlob } from "../util/glob.js";
@@ -107,7 +107,7 @@ const PROSE_RE = /(?:\.(?:md|markdown|rst|adoc)|(?:^|\/)(?:README|CHANGELOG|CHAN
  * that mark a test as expected to fail (`markers`, the session's runners'), and whether it changed test
  * files and nothing beside them but prose. Read from git's objects, in the server.
  */
-export async function testEditsSince(commonDir: string, baseTree: string, tree: string, protect: string[], markers: RegExp[]): Promise<TestEdits> {
+export async function testEditsSince(commonDir: string, baseTree: string, tree: string, protect: string[], markers: ExpectedFailureMark[]): Promise<TestEdits> {
   if (baseTree === tree) return { expectedFailures: [] };
   const changed = await diffPaths(commonDir, baseTree, tree);
   const tests = changed.filter((f) => isTestPath(f, protect));
@@ -123,7 +123,7 @@ export async function testEditsSince(commonDir: string, baseTree: string, tree: 
   for (const f of files) {
     const now = await entryAt(commonDir, tree, f);
     if (!isFile(now)) continue;
-    out.push(...addedExpectedFailures(f, await text(await entryAt(commonDir, baseTree, f)), await text(now), markers));
+    out.push(...(await addedExpectedFailures(f, await text(await entryAt(commonDir, baseTree, f)), await text(now), markers)));
     if (out.length >= 5) break;
   }
   return { expectedFailures: out.slice(0, 5), ...onlyTests };

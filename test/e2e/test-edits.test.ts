@@ -61,6 +61,18 @@ const cases = [
     touch: { "lib.js": `// tweak\n${WRONG}` },
   },
   {
+    // The third attack's evasion of the line scan (h23): the option's value in a variable, the object over lines.
+    runner: "Vitest 4, --reporter=json, `{ fails }` from a variable, over lines",
+    testCmd: "npx vitest run --reporter=json",
+    file: "lib.test.js",
+    test: (mark: string) =>
+      `import { test, expect } from "vitest";\nimport { add } from "./lib";\n${mark ? "const fails = !0;\n" : ""}test("adds",${mark ? " {\n  fails,\n}," : ""} () => { expect(add(1, 2)).toBe(3); });\ntest("zero", () => { expect(add(0, 0)).toBe(0); });\n`,
+    mark: "{ fails }",
+    quote: 'lib.test.js:4: test(\\"adds\\", {',
+    files: { "vitest.config.mjs": "export default { test: { cache: false } };\n" },
+    touch: { "lib.js": `// tweak\n${WRONG}` },
+  },
+  {
     runner: "Jest 30, its text report",
     testCmd: "npx jest --ci",
     file: "lib.test.js",
@@ -94,7 +106,7 @@ describe("a failing test marked as expected to fail is no fix", () => {
       expect(marked.shouldHalt).toBe(false);
       expect(marked.improved).toBe(false);
       const notice = (marked.feedback as string).split("\n").find((l) => l.startsWith("note: This step marks tests as expected to fail")) ?? "";
-      expect(notice).toContain(`("${c.file}:${c.line ?? (c.runner.startsWith("Jest") ? 2 : 3)}: ${c.line ? "check" : "test"}${c.mark}(\\"adds\\"`);
+      expect(notice).toContain(c.quote ?? `("${c.file}:${c.line ?? (c.runner.startsWith("Jest") ? 2 : 3)}: ${c.line ? "check" : "test"}${c.mark}(\\"adds\\"`);
       // The right fix with the test unmarked (the tree no longer adds the marker) ends the session.
       const right = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ [c.file]: c.test(""), "lib.js": RIGHT }) });
       expect(right.score).toBe(1);

@@ -1,5 +1,5 @@
 import { parseAva } from "../parsers/tests/ava.js";
-import { markedToFail, type RunnerDescriptor } from "./types.js";
+import type { RunnerDescriptor } from "./types.js";
 
 export const ava: RunnerDescriptor = {
   id: "ava",
@@ -14,7 +14,7 @@ export const ava: RunnerDescriptor = {
   readableReport: "AVA: run it as npx ava, its own reporter (AVA 3: add --verbose); --tap counts too, but a known failure as a pass",
   testConfigFiles: ["ava.config.*"],
   // Its TAP prints a known failure `ok`, as a pass, and AVA 3 and 4's own reporter as `✔` (AVA 5 and later: `[expected fail]`).
-  expectedFailure: markedToFail("failing"),
+  expectedFailure: { word: "failing" },
   // --match takes a title (the file's name before " › " is not part of it) where `*` is a wildcard and a
   // leading `!` negates, with no escape: a literal `*` stays a wildcard (a superset), a leading `!` is matched by `*!`.
   // One word with `=`: a title starting with `-` after `--match` is read as options (`--watch …`): every test runs.

@@ -1,5 +1,5 @@
 import { parseBun } from "../parsers/tests/bun.js";
-import { anyOf, markedToFail, type RunnerDescriptor } from "./types.js";
+import { anyOf, type RunnerDescriptor } from "./types.js";
 
 export const bun: RunnerDescriptor = {
   id: "bun",
@@ -14,7 +14,7 @@ export const bun: RunnerDescriptor = {
   // bunfig.toml's [test] section sets the root, preloads and coverage thresholds.
   testConfigFiles: ["bunfig.toml"],
   // bun 1.4 prints a `test.failing` that failed as `(pass)` and counts it among the passes.
-  expectedFailure: markedToFail("failing"),
+  expectedFailure: { word: "failing" },
   // -t (--test-name-pattern) is a regex over the full name, describe titles and the test's joined by spaces.
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   coverage: { args: ["--coverage"], prints: "a text table of % functions and % lines per file (--coverage-reporter=lcov writes coverage/lcov.info)" },

@@ -22,7 +22,7 @@ import { unittest } from "./unittest.js";
 import { uvu } from "./uvu.js";
 import { vitest } from "./vitest.js";
 
-export type { RunnerDescriptor, TestParser } from "./types.js";
+export type { ExpectedFailureMark, RunnerDescriptor, TestParser } from "./types.js";
 
 export const RUNNERS: readonly RunnerDescriptor[] = [pytest, unittest, go, cargo, jest, vitest, node, mocha, tap, tape, ava, uvu, jasmine, bun];
 

@@ -1,5 +1,5 @@
 import { parseJestText, parseVitestJestJson } from "../parsers/tests/vitest-jest.js";
-import { anyOf, escapeRegExp, markedToFail, type RunnerDescriptor } from "./types.js";
+import { anyOf, escapeRegExp, type RunnerDescriptor } from "./types.js";
 
 export const jest: RunnerDescriptor = {
   id: "jest",
@@ -13,7 +13,7 @@ export const jest: RunnerDescriptor = {
   readableReport: "Jest: add --json",
   testConfigFiles: ["jest.config.*"],
   // Its --json marks it (`failing: true`, read as skipped); its text reports print it as a pass.
-  expectedFailure: markedToFail("failing"),
+  expectedFailure: { word: "failing" },
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   // Its arguments are regexes over each test file's absolute path.

@@ -61,11 +61,11 @@ export interface RunnerDescriptor {
    */
   stopped?: (exitCode: number, output: string, tests: TestCounts | null, cmd: string) => string | undefined;
   /**
-   * Source that marks a test as expected to fail (`test.failing`), on one line, where some of its reports
-   * count such a test as a pass (AVA's TAP, Vitest's JSON, Jest's text): a step that adds one cannot rise
-   * above the reference's test signal nor end the session (evaluate/expected-failures.ts).
+   * How its test files mark a test as expected to fail, where some of its reports count such a test as a
+   * pass (AVA's TAP, Vitest's JSON, Jest's text): a step that adds a mark cannot rise above the reference's
+   * test signal nor end the session (evaluate/expected-failures.ts reads the files' syntax trees).
    */
-  expectedFailure?: RegExp;
+  expectedFailure?: ExpectedFailureMark;
   /** Why the names of its JUnit report (testReport) cannot be selected, where they cannot. */
   junitUnselectable?: string;
   /**
@@ -109,21 +109,13 @@ export interface RunnerDescriptor {
 }
 
 /**
- * How a test is marked as expected to fail with `word` (`failing`, `fails`), on one line of a test file:
- * `test.failing(`, `x.failing(` (a fixture's or a renamed test function), `test?.failing(`, `.failing.each`,
- * `const t = test.failing`, `test['failing']`, `const { failing } = test`; `also`, another form the runner has.
- * A test's own data of that name is no mark: `counts['failing']`, `const { passes, fails } = summarize(…)`.
+ * A runner's mark of a test expected to fail: the property of its test function (`test.failing`,
+ * `test.fails`), and whether the test's options object can say it too (Vitest's `{ fails: true }`).
  */
-export const markedToFail = (word: string, also?: string): RegExp =>
-  new RegExp(
-    [
-      String.raw`(?:\?\.|\.)\s*${word}\s*(?:\(|\.\s*(?:each|only|skip)\b)`,
-      String.raw`\b(?:test|it)(?:\.\w+)*\.${word}\b`,
-      String.raw`\b(?:test|it|ava)\s*\[\s*["'\`]${word}["'\`]\s*\]`,
-      ...(also ? [also] : []),
-      String.raw`\{[^}]*\b${word}\b[^}]*\}\s*=\s*(?:(?:test|it|ava)\b|require\s*\()`,
-    ].join("|"),
-  );
+export interface ExpectedFailureMark {
+  word: string;
+  options?: boolean;
+}
 
 /** A string matched literally inside a JavaScript, Python or Go regular expression. */
 export const escapeRegExp = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");

@@ -1,5 +1,5 @@
 import { parseVitestJestJson, parseVitestText } from "../parsers/tests/vitest-jest.js";
-import { anyOf, markedToFail, type RunnerDescriptor } from "./types.js";
+import { anyOf, type RunnerDescriptor } from "./types.js";
 
 export const vitest: RunnerDescriptor = {
   id: "vitest",
@@ -14,9 +14,8 @@ export const vitest: RunnerDescriptor = {
   readableReport: "Vitest: add --reporter=json (or --reporter=junit with testReport)",
   testConfigFiles: ["vitest.config.*", "vite.config.*", "vitest.workspace.*", "vitest.projects.*"],
   // Its JSON, JUnit and TAP reports print `test.fails` (or `{ fails: true }`, a fixture's `check.fails`) as a pass; only the default summary counts it.
-  // The options object, after the test's name or on a line of its own (`{ fails: true }`, `{ "fails": !0 }`); one
-  // with more keys, an argument (`toEqual({ fails: 2 })`) or an array's element (`[{ fails: true }, …]`) is a test's data.
-  expectedFailure: markedToFail("fails", String.raw`(?:^|["'\`]\s*,)\s*\{\s*["'\`]?fails["'\`]?\s*:\s*[^,{}]+\}`),
+  // Also its options object: `test('sum', { fails: true }, fn)`.
+  expectedFailure: { word: "fails", options: true },
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   // Filters match files by path (`./` keeps a leading `-` from being an option); a `:` would be read as `file:line`.

@@ -1,4 +1,5 @@
 import ts from "typescript";
+import { parseScript, scriptKindOf } from "../../util/syntax.js";
 import type { FileContext } from "../context.js";
 
 /**
@@ -8,27 +9,14 @@ import type { FileContext } from "../context.js";
  * recovers from the partial code, and rules report only on added lines (runRules).
  */
 
-const KIND: Record<string, ts.ScriptKind> = {
-  ts: ts.ScriptKind.TS,
-  mts: ts.ScriptKind.TS,
-  cts: ts.ScriptKind.TS,
-  tsx: ts.ScriptKind.TSX,
-  js: ts.ScriptKind.JS,
-  mjs: ts.ScriptKind.JS,
-  cjs: ts.ScriptKind.JS,
-  jsx: ts.ScriptKind.JSX,
-};
-
 const cache = new WeakMap<FileContext, ts.SourceFile | null>();
 const hunkCache = new WeakMap<FileContext, ts.SourceFile[]>();
 
-const scriptKind = (ctx: FileContext): ts.ScriptKind | undefined => KIND[ctx.file.path.slice(ctx.file.path.lastIndexOf(".") + 1).toLowerCase()];
+const scriptKind = (ctx: FileContext): ts.ScriptKind | undefined => scriptKindOf(ctx.file.path);
 
 export function sourceFileOf(ctx: FileContext): ts.SourceFile | null {
   if (cache.has(ctx)) return cache.get(ctx)!;
-  const kind = scriptKind(ctx);
-  const sf =
-    ctx.file.content !== undefined && kind !== undefined ? ts.createSourceFile(ctx.file.path, ctx.file.content, ts.ScriptTarget.Latest, true, kind) : null;
+  const sf = ctx.file.content !== undefined ? parseScript(ctx.file.path, ctx.file.content) : null;
   cache.set(ctx, sf);
   return sf;
 }

@@ -3,9 +3,11 @@
  * Vitest's JSON and Jest's and bun's text: a step that adds such a marker is held at the reference's test
  * signal and cannot end the session.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
-import { addedExpectedFailures, markersOf, mayMarkExpectedFailure } from "../../../src/evaluate/expected-failures.js";
+import { addedMarks as addedExpectedFailures, marksIn } from "../../../src/evaluate/expected-failure-marks.js";
+import { markersOf, mayMarkExpectedFailure } from "../../../src/evaluate/expected-failures.js";
 import { judgeEvaluation } from "../../../src/evaluate/judge.js";
 import { RUNNERS } from "../../../src/evaluate/runners/index.js";
 import type { TestCounts } from "../../../src/evaluate/types.js";
@@ -15,13 +17,17 @@ const W = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
 const ALL = markersOf([...RUNNERS]);
 const byId = (id: string) => markersOf(RUNNERS.filter((r) => r.id === id));
 
-describe("the lines a step adds that mark a test as expected to fail", () => {
+describe("the marks a step adds to a test file", () => {
   const base = "const test = require('ava');\ntest('adds', t => { t.is(add(1, 2), 3); });\n";
-  it("finds each runner's marker on an added line, with its file and line", () => {
+  const vitest = "import { expect, test } from 'vitest';\nimport { sum } from '../src/sum.js';\n";
+  const body = "() => { expect(sum(1, 2)).toBe(3); }";
+  const marks = (text: string, by = ALL, before = "") => addedExpectedFailures("a.test.ts", before, text, by);
+
+  it("finds each runner's mark, with its file and line", () => {
     expect(addedExpectedFailures("test.js", base, base.replace("test('adds'", "test.failing('adds'"), ALL)).toEqual([
       JSON.stringify("test.js:2: test.failing('adds', t => { t.is(add(1, 2), 3); });"),
     ]);
-    for (const line of [
+    for (const src of [
       "it.failing('x', () => {})",
       "test.concurrent.failing('x', async () => {})",
       "test.failing.each([1])('x %i', () => {})",
@@ -30,48 +36,113 @@ describe("the lines a step adds that mark a test as expected to fail", () => {
       "test['failing']('x', t => {})",
       "const t = test.failing;",
       "test('x', { fails: true }, () => {})",
-    ])
-      expect(addedExpectedFailures("a.test.ts", "", line, ALL), line).toHaveLength(1);
-    // The second attack's: optional chaining, a fixture's own test function, the options object on a line of its own,
-    // another name for AVA's test, destructuring.
-    for (const line of [
+      // The attacks' forms: optional chaining, a fixture's own test function, another name for AVA's test, destructuring,
+      // the key quoted, another true value, destructuring from AVA's module.
       "test?.fails('sum', () => {})",
       "check.fails('sum', () => {})",
-      "{ fails: true },",
       "ava.failing('x', t => {})",
       "(test).failing('x', t => {})",
       "const { failing } = test;",
+      "test('sum', { \"fails\": true }, () => {})",
+      "test('sum', { fails: !0 }, () => {})",
+      "const { failing } = require('ava');",
     ])
-      expect(addedExpectedFailures("a.test.ts", "", line, ALL), line).toHaveLength(1);
-    // The third attack's: the options object with its key quoted or another true value; destructuring from AVA's module.
-    for (const line of ['{ "fails": true },', "test('sum', { fails: !0 }, () => {})", "const { failing } = require('ava');"])
-      expect(addedExpectedFailures("a.test.ts", "", line, ALL), line).toHaveLength(1);
+      expect(marks(src), src).toHaveLength(1);
   });
 
-  it("leaves a marker the baseline already had, and words that only look alike", () => {
+  it("reads the syntax, not the lines: marks over lines, through variables and computed names", () => {
+    // The third attack's evasions of the line scan (h23 repro-1), each of which scored 1.000 with Vitest's JSON.
+    for (const src of [
+      `const fails = !0;\ntest('sum', { fails }, ${body});`,
+      `test.\n  fails('sum', ${body});`,
+      `const {\n  fails\n} = test;\nfails('sum', ${body});`,
+      `Reflect.get(test, 'fails')('sum', ${body});`,
+      `test('sum', {\n  timeout: 100,\n  fails:\n    true,\n}, ${body});`,
+      `const opts = { fails: true };\ntest('sum', opts, ${body});`,
+      `const opts = { fails: true };\ntest('sum', { ...opts }, ${body});`,
+      `test('sum', Object.assign({}, { fails: 1 }), ${body});`,
+      `const w = 'fa' + 'ils';\ntest[w]('sum', ${body});`,
+      `test[\`fai\${'ls'}\`]('sum', ${body});`,
+      `test[cond ? 'fails' : 'skip']('sum', ${body});`,
+      `test[name]('sum', ${body});`,
+      `const { ['fa' + 'ils']: f } = test;\nf('sum', ${body});`,
+      `let f;\n({ fails: f } = test);\nf('sum', ${body});`,
+      `const myTest = test.extend({ page: async ({}, use) => use(1) });\nmyTest('sum', { fails: true }, ${body});`,
+      `import * as v from 'vitest';\nconst f = v.test.fails;\nf('sum', ${body});`,
+      `import { test as t } from 'vitest';\nt('sum', { fails: true });`,
+    ])
+      expect(marks(vitest + src, byId("vitest")), src).toHaveLength(1);
+  });
+
+  it("leaves a mark the baseline already had, however it is formatted, and counts a second one", () => {
     const known = "test.failing('known bug', t => { t.fail(); });";
     expect(addedExpectedFailures("test.js", `${base}${known}\n`, `${known}\n${base}`, ALL)).toEqual([]);
-    for (const line of ["expect(stats.failing).toBe(1)", "const fails = count(results)", "if (result.fails) report()", "else counts['failing'] > 0 ? a : b;"])
-      expect(addedExpectedFailures("a.test.js", "", line, byId("vitest")), line).toEqual([]);
-    // A test's own data of the same name (the third attack: a right fix's regression test was held).
-    for (const line of [
+    expect(addedExpectedFailures("test.js", `${base}${known}\n`, `${base}test.failing(\n  "known bug",\n  t => { t.fail(); },\n);\n`, ALL)).toEqual([]);
+    // The same line twice: the second is the step's (the line scan took it for the baseline's).
+    expect(addedExpectedFailures("test.js", `${base}${known}\n`, `${base}${known}\n${known}\n`, ALL)).toHaveLength(1);
+    expect(addedExpectedFailures("test.js", `${base}${known}\n`, `${base}test.failing('adds', t => {});\n`, ALL)).toHaveLength(1);
+  });
+
+  it("leaves a test's own data of the same name", () => {
+    for (const src of [
+      "expect(stats.failing).toBe(1)",
+      "const fails = count(results)",
+      "if (result.fails) report()",
+      "else counts['failing'] > 0 ? a : b;",
       "const { passes, fails } = summarize(runs);",
-      "{ name: 'a', fails: true },",
+      "const rows = [{ name: 'a', fails: true }];",
       "expect(summary).toEqual({ fails: 2 });",
       "summarize([{ fails: true }, { fails: true }]);",
       "expect(counts['failing']).toBe(1);",
       "const { failing } = report;",
+      "expect(summarize('suite', { fails: 1 })).toBe('1 failing');",
+      "test('counts what fails', () => { expect(run({ fails: true }).code).toBe(1); });",
+      "test('fails', () => { expect(status).toBe('failing'); });",
+      "test('sum', { fails: false }, () => {});",
+      "test('sum', { fails: 0, timeout: 5 }, () => {});",
+      "handlers[type](event);",
+      "test.each([{ fails: true }])('row %o', (row) => {});",
+      "// test.fails('sum', () => {})",
+      // Found by reading Vitest's, Jest's and AVA's own test files: a variable named like a test function, what else a
+      // runner's module exports, a runner's namespace, the test function defined.
+      "const suite = testModule.children.at(0);\nconst testCase = suite.children.at(0);\nexpect(testCase.options.fails).toBe(false);",
+      "import { expect } from 'vitest';\n(expect(0).not as any)[api]();",
+      "import * as vitest from 'vitest';\nvitest[hook](() => {});",
+      "ava.failing = (fn) => new Test({ fn, failing: true });",
+      "const doc = 'test.fails(\"sum\")';",
     ])
-      expect(addedExpectedFailures("a.test.js", "", line, ALL), line).toEqual([]);
-    // Only the session's runners' words: a node --test project has none, mocha none.
-    expect(addedExpectedFailures("a.test.js", "", "test.failing('x', t => {})", byId("node"))).toEqual([]);
-    expect(addedExpectedFailures("a.test.js", "", "test.fails('x', () => {})", byId("jest"))).toEqual([]);
+      expect(marks(src), src).toEqual([]);
+    // Only the session's runners' words: a node --test project has none, mocha none; Jest has no options object.
+    expect(marks("test.failing('x', t => {})", byId("node"))).toEqual([]);
+    expect(marks("test.fails('x', () => {})", byId("jest"))).toEqual([]);
+    expect(marks("test('x', { fails: true }, () => {})", byId("jest"))).toEqual([]);
   });
 
-  it("reads only the start of a very long line, and lists at most five", () => {
-    expect(addedExpectedFailures("min.js", "", `${"x".repeat(500)} test.failing('x')`, ALL)).toEqual([]);
+  it("finds every mark in the runners' own test files, and only marks (fixtures/test-marks)", () => {
+    const lines = (owner: string, file: string) =>
+      marksIn(
+        file.replace(/__/g, "/"),
+        readFileSync(`fixtures/test-marks/${owner}/${file}.txt`, "utf8"),
+        owner === "vitest-dev" ? byId("vitest") : byId("jest"),
+      ).map((m) => m.line);
+    expect(lines("jestjs", "e2e__test-failing____tests____statuses.test.js")).toEqual([22, 26, 30, 38, 42, 46, 50, 54]);
+    expect(lines("avajs", "test__create-chain__test.js")).toEqual([99, 109]);
+    expect(lines("avajs", "test-tap__helper__ava-test.js")).toEqual([]);
+    expect(lines("vitest-dev", "test__unit__test__test-options.test.ts")).toEqual([16, 17, 18]);
+    for (const data of [
+      "test__e2e__test__test-tags.test.ts",
+      "test__unit__test__hooks-list.test.ts",
+      "test__e2e__fixtures__fails__snapshot-with-not.test.ts",
+      "test__e2e__snapshots__snapshots.test.ts",
+    ])
+      expect(lines("vitest-dev", data), data).toEqual([]);
+  });
+
+  it("lists at most five, and reads JavaScript and TypeScript only", () => {
     const many = Array.from({ length: 9 }, (_, i) => `test.failing('t${i}', t => {});`).join("\n");
     expect(addedExpectedFailures("test.js", "", many, ALL)).toHaveLength(5);
+    expect(addedExpectedFailures("test.tsx", "", "test.failing('x', () => <div />);", ALL)).toHaveLength(1);
+    expect(addedExpectedFailures("test.go", "", "test.failing('x')", ALL)).toEqual([]);
     expect([mayMarkExpectedFailure("test.js"), mayMarkExpectedFailure("a.spec.mts"), mayMarkExpectedFailure("test_a.py")]).toEqual([true, true, false]);
   });
 });
