@@ -2,6 +2,7 @@
  * What kind of file a path is. Rules are language-aware: a console call is only a finding in JS/TS,
  * a `: any` only in TypeScript, while hard-coded secrets matter in every text file.
  */
+import { isTestByName } from "../evaluate/test-paths.js";
 
 export type Syntax = "js" | "c" | "python" | "hash" | "sql" | "markup" | "none";
 
@@ -168,19 +169,12 @@ function baseName(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }
 
-/** Test files by the naming conventions of the common frameworks and languages. */
+// Fixtures (`fixtures/`, Jest's `__fixtures__/`, any case) are test inputs, often other projects' code: not code to review as ours.
+const FIXTURE_DIR_RE = /(^|\/)(fixtures?|__fixtures__)\//i;
+
+/** Test files (evaluate/test-paths.ts) and fixtures. */
 export function isTestPath(path: string): boolean {
-  const p = path.toLowerCase();
-  const base = baseName(p);
-  return (
-    /(^|\/)(__tests__|__mocks__|tests?|spec|specs|e2e|fixtures?|testdata|__fixtures__)\//.test(p) ||
-    /\.(test|spec|e2e)\.[a-z0-9]+$/.test(base) ||
-    /_test\.(go|py|rb|exs?)$/.test(base) ||
-    /^test_.*\.py$/.test(base) ||
-    /_spec\.rb$/.test(base) ||
-    /(test|tests|spec)\.(java|kt|cs|scala|swift)$/.test(base) ||
-    base === "conftest.py"
-  );
+  return isTestByName(path) || FIXTURE_DIR_RE.test(path);
 }
 
 function isGeneratedPath(path: string): boolean {

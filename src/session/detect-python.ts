@@ -10,6 +10,8 @@ import type { Detected, RepoView } from "./detect-commands.js";
 import { projectDoctests } from "./detect-doctests.js";
 
 const MARKERS = ["pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", "requirements.txt", "requirements-dev.txt", "Pipfile"];
+// Where a Python project's tests are and what pytest collects by default, to tell a Python project and its runner:
+// not evaluate/test-paths.ts, whose other languages' names (a root test.js) would make a JS repository Python.
 const TEST_DIRS = ["tests", "test", "testing"];
 const isTestFile = (f: string) => /^test_.*\.py$|_test\.py$/.test(f);
 

@@ -8,6 +8,7 @@ import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
 import { addedExpectedFailures, mayMarkExpectedFailure } from "../evaluate/expected-failures.js";
 import { type ExpectedFailureMark, isTestConfigFile } from "../evaluate/runners/index.js";
+import { isTestByName } from "../evaluate/test-paths.js";
 import { diffPaths, entryAt, readBlobBytes, type TreeEntry } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
 import { matchesAnyGlob } from "../util/glob.js";
@@ -18,21 +19,9 @@ export interface TestFileChange {
   change: "added" | "modified" | "deleted";
 }
 
-// Snapshots (`__snapshots__/a.test.js.snap`), golden files (Go's `testdata/`) and mocks are the tests' expectations.
-// Not `testing/`: a package's own test helpers (numpy.testing, mylib/testing/) are code under test.
-const TEST_DIRS = new Set(["test", "tests", "__tests__", "spec", "specs", "e2e", "__snapshots__", "__mocks__", "testdata"]);
-// AVA's defaults too (a root `test.js`, `test-*.js`: sindresorhus/slugify's tests are one `test.js`), node
-// --test's (`*_test.js`, `*-test.js`), `*_spec.js`, `a.tests.js`, tsd's `index.test-d.ts`, Cypress's `a.cy.ts`,
-// Rust's `tests.rs` module, Django's `tests.py`, Ruby's, PHPUnit's, XCTest's and JUnit's names, any `*.snap`.
-// Not unittest's whole `test*.py` nor a root `spec.ts`: `testing.py` and `spec.ts` are as often the code under test.
-const TEST_NAME_RE =
-  /(?:^test_.*\.py$|^tests?\.py$|_test\.(?:py|go|rb)$|\.(?:tests?|spec|cy)\.[cm]?[jt]sx?$|\.test-d\.tsx?$|^tests?\.[cm]?[jt]sx?$|^test-.+\.[cm]?[jt]sx?$|[-_]test\.[cm]?[jt]sx?$|_spec\.(?:[cm]?[jt]sx?|rb)$|^tests?\.rs$|^conftest\.py$|(?:Tests?|IT)\.(?:java|kt|cs|php|swift)$|\.snap$)/;
-
-/** By the conventions of the common runners: a test folder on the path, or a test file name. */
+/** A test by the runners' conventions (evaluate/test-paths.ts), or under one of the session's `protectTests` globs. */
 export function isTestPath(p: string, protect: string[] = []): boolean {
-  const segs = p.split("/");
-  const name = segs[segs.length - 1] ?? "";
-  return segs.slice(0, -1).some((s) => TEST_DIRS.has(s)) || TEST_NAME_RE.test(name) || matchesAnyGlob(p, protect) !== undefined;
+  return isTestByName(p) || matchesAnyGlob(p, protect) !== undefined;
 }
 
 /**

@@ -3,6 +3,7 @@
  * mutation look only at these: a review of the change, not of the file.
  */
 import { git } from "../../git/cli.js";
+import { isTestByName } from "../test-paths.js";
 
 /** Added lines `start..end` (1-based, inclusive) of one hunk of a file. */
 export interface AddedHunk {
@@ -23,17 +24,11 @@ export type CoverageLanguage = "js" | "py" | "go";
 
 export const languageOf = (file: string): CoverageLanguage | null => (isJsSource(file) ? "js" : /\.py$/.test(file) ? "py" : /\.go$/.test(file) ? "go" : null);
 
-/**
- * Test files, fixtures and benchmarks: their lines run as tests (or under `vitest bench`, which the tests
- * never run), they are not the code under test.
- */
-export const isTestFile = (file: string): boolean =>
-  /(^|\/)(__tests__|__mocks__|tests?|spec|fixtures?|e2e|testdata|bench|benchmarks?)\//.test(file) ||
-  /\.(test|spec|e2e|bench)\.[cm]?[jt]sx?$/.test(file) ||
-  /(^|\/)tests?\.[cm]?[jt]sx?$/.test(file) ||
-  // pytest's and unittest's naming, pytest's fixtures file, Go's test files.
-  /(^|\/)(test_[^/]*|[^/]*_test|conftest)\.py$/.test(file) ||
-  /_test\.go$/.test(file);
+// Fixtures are the tests' data, and benchmarks run under `vitest bench`, which the tests never run: neither is code under test.
+const FIXTURE_OR_BENCH_RE = /(^|\/)(fixtures?|bench|benchmarks?)\/|\.bench\.[cm]?[jt]sx?$/;
+
+/** Test files (evaluate/test-paths.ts), fixtures and benchmarks: their lines are not the code under test. */
+export const isTestFile = (file: string): boolean => isTestByName(file) || FIXTURE_OR_BENCH_RE.test(file);
 
 /**
  * Parses the hunk headers of a `-U0` diff of ONE file: `@@ -a,b +c,d @@` added `d` lines from `c` (a

@@ -79,6 +79,20 @@ describe("test files of a candidate", () => {
     expect(isTestPath("checks/a.js", ["checks/**"])).toBe(true);
   });
 
+  it("since the one list (evaluate/test-paths.ts): what coverage and review knew, and test-*.js only at the root", () => {
+    // Gained: Detox's .e2e.js, ExUnit's *_test.exs, JUnit names in Scala, SwiftPM's and Symfony's Tests/ folder.
+    for (const p of ["src/login.e2e.ts", "e2e/a.e2e.js", "math_test.exs", "src/CalcTest.scala", "src/CalcIT.scala", "Tests/AppTests/Helpers.swift"])
+      expect(isTestPath(p), p).toBe(true);
+    // Lost: test-*.ts below the root names a module about tests (this project's own; Stryker's src/test-runner/).
+    for (const p of ["src/session/test-files.ts", "src/evaluate/test-strength.ts", "src/test-runner/test-runner.ts", "lib/test-utils.js"])
+      expect(isTestPath(p), p).toBe(false);
+    // Kept: AVA's root test-*.js and anything in a test folder; not Symfony's Test/ helpers nor the other cases review had.
+    for (const p of ["test-parse.js", "test/test-utils.js", "src/__tests__/test-x.ts"]) expect(isTestPath(p), p).toBe(true);
+    for (const p of ["src/FrameworkBundle/Test/WebTestCase.php", "E2E/login.ts", "Latest.java", "lib/ab_test.ex", "fixtures/a.js", "bench/a.js"])
+      expect(isTestPath(p), p).toBe(false);
+    expect(isTestPath("src/session/test-files.ts", ["src/session/**"])).toBe(true);
+  });
+
   it("says which test files a step added, modified or deleted", () => {
     const ch = testFileChanges([w("src/a.js"), w("test/a.test.js"), w("test/new.test.js", true), { op: "delete", path: "test/b.test.js" }]);
     expect(ch).toEqual([

@@ -28,6 +28,19 @@ describe("the change's added lines", () => {
     expect(isTestFile("benchmarks/parse.js")).toBe(true);
     expect(isTestFile("src/workbench.ts")).toBe(false);
   });
+
+  it("names tests by the one list (evaluate/test-paths.ts), plus fixtures and benchmarks", () => {
+    // Gained: the session's names coverage lacked (node --test, AVA, Cypress, tsd, Django) and specs/, Tests/, __snapshots__/.
+    for (const f of ["lib/parse-test.js", "lib/parse_test.mjs", "a_spec.js", "a.tests.js", "src/a.cy.ts", "index.test-d.ts", "test-parse.js"])
+      expect(isTestFile(f), f).toBe(true);
+    for (const f of ["app/tests.py", "test.py", "specs/a.js", "Tests/helpers.py", "src/__snapshots__/a.js"]) expect(isTestFile(f), f).toBe(true);
+    // Kept: its own extras, and what it had.
+    for (const f of ["fixtures/a.js", "test/fixture/b.py", "bench/a.js", "benchmark/a.go", "src/a.bench.mts", "src/a.e2e.ts", "x/testdata/a.go"])
+      expect(isTestFile(f), f).toBe(true);
+    // Still code under test: a module about tests below the root, a package's own test helpers.
+    for (const f of ["src/evaluate/test-strength.ts", "src/test-runner/test-runner.ts", "mylib/testing/__init__.py", "src/Test/helper.js", "src/spec.ts"])
+      expect(isTestFile(f), f).toBe(false);
+  });
 });
 
 describe("executable lines", () => {
