@@ -19,9 +19,9 @@ export interface PlanPoint {
 
 /** The names of the tests that failed, when every failure has one (else undefined). */
 function failingNames(t: TestCounts): string[] | undefined {
-  if (t.passed === null || t.failed === null || t.units || t.notRun?.length) return undefined;
+  if (t.passed === null || t.failed === null || t.units || t.notRun?.length || t.loadFailed) return undefined;
   // A whole test file that failed to load (a syntax, type or import error: Jest's "Test suite failed to run",
-  // pytest's collection error) is named by its file and is no test: run again alone it says nothing of the
+  // pytest's collection error, mocha's "Exception during run": `loadFailed`) is named by its file and is no test: run again alone it says nothing of the
   // files its cause (often the code under test) broke besides it.
   if (t.failures.some((f) => f.name === (f.testFile ?? f.file))) return undefined;
   const names = t.cases

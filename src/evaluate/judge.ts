@@ -140,7 +140,8 @@ function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, 
   const now = ev.tests?.format;
   const first = referencePoint(earlier);
   const was = first?.evaluation.tests?.format;
-  if (!now || !was || now === was || now.includes("+") || was.includes("+") || now === STOPPED_FORMAT) {
+  // A reference that loaded no test printed no report (`mocha --reporter json` at a module's load error): nothing to keep to.
+  if (!now || !was || now === was || now.includes("+") || was.includes("+") || now === STOPPED_FORMAT || first?.evaluation.tests?.loadFailed) {
     return notices.length === ev.notices.length ? ev : { ...ev, notices };
   }
   const cap = first!.evaluation.components.test ?? 0;

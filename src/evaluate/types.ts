@@ -40,6 +40,11 @@ export interface TestCounts {
   /** With `units`: how many tests ran (passed or failed). */
   testsRan?: number;
   /**
+   * The runner stopped before it ran any test (mocha's "Exception during run": a test file did not load): the
+   * one failure is that, read from what it printed instead of its report, so its format is no report's.
+   */
+  loadFailed?: true;
+  /**
    * Parts of an `&&` chain that never ran because an earlier part failed (as typed). Their tests are
    * not in the counts; judged against earlier steps they count as failing (test-identity.ts).
    */

@@ -1,6 +1,9 @@
+import { symlinkSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
-import { installRunners, JS_BODIES, needs, type RunnerCase, refineWith } from "../helpers/real-runners.js";
+import { filesOf } from "../helpers/fixtures.js";
+import { installRunners, JS_BODIES, needs, RUNNERS, type RunnerCase, refineWith } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
 /**
@@ -248,3 +251,28 @@ it("a project's colour tests that pass in its CI pass here: the commands get CI=
   expect(s.preflight.score).toBe(1);
   expect(checkoutState(repo)).toEqual(before);
 });
+
+it("mocha --reporter json: a right fix after a baseline whose module did not load scores 1 and halts (h24: it scored 0)", async () => {
+  // At the baseline mocha prints only "Exception during run" (no report): its format is no reporter's to keep to.
+  const lib = (name: string) => `const DEFAULTS = { sep: "-" };\nconst sep = ${name}.sep;\nexports.join = (a, b) => a + sep + b;\n`;
+  const repo = repoFromFiles({
+    ...CJS,
+    ".gitignore": "node_modules\n",
+    "lib.js": lib("defaults"),
+    "test/join.spec.js": `const assert = require("assert");\nconst { join } = require("../lib.js");\ndescribe("join", () => {\n  it("joins with a dash", () => assert.strictEqual(join("a", "b"), "a-b"));\n  it("keeps empty parts", () => assert.strictEqual(join("", "b"), "-b"));\n});\n`,
+  });
+  symlinkSync(path.join(RUNNERS, "node_modules"), path.join(repo, "node_modules"));
+  const before = checkoutState(repo);
+  const s = await srv.call<Record<string, any>>("trm_start_session", {
+    repoPath: repo,
+    testCmd: "npx mocha --reporter json",
+    linkPaths: ["node_modules"],
+    preflight: true,
+  });
+  expect(s.preflight.tests).toMatchObject({ passed: 0, failed: 1, format: "mocha", loadFailed: true });
+  const right = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ "lib.js": lib("DEFAULTS") }) });
+  expect(right.tests.format).toBe("mocha-json");
+  expect([right.score, right.shouldHalt]).toEqual([1, true]);
+  expect(right.feedback).not.toMatch(/changed format|selection matched no test/);
+  expect(checkoutState(repo)).toEqual(before);
+}, 120_000);

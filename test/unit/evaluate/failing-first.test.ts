@@ -352,6 +352,17 @@ describe("which tests a step runs first", () => {
       failures: [{ name: "tests/test_x.py", file: "tests/test_x.py" }],
     };
     expect(failingFirstPlan([{ step: 0, evaluation: ev(collection) }], SEL)).toBeUndefined();
+    // mocha's "Exception during run": no test loaded, and its one failure is no test's (selecting it matched nothing).
+    const exception: TestCounts = {
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      total: 1,
+      format: "mocha",
+      loadFailed: true,
+      failures: [{ name: "Exception during run", file: "lib.js" }],
+    };
+    expect(failingFirstPlan([{ step: 0, evaluation: ev(exception) }], SEL)).toBeUndefined();
     const skippedTest = ev(FULL, {
       commands: { test: { cmd: "t", exitCode: null, timedOut: false, durationMs: 0, skipped: "build failed", output: "", truncated: false } },
     });

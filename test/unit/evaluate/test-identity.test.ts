@@ -408,6 +408,23 @@ describe("judgeEvaluation", () => {
     ).not.toMatch(/changed format/);
   });
 
+  it("takes the report of a step after a reference that loaded no test, in whatever format (mocha --reporter json, h24)", () => {
+    const crash = evaluation({ ...counts(null, { passed: 0, failed: 1, skipped: 0 }), format: "mocha", loadFailed: true });
+    const fixed = evaluation({
+      ...counts([
+        ["join joins", "passed"],
+        ["join keeps", "passed"],
+      ]),
+      format: "mocha-json",
+    });
+    const ev = judgeEvaluation(fixed, 1, [{ step: 0, evaluation: crash }], W, []);
+    expect([ev.testsPass, ev.components.test]).toEqual([true, 1]);
+    expect(ev.notices.join()).not.toMatch(/changed format/);
+    // A reference that ran its tests still binds.
+    const ran = evaluation({ ...counts([["join joins", "failed"]]), format: "mocha" });
+    expect(judgeEvaluation(fixed, 1, [{ step: 0, evaluation: ran }], W, []).testsPass).toBe(false);
+  });
+
   it("holds a failing run in another format at the reference's signal (a JSON report printed at exit, all but one test passing)", () => {
     const base = evaluation({
       ...counts([

@@ -143,5 +143,5 @@ export function parseMochaException(input: TestInput): TestCounts | null {
   const text = [first, ...lines.slice(at + 1, at + 40)].join("\n");
   const importer = / imported from (\S+)/.exec(first);
   const loc = importer ? { file: normalizePath(importer[1]!, cwd) } : firstProjectFrame(text, cwd);
-  return counts("mocha", { passed: 0, failed: 1, skipped: 0 }, [failure("Exception during run", boundMessage(text, 1), loc)]);
+  return { ...counts("mocha", { passed: 0, failed: 1, skipped: 0 }, [failure("Exception during run", boundMessage(text, 1), loc)]), loadFailed: true };
 }
