@@ -19,6 +19,21 @@ import { isChecker, scriptRun } from "./runner-hint.js";
 import { NPM } from "./select-command.js";
 
 export const NO_HOOKS = "--ignore-scripts";
+
+/**
+ * Whether script `key` is a hook npm runs around another script: `postunit` beside a `unit`. A script only named
+ * so (`preview`, `prettier`, `postcss`) is none (h24: `"preview": "vite preview"` kept every hook).
+ */
+export const isHook = (key: string, scripts: Record<string, string>): boolean => {
+  const m = /^(?:pre|post)(.+)$/.exec(key);
+  return !!m && Object.hasOwn(scripts, m[1]!);
+};
+
+/** A pre or post script of another package.json of the repository (`posttest` of `packages/core/package.json`). */
+export interface OtherHook {
+  hook: string;
+  file: string;
+}
 const quote = (s: string) => quoted(s, 80);
 
 /** The npm script `cmd` runs as typed (`npm test`, `npm run x`, nothing after them, hooks not already off), if it is one. */
@@ -37,7 +52,7 @@ export interface HookPlan {
    * Why the hooks run as npm runs them (command is the one given): the post hook runs more than checkers
    * (tests), or a script the test script runs through npm has a hook (`inner`, its name) `--ignore-scripts` would switch off.
    */
-  kept?: { post: true } | { inner: string; runner?: true };
+  kept?: { post: true } | { inner: string; runner?: true; where?: string };
   /** The command that runs the script without the hooks that only judge code (as given, when kept). */
   command: string;
 }
@@ -46,20 +61,23 @@ const RUN_SCRIPT = /^\s*(?:npm|pnpm|yarn)\s+(?:run\s+|run-script\s+)?(?:-s\s+|--
 
 /** Runners of npm scripts by name, whose scripts npm's `--ignore-scripts` reaches (npm_config_ignore_scripts). */
 const SCRIPT_RUNNER = /(?:^|[\s;&|(/])(?:npm-run-all2?|run-s|run-p|concurrently|wireit|lerna|nx|turbo)(?=\s|$)/;
-// A shell script or a program of the project's own (`bash scripts/test.sh`, `./test.sh`, `node scripts/run.js`):
-// what it runs (`npm run unit`) is not read.
+// A shell script, a program or a make target of the project's own (`bash scripts/test.sh`, `./test.sh`, `node
+// scripts/run.js`, `make test`): what it runs (`npm run unit`, `cd packages/core && npm test`) is not read.
 const OWN_PROGRAM =
-  /^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:bash|sh|zsh|dash|node|python3?|bun|deno|tsx|ts-node)\s+(?!-)(?!(?:\.\/)?node_modules\/)\S|(?!(?:\.\/)?node_modules\/)(?:\.{1,2}\/|\/|[\w-][\w.-]*\/)\S)/;
+  /^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:bash|sh|zsh|dash|node|python3?|bun|deno|tsx|ts-node)\s+(?!-)(?!(?:\.\/)?node_modules\/)\S|(?:make|gmake|just|task)(?=\s|$)|(?!(?:\.\/)?node_modules\/)(?:\.{1,2}\/|\/|[\w-][\w.-]*\/)\S)/;
+// A part that moves to another folder: the npm after it runs that folder's package.json (`cd packages/core && npm test`).
+const CHANGES_DIR = /^\s*(?:cd|pushd)(?=\s|$)/;
 
 /**
  * Whether `text` runs scripts in a way not followed by name: a script runner (`run-s test:*`), or npm, pnpm
  * or yarn in a form RUN_SCRIPT does not read (`npm run x -- test/`, `NODE_ENV=test npm run x`, `(npm run x)`,
- * a `;` list), or a script or program of the project's own (`bash scripts/test.sh`): any hook of another
- * script may then be one of theirs.
+ * a `;` list, `npm test --workspaces`, after a `cd`), or a script, program or make target of the project's own
+ * (`bash scripts/test.sh`): any hook of another script may then be one of theirs, in this package.json or another.
  */
 function runsScriptsUnfollowed(text: string): boolean {
   if (SCRIPT_RUNNER.test(text)) return true;
   const parts = splitAndChain(text) ?? [text];
+  if (parts.some((p) => CHANGES_DIR.test(p))) return true;
   return parts.some((p) => OWN_PROGRAM.test(p) || (/(?:^|[^\w.-])(?:npm|pnpm|yarn)(?=\s|$)/.test(p) && !RUN_SCRIPT.test(p)));
 }
 
@@ -103,9 +121,10 @@ export function onlyChecks(text: string, scripts: Record<string, string>, depth 
 /**
  * What to run instead of `cmd` (`npm test`, `npm run test:unit`) so that the script's hooks that only judge
  * code do not fail the tests; undefined when it has none, or only a pre hook the tests need. `cmd` itself,
- * with `kept` saying why, when a hook must run as npm runs it.
+ * with `kept` saying why, when a hook must run as npm runs it. `elsewhere`: a hook in another package.json of
+ * the repository (a workspace's `posttest`), which a script reaching that package through npm would run.
  */
-export function hookPlan(cmd: string, scripts: Record<string, string>): HookPlan | undefined {
+export function hookPlan(cmd: string, scripts: Record<string, string>, elsewhere?: () => OtherHook | undefined): HookPlan | undefined {
   const name = scriptOf(cmd);
   if (name === undefined) return undefined;
   const hook = (h: string) => (Object.hasOwn(scripts, h) ? scripts[h] : undefined);
@@ -120,12 +139,17 @@ export function hookPlan(cmd: string, scripts: Record<string, string>): HookPlan
   const reached = hook(name) === undefined ? [] : scriptsReached(hook(name)!, scripts).filter((s) => s !== name);
   const inner = reached.flatMap((s) => [`pre${s}`, `post${s}`].filter((h) => hook(h) !== undefined))[0];
   if (inner !== undefined) return { ...hooks, kept: { inner }, command: cmd.trim() };
-  // Scripts run through a script runner (`run-s test:*`, `concurrently npm:x`), or through npm in a form not
-  // read here, cannot be followed by name: any hook of another script may be one of theirs, and npm's flag
-  // reaches them too.
+  // Scripts run through a script runner (`run-s test:*`, `concurrently npm:x`), through npm in a form not read
+  // here (`npm test --workspaces`, after a `cd`) or by a program of the project's own (`make test`) cannot be
+  // followed by name: any hook of another script, here or in another package.json, may be one of theirs, and
+  // npm's flag reaches them too.
   const texts = [hook(name) ?? "", ...reached.map((s) => hook(s) ?? "")];
-  const other = Object.keys(scripts).find((k) => /^(?:pre|post)./.test(k) && k !== `pre${name}` && k !== `post${name}`);
-  if (other !== undefined && texts.some(runsScriptsUnfollowed)) return { ...hooks, kept: { inner: other, runner: true }, command: cmd.trim() };
+  const own = Object.keys(scripts).find((k) => isHook(k, scripts) && k !== `pre${name}` && k !== `post${name}`);
+  if (texts.some(runsScriptsUnfollowed)) {
+    const far = own === undefined ? elsewhere?.() : undefined;
+    const other = own !== undefined ? { inner: own } : far ? { inner: far.hook, where: far.file } : undefined;
+    if (other !== undefined) return { ...hooks, kept: { ...other, runner: true }, command: cmd.trim() };
+  }
   const alone = `${cmd.trim()} ${NO_HOOKS}`;
   // The kept pre hook by its own name: `npm run pretest` runs it (its own hooks are `prepretest`, rare).
   return { ...hooks, command: preKept ? `npm run pre${name} && ${alone}` : alone };
@@ -141,7 +165,7 @@ export function hooksKept(name: string, plan: HookPlan): string | undefined {
     .map((h) => `scripts.${h}${name} (${quote(plan[h]!)})`);
   const hook = plan.kept.inner;
   const how = plan.kept.runner
-    ? `scripts.${name} runs scripts through a script runner (run-s, concurrently and the like) or through npm in a form code-trm does not follow, and scripts.${hook} may be a hook of one of them`
+    ? `scripts.${name} runs scripts through a script runner (run-s, concurrently and the like), through npm in a form code-trm does not follow or through a program of the project's own (make, a shell script), and scripts.${hook}${plan.kept.where ? ` of ${plan.kept.where}` : ""} may be a hook of one of them`
     : `scripts.${name} runs a script through npm that has a hook of its own, scripts.${hook}`;
   return `${how}; ${NO_HOOKS} would leave that out too (npm passes the flag down to the npm the script runs), so the command runs the hooks as npm does${own.length > 0 ? `, ${own.join(" and ")} with them` : ""}, and a failing hook fails the tests however they went.`;
 }
@@ -160,10 +184,10 @@ export function hooksLeftOut(name: string, plan: HookPlan): string {
  * leaves them out): what they run, that a failing one fails the tests however they went, and the command
  * that runs the tests alone. Undefined when there is nothing to say.
  */
-export function hookAdvice(cmd: string, cwd: string): string | undefined {
+export function hookAdvice(cmd: string, cwd: string, elsewhere?: () => OtherHook | undefined): string | undefined {
   if (!scriptRun(cmd, cwd)) return undefined;
   const scripts = scriptsOf(readPrefix(path.join(cwd, "package.json"), 200_000));
-  const plan = hookPlan(cmd, scripts);
+  const plan = hookPlan(cmd, scripts, elsewhere);
   // Hooks that run as part of the tests: the given command is the one to run.
   if (!plan || plan.kept) return undefined;
   const name = scriptOf(cmd)!;

@@ -4,7 +4,7 @@
  * its devDependencies name (runners as their descriptors recognise them). Pure: reads through a RepoView.
  */
 import { installFix } from "../evaluate/missing-program.js";
-import { type HookPlan, hookPlan, hooksKept, hooksLeftOut, NO_HOOKS } from "../evaluate/npm-hooks.js";
+import { type HookPlan, hookPlan, hooksKept, hooksLeftOut, isHook, NO_HOOKS, type OtherHook } from "../evaluate/npm-hooks.js";
 import { parsePackageJson } from "../evaluate/package-json.js";
 import { RUNNERS, type RunnerDescriptor, runnerOfCommand } from "../evaluate/runners/index.js";
 import type { Detected, RepoView } from "./detect-commands.js";
@@ -152,7 +152,7 @@ export function detectJs(repo: RepoView): Detected | undefined {
     const r = viaScript("test", (p) => (found ? found.runner.recognise.command.test(p) : false));
     if (r) {
       // npm's pretest / posttest run around the test script: those that only judge code are left out.
-      hooks = hookPlan(r.cmd, pkg.scripts);
+      hooks = hookPlan(r.cmd, pkg.scripts, () => otherPackageHook(repo));
       out.args.testCmd = hooks?.command ?? r.cmd;
       out.why.testCmd = `package.json scripts.test (${JSON.stringify(clip(testText))}) ${r.how}${hooks && !hooks.kept ? `, without its hooks (${NO_HOOKS})` : ""}`;
     }
@@ -228,3 +228,26 @@ function hooksNote(plan: HookPlan, out: Detected, scripts: Record<string, string
 }
 
 const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 77)}...` : s);
+
+/**
+ * A pre or post script of another package.json of the repository (a workspace's `posttest`), found within three
+ * folders of the root (node_modules and hidden folders left out, a few hundred folders looked at): npm runs it
+ * when the test script reaches that package (`npm test --workspaces`, `cd packages/core && npm test`).
+ */
+export function otherPackageHook(repo: RepoView): OtherHook | undefined {
+  let looked = 0;
+  const queue: [string, number][] = [["", 0]];
+  while (queue.length > 0 && looked < 400) {
+    const [dir, depth] = queue.shift()!;
+    for (const name of repo.list(dir)) {
+      if (name === "node_modules" || name.startsWith(".") || ++looked > 400) continue;
+      const rel = dir ? `${dir}/${name}` : name;
+      if (name === "package.json" && dir !== "") {
+        const scripts = readPackageJson(repo.read(rel, 200_000))?.scripts ?? {};
+        const hook = Object.keys(scripts).find((k) => isHook(k, scripts));
+        if (hook) return { hook, file: rel };
+      } else if (depth < 3 && !name.includes(".")) queue.push([rel, depth + 1]);
+    }
+  }
+  return undefined;
+}

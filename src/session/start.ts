@@ -22,6 +22,7 @@ import { resolveConfig, type SessionConfig, type StartInput } from "./config.js"
 import type { CallContext } from "./context.js";
 import { type Detected, detectCommands, nestedCommands } from "./detect-commands.js";
 import { folderView } from "./detect-io.js";
+import { otherPackageHook } from "./detect-js.js";
 import { layersBeforeSetup, leftoverFolders, leftoverScope, recordKept } from "./leftovers.js";
 import { linkIgnored } from "./link-paths.js";
 import { missingToolNotes } from "./missing-tools.js";
@@ -281,7 +282,7 @@ async function createSessionOwned(
   const notes = [...(config.sandbox && rootNotice() ? [rootNotice()!] : []), ...(await session.pythonIsolation()).notices];
   const chain = config.commands.test ? chainAdvice(config.commands.test, wt) : undefined;
   if (chain) notes.push(chain);
-  const hooks = config.commands.test ? hookAdvice(config.commands.test, wt) : undefined;
+  const hooks = config.commands.test ? hookAdvice(config.commands.test, wt, () => otherPackageHook(folderView(wt))) : undefined;
   if (hooks) notes.push(hooks);
   if (config.commands.test) notes.push(failingFirstNote(config.commands.test, wt, config.selectTests !== false, config.testReport));
   profileMark("python");

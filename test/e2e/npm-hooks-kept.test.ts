@@ -105,4 +105,33 @@ test("inside stays", () => assert.strictEqual(clamp(5, lo, 10), 5));
     expect(step.score, step.feedback).toBe(1);
     expect(step.shouldHalt).toBe(true);
   }, 180_000);
+
+  it("a workspace's posttest reached by `npm test --workspaces` is not left out (h24: the root's type-check posttest had it dropped)", async () => {
+    // The workspace's posttest runs the test the bug fails; npm's --ignore-scripts would reach it through the inner npm.
+    const r = repo(
+      { test: "npm test --workspaces", posttest: "node node_modules/eslint/bin/eslint.js" },
+      {
+        "package.json": JSON.stringify({
+          name: "calc",
+          private: true,
+          workspaces: ["packages/*"],
+          scripts: { test: "npm test --workspaces", posttest: "node node_modules/eslint/bin/eslint.js" },
+        }),
+        "node_modules/eslint/bin/eslint.js": "process.exit(0);\n",
+        "packages/core/package.json": JSON.stringify({ name: "core", scripts: { test: "node --test test/unit", posttest: "node --test test/more" } }),
+        "packages/core/test/unit/clamp.test.js": unit.replaceAll("../../lib.js", "../../../../lib.js"),
+        "packages/core/test/more/below.test.js": below.replaceAll("../../lib.js", "../../../../lib.js"),
+      },
+    );
+    const s = await start(r);
+    expect(s.detected.commands).toEqual({ testCmd: "npm test" });
+    expect(s.notes.join("\n")).toContain("scripts.posttest of packages/core/package.json may be a hook of one of them");
+    const step = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("lib.js", lib("Math.min(hi, x)  ")),
+      rationale: "nothing changed",
+    });
+    expect(step.score, step.feedback).toBeLessThan(1);
+    expect(step.shouldHalt).toBe(false);
+  }, 180_000);
 });

@@ -21,6 +21,12 @@ describe("hookPlan", () => {
     expect(hookPlan("npm test", { ...scripts, test: "npm run all", all: "npm-run-all test:unit" })?.command).toBe("npm test");
     // A runner, but no other script has a hook: nothing it runs loses one.
     expect(hookPlan("npm test", { test: "run-s test:*", "test:unit": "node --test", posttest: "eslint ." })?.command).toBe("npm test --ignore-scripts");
+    // A script only named like a hook is none (h24: `preview` beside no `view`).
+    for (const named of ["preview", "prettier", "postcss"])
+      expect(hookPlan("npm test", { test: "bash scripts/test.sh", posttest: "tsc --noEmit", [named]: "vite preview" })?.command, named).toBe(
+        "npm test --ignore-scripts",
+      );
+    expect(hookPlan("npm test", { test: "bash scripts/test.sh", posttest: "tsc --noEmit", view: "x", preview: "y" })?.command).toBe("npm test");
     // A word that only looks like one is not a runner.
     expect(hookPlan("npm test", { ...scripts, test: "node --test test/run-s.test.js" })?.command).toBe("npm test --ignore-scripts");
   });
@@ -56,6 +62,26 @@ describe("hookPlan", () => {
     // The package's own binary is still a checker.
     for (const posttest of ["./node_modules/.bin/eslint .", "node_modules/.bin/xo"])
       expect(hookPlan("npm test", { test: "node --test test/", posttest })?.command, posttest).toBe("npm test --ignore-scripts");
+  });
+
+  it("keeps the hooks where the test script reaches another package's scripts, whose hooks npm's flag would skip (h24)", () => {
+    const root = { posttest: "tsc --noEmit" };
+    const core = () => ({ hook: "posttest", file: "packages/core/package.json" });
+    // npm test --workspaces, a cd into the package, a make target: the workspace's posttest runs more tests.
+    for (const test of ["npm test --workspaces", "cd packages/core && npm test", "make test", "just test"]) {
+      const plan = hookPlan("npm test", { ...root, test }, core);
+      expect(plan, test).toMatchObject({ command: "npm test", kept: { inner: "posttest", where: "packages/core/package.json", runner: true } });
+      expect(hooksKept("test", plan!)).toMatch(/scripts\.posttest of packages\/core\/package\.json may be a hook of one of them/);
+      // No hook anywhere else: nothing it reaches loses one.
+      expect(hookPlan("npm test", { ...root, test }, () => undefined)?.command, test).toBe("npm test --ignore-scripts");
+    }
+    // A script that reaches no other package does not look for one.
+    let looked = false;
+    const plan = hookPlan("npm test", { ...root, test: "node --test test/" }, () => {
+      looked = true;
+      return core();
+    });
+    expect([plan?.command, looked]).toEqual(["npm test --ignore-scripts", false]);
   });
 
   it("looks into the hooks of a script a hook runs through npm (the third attack)", () => {

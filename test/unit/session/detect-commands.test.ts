@@ -4,6 +4,7 @@ import { notFoundProgram } from "../../../src/evaluate/missing-program.js";
 import { RUNNERS } from "../../../src/evaluate/runners/index.js";
 import { foldProgress } from "../../../src/evaluate/score.js";
 import { detectCommands, nestedCommands, type RepoView } from "../../../src/session/detect-commands.js";
+import { otherPackageHook } from "../../../src/session/detect-js.js";
 import { missingToolNotes } from "../../../src/session/missing-tools.js";
 
 /** A repository of `files` (folders implied by their paths) and a PATH holding `path`. */
@@ -24,6 +25,24 @@ function view(files: Record<string, string>, path: string[] = ["npm", "npx", "no
   };
 }
 const pkg = (o: Record<string, unknown>) => JSON.stringify(o);
+
+describe("hooks of other packages", () => {
+  it("finds a workspace's pre or post script, and keeps the hooks of a test script that reaches it (h24)", () => {
+    const files = {
+      "package.json": pkg({ workspaces: ["packages/*"], scripts: { test: "npm test --workspaces", posttest: "tsc --noEmit" } }),
+      "packages/core/package.json": pkg({ scripts: { test: "node --test test/unit/", posttest: "node --test test/extra/" } }),
+      "packages/core/test/unit/a.test.js": "",
+      "node_modules/x/package.json": pkg({ scripts: { postinstall: "node x.js" } }),
+    };
+    expect(otherPackageHook(view(files))).toEqual({ hook: "posttest", file: "packages/core/package.json" });
+    const d = detectCommands(view({ ...files, "package-lock.json": "{}" }));
+    expect(d?.args.testCmd).toBe("npm test");
+    // node_modules and the root's own package.json are not another package's.
+    expect(
+      otherPackageHook(view({ "package.json": files["package.json"], "node_modules/x/package.json": files["node_modules/x/package.json"] })),
+    ).toBeUndefined();
+  });
+});
 
 describe("command detection (issue 24)", () => {
   it("npm: package.json scripts run by npm, the type check and the lint script", () => {
