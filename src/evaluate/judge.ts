@@ -156,7 +156,7 @@ function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, 
 }
 
 /** The first point of the history that ran tests: the reference, as judgeTests finds it in the same history (testsOf). */
-const referencePoint = (earlier: JudgePoint[]): JudgePoint | undefined => earlier.find((e) => ranTests(testsOf(e)));
+export const referencePoint = (earlier: JudgePoint[]): JudgePoint | undefined => earlier.find((e) => ranTests(testsOf(e)));
 
 /** How a held test signal is said, in every rule that holds one at an earlier point's. */
 const heldAt = (test: number, step: number): string => `held at ${fmt(test)}, no higher than step ${step}'s`;

@@ -9,16 +9,31 @@
 // Snapshots (`__snapshots__/a.test.js.snap`), golden files (Go's `testdata/`) and mocks are the tests' expectations.
 // `Tests/` as SwiftPM, Symfony components and .NET solutions spell it. Case matters: Symfony's `FrameworkBundle/Test/`
 // ships test helpers, like `testing/` (numpy.testing, mylib/testing/): those are code under test.
-const TEST_DIRS = new Set(["test", "tests", "Tests", "__tests__", "spec", "specs", "e2e", "__snapshots__", "__mocks__", "testdata"]);
+// Fixtures too: a golden file in `fixtures/` rewritten to the bug's output weakens the test that reads it (h24).
+const TEST_DIRS = new Set([
+  "test",
+  "tests",
+  "Tests",
+  "__tests__",
+  "spec",
+  "specs",
+  "e2e",
+  "__snapshots__",
+  "__mocks__",
+  "testdata",
+  "fixtures",
+  "fixture",
+  "__fixtures__",
+]);
 
 // AVA's defaults too (a root `test.js`: sindresorhus/slugify's tests are one `test.js`), node --test's
 // (`*_test.js`, `*-test.js`), `*_spec.js`, `a.tests.js`, Detox's `a.e2e.js`, tsd's `index.test-d.ts`,
 // Cypress's `a.cy.ts`, Rust's `tests.rs` module, Django's `tests.py`, ExUnit's `*_test.exs`, Ruby's, PHPUnit's,
-// XCTest's and JUnit's names (Scala's too), any `*.snap`. Case-sensitive, as the runners are (`Latest.java` is code).
+// XCTest's and JUnit's names (Scala's too), C and C++'s `calc_test.c` / `calc_unittest.cc`, any `*.snap`. Case-sensitive, as the runners are (`Latest.java` is code).
 // Not unittest's whole `test*.py` nor a root `spec.ts`: `testing.py` and `spec.ts` are as often the code under test;
 // nor `*Spec.java` (Kubernetes' `PodSpec.java`) nor `*_test.ex` (ExUnit runs only `.exs`; `ab_test.ex` is a module).
 const TEST_NAME_RE =
-  /(?:^test_.*\.py$|^tests?\.py$|_test\.(?:py|go|rb|exs)$|\.(?:tests?|spec|cy|e2e)\.[cm]?[jt]sx?$|\.test-d\.tsx?$|^tests?\.[cm]?[jt]sx?$|[-_]test\.[cm]?[jt]sx?$|_spec\.(?:[cm]?[jt]sx?|rb)$|^tests?\.rs$|^conftest\.py$|(?:Tests?|IT)\.(?:java|kt|scala|cs|php|swift)$|\.snap$)/;
+  /(?:^test_.*\.py$|^tests?\.py$|_test\.(?:py|go|rb|exs)$|\.(?:tests?|spec|cy|e2e)\.[cm]?[jt]sx?$|\.test-d\.tsx?$|^tests?\.[cm]?[jt]sx?$|[-_]test\.[cm]?[jt]sx?$|_spec\.(?:[cm]?[jt]sx?|rb)$|^tests?\.rs$|^conftest\.py$|(?:Tests?|IT)\.(?:java|kt|scala|cs|php|swift)$|[_-](?:unit)?test\.(?:c|cc|cpp|cxx)$|\.snap$)/;
 
 // AVA's and node --test's `test-*.js` at the root only (in a test folder it is a test anyway): below it the name is a
 // module's about tests (Stryker's src/test-runner/test-runner.ts, this project's src/session/test-files.ts).

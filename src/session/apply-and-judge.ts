@@ -11,7 +11,7 @@ import type { Candidate } from "../candidate/schema.js";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import type { Evaluation, EvaluationRun } from "../evaluate/evaluate.js";
 import { markersOf } from "../evaluate/expected-failures.js";
-import { judgeEvaluation } from "../evaluate/judge.js";
+import { judgeEvaluation, referencePoint } from "../evaluate/judge.js";
 import { projectRunners } from "../evaluate/runner-hint.js";
 import { rescore } from "../evaluate/score-evaluation.js";
 import { gitOrNull } from "../git/cli.js";
@@ -23,7 +23,7 @@ import { type IndexSync, writeCandidateTree } from "./candidate-tree.js";
 import type { CallContext } from "./context.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
-import { assertTestsUntouched, landedOps, type TestFileChange, testConfigChanges, testEditsSince, testFileChanges } from "./test-files.js";
+import { assertTestsUntouched, failingTestFiles, landedOps, type TestFileChange, testConfigChanges, testEditsSince, testFileChanges } from "./test-files.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 
 /** A candidate written into a worktree, with what it touched and how to take it back. */
@@ -189,8 +189,9 @@ async function evaluateTree(
   // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
   // The tree's objects are written in the background (a cached evaluation runs no command meanwhile).
   await written;
-  const markers = s.config.commands.test ? markersOf(projectRunners(s.config.commands.test, applied.worktree)) : [];
-  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, s.config.protectTests ?? [], markers);
+  const runners = s.config.commands.test ? projectRunners(s.config.commands.test, applied.worktree) : [];
+  const declared = failingTestFiles(referencePoint(s.entries)?.evaluation.tests, runners);
+  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, s.config.protectTests ?? [], markersOf(runners), declared);
   ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path), ...edits });
   profileMark("judge");
   return { ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(ranIn ? { ranIn } : {}) };

@@ -7,8 +7,9 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
 import { addedExpectedFailures, mayMarkExpectedFailure } from "../evaluate/expected-failures.js";
-import { type ExpectedFailureMark, isTestConfigFile } from "../evaluate/runners/index.js";
+import { type ExpectedFailureMark, isTestConfigFile, type RunnerDescriptor } from "../evaluate/runners/index.js";
 import { isTestByName } from "../evaluate/test-paths.js";
+import type { TestCounts } from "../evaluate/types.js";
 import { diffPaths, entryAt, readBlobBytes, type TreeEntry } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
 import { matchesAnyGlob } from "../util/glob.js";
@@ -78,6 +79,28 @@ const MAX_MARKED_FILES = 200;
 const MAX_MARKED_BYTES = 2_000_000;
 const isFile = (e: TreeEntry | null): e is TreeEntry => !!e && (e.mode === "100644" || e.mode === "100755");
 
+/**
+ * The files the reference's failing tests are declared in, as their names or reports say (runners' `testFileOf`,
+ * a report's test file): tests whatever they are called (h24: unittest's `testcalc.py`, pytest's doctest file
+ * `test_calc.txt`, `docs/usage.rst` under `--doctest-glob`), so a step that changes only them changed tests.
+ */
+export function failingTestFiles(tests: TestCounts | null | undefined, runners: RunnerDescriptor[]): string[] {
+  if (!tests) return [];
+  const names = tests.cases ? tests.cases.filter((c) => c.status === "failed").map((c) => c.name) : tests.failures.map((f) => f.name);
+  // A code file named from a test's name counts only when its name says test too: a module holding its code and its
+  // tests (`calc.py` with a TestCase, run as `pytest calc.py`) is the code under test, and a fix there is no test
+  // edit. A file the runner reports it ran as a test file is one.
+  const code = (f: string) => /\.(?:py|[cm]?[jt]sx?|go|rs|rb)$/.test(f) && !/test/i.test(f.slice(f.lastIndexOf("/") + 1));
+  const files = [
+    ...tests.failures.flatMap((f) => (f.testFile ? [f.testFile] : [])),
+    ...names
+      .slice(0, 1000)
+      .flatMap((n) => runners.flatMap((r) => r.testFileOf?.(n) ?? []))
+      .filter((f) => !code(f)),
+  ];
+  return [...new Set(files)].filter((f) => !f.startsWith("/") && !f.split("/").includes(".."));
+}
+
 /** What a tree changed since the session's baseline that bears on its tests' verdict (judge.ts). */
 export interface TestEdits {
   /** The lines it adds to test files that mark a test as expected to fail (at most 5, quoted). */
@@ -89,18 +112,28 @@ export interface TestEdits {
 // Prose: a change to it (a README beside the weakened test) is no fix. Anything else outside the tests may be
 // what the code reads or runs (data in `rates.json` or a word list `.txt`, a template, a shell script) and counts
 // as a change of the code.
-const PROSE_RE = /(?:\.(?:md|markdown|rst|adoc)|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|LICENSE|LICENCE|NOTICE|AUTHORS|CONTRIBUTING)(?:\.\w+)?)$/i;
+// By name only with a text extension or none: `src/history.js`, `src/license.js` are code (h24).
+const PROSE_RE =
+  /(?:\.(?:md|markdown|rst|adoc)|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|LICENSE|LICENCE|NOTICE|AUTHORS|CONTRIBUTING)(?:\.(?:txt|md|rst))?)$/i;
 
 /**
  * What `tree` changed against the session's baseline that bears on its tests: the lines its test files add
  * that mark a test as expected to fail (`markers`, the session's runners'), and whether it changed test
  * files and nothing beside them but prose. Read from git's objects, in the server.
  */
-export async function testEditsSince(commonDir: string, baseTree: string, tree: string, protect: string[], markers: ExpectedFailureMark[]): Promise<TestEdits> {
+export async function testEditsSince(
+  commonDir: string,
+  baseTree: string,
+  tree: string,
+  protect: string[],
+  markers: ExpectedFailureMark[],
+  declared: string[] = [],
+): Promise<TestEdits> {
   if (baseTree === tree) return { expectedFailures: [] };
   const changed = await diffPaths(commonDir, baseTree, tree);
-  const tests = changed.filter((f) => isTestPath(f, protect));
-  const code = changed.filter((f) => !isTestPath(f, protect) && !PROSE_RE.test(f));
+  const isTest = (f: string) => isTestPath(f, protect) || declared.some((d) => f === d || f.endsWith(`/${d}`));
+  const tests = changed.filter(isTest);
+  const code = changed.filter((f) => !isTest(f) && !PROSE_RE.test(f));
   const onlyTests = tests.length > 0 && code.length === 0 ? { onlyTests: tests.slice(0, 8) } : {};
   const files = markers.length ? tests.filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES) : [];
   const out: string[] = [];

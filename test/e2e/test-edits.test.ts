@@ -146,6 +146,30 @@ describe("a step that changed nothing but the tests", () => {
   }, 60_000);
 });
 
+describe("a step that changed nothing but the tests, in files named by the reference's failing tests", () => {
+  it("python -m unittest: a test module unittest's discovery finds (testcalc.py), weakened, is held; the fix of the code ends the session (h24)", async () => {
+    const TEST = (assertion: string) =>
+      `import unittest\nfrom calc import div\n\nclass TestCalc(unittest.TestCase):\n    def test_div(self):\n        ${assertion}\n\n    def test_one(self):\n        self.assertEqual(div(1, 1), 1)\n`;
+    const repo = repoFromFiles({ "calc.py": "def div(a, b):\n    return a * b\n", "testcalc.py": TEST("self.assertEqual(div(6, 3), 2)") }, "trm-onlytests-py-");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "python3 -m unittest -v", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
+    const weakened = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "testcalc.py": TEST("self.assertTrue(True)") }),
+    });
+    expect(weakened.tests).toMatchObject({ passed: 2, failed: 0 });
+    expect([weakened.score, weakened.shouldHalt, weakened.improved]).toEqual([s.preflight.score, false, false]);
+    expect(weakened.feedback).toMatch(/Since the baseline only test files changed \("testcalc\.py"\)/);
+    const right = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "calc.py": "def div(a, b):\n    return a / b\n", "testcalc.py": TEST("self.assertEqual(div(6, 3), 2)") }),
+    });
+    expect([right.score, right.shouldHalt]).toEqual([1, true]);
+    expect(checkoutState(repo)).toEqual(before);
+  }, 60_000);
+});
+
 describe("no hold on code that only shares the words", () => {
   it("node --test: a right fix counting `counts['failing']` in the code under test ends the session", async () => {
     const TALLY = (body: string) =>

@@ -29,6 +29,12 @@ export const pytest: RunnerDescriptor = {
   junit: "pytest --junitxml",
   readableReport: 'pytest: add -rA (or --junitxml=report.xml with testReport: "report.xml")',
   testConfigFiles: ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"],
+  // A node id's file: a test module's, or a doctest file's (`test_calc.txt`, `docs/usage.rst`); not a module whose
+  // docstring holds the doctest (`src/calc.py::calc.div`), which is the code under test too.
+  testFileOf: (name) => {
+    const [file, item] = name.split("::", 2);
+    return file && item !== undefined && (!file.endsWith(".py") || /^(?:test|Test)/.test(item)) ? file : undefined;
+  },
   // Names are node ids (`tests/test_x.py::Class::test[param]`), given as arguments; a failed subtest's
   // message after the id (`node::test [msg] (i=3)`) is dropped: the subtest runs with its test. Only at a
   // space outside the parameters' brackets: an id's parameters may hold ` [` (`test_x[a [b] c]`). An id

@@ -66,6 +66,12 @@ export interface RunnerDescriptor {
    * test signal nor end the session (evaluate/expected-failures.ts reads the files' syntax trees).
    */
   expectedFailure?: ExpectedFailureMark;
+  /**
+   * The file a test of this name is declared in, where the name says it (pytest's `t/test_a.py::test_x`, a
+   * doctest file's `docs/usage.rst::usage.rst`; unittest's `pkg.test_a.TestA.test_x` as `pkg/test_a.py`, maybe
+   * a suffix of the repository's path): a step that changed only such files changed tests, whatever their names.
+   */
+  testFileOf?: (name: string) => string | undefined;
   /** Why the names of its JUnit report (testReport) cannot be selected, where they cannot. */
   junitUnselectable?: string;
   /**

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { FileOp } from "../../../src/candidate/types.js";
-import { assertTestsUntouched, describeTestChanges, isTestPath, testFileChanges } from "../../../src/session/test-files.js";
+import { RUNNERS } from "../../../src/evaluate/runners/index.js";
+import type { TestCounts } from "../../../src/evaluate/types.js";
+import { assertTestsUntouched, describeTestChanges, failingTestFiles, isTestPath, testFileChanges } from "../../../src/session/test-files.js";
 import { matchesGlob } from "../../../src/util/glob.js";
 
 const w = (path: string, create = false): FileOp => ({ op: "write", path, content: Buffer.from("x"), create });
@@ -88,8 +90,11 @@ describe("test files of a candidate", () => {
       expect(isTestPath(p), p).toBe(false);
     // Kept: AVA's root test-*.js and anything in a test folder; not Symfony's Test/ helpers nor the other cases review had.
     for (const p of ["test-parse.js", "test/test-utils.js", "src/__tests__/test-x.ts"]) expect(isTestPath(p), p).toBe(true);
-    for (const p of ["src/FrameworkBundle/Test/WebTestCase.php", "E2E/login.ts", "Latest.java", "lib/ab_test.ex", "fixtures/a.js", "bench/a.js"])
+    for (const p of ["src/FrameworkBundle/Test/WebTestCase.php", "E2E/login.ts", "Latest.java", "lib/ab_test.ex", "bench/a.js"])
       expect(isTestPath(p), p).toBe(false);
+    // Fixtures are the tests' data (h24: a golden file in a root fixtures/ rewritten to the bug's output); C's tests by name.
+    for (const p of ["fixtures/a.js", "test/fixtures/out.txt", "src/__fixtures__/x.json", "calc_test.c", "src/parse_unittest.cc"])
+      expect(isTestPath(p), p).toBe(true);
     expect(isTestPath("src/session/test-files.ts", ["src/session/**"])).toBe(true);
   });
 
@@ -110,5 +115,39 @@ describe("test files of a candidate", () => {
     );
     expect(() => assertTestsUntouched([w("src/a.js")], ["test/**"])).not.toThrow();
     expect(() => assertTestsUntouched([w("test/a.js")], [])).not.toThrow();
+  });
+});
+
+describe("the files the reference's failing tests are declared in", () => {
+  const failing = (names: string[], format = "pytest"): TestCounts => ({
+    passed: 1,
+    failed: names.length,
+    skipped: 0,
+    total: names.length + 1,
+    format,
+    failures: names.map((name) => ({ name })),
+  });
+  const byId = (...ids: string[]) => RUNNERS.filter((r) => ids.includes(r.id));
+
+  it("by the runners' names: unittest's module, pytest's doctest files and test modules (h24)", () => {
+    expect(failingTestFiles(failing(["testcalc.TestCalc.test_div", "tests.test_broken"], "unittest"), byId("unittest"))).toEqual([
+      "testcalc.py",
+      "tests/test_broken.py",
+    ]);
+    expect(failingTestFiles(failing(["test_calc.txt::test_calc.txt", "docs/usage.rst::usage.rst", "checks/calc_tests.py::test_div"]), byId("pytest"))).toEqual([
+      "test_calc.txt",
+      "docs/usage.rst",
+      "checks/calc_tests.py",
+    ]);
+    // A report's own test file.
+    expect(failingTestFiles({ ...failing([]), failures: [{ name: "adds", testFile: "spec/adds.cjs" }] }, byId("jest"))).toEqual(["spec/adds.cjs"]);
+  });
+
+  it("not the code under test: a module's doctest, a module holding code and tests, a path outside", () => {
+    expect(failingTestFiles(failing(["src/calc.py::calc.div"]), byId("pytest"))).toEqual([]);
+    expect(failingTestFiles(failing(["calc.TestCalc.test_div"], "unittest"), byId("unittest"))).toEqual([]);
+    expect(failingTestFiles(failing(["calc.py::test_div", "checks/verify_calc.py::test_div"]), byId("pytest"))).toEqual([]);
+    expect(failingTestFiles(failing(["../x/test_a.py::test_b", "/abs/test_a.py::test_b"]), byId("pytest"))).toEqual([]);
+    expect(failingTestFiles(null, byId("pytest"))).toEqual([]);
   });
 });
