@@ -111,8 +111,9 @@ function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weight
   const rose = ev.testsPass || (cap !== undefined && (ev.components.test ?? 0) > cap);
   const onlyTests = opts.onlyTests?.length && rose ? opts.onlyTests : undefined;
   if (marks.length === 0 && !onlyTests) return notices.length === ev.notices.length ? ev : { ...ev, notices };
-  const test = cap !== undefined ? Math.min(ev.components.test ?? 0, cap) : ev.components.test;
-  const held = `${cap !== undefined ? `the test signal is ${heldAt(test ?? 0, ref!.step)}, and ` : ""}this step cannot end the session`;
+  // With no earlier point that ran tests (the baseline timed out) there is nothing to rise above: failing (h24).
+  const test = Math.min(ev.components.test ?? 0, cap ?? 0);
+  const held = `${cap !== undefined ? `the test signal is ${heldAt(test, ref!.step)}` : "the test signal counts as failing, as no earlier point ran the tests"}, and this step cannot end the session`;
   if (onlyTests)
     notices.unshift(
       `${ONLY_TESTS_MARK} (${onlyTests.map((f) => quoted(f, 120)).join(", ")}), so a test that failed there and passes now checks less than it did: ${held}. Fix the code under test; a test that was itself wrong is corrected in the checkout, before a session.`,

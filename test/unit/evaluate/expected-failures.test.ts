@@ -220,6 +220,13 @@ describe("judging a step that changed nothing but test files since the baseline"
     expect(judgeEvaluation(ev, 1, [{ step: 0, evaluation: ref }], W, [], { onlyTests: ["test.js"] })).toEqual(ev);
   });
 
+  it("counts the tests failing where no earlier point ran them (the baseline timed out: h24), so the step cannot become best", () => {
+    const timedOut = { ...evaluation(tap("failed")), tests: null, components: { test: 0 }, score: 0, testsPass: false };
+    const ev = judgeEvaluation(evaluation(tap("passed")), 1, [{ step: 0, evaluation: timedOut }], W, [], { onlyTests: ["test.js"] });
+    expect([ev.components.test, ev.testsPass]).toEqual([0, false]);
+    expect(ev.notices[0]).toMatch(/the test signal counts as failing, as no earlier point ran the tests, and this step cannot end the session/);
+  });
+
   it("says nothing where the tests did not rise (a new failing test, the same failures)", () => {
     const same = judgeEvaluation(evaluation(tap("failed")), 1, [{ step: 0, evaluation: ref }], W, [], { onlyTests: ["test.js"] });
     expect([same.components.test, same.notices]).toEqual([0.5, []]);
