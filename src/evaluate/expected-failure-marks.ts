@@ -11,22 +11,43 @@ import type { ExpectedFailureMark } from "./runners/index.js";
 
 const MAX_LISTED = 5;
 
+/** A test file as the baseline had it and as the step has it ("" where it did not exist). */
+export interface FileTexts {
+  file: string;
+  before: string;
+  after: string;
+}
+
 /**
- * The marks of `after` that `before` does not have (each counted: a second `test.failing` of the same text is
- * the step's), as `"file:line: text"` (the line's text, quoted): a mark the baseline had (a known bug's test)
- * is not the step's.
+ * The marks the step's files have that the baseline's did not (each counted: a second `test.failing` of the same
+ * text is the step's), as `"file:line: text"` (the line's text, quoted). Counted across the files, so that a
+ * known bug's mark the baseline had, moved to another file, is not the step's.
  */
-export function addedMarks(file: string, before: string, after: string, markers: ExpectedFailureMark[]): string[] {
+export function addedMarks(files: FileTexts[], markers: ExpectedFailureMark[]): string[] {
   if (markers.length === 0) return [];
   const had = new Map<string, number>();
-  for (const m of marksIn(file, before, markers)) had.set(m.key, (had.get(m.key) ?? 0) + 1);
+  for (const f of files) for (const m of readable(f.file, f.before, markers)) had.set(m.key, (had.get(m.key) ?? 0) + 1);
   const out: string[] = [];
-  for (const m of marksIn(file, after, markers)) {
-    const n = had.get(m.key) ?? 0;
-    if (n > 0) had.set(m.key, n - 1);
-    else if (!out.includes(m.shown) && out.push(m.shown) >= MAX_LISTED) break;
-  }
+  for (const f of files)
+    for (const m of readable(f.file, f.after, markers)) {
+      const n = had.get(m.key) ?? 0;
+      if (n > 0) had.set(m.key, n - 1);
+      else if (!out.includes(m.shown) && out.push(m.shown) >= MAX_LISTED) return out;
+    }
   return out;
+}
+
+/**
+ * The file's marks; a file too deeply nested to read (TypeScript's parser recurses: a literal a thousand levels
+ * deep overflows the stack, h27) is a mark of its own, so that it neither hides one nor stops the step.
+ */
+function readable(file: string, text: string, markers: ExpectedFailureMark[]): Mark[] {
+  try {
+    return marksIn(file, text, markers);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return [{ key: `${file}:unreadable`, line: 0, shown: quoted(`${file}: too deeply nested to read`, 120) }];
+  }
 }
 
 export interface Mark {
@@ -137,7 +158,13 @@ function markAt(n: ts.Node, word: string, known: Known): ts.Node | undefined {
     if (isAssignment(n.parent) && n.parent.left === n) return undefined; // defining it (AVA's own tests), not using it
     const keys = ts.isPropertyAccessExpression(n) ? [n.name.text] : keysOf(n.argumentExpression, known);
     const called = callOf(n);
-    if (keys?.includes(word)) return called ?? (isTestFunction(n.expression, known) ? n : undefined);
+    if (keys?.includes(word)) {
+      const onTest = isTestFunction(n.expression, known);
+      // On an object not known for a test function (a fixture's `check.fails('sum', fn)`), only a call with a test's
+      // name: `validation.fails()` of a validator's API is no mark (h27).
+      if (called) return onTest || isNamed(called) ? called : undefined;
+      return onTest ? n : undefined;
+    }
     return keys === undefined && called && isTestFunction(n.expression, known) ? called : undefined;
   }
   // `const { failing } = test`, `({ failing: f } = test)`.
@@ -152,6 +179,12 @@ function markAt(n: ts.Node, word: string, known: Known): ts.Node | undefined {
   }
   if (ts.isCallExpression(n) && n.arguments.some((a) => isTestFunction(a, known)) && n.arguments.some((a) => constString(a, known) === word)) return n;
   return undefined;
+}
+
+/** A call whose first argument is a test's name (a string or a template). */
+function isNamed(c: ts.CallExpression): boolean {
+  const first = c.arguments[0] && unwrap(c.arguments[0]);
+  return first !== undefined && (ts.isStringLiteralLike(first) || ts.isTemplateExpression(first));
 }
 
 const isAssignment = (n: ts.Node): n is ts.BinaryExpression => ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken;
@@ -197,9 +230,7 @@ function outermostCall(c: ts.CallExpression): ts.CallExpression {
  * `summarize('x', { fails: 1 })` is data).
  */
 function marksOptions(c: ts.CallExpression, word: string, known: Known): boolean {
-  const first = c.arguments[0] && unwrap(c.arguments[0]);
-  const named =
-    first !== undefined && (ts.isStringLiteralLike(first) || ts.isTemplateExpression(first)) && c.arguments.some((a) => ts.isFunctionLike(unwrap(a)));
+  const named = isNamed(c) && c.arguments.some((a) => ts.isFunctionLike(unwrap(a)));
   return (named || isTestFunction(c.expression, known)) && c.arguments.slice(1).some((a) => optionsMark(a, word, known));
 }
 

@@ -5,6 +5,7 @@
  * words mark one is each runner's descriptor's (`expectedFailure`); only the session's runners' are looked
  * for, and only in test files. The reading is expected-failure-marks.ts's.
  */
+import type { FileTexts } from "./expected-failure-marks.js";
 import type { ExpectedFailureMark, RunnerDescriptor } from "./runners/index.js";
 
 /** The marks the session's runners know. */
@@ -14,10 +15,11 @@ export const markersOf = (runners: RunnerDescriptor[]): ExpectedFailureMark[] =>
 export const mayMarkExpectedFailure = (file: string): boolean => /\.[cm]?[jt]sx?$/.test(file);
 
 /**
- * The marks of `after` that `before` does not have, as `"file:line: text"` (at most five). TypeScript's parser
- * is loaded here, at the first test file a session reads, not when the server starts (a few hundred ms).
+ * The marks the step's test files have that the baseline's did not, as `"file:line: text"` (at most five).
+ * TypeScript's parser is loaded here, at the first test file a session reads, not when the server starts (a few
+ * hundred ms).
  */
-export async function addedExpectedFailures(file: string, before: string, after: string, markers: ExpectedFailureMark[]): Promise<string[]> {
-  if (markers.length === 0) return [];
-  return (await import("./expected-failure-marks.js")).addedMarks(file, before, after, markers);
+export async function addedExpectedFailures(files: FileTexts[], markers: ExpectedFailureMark[]): Promise<string[]> {
+  if (markers.length === 0 || files.length === 0) return [];
+  return (await import("./expected-failure-marks.js")).addedMarks(files, markers);
 }

@@ -191,7 +191,7 @@ async function evaluateTree(
   await written;
   const runners = s.config.commands.test ? projectRunners(s.config.commands.test, applied.worktree) : [];
   const declared = failingTestFiles(referencePoint(s.entries)?.evaluation.tests, runners);
-  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, s.config.protectTests ?? [], markersOf(runners), declared);
+  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, s.config.protectTests ?? [], markersOf(runners), runners, declared);
   ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path), ...edits });
   profileMark("judge");
   return { ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(ranIn ? { ranIn } : {}) };

@@ -6,6 +6,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
+import type { FileTexts } from "../evaluate/expected-failure-marks.js";
 import { addedExpectedFailures, mayMarkExpectedFailure } from "../evaluate/expected-failures.js";
 import { type ExpectedFailureMark, isTestConfigFile, type RunnerDescriptor } from "../evaluate/runners/index.js";
 import { isTestByName } from "../evaluate/test-paths.js";
@@ -77,6 +78,7 @@ export async function landedOps(worktree: string, ops: FileOp[]): Promise<FileOp
 
 const MAX_MARKED_FILES = 200;
 const MAX_MARKED_BYTES = 2_000_000;
+const MAX_MARKED_TOTAL = 16_000_000;
 const isFile = (e: TreeEntry | null): e is TreeEntry => !!e && (e.mode === "100644" || e.mode === "100755");
 
 /**
@@ -127,26 +129,33 @@ export async function testEditsSince(
   tree: string,
   protect: string[],
   markers: ExpectedFailureMark[],
+  runners: RunnerDescriptor[] = [],
   declared: string[] = [],
 ): Promise<TestEdits> {
   if (baseTree === tree) return { expectedFailures: [] };
   const changed = await diffPaths(commonDir, baseTree, tree);
-  const isTest = (f: string) => isTestPath(f, protect) || declared.some((d) => f === d || f.endsWith(`/${d}`));
+  const isTest = (f: string) => isTestPath(f, protect) || runners.some((r) => r.testFileNames?.test(f)) || declared.some((d) => f === d || f.endsWith(`/${d}`));
   const tests = changed.filter(isTest);
   const code = changed.filter((f) => !isTest(f) && !PROSE_RE.test(f));
   const onlyTests = tests.length > 0 && code.length === 0 ? { onlyTests: tests.slice(0, 8) } : {};
-  const files = markers.length ? tests.filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES) : [];
-  const out: string[] = [];
+  // Source files may hold tests too (Vitest's in-source tests): read where the runner has such a form.
+  const inSource = runners.flatMap((r) => r.inSourceTests ?? []);
+  const files = markers.length ? [...tests, ...(inSource.length ? code : [])].filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES) : [];
   const text = async (e: TreeEntry | null): Promise<string> => {
     if (!isFile(e)) return "";
     const b = await readBlobBytes(commonDir, e.oid);
     return b.length > MAX_MARKED_BYTES ? b.subarray(0, MAX_MARKED_BYTES).toString("utf8") : b.toString("utf8");
   };
-  for (const f of files) {
-    const now = await entryAt(commonDir, tree, f);
-    if (!isFile(now)) continue;
-    out.push(...(await addedExpectedFailures(f, await text(await entryAt(commonDir, baseTree, f)), await text(now), markers)));
-    if (out.length >= 5) break;
+  // Deleted files too: a known bug's mark moved to another file is the baseline's (h27).
+  const texts: FileTexts[] = [];
+  for (let f = 0, bytes = 0; f < files.length && bytes < MAX_MARKED_TOTAL; f++) {
+    const t = {
+      file: files[f]!,
+      before: await text(await entryAt(commonDir, baseTree, files[f]!)),
+      after: await text(await entryAt(commonDir, tree, files[f]!)),
+    };
+    bytes += t.before.length + t.after.length;
+    if (isTest(t.file) || inSource.some((m) => t.before.includes(m) || t.after.includes(m))) texts.push(t);
   }
-  return { expectedFailures: out.slice(0, 5), ...onlyTests };
+  return { expectedFailures: await addedExpectedFailures(texts, markers), ...onlyTests };
 }

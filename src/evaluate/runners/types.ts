@@ -66,6 +66,10 @@ export interface RunnerDescriptor {
    * test signal nor end the session (evaluate/expected-failures.ts reads the files' syntax trees).
    */
   expectedFailure?: ExpectedFailureMark;
+  /** Test files it runs by default that the shared list (evaluate/test-paths.ts) does not name: Jest's `src/spec.js`. */
+  testFileNames?: RegExp;
+  /** Text that makes a source file hold tests too (Vitest's in-source tests: `import.meta.vitest`). */
+  inSourceTests?: string;
   /**
    * The file a test of this name is declared in, where the name says it (pytest's `t/test_a.py::test_x`, a
    * doctest file's `docs/usage.rst::usage.rst`; unittest's `pkg.test_a.TestA.test_x` as `pkg/test_a.py`, maybe

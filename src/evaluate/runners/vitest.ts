@@ -16,6 +16,8 @@ export const vitest: RunnerDescriptor = {
   // Its JSON, JUnit and TAP reports print `test.fails` (or `{ fails: true }`, a fixture's `check.fails`) as a pass; only the default summary counts it.
   // Also its options object: `test('sum', { fails: true }, fn)`.
   expectedFailure: { word: "fails", options: true },
+  // With `includeSource`, a source file's `if (import.meta.vitest)` block holds tests (h27).
+  inSourceTests: "import.meta.vitest",
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   // Filters match files by path (`./` keeps a leading `-` from being an option); a `:` would be read as `file:line`.

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
-import { addedMarks as addedExpectedFailures, marksIn } from "../../../src/evaluate/expected-failure-marks.js";
+import { addedMarks, marksIn } from "../../../src/evaluate/expected-failure-marks.js";
 import { markersOf, mayMarkExpectedFailure } from "../../../src/evaluate/expected-failures.js";
 import { judgeEvaluation } from "../../../src/evaluate/judge.js";
 import { RUNNERS } from "../../../src/evaluate/runners/index.js";
@@ -16,6 +16,9 @@ const W = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
 
 const ALL = markersOf([...RUNNERS]);
 const byId = (id: string) => markersOf(RUNNERS.filter((r) => r.id === id));
+
+const addedExpectedFailures = (file: string, before: string, after: string, markers: ReturnType<typeof markersOf>) =>
+  addedMarks([{ file, before, after }], markers);
 
 describe("the marks a step adds to a test file", () => {
   const base = "const test = require('ava');\ntest('adds', t => { t.is(add(1, 2), 3); });\n";
@@ -83,6 +86,26 @@ describe("the marks a step adds to a test file", () => {
     expect(addedExpectedFailures("test.js", `${base}${known}\n`, `${base}test.failing('adds', t => {});\n`, ALL)).toHaveLength(1);
   });
 
+  it("counts across the step's files: a known bug's mark moved to another file is the baseline's (h27)", () => {
+    const known = "test.fails('known bug', () => { expect(1).toBe(2); });\n";
+    const moved = addedMarks(
+      [
+        { file: "test/sum.test.js", before: `${base}${known}`, after: base },
+        { file: "test/known-bugs.test.js", before: "", after: known },
+      ],
+      byId("vitest"),
+    );
+    expect(moved).toEqual([]);
+    expect(addedMarks([{ file: "test/known-bugs.test.js", before: "", after: known }], byId("vitest"))).toHaveLength(1);
+  });
+
+  it("takes a file too deeply nested to read for a mark, instead of failing the step (h27)", () => {
+    const deep = `test('parses', () => { expect(parse(${"[".repeat(3000)}${"]".repeat(3000)})).toBeDefined(); });\n`;
+    expect(addedMarks([{ file: "test/deep.test.js", before: "", after: deep }], byId("vitest"))).toEqual([
+      JSON.stringify("test/deep.test.js: too deeply nested to read"),
+    ]);
+  });
+
   it("leaves a test's own data of the same name", () => {
     for (const src of [
       "expect(stats.failing).toBe(1)",
@@ -101,6 +124,9 @@ describe("the marks a step adds to a test file", () => {
       "test('sum', { fails: false }, () => {});",
       "test('sum', { fails: 0, timeout: 5 }, () => {});",
       "handlers[type](event);",
+      // A validator's API (validatorjs: `validation.passes()`, `validation.fails()`), h27.
+      "expect(new Validator(data, rules).fails()).toBe(true);",
+      "if (validation.fails(done)) return;",
       "test.each([{ fails: true }])('row %o', (row) => {});",
       "// test.fails('sum', () => {})",
       // Found by reading Vitest's, Jest's and AVA's own test files: a variable named like a test function, what else a
