@@ -8,6 +8,7 @@ import { type HookPlan, hookPlan, hooksKept, hooksLeftOut, isHook, NO_HOOKS, typ
 import { parsePackageJson } from "../evaluate/package-json.js";
 import { RUNNERS, type RunnerDescriptor, runnerOfCommand } from "../evaluate/runners/index.js";
 import type { Detected, RepoView } from "./detect-commands.js";
+import { workspacePatterns } from "./workspaces.js";
 
 type PmName = "npm" | "pnpm" | "yarn" | "bun";
 export interface PackageManager {
@@ -231,22 +232,38 @@ const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 77)}...` : s);
 
 /**
  * A pre or post script of another package.json of the repository (a workspace's `posttest`), found within three
- * folders of the root (node_modules and hidden folders left out, a few hundred folders looked at): npm runs it
+ * folders of the root (declared workspaces first; node_modules and hidden folders left out, 3,000 entries looked at): npm runs it
  * when the test script reaches that package (`npm test --workspaces`, `cd packages/core && npm test`).
  */
 export function otherPackageHook(repo: RepoView): OtherHook | undefined {
+  const hookOf = (rel: string): OtherHook | undefined => {
+    const scripts = readPackageJson(repo.read(rel, 200_000))?.scripts ?? {};
+    const hook = Object.keys(scripts).find((k) => isHook(k, scripts));
+    return hook ? { hook, file: rel } : undefined;
+  };
+  // The declared workspaces first (`packages/*`, `apps/web`): a folder of examples sorted before them, or a
+  // package named `packages/socket.io`, must not hide them (h27).
+  for (const p of workspacePatterns(repo.read("package.json", 200_000), repo.read("pnpm-workspace.yaml", 64_000))) {
+    if (p.startsWith("!")) continue;
+    const base = p.replace(/^\.\//, "").replace(/\/\*\*?$/, "");
+    if (base.includes("*") || base.split("/").includes("..")) continue;
+    const dirs = base === p.replace(/^\.\//, "") ? [base] : repo.list(base).map((d) => `${base}/${d}`);
+    for (const d of dirs.slice(0, 500)) {
+      const found = repo.has(`${d}/package.json`) ? hookOf(`${d}/package.json`) : undefined;
+      if (found) return found;
+    }
+  }
   let looked = 0;
   const queue: [string, number][] = [["", 0]];
-  while (queue.length > 0 && looked < 400) {
+  while (queue.length > 0 && looked < 3000) {
     const [dir, depth] = queue.shift()!;
     for (const name of repo.list(dir)) {
-      if (name === "node_modules" || name.startsWith(".") || ++looked > 400) continue;
+      if (name === "node_modules" || name.startsWith(".") || ++looked > 3000) continue;
       const rel = dir ? `${dir}/${name}` : name;
       if (name === "package.json" && dir !== "") {
-        const scripts = readPackageJson(repo.read(rel, 200_000))?.scripts ?? {};
-        const hook = Object.keys(scripts).find((k) => isHook(k, scripts));
-        if (hook) return { hook, file: rel };
-      } else if (depth < 3 && !name.includes(".")) queue.push([rel, depth + 1]);
+        const found = hookOf(rel);
+        if (found) return found;
+      } else if (depth < 3) queue.push([rel, depth + 1]);
     }
   }
   return undefined;

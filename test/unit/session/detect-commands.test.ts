@@ -37,6 +37,19 @@ describe("hooks of other packages", () => {
     expect(otherPackageHook(view(files))).toEqual({ hook: "posttest", file: "packages/core/package.json" });
     const d = detectCommands(view({ ...files, "package-lock.json": "{}" }));
     expect(d?.args.testCmd).toBe("npm test");
+    // Declared workspaces first: 80 example folders sorted before them, a package named like a file (h27).
+    const examples = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`examples/ex${i}/package.json`, pkg({ scripts: { start: "node ." } })]));
+    const dotted = {
+      ...examples,
+      "package.json": pkg({ workspaces: ["packages/*"], scripts: { test: "npm test --workspaces", posttest: "tsc --noEmit" } }),
+      "packages/core.js/package.json": pkg({ scripts: { test: "node --test", posttest: "node --test test/extra/" } }),
+    };
+    expect(otherPackageHook(view(dotted))).toEqual({ hook: "posttest", file: "packages/core.js/package.json" });
+    // Undeclared, a dotted folder is still looked into.
+    expect(otherPackageHook(view({ ...dotted, "package.json": pkg({ scripts: { test: "cd packages/core.js && npm test" } }) }))).toEqual({
+      hook: "posttest",
+      file: "packages/core.js/package.json",
+    });
     // node_modules and the root's own package.json are not another package's.
     expect(
       otherPackageHook(view({ "package.json": files["package.json"], "node_modules/x/package.json": files["node_modules/x/package.json"] })),
