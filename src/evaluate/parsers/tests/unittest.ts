@@ -104,8 +104,8 @@ export function parseUnittest(input: TestInput): TestCounts | null {
 // (pkg.C.test_x) [msg] (i=3) ... FAIL`); a test whose subtests print starts with no outcome (`... `).
 const VERBOSE_RE = /^( {2})?(\S+) \(([^()\s]+)\)( [[(].*?)?(?:\n.*)? \.\.\.(?: (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success))?\s*$/;
 const DESCRIPTION_RE = /^(?: {2})?\S+ \([^()\s]+\)(?: [[(].*)?$/;
-// A test's own line with what the test itself wrote after the dots (a warning logged to stderr): its outcome
-// follows on a line of its own.
+// A test's own line (or its docstring's) with what the test itself wrote after the dots (a warning logged to
+// stderr): its outcome follows on a line of its own.
 const STARTED_RE = /^(\S+) \(([^()\s]+)\)(?: [[(].*?)? \.\.\. \S/;
 const OUTCOME_RE = /^(ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)$/;
 
@@ -136,7 +136,9 @@ function verboseCases(lines: string[], end: number): TestCase[] | undefined {
     let m = VERBOSE_RE.exec(line);
     if (!m && i > 0 && DESCRIPTION_RE.test(lines[i - 1]!)) m = VERBOSE_RE.exec(`${lines[i - 1]}\n${line}`);
     if (!m) {
-      const started = STARTED_RE.exec(line);
+      // With a docstring the dots follow its first line, under the test's own (`Divide by zero gives None ... <log>`).
+      const prev = i > 0 && DESCRIPTION_RE.test(lines[i - 1]!) ? `${lines[i - 1]}${line.slice(line.indexOf(" ..."))}` : undefined;
+      const started = STARTED_RE.exec(line) ?? (prev !== undefined ? STARTED_RE.exec(prev) : null);
       if (started) {
         pending = testName(started[1]!, started[2]!);
         if (!status.has(pending)) status.set(pending, undefined);

@@ -106,6 +106,8 @@ describe("corpus of real outputs", () => {
       "tape/skip-forms-passing",
       "tape/qs-bug",
       "pytest/tomli-bug-junit",
+      "unittest/py3117-verbose-logged",
+      "unittest/py3117-verbose-docstring-logged",
     ])
       expect(named, t).toContain(t);
     const runners = [
