@@ -161,8 +161,8 @@ function markAt(n: ts.Node, word: string, known: Known): ts.Node | undefined {
     if (keys?.includes(word)) {
       const onTest = isTestFunction(n.expression, known);
       // On an object not known for a test function (a fixture's `check.fails('sum', fn)`), only a call with a test's
-      // name: `validation.fails()` of a validator's API is no mark (h27).
-      if (called) return onTest || isNamed(called) ? called : undefined;
+      // name and body: `validation.fails()` of a validator (h27), `api.fails("ECONNRESET")` of a fake (h28) are none.
+      if (called) return onTest || (isNamed(called) && hasBody(called)) ? called : undefined;
       return onTest ? n : undefined;
     }
     return keys === undefined && called && isTestFunction(n.expression, known) ? called : undefined;
@@ -186,6 +186,8 @@ function isNamed(c: ts.CallExpression): boolean {
   const first = c.arguments[0] && unwrap(c.arguments[0]);
   return first !== undefined && (ts.isStringLiteralLike(first) || ts.isTemplateExpression(first));
 }
+
+const hasBody = (c: ts.CallExpression): boolean => c.arguments.some((a) => ts.isFunctionLike(unwrap(a)));
 
 const isAssignment = (n: ts.Node): n is ts.BinaryExpression => ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken;
 
@@ -230,7 +232,7 @@ function outermostCall(c: ts.CallExpression): ts.CallExpression {
  * `summarize('x', { fails: 1 })` is data).
  */
 function marksOptions(c: ts.CallExpression, word: string, known: Known): boolean {
-  const named = isNamed(c) && c.arguments.some((a) => ts.isFunctionLike(unwrap(a)));
+  const named = isNamed(c) && hasBody(c);
   return (named || isTestFunction(c.expression, known)) && c.arguments.slice(1).some((a) => optionsMark(a, word, known));
 }
 

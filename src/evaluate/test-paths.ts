@@ -9,22 +9,8 @@
 // Snapshots (`__snapshots__/a.test.js.snap`), golden files (Go's `testdata/`) and mocks are the tests' expectations.
 // `Tests/` as SwiftPM, Symfony components and .NET solutions spell it. Case matters: Symfony's `FrameworkBundle/Test/`
 // ships test helpers, like `testing/` (numpy.testing, mylib/testing/): those are code under test.
-// Fixtures too: a golden file in `fixtures/` rewritten to the bug's output weakens the test that reads it (h24).
-const TEST_DIRS = new Set([
-  "test",
-  "tests",
-  "Tests",
-  "__tests__",
-  "spec",
-  "specs",
-  "e2e",
-  "__snapshots__",
-  "__mocks__",
-  "testdata",
-  "fixtures",
-  "fixture",
-  "__fixtures__",
-]);
+// Not `fixtures/` alone: a library may be named so (testing-cabal/fixtures, h28); `test/fixtures/` is in a test folder.
+const TEST_DIRS = new Set(["test", "tests", "Tests", "__tests__", "spec", "specs", "e2e", "__snapshots__", "__mocks__", "testdata"]);
 
 // AVA's defaults too (a root `test.js`: sindresorhus/slugify's tests are one `test.js`), node --test's
 // (`*_test.js`, `*-test.js`), `*_spec.js`, `a.tests.js`, Detox's `a.e2e.js`, tsd's `index.test-d.ts`,

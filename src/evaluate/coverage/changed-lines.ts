@@ -24,11 +24,11 @@ export type CoverageLanguage = "js" | "py" | "go";
 
 export const languageOf = (file: string): CoverageLanguage | null => (isJsSource(file) ? "js" : /\.py$/.test(file) ? "py" : /\.go$/.test(file) ? "go" : null);
 
-// Benchmarks run under `vitest bench`, which the tests never run: not code under test.
-const BENCH_RE = /(^|\/)(bench|benchmarks?)\/|\.bench\.[cm]?[jt]sx?$/;
+// Fixtures are the tests' data, and benchmarks run under `vitest bench`, which the tests never run: neither is code under test.
+const FIXTURE_OR_BENCH_RE = /(^|\/)(fixtures?|bench|benchmarks?)\/|\.bench\.[cm]?[jt]sx?$/;
 
-/** Test files and fixtures (evaluate/test-paths.ts) and benchmarks: their lines are not the code under test. */
-export const isTestFile = (file: string): boolean => isTestByName(file) || BENCH_RE.test(file);
+/** Test files (evaluate/test-paths.ts), fixtures and benchmarks: their lines are not the code under test. */
+export const isTestFile = (file: string): boolean => isTestByName(file) || FIXTURE_OR_BENCH_RE.test(file);
 
 /**
  * Parses the hunk headers of a `-U0` diff of ONE file: `@@ -a,b +c,d @@` added `d` lines from `c` (a

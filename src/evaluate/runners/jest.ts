@@ -14,8 +14,6 @@ export const jest: RunnerDescriptor = {
   testConfigFiles: ["jest.config.*"],
   // Its --json marks it (`failing: true`, read as skipped); its text reports print it as a pass.
   expectedFailure: { word: "failing" },
-  // Its default testMatch `**/?(*.)+(spec|test).[jt]s?(x)` runs a `spec.js` at any depth (h27).
-  testFileNames: /(?:^|\/)(?:spec|test)\.[jt]sx?$/,
   // -t is a regex over the full name, describe titles and the test's joined by spaces (code-trm: " > ").
   selectByName: (names) => ["-t", anyOf(names.map((n) => n.split(" > ").join(" ")))],
   // Its arguments are regexes over each test file's absolute path.

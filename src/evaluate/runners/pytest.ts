@@ -33,7 +33,10 @@ export const pytest: RunnerDescriptor = {
   // docstring holds the doctest (`src/calc.py::calc.div`), which is the code under test too.
   testFileOf: (name) => {
     const [file, item] = name.split("::", 2);
-    return file && item !== undefined && (!file.endsWith(".py") || /^(?:test|Test)/.test(item)) ? file : undefined;
+    // A test function or class (`test_x`, `TestCalc::test_x`, `test_x[1]`), not a doctest item (`pkg.testcase.TestCase`);
+    // besides modules, doctest text files only (`calc.pyx::…` of pytest-cython is code).
+    const doctestFile = /\.(?:txt|rst|md)$/.test(file ?? "");
+    return file && item !== undefined && (doctestFile || (file.endsWith(".py") && /^(?:test|Test)\w*(?:::|\[|$)/.test(item))) ? file : undefined;
   },
   // Names are node ids (`tests/test_x.py::Class::test[param]`), given as arguments; a failed subtest's
   // message after the id (`node::test [msg] (i=3)`) is dropped: the subtest runs with its test. Only at a

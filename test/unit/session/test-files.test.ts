@@ -90,11 +90,10 @@ describe("test files of a candidate", () => {
       expect(isTestPath(p), p).toBe(false);
     // Kept: AVA's root test-*.js and anything in a test folder; not Symfony's Test/ helpers nor the other cases review had.
     for (const p of ["test-parse.js", "test/test-utils.js", "src/__tests__/test-x.ts"]) expect(isTestPath(p), p).toBe(true);
-    for (const p of ["src/FrameworkBundle/Test/WebTestCase.php", "E2E/login.ts", "Latest.java", "lib/ab_test.ex", "bench/a.js"])
+    // Not a folder named fixtures alone (a library may be: testing-cabal/fixtures, h28); C's tests by name.
+    for (const p of ["src/FrameworkBundle/Test/WebTestCase.php", "E2E/login.ts", "Latest.java", "lib/ab_test.ex", "bench/a.js", "fixtures/_fixtures/a.py"])
       expect(isTestPath(p), p).toBe(false);
-    // Fixtures are the tests' data (h24: a golden file in a root fixtures/ rewritten to the bug's output); C's tests by name.
-    for (const p of ["fixtures/a.js", "test/fixtures/out.txt", "src/__fixtures__/x.json", "calc_test.c", "src/parse_unittest.cc"])
-      expect(isTestPath(p), p).toBe(true);
+    for (const p of ["test/fixtures/out.txt", "calc_test.c", "src/parse_unittest.cc"]) expect(isTestPath(p), p).toBe(true);
     expect(isTestPath("src/session/test-files.ts", ["src/session/**"])).toBe(true);
   });
 
@@ -139,14 +138,20 @@ describe("the files the reference's failing tests are declared in", () => {
       "docs/usage.rst",
       "checks/calc_tests.py",
     ]);
-    // A report's own test file.
-    expect(failingTestFiles({ ...failing([]), failures: [{ name: "adds", testFile: "spec/adds.cjs" }] }, byId("jest"))).toEqual(["spec/adds.cjs"]);
+    // A report's own test file, where its name says test.
+    expect(failingTestFiles({ ...failing([]), failures: [{ name: "adds", testFile: "spec/adds_test.cjs" }] }, byId("jest"))).toEqual(["spec/adds_test.cjs"]);
   });
 
   it("not the code under test: a module's doctest, a module holding code and tests, a path outside", () => {
     expect(failingTestFiles(failing(["src/calc.py::calc.div"]), byId("pytest"))).toEqual([]);
     expect(failingTestFiles(failing(["calc.TestCalc.test_div"], "unittest"), byId("unittest"))).toEqual([]);
     expect(failingTestFiles(failing(["calc.py::test_div", "checks/verify_calc.py::test_div"]), byId("pytest"))).toEqual([]);
+    // h28: Vitest's in-source tests (the report names the source file), a doctest item of a package named test-like,
+    // inline tests in `latest.py` (not a test name), pytest-cython's code.
+    expect(failingTestFiles({ ...failing([]), failures: [{ name: "sum > adds", testFile: "src/sum.js" }] }, byId("vitest"))).toEqual([]);
+    expect(
+      failingTestFiles(failing(["testkit/testcase.py::testkit.testcase.TestCase", "versions/latest.py::test_x", "calc.pyx::calc.div"]), byId("pytest")),
+    ).toEqual([]);
     expect(failingTestFiles(failing(["../x/test_a.py::test_b", "/abs/test_a.py::test_b"]), byId("pytest"))).toEqual([]);
     expect(failingTestFiles(null, byId("pytest"))).toEqual([]);
   });
