@@ -193,9 +193,10 @@ export interface HaltDecision {
 
 /**
  * Halting rules, in order: success, plateau, limit. `strength`: the step's score as its test strength
- * scales it before the floor (strengthScaled), which success needs at passThreshold too.
+ * scales it before the floor (strengthScaled), which success needs at passThreshold too. `heldPassing`: the
+ * runner reported no failing test, yet the step does not pass (a rule of judge.ts holds it, or the command failed).
  */
-export function haltDecision(p: Progress | undefined, testsPass: boolean, policy: HaltPolicy, strength?: number): HaltDecision {
+export function haltDecision(p: Progress | undefined, testsPass: boolean, policy: HaltPolicy, strength?: number, heldPassing = false): HaltDecision {
   if (!p || p.step === 0) {
     return { shouldHalt: false, reasons: ["no candidate evaluated yet"] };
   }
@@ -211,8 +212,12 @@ export function haltDecision(p: Progress | undefined, testsPass: boolean, policy
     reasons.push(`limit: reached maxSteps ${policy.maxSteps}`);
   }
   if (reasons.length === 0) {
+    // Every test the runner reported passed, yet the step does not pass: a rule holds it (a test marked to fail,
+    // tests-only edits, another format) or the command failed after them (a coverage gate); its notes say which.
     const why = !testsPass
-      ? "tests failing"
+      ? heldPassing
+        ? "every test reported passing, but the step does not pass (see its notes)"
+        : "tests failing"
       : p.step < policy.minSteps
         ? `minSteps ${policy.minSteps} not reached`
         : weak && p.score >= policy.passThreshold

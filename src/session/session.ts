@@ -166,6 +166,7 @@ export class Session {
       last?.evaluation.testsPass ?? false,
       this.config.halt,
       last?.evaluation.strength?.scaled,
+      !!last && !last.evaluation.testsPass && last.evaluation.tests?.failed === 0 && !last.evaluation.partial,
     );
   }
 

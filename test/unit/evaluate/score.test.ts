@@ -76,6 +76,11 @@ describe("EMA, improvement and halting", () => {
     expect(haltDecision(p, true, { ...H, minSteps: 2 }).shouldHalt).toBe(false);
     expect(haltDecision(p, false, H).shouldHalt).toBe(false);
     expect(haltDecision({ ...p, score: 0.9 }, true, H).shouldHalt).toBe(false);
+    // A step held by a rule while every test passed is not said to have failing tests (h22).
+    expect(haltDecision(p, false, H).reasons[0]).toMatch(/^tests failing; /);
+    expect(haltDecision(p, false, H, undefined, true).reasons[0]).toMatch(
+      /^every test reported passing, but the step does not pass \(see its notes\); step 1\//,
+    );
   });
   it("halts on plateau and on the step limit, reasons in the documented order", () => {
     const plateau = { step: 12, score: 0.5, ema: 0.5, bestScore: 0.6, bestStep: 1, noImproveStreak: 3, improved: false };
