@@ -45,8 +45,9 @@ export function parseUnittest(input: TestInput): TestCounts | null {
   const failures: TestFailure[] = [];
   // Per failing test, its blocks and whether any is a subtest's.
   const blocks = new Map<string, { n: number; sub: boolean }>();
+  const inner = innerRuns(lines, ranAt);
   for (let i = 0; i < ranAt; i++) {
-    if (!/^={20,}$/.test(lines[i]!)) continue;
+    if (!/^={20,}$/.test(lines[i]!) || inner[i]) continue;
     const head = /^(FAIL|ERROR|UNEXPECTED SUCCESS): (.+)$/.exec(lines[i + 1] ?? "");
     if (!head) continue;
     let j = i + 2;
@@ -98,6 +99,28 @@ export function parseUnittest(input: TestInput): TestCounts | null {
   // (unittest does not capture output), and would pass for a test.
   if (agree(cases)) return counts("unittest", { passed, failed: failedTests, skipped, total: ran }, failures, undefined, cases);
   return counts("unittest", { passed, failed: failedTests, skipped, total: ran }, failures);
+}
+
+/**
+ * The lines a test printed while it ran a suite of its own (a test of a unittest helper runs `TextTestRunner()`,
+ * which writes to stderr too): between the test's `-v` line left open (`test_gives_up (…) ... F`) and its
+ * outcome on a line of its own, holding that run's `Ran 1 test` summary. Its FAIL blocks are that run's, not
+ * this one's (h24: an all-passing run was read as 1 failed, and its right fix held).
+ */
+function innerRuns(lines: string[], end: number): boolean[] {
+  const inside = new Array<boolean>(end).fill(false);
+  let open = -1;
+  for (let i = 0; i < end; i++) {
+    const line = lines[i]!;
+    if (open >= 0 && OUTCOME_RE.test(line.trimEnd())) {
+      if (lines.slice(open + 1, i).some((l) => RAN_RE.test(l))) inside.fill(true, open + 1, i);
+      open = -1;
+    } else if (line.includes(" ...") && !line.startsWith(" ")) {
+      const m = VERBOSE_RE.exec(line);
+      if (m ? m[5] === undefined : STARTED_RE.test(line)) open = i;
+    }
+  }
+  return inside;
 }
 
 // `test_x (pkg.C.test_x) ... ok`; a subtest's line is indented and adds what shows it (`  test_x

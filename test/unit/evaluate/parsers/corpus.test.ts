@@ -108,6 +108,7 @@ describe("corpus of real outputs", () => {
       "pytest/tomli-bug-junit",
       "unittest/py3117-verbose-logged",
       "unittest/py3117-verbose-docstring-logged",
+      "unittest/py3117-verbose-inner-run",
     ])
       expect(named, t).toContain(t);
     const runners = [
