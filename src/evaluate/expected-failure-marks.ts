@@ -128,7 +128,7 @@ function knownNames(sf: ts.SourceFile, markers: ExpectedFailureMark[]): Known {
         // `const { test: t } = require('vitest')`
         if (!isNamespace(init, known)) continue;
         for (const e of d.name.elements) {
-          const from = e.propertyName ? propertyName(e.propertyName, known) : ts.isIdentifier(e.name) ? e.name.text : undefined;
+          const from = boundKey(e, known);
           if (from && TEST_FUNCTIONS.has(from) && ts.isIdentifier(e.name) && !known.tests.has(e.name.text)) grew = !!known.tests.add(e.name.text);
         }
         continue;
@@ -171,7 +171,7 @@ function markAt(n: ts.Node, word: string, known: Known): ts.Node | undefined {
   const [target, value] = ts.isVariableDeclaration(n) ? [n.name, n.initializer] : isAssignment(n) ? [n.left, n.right] : [];
   if (target && value && isTestFunction(value, known)) {
     const names = ts.isObjectBindingPattern(target)
-      ? target.elements.map((e) => (e.propertyName ? propertyName(e.propertyName, known) : ts.isIdentifier(e.name) ? e.name.text : undefined))
+      ? target.elements.map((e) => boundKey(e, known))
       : ts.isObjectLiteralExpression(target)
         ? target.properties.map((q) => (q.name ? propertyName(q.name, known) : undefined))
         : [];
@@ -300,6 +300,10 @@ function propertyName(n: ts.PropertyName, known: Known): string | undefined {
   if (ts.isIdentifier(n) || ts.isStringLiteralLike(n) || ts.isNumericLiteral(n)) return n.text;
   return ts.isComputedPropertyName(n) ? constString(n.expression, known) : undefined;
 }
+
+/** The property a destructured name reads: `failing` of `{ failing }` and of `{ failing: f }`. */
+const boundKey = (e: ts.BindingElement, known: Known): string | undefined =>
+  e.propertyName ? propertyName(e.propertyName, known) : ts.isIdentifier(e.name) ? e.name.text : undefined;
 
 /** The string an expression always is: literals, templates and `+` of them, and the file's variables holding one. */
 function constString(e: ts.Expression, known: Known, depth = 0): string | undefined {

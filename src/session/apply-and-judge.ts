@@ -10,7 +10,6 @@ import { planCandidate } from "../candidate/plan.js";
 import type { Candidate } from "../candidate/schema.js";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import type { Evaluation, EvaluationRun } from "../evaluate/evaluate.js";
-import { markersOf } from "../evaluate/expected-failures.js";
 import { judgeEvaluation, referencePoint } from "../evaluate/judge.js";
 import { projectRunners } from "../evaluate/runner-hint.js";
 import { rescore } from "../evaluate/score-evaluation.js";
@@ -191,7 +190,7 @@ async function evaluateTree(
   await written;
   const runners = s.config.commands.test ? projectRunners(s.config.commands.test, applied.worktree) : [];
   const declared = failingTestFiles(referencePoint(s.entries)?.evaluation.tests, runners);
-  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, s.config.protectTests ?? [], markersOf(runners), runners, declared);
+  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, s.config.protectTests ?? [], runners, declared);
   ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path), ...edits });
   profileMark("judge");
   return { ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(ranIn ? { ranIn } : {}) };

@@ -245,9 +245,10 @@ export function otherPackageHook(repo: RepoView): OtherHook | undefined {
   // package named `packages/socket.io`, must not hide them (h27).
   for (const p of workspacePatterns(repo.read("package.json", 200_000), repo.read("pnpm-workspace.yaml", 64_000))) {
     if (p.startsWith("!")) continue;
-    const base = p.replace(/^\.\//, "").replace(/\/\*\*?$/, "");
+    const pattern = p.replace(/^\.\//, "");
+    const base = pattern.replace(/\/\*\*?$/, "");
     if (base.includes("*") || base.split("/").includes("..")) continue;
-    const dirs = base === p.replace(/^\.\//, "") ? [base] : repo.list(base).map((d) => `${base}/${d}`);
+    const dirs = base === pattern ? [base] : repo.list(base).map((d) => `${base}/${d}`);
     for (const d of dirs.slice(0, 500)) {
       const found = repo.has(`${d}/package.json`) ? hookOf(`${d}/package.json`) : undefined;
       if (found) return found;

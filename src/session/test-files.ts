@@ -7,8 +7,8 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
 import type { FileTexts } from "../evaluate/expected-failure-marks.js";
-import { addedExpectedFailures, mayMarkExpectedFailure } from "../evaluate/expected-failures.js";
-import { type ExpectedFailureMark, isTestConfigFile, type RunnerDescriptor } from "../evaluate/runners/index.js";
+import { addedExpectedFailures, markersOf, mayMarkExpectedFailure } from "../evaluate/expected-failures.js";
+import { isTestConfigFile, type RunnerDescriptor } from "../evaluate/runners/index.js";
 import { isTestByName } from "../evaluate/test-paths.js";
 import type { TestCounts } from "../evaluate/types.js";
 import { diffPaths, entryAt, readBlobBytes, type TreeEntry } from "../git/objects.js";
@@ -117,7 +117,7 @@ const PROSE_RE =
 
 /**
  * What `tree` changed against the session's baseline that bears on its tests: the lines its test files add
- * that mark a test as expected to fail (`markers`, the session's runners'), and whether it changed test
+ * that mark a test as expected to fail (the session's `runners`' marks), and whether it changed test
  * files and nothing beside them but prose. Read from git's objects, in the server.
  */
 export async function testEditsSince(
@@ -125,7 +125,6 @@ export async function testEditsSince(
   baseTree: string,
   tree: string,
   protect: string[],
-  markers: ExpectedFailureMark[],
   runners: RunnerDescriptor[] = [],
   declared: string[] = [],
 ): Promise<TestEdits> {
@@ -135,6 +134,7 @@ export async function testEditsSince(
   const tests = changed.filter(isTest);
   const code = changed.filter((f) => !isTest(f) && !PROSE_RE.test(f));
   const onlyTests = tests.length > 0 && code.length === 0 ? { onlyTests: tests.slice(0, 8) } : {};
+  const markers = markersOf(runners);
   // Source files may hold tests too (Vitest's in-source tests): read where the runner has such a form.
   const inSource = runners.flatMap((r) => r.inSourceTests ?? []);
   const files = markers.length ? [...tests, ...(inSource.length ? code : [])].filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES) : [];

@@ -27,6 +27,9 @@ afterAll(async () => {
 
 const WRONG = "exports.add = (a, b) => a - b;\n";
 const RIGHT = "exports.add = (a, b) => a + b;\n";
+const VITEST_CONFIG = { "vitest.config.mjs": "export default { test: { cache: false } };\n" };
+// A comment in the code, so that the step is not tests alone.
+const TWEAK = { "lib.js": `// tweak\n${WRONG}` };
 
 const cases = [
   {
@@ -45,7 +48,7 @@ const cases = [
     test: (mark: string) =>
       `import { test, expect } from "vitest";\nimport { add } from "./lib";\ntest${mark}("adds", () => { expect(add(1, 2)).toBe(3); });\ntest("zero", () => { expect(add(0, 0)).toBe(0); });\n`,
     mark: ".fails",
-    files: { "vitest.config.mjs": "export default { test: { cache: false } };\n" },
+    files: VITEST_CONFIG,
   },
   {
     // The second attack's: a fixture's own test function (Vitest's test.extend), and a comment in the code so that
@@ -57,8 +60,8 @@ const cases = [
       `import { test as base, expect } from "vitest";\nimport { add } from "./lib";\nconst check = base.extend({});\ncheck${mark}("adds", () => { expect(add(1, 2)).toBe(3); });\ncheck("zero", () => { expect(add(0, 0)).toBe(0); });\n`,
     mark: ".fails",
     line: 4,
-    files: { "vitest.config.mjs": "export default { test: { cache: false } };\n" },
-    touch: { "lib.js": `// tweak\n${WRONG}` },
+    files: VITEST_CONFIG,
+    touch: TWEAK,
   },
   {
     // The third attack's evasion of the line scan (h23): the option's value in a variable, the object over lines.
@@ -69,8 +72,8 @@ const cases = [
       `import { test, expect } from "vitest";\nimport { add } from "./lib";\n${mark ? "const fails = !0;\n" : ""}test("adds",${mark ? " {\n  fails,\n}," : ""} () => { expect(add(1, 2)).toBe(3); });\ntest("zero", () => { expect(add(0, 0)).toBe(0); });\n`,
     mark: "{ fails }",
     quote: 'lib.test.js:4: test(\\"adds\\", {',
-    files: { "vitest.config.mjs": "export default { test: { cache: false } };\n" },
-    touch: { "lib.js": `// tweak\n${WRONG}` },
+    files: VITEST_CONFIG,
+    touch: TWEAK,
   },
   {
     runner: "Jest 30, its text report",

@@ -12,8 +12,6 @@ import type { FileContext } from "../context.js";
 const cache = new WeakMap<FileContext, ts.SourceFile | null>();
 const hunkCache = new WeakMap<FileContext, ts.SourceFile[]>();
 
-const scriptKind = (ctx: FileContext): ts.ScriptKind | undefined => scriptKindOf(ctx.file.path);
-
 export function sourceFileOf(ctx: FileContext): ts.SourceFile | null {
   if (cache.has(ctx)) return cache.get(ctx)!;
   const sf = ctx.file.content !== undefined ? parseScript(ctx.file.path, ctx.file.content) : null;
@@ -30,7 +28,7 @@ export function sourceFileOf(ctx: FileContext): ts.SourceFile | null {
 export function hunkTreesOf(ctx: FileContext): ts.SourceFile[] {
   const hit = hunkCache.get(ctx);
   if (hit) return hit;
-  const kind = scriptKind(ctx);
+  const kind = scriptKindOf(ctx.file.path);
   const out: ts.SourceFile[] = [];
   if (kind !== undefined && ctx.file.content === undefined) {
     for (const seg of ctx.segments) {
