@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { removeFile } from "../util/remove-file.js";
 import { startTime } from "./proc.js";
@@ -13,14 +13,21 @@ import { killMarked, RUN_MARKER } from "./sweep.js";
 
 // The record files are written, read and removed in place (synchronous calls): a few per command and
 // per operation, each an asynchronous thread-pool round trip of ~65 µs otherwise (measured here).
+/**
+ * Written whole beside the record, then renamed over it: the record is read (by the command, a later server)
+ * while it is rewritten with the pid, and a truncated one read in between was empty, its marker lost (CI,
+ * run.test.ts). The temporary name starts with a dot, so reapRecordedAll never takes it for a sibling.
+ */
 function writeRecord(file: string, text: string): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   try {
-    writeFileSync(file, text);
+    writeFileSync(tmp, text);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, text);
+    writeFileSync(tmp, text);
   }
+  renameSync(tmp, file);
 }
 
 /**
