@@ -89,10 +89,12 @@ const isFile = (e: TreeEntry | null): e is TreeEntry => !!e && (e.mode === "1006
 export function failingTestFiles(tests: TestCounts | null | undefined, runners: RunnerDescriptor[]): string[] {
   if (!tests) return [];
   const names = tests.cases ? tests.cases.filter((c) => c.status === "failed").map((c) => c.name) : tests.failures.map((f) => f.name);
-  // A code file counts only when its name says test (`testcalc.py`, `calc_tests.py`; not `latest.py`): a module
-  // holding its code and its tests (`calc.py` with a TestCase, Vitest's in-source tests, whose report names the
-  // source file) is the code under test, and a fix there is no test edit (h28).
-  const code = (f: string) => /\.(?:py|[cm]?[jt]sx?|go|rs|rb)$/.test(f) && !/(?:^test|(?:^|[_.-])tests?(?:[_.-]|$))/i.test(f.slice(f.lastIndexOf("/") + 1));
+  // A code file counts only when its name says test or spec (`testcalc.py`, `calc_tests.py`, Jest's `src/sum/spec.js`
+  // (h27); not `latest.py`, `inspect.js`): a module holding its code and its tests (`calc.py` with a TestCase,
+  // Vitest's in-source tests, whose report names the source file) is the code under test, and a fix there is no
+  // test edit (h28).
+  const code = (f: string) =>
+    /\.(?:py|[cm]?[jt]sx?|go|rs|rb)$/.test(f) && !/(?:^test|(?:^|[_.-])(?:tests?|specs?)(?:[_.-]|$))/i.test(f.slice(f.lastIndexOf("/") + 1));
   const files = [
     ...tests.failures.flatMap((f) => (f.testFile ? [f.testFile] : [])),
     ...names.slice(0, 1000).flatMap((n) => runners.flatMap((r) => r.testFileOf?.(n) ?? [])),

@@ -173,6 +173,39 @@ describe("a step that changed nothing but the tests, in files named by the refer
   }, 60_000);
 });
 
+describe("a step that changed nothing but the tests, in a file Jest's default testMatch runs (h27)", () => {
+  it("Jest 30: src/sum/spec.js, weakened, is held (the report names the failing test's file); the fix of the code ends the session", async () => {
+    const TEST = (assertion: string) =>
+      `const { sum } = require("./index.js");\ntest("sums", () => { ${assertion} });\ntest("zero", () => { expect(sum(0, 0)).toBe(0); });\n`;
+    const repo = repoFromFiles(
+      {
+        ".gitignore": "node_modules\n",
+        "package.json": '{ "name": "s", "scripts": { "test": "jest" } }\n',
+        "src/sum/index.js": "exports.sum = (a, b) => a - b;\n",
+        "src/sum/spec.js": TEST("expect(sum(1, 2)).toBe(3);"),
+      },
+      "trm-onlytests-jest-",
+    );
+    symlinkSync(path.join(RUNNERS, "node_modules"), path.join(repo, "node_modules"));
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "npx jest --ci", linkPaths: ["node_modules"], preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
+    const weakened = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "src/sum/spec.js": TEST('expect(typeof sum).toBe("function");') }),
+    });
+    expect(weakened.tests).toMatchObject({ passed: 2, failed: 0 });
+    expect([weakened.score, weakened.shouldHalt, weakened.improved]).toEqual([s.preflight.score, false, false]);
+    expect(weakened.feedback).toMatch(/Since the baseline only test files changed \("src\/sum\/spec\.js"\)/);
+    const right = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "src/sum/index.js": "exports.sum = (a, b) => a + b;\n", "src/sum/spec.js": TEST("expect(sum(1, 2)).toBe(3);") }),
+    });
+    expect([right.score, right.shouldHalt]).toEqual([1, true]);
+    expect(checkoutState(repo)).toEqual(before);
+  }, 120_000);
+});
+
 describe("no hold on code that only shares the words", () => {
   it("node --test: a right fix counting `counts['failing']` in the code under test ends the session", async () => {
     const TALLY = (body: string) =>

@@ -140,6 +140,15 @@ describe("the files the reference's failing tests are declared in", () => {
     ]);
     // A report's own test file, where its name says test.
     expect(failingTestFiles({ ...failing([]), failures: [{ name: "adds", testFile: "spec/adds_test.cjs" }] }, byId("jest"))).toEqual(["spec/adds_test.cjs"]);
+    // Jest's default testMatch runs `spec.js` and `*.spec.js` anywhere (h27 repro-4 B), RSpec-like `_spec` too.
+    const reported = (...files: string[]) => ({ ...failing([]), failures: files.map((testFile) => ({ name: "adds", testFile })) });
+    expect(failingTestFiles(reported("src/sum/spec.js", "src/a.spec.ts", "lib/sum_spec.js"), byId("jest"))).toEqual([
+      "src/sum/spec.js",
+      "src/a.spec.ts",
+      "lib/sum_spec.js",
+    ]);
+    // Words that only contain it are code: `inspect.js`, `aspect.js`, `specials.js`.
+    expect(failingTestFiles(reported("src/inspect.js", "src/aspect.js", "src/specials.js"), byId("jest"))).toEqual([]);
   });
 
   it("not the code under test: a module's doctest, a module holding code and tests, a path outside", () => {
