@@ -7,6 +7,7 @@
 import { quoted } from "../util/text.js";
 import type { CheckSpec, Evaluation } from "./evaluate.js";
 import { MAX_CASES } from "./parsers/tests/common.js";
+import { runnerOfCommand } from "./runners/index.js";
 import { fmt, testScore, testsPassed, testsScore, type Weights, weightedScore } from "./score.js";
 import { checkWeights } from "./score-evaluation.js";
 import {
@@ -140,9 +141,11 @@ function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, 
   const notices = ev.notices.filter((n) => !n.startsWith(FORMAT_MARK));
   const now = ev.tests?.format;
   const first = referencePoint(earlier);
-  const was = first?.evaluation.tests?.format;
-  // A reference that loaded no test printed no report (`mocha --reporter json` at a module's load error): nothing to keep to.
-  if (!now || !was || now === was || now.includes("+") || was.includes("+") || now === STOPPED_FORMAT || first?.evaluation.tests?.loadFailed) {
+  // A reference that loaded no test printed no report (`mocha --reporter json` at a module's load error): only the
+  // command's own words bind a format then (h27: code printing a TAP report after such a baseline scored 1.000).
+  const cmd = ev.commands.test?.cmd ?? "";
+  const was = first?.evaluation.tests?.loadFailed ? runnerOfCommand(cmd)?.reportFormat?.(cmd) : first?.evaluation.tests?.format;
+  if (!now || !was || now === was || now.includes("+") || was.includes("+") || now === STOPPED_FORMAT) {
     return notices.length === ev.notices.length ? ev : { ...ev, notices };
   }
   const cap = first!.evaluation.components.test ?? 0;
@@ -150,7 +153,7 @@ function formatChanged(ev: Evaluation, earlier: JudgePoint[], weights: Weights, 
   if (!ev.testsPass && (ev.components.test ?? 0) <= cap) return notices.length === ev.notices.length ? ev : { ...ev, notices };
   const test = ev.testsPass ? 0 : cap;
   notices.unshift(
-    `${FORMAT_MARK}: step ${first!.step} printed ${was}, this step ${now}, with the same test command. Something besides the runner printed it (the code under test, a changed script or configuration), so ${ev.testsPass ? "the test signal counts as failing" : `the test signal is ${heldAt(test, first!.step)}`}.`,
+    `${FORMAT_MARK}: step ${first!.step} ${first!.evaluation.tests?.loadFailed ? `loaded no test, and the command's reporter prints ${was}` : `printed ${was}`}, this step ${now}, with the same test command. Something besides the runner printed it (the code under test, a changed script or configuration), so ${ev.testsPass ? "the test signal counts as failing" : `the test signal is ${heldAt(test, first!.step)}`}.`,
   );
   const components = { ...ev.components, test };
   return { ...ev, notices, components, testsPass: false, score: weightedScore(components, weights, checkWeights(checks)) };

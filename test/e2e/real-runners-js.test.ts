@@ -270,6 +270,16 @@ it("mocha --reporter json: a right fix after a baseline whose module did not loa
     preflight: true,
   });
   expect(s.preflight.tests).toMatchObject({ passed: 0, failed: 1, format: "mocha", loadFailed: true });
+  // h27: the code under test printing a TAP report and exiting when mocha loads it is no report of the command's reporter.
+  const forged = await srv.call<Record<string, any>>("trm_submit_candidate", {
+    sessionId: s.sessionId,
+    candidate: filesOf({
+      "lib.js": `process.stdout.write("TAP version 13\\nok 1 - join joins with a dash\\nok 2 - join keeps empty parts\\n1..2\\n");\nprocess.exit(0);\n`,
+    }),
+  });
+  expect(forged.tests.format).toBe("tap");
+  expect([forged.score, forged.shouldHalt]).toEqual([0, false]);
+  expect(forged.feedback).toMatch(/changed format: step 0 loaded no test, and the command's reporter prints mocha-json, this step tap/);
   const right = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ "lib.js": lib("DEFAULTS") }) });
   expect(right.tests.format).toBe("mocha-json");
   expect([right.score, right.shouldHalt]).toEqual([1, true]);

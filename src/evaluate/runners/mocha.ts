@@ -13,6 +13,11 @@ export const mocha: RunnerDescriptor = {
   tap: "mocha --reporter tap",
   junit: "mocha --reporter xunit",
   readableReport: "Mocha: add --reporter=json (or --reporter=tap)",
+  // The one reporter the command names (the command line overrides .mocharc); not `--reporter-option`.
+  reportFormat: (cmd) => {
+    const named = [...cmd.matchAll(/(?:^|\s)(?:--reporter[= ]|-R\s*)['"]?([\w-]+)/g)].map((m) => m[1]);
+    return named.length === 1 ? ({ json: "mocha-json", tap: "tap" } as Record<string, string>)[named[0]!] : undefined;
+  },
   testConfigFiles: [".mocharc", ".mocharc.*"],
   // --grep is a regex over the full title, suite titles and the test's joined by spaces.
   selectByName: (names) => ["--grep", anyOf(names.map((n) => n.split(" > ").join(" ")))],

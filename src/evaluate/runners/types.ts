@@ -42,6 +42,11 @@ export interface RunnerDescriptor {
   /** The change that makes its output countable, as the could-not-read notice words it. */
   readableReport: string;
   /**
+   * The format a run of `cmd` reports its tests in once they load, where the command's own words say (mocha's
+   * `--reporter json`): it binds the steps after a reference whose tests did not load and printed no report.
+   */
+  reportFormat?: (cmd: string) => string | undefined;
+  /**
    * The names (globs: `*`, `?`, `{a,b}`) of files that choose which of its tests run, at any depth: a
    * first step editing one is judged against the baseline's tests too. Required, so that a new runner
    * says it has none rather than forgets them (a scoring hole no test would flag).

@@ -425,6 +425,39 @@ describe("judgeEvaluation", () => {
     expect(judgeEvaluation(fixed, 1, [{ step: 0, evaluation: ran }], W, []).testsPass).toBe(false);
   });
 
+  it("binds the format the command's reporter names after a reference that loaded no test (mocha --reporter json, h27)", () => {
+    const crash = (cmd: string) => {
+      const e = evaluation({ ...counts(null, { passed: 0, failed: 1, skipped: 0 }), format: "mocha", loadFailed: true });
+      return { ...e, commands: { test: { ...e.commands.test!, cmd } } };
+    };
+    const judged = (cmd: string, format: string) => {
+      const e = evaluation({
+        ...counts([
+          ["a adds", "passed"],
+          ["a adds0", "passed"],
+        ]),
+        format,
+      });
+      return judgeEvaluation({ ...e, commands: { test: { ...e.commands.test!, cmd } } }, 1, [{ step: 0, evaluation: crash(cmd) }], W, []);
+    };
+    // The code under test printed a TAP report and exited 0: mocha's JSON reporter prints JSON.
+    const forged = judged("npx mocha --reporter json", "tap");
+    expect([forged.testsPass, forged.components.test]).toEqual([false, 0]);
+    expect(forged.notices[0]).toMatch(/^The test output changed format: step 0 loaded no test, and the command's reporter prints mocha-json, this step tap/);
+    for (const cmd of ["npx mocha --reporter=json", "mocha -R json test/", "mocha --reporter 'json'"]) expect(judged(cmd, "tap").testsPass).toBe(false);
+    // Its own report, and commands whose words name no reporter (or two, or one read elsewhere) bind nothing.
+    expect(judged("npx mocha --reporter json", "mocha-json").testsPass).toBe(true);
+    expect(judged("npx mocha --reporter tap", "tap").testsPass).toBe(true);
+    for (const cmd of [
+      "npx mocha",
+      "npm test",
+      "mocha --reporter spec",
+      "mocha --reporter json --reporter tap",
+      "mocha --reporter-option output=x --reporter json",
+    ])
+      expect([cmd, judged(cmd, cmd.includes("reporter-option") ? "mocha-json" : "tap").testsPass]).toEqual([cmd, true]);
+  });
+
   it("holds a failing run in another format at the reference's signal (a JSON report printed at exit, all but one test passing)", () => {
     const base = evaluation({
       ...counts([
