@@ -41,22 +41,25 @@ export interface ParseTestsOptions {
   goModule?: string;
 }
 
+// Each `\r` segment a line of its own (util.ts cleanText).
+const LINES = { lines: true };
+
 export function parseTests(out: CommandOutput, opts: ParseTestsOptions = {}): TestCounts | null {
   const cwd = opts.cwd;
   if (opts.junitXml !== undefined && opts.junitXml.trim() !== "") {
     const fromFile = parseJUnitXml(opts.junitXml, cwd);
     if (fromFile) return fromFile;
   }
-  const stdout = cleanText(out.stdout ?? "");
+  const stdout = cleanText(out.stdout ?? "", LINES);
   // `all` is stdout and stderr interleaved; a caller that only split the streams still gets both.
   const allRaw = out.all !== undefined && out.all !== "" ? out.all : [out.stdout ?? "", out.stderr ?? ""].filter((s) => s !== "").join("\n");
-  const text = allRaw === out.stdout ? stdout : cleanText(allRaw);
+  const text = allRaw === out.stdout ? stdout : cleanText(allRaw, LINES);
   if (text.trim() === "" && stdout.trim() === "") return null;
   const input: TestInput = {
     text,
     lines: splitLines(text),
     stdout: stdout.trim() !== "" ? stdout : text,
-    ...(out.stderr ? { stderr: cleanText(out.stderr) } : {}),
+    ...(out.stderr ? { stderr: cleanText(out.stderr, LINES) } : {}),
     ...(cwd !== undefined ? { cwd } : {}),
     ...(opts.goModule !== undefined ? { goModule: opts.goModule } : {}),
   };

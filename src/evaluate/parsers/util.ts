@@ -13,9 +13,11 @@ export const MAX_MESSAGE_CHARS = 500;
 /**
  * Strips colour codes and turns terminal line endings into plain lines. A carriage return inside a
  * line means the terminal overwrote what came before it (progress bars), so only the text after the
- * last non-empty `\r` segment is what a person saw.
+ * last non-empty `\r` segment is what a person saw. A test report is read with `lines: true`: each
+ * segment is a line, as no runner redraws its own lines without a terminal and what overwrote them was
+ * the code under test's (a progress bar written after unittest's `test_x (…) ... ` hid the test's name).
  */
-export function cleanText(s: string): string {
+export function cleanText(s: string, opts: { lines?: boolean } = {}): string {
   let t = s.indexOf("\u001b") >= 0 || s.indexOf("\u009b") >= 0 ? stripAnsi(s) : s;
   if (t.indexOf("\r") >= 0) {
     t = t.replace(/\r\n/g, "\n");
@@ -25,7 +27,7 @@ export function cleanText(s: string): string {
         .map((line) => {
           if (line.indexOf("\r") < 0) return line;
           const parts = line.split("\r").filter((p) => p.length > 0);
-          return parts.length > 0 ? parts[parts.length - 1]! : "";
+          return opts.lines ? parts.join("\n") : parts.length > 0 ? parts[parts.length - 1]! : "";
         })
         .join("\n");
     }

@@ -131,6 +131,8 @@ const DESCRIPTION_RE = /^(?: {2})?\S+ \([^()\s]+\)(?: [[(].*)?$/;
 // stderr): its outcome follows on a line of its own.
 const STARTED_RE = /^(\S+) \(([^()\s]+)\)(?: [[(].*?)? \.\.\. \S/;
 const OUTCOME_RE = /^(ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)$/;
+// The outcome written straight after what the test wrote without a newline (`... dividing 100%ok`).
+const GLUED_RE = /(ok|FAIL|ERROR|expected failure|unexpected success)$/;
 
 const statusOf = (outcome: string): TestCase["status"] =>
   outcome === "ok" ? "passed" : outcome === "FAIL" || outcome === "ERROR" || outcome === "unexpected success" ? "failed" : "skipped";
@@ -145,43 +147,61 @@ const statusOf = (outcome: string): TestCase["status"] =>
  */
 function verboseCases(lines: string[], end: number): TestCase[] | undefined {
   const status = new Map<string, TestCase["status"] | undefined>();
-  // The test started last whose outcome has not been printed yet.
+  // The test started last whose outcome has not been printed yet, and the outcome glued to the last line it
+  // wrote without a newline, which holds unless its outcome follows on a line of its own.
   let pending: string | undefined;
+  let glued: TestCase["status"] | undefined;
+  const settle = () => {
+    if (pending !== undefined && glued !== undefined && status.get(pending) === undefined) status.set(pending, glued);
+    glued = undefined;
+  };
+  const gluedTo = (text: string) => {
+    const g = GLUED_RE.exec(text.trimEnd());
+    if (g && pending !== undefined && status.get(pending) === undefined) glued = statusOf(g[1]!);
+  };
   for (let i = 0; i < end; i++) {
     const line = lines[i]!;
     const alone = OUTCOME_RE.exec(line.trimEnd());
     if (alone && pending !== undefined && status.get(pending) === undefined) {
       status.set(pending, statusOf(alone[1]!));
       pending = undefined;
+      glued = undefined;
       continue;
     }
-    if (!line.includes(" ...")) continue;
-    let m = VERBOSE_RE.exec(line);
-    if (!m && i > 0 && DESCRIPTION_RE.test(lines[i - 1]!)) m = VERBOSE_RE.exec(`${lines[i - 1]}\n${line}`);
+    let m = line.includes(" ...") ? VERBOSE_RE.exec(line) : null;
+    if (!m && line.includes(" ...") && i > 0 && DESCRIPTION_RE.test(lines[i - 1]!)) m = VERBOSE_RE.exec(`${lines[i - 1]}\n${line}`);
     if (!m) {
       // With a docstring the dots follow its first line, under the test's own (`Divide by zero gives None ... <log>`).
-      const prev = i > 0 && DESCRIPTION_RE.test(lines[i - 1]!) ? `${lines[i - 1]}${line.slice(line.indexOf(" ..."))}` : undefined;
-      const started = STARTED_RE.exec(line) ?? (prev !== undefined ? STARTED_RE.exec(prev) : null);
+      const dots = line.indexOf(" ...");
+      const prev = dots >= 0 && i > 0 && DESCRIPTION_RE.test(lines[i - 1]!) ? `${lines[i - 1]}${line.slice(dots)}` : undefined;
+      const started = dots >= 0 ? (STARTED_RE.exec(line) ?? (prev !== undefined ? STARTED_RE.exec(prev) : null)) : null;
       if (started) {
+        settle();
         pending = testName(started[1]!, started[2]!);
         if (!status.has(pending)) status.set(pending, undefined);
-      }
+        gluedTo(line.slice(dots + 4));
+      } else gluedTo(line);
       continue;
     }
     const name = testName(m[2]!, m[3]!);
     const outcome = m[5];
     // A subtest line with no outcome is not unittest's; a test's own line without one is its start.
     if (outcome === undefined) {
+      if (m[1] === undefined) settle();
       if (m[1] === undefined && !status.has(name)) status.set(name, undefined);
       if (m[1] === undefined) pending = name;
       continue;
     }
-    if (m[1] === undefined) pending = undefined;
+    if (m[1] === undefined) {
+      settle();
+      pending = undefined;
+    }
     const st = statusOf(outcome);
     const was = status.get(name);
     if (was === "failed" || (was === "skipped" && st === "passed")) continue;
     status.set(name, st);
   }
+  settle();
   const cases: TestCase[] = [];
   for (const [name, st] of status) {
     if (st === undefined) return undefined;

@@ -109,6 +109,7 @@ describe("corpus of real outputs", () => {
       "unittest/py3117-verbose-logged",
       "unittest/py3117-verbose-docstring-logged",
       "unittest/py3117-verbose-inner-run",
+      "unittest/py3117-verbose-glued",
     ])
       expect(named, t).toContain(t);
     const runners = [
@@ -135,6 +136,8 @@ describe("corpus of real outputs", () => {
       "unittest/py3117-verbose-print",
       // A warning logged to stderr after a test's dots, its outcome on the next line.
       "unittest/py3117-verbose-logged",
+      // A progress line written with `\r` and no newline: the outcome glued to it.
+      "unittest/py3117-verbose-glued",
       "go-test/verbose-failing",
       "go-test/json-failing",
       "go-test/errorf-verbose",

@@ -306,6 +306,26 @@ describe("parseTests: pytest and unittest", () => {
     expect(r?.failures).toEqual([{ name: "tests.test_calc.CalcTest.test_mul", message: "AssertionError: 7 != 6", file: "tests/test_calc.py", line: 14 }]);
   });
 
+  it("unittest -v: an outcome glued to what a test wrote without a newline, unless one follows on a line of its own", () => {
+    const SEP = "-".repeat(70);
+    const block = (t: string) => ["=".repeat(70), `FAIL: ${t} (m.T.${t})`, SEP, "AssertionError: 1 != 2", ""];
+    const run = (lines: string[], summary: string) =>
+      parseTests(out([...lines, SEP, `Ran ${lines.filter((l) => l.startsWith("test_")).length} tests in 0.001s`, "", summary, ""].join("\n")))?.cases?.map(
+        (c) => `${c.status} ${c.name}`,
+      );
+    // A progress line written with \r: each segment is read as a line, so the name before it is kept (h24 repro-4 B).
+    expect(
+      run(["test_a (m.T.test_a) ... \rdividing 100%ok", "test_b (m.T.test_b) ... progress: 50%FAIL", "", ...block("test_b")], "FAILED (failures=1)"),
+    ).toEqual(["passed m.T.test_a", "failed m.T.test_b"]);
+    // A line that happens to end in "ok", then the outcome alone: the outcome alone counts.
+    expect(run(["test_a (m.T.test_a) ... look", "FAIL", "test_b (m.T.test_b) ... ok", "", ...block("test_a")], "FAILED (failures=1)")).toEqual([
+      "failed m.T.test_a",
+      "passed m.T.test_b",
+    ]);
+    // A glued "ok" on a test with a FAIL block does not agree with the blocks: no names, the counts stand.
+    expect(run(["test_a (m.T.test_a) ... lookok", "test_b (m.T.test_b) ... ok", "", ...block("test_a")], "FAILED (failures=1)")).toBeUndefined();
+  });
+
   it("counts unittest's unexpected successes as failures and expected failures as skipped", () => {
     const r = parseTests(
       out(
