@@ -116,8 +116,10 @@ function innerRuns(lines: string[], end: number): boolean[] {
       if (lines.slice(open + 1, i).some((l) => RAN_RE.test(l))) inside.fill(true, open + 1, i);
       open = -1;
     } else if (line.includes(" ...") && !line.startsWith(" ")) {
-      const m = VERBOSE_RE.exec(line);
-      if (m ? m[5] === undefined : STARTED_RE.test(line)) open = i;
+      // With a docstring the dots follow its first line, under the test's own (h29), as in verboseCases.
+      const prev = i > 0 && DESCRIPTION_RE.test(lines[i - 1]!) ? `${lines[i - 1]}${line.slice(line.indexOf(" ..."))}` : undefined;
+      const m = VERBOSE_RE.exec(line) ?? (prev !== undefined ? VERBOSE_RE.exec(prev) : null);
+      if (m ? m[5] === undefined : STARTED_RE.test(line) || (prev !== undefined && STARTED_RE.test(prev))) open = i;
     }
   }
   return inside;

@@ -110,6 +110,7 @@ describe("corpus of real outputs", () => {
       "unittest/py3117-verbose-docstring-logged",
       "unittest/py3117-verbose-inner-run",
       "unittest/py3117-verbose-glued",
+      "unittest/py3117-verbose-inner-run-docstring",
     ])
       expect(named, t).toContain(t);
     const runners = [
