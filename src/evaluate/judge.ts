@@ -39,6 +39,8 @@ export interface JudgeOptions {
   expectedFailures?: string[];
   /** The files the step's tree changed against the baseline, when all are test files. */
   onlyTests?: string[];
+  /** The files the step changed against the step before it (the last of `earlier`), when all are test files. */
+  onlyTestsSinceLast?: string[];
 }
 
 /**
@@ -91,6 +93,7 @@ export function judgeEvaluation(
 
 const EXPECTED_FAILURE_MARK = "This step marks tests as expected to fail";
 const ONLY_TESTS_MARK = "Since the baseline only test files changed";
+const SINCE_STEP_RE = /^Since step \d+ only test files changed/;
 
 /**
  * Test edits whose effect the report cannot tell from a fix, held at the test signal of the first point that
@@ -105,19 +108,27 @@ const ONLY_TESTS_MARK = "Since the baseline only test files changed";
  *   before a session.
  */
 function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[], opts: JudgeOptions): Evaluation {
-  const notices = ev.notices.filter((n) => !n.startsWith(EXPECTED_FAILURE_MARK) && !n.startsWith(ONLY_TESTS_MARK));
+  const notices = ev.notices.filter((n) => !n.startsWith(EXPECTED_FAILURE_MARK) && !n.startsWith(ONLY_TESTS_MARK) && !SINCE_STEP_RE.test(n));
   const ref = referencePoint(earlier);
   const cap = ref?.evaluation.components.test;
   const marks = opts.expectedFailures ?? [];
   const rose = ev.testsPass || (cap !== undefined && (ev.components.test ?? 0) > cap);
-  const onlyTests = opts.onlyTests?.length && rose ? opts.onlyTests : undefined;
+  const last = earlier[earlier.length - 1];
+  // A code attempt that failed, left in place, and then the failing test changed alone: the step is tests only
+  // since the one before it (h29), though not since the baseline.
+  const sinceLast = !opts.onlyTests?.length && opts.onlyTestsSinceLast?.length && last && ref && last !== ref && passesNow(ev, last, ref);
+  const onlyTests = opts.onlyTests?.length && rose ? opts.onlyTests : sinceLast ? opts.onlyTestsSinceLast : undefined;
   if (marks.length === 0 && !onlyTests) return notices.length === ev.notices.length ? ev : { ...ev, notices };
   // With no earlier point that ran tests (the baseline timed out) there is nothing to rise above: failing (h24).
   const test = Math.min(ev.components.test ?? 0, cap ?? 0);
   const held = `${cap !== undefined ? `the test signal is ${heldAt(test, ref!.step)}` : "the test signal counts as failing, as no earlier point ran the tests"}, and this step cannot end the session`;
-  if (onlyTests)
+  if (onlyTests && !sinceLast)
     notices.unshift(
       `${ONLY_TESTS_MARK} (${onlyTests.map((f) => quoted(f, 120)).join(", ")}), so a test that failed there and passes now checks less than it did: ${held}. Fix the code under test; a test that was itself wrong is corrected in the checkout, before a session.`,
+    );
+  else if (onlyTests)
+    notices.unshift(
+      `${ONLY_TESTS_MARK.replace("the baseline", `step ${last!.step}`)} (${onlyTests.map((f) => quoted(f, 120)).join(", ")}), and a test that failed at step ${ref!.step} and did not pass at step ${last!.step} passes now: it checks less than it did, so ${held}. Fix the code under test (trm_undo takes back a code change that did not fix it); a test that was itself wrong is corrected in the checkout, before a session.`,
     );
   if (marks.length)
     notices.unshift(
@@ -125,6 +136,17 @@ function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weight
     );
   const components = { ...ev.components, test };
   return { ...ev, notices, components, testsPass: false, score: weightedScore(components, weights, checkWeights(checks)) };
+}
+
+/**
+ * A test that failed at the reference and did not pass at the step before passes now (by name), or, where a
+ * point names no test, the test signal rose above the step before's while the reference's was below 1.
+ */
+function passesNow(ev: Evaluation, last: JudgePoint, ref: JudgePoint): boolean {
+  const statuses = (t: TestHistoryPoint["tests"] | undefined) => (t?.cases ? new Map(t.cases.map((c) => [c.name, c.status])) : undefined);
+  const [now, before, atRef] = [statuses(ev.tests), statuses(testsOf(last)), statuses(testsOf(ref))];
+  if (now && before && atRef) return [...now].some(([name, st]) => st === "passed" && atRef.get(name) === "failed" && before.get(name) !== "passed");
+  return (ev.components.test ?? 0) > (last.evaluation.components.test ?? 0) && (ref.evaluation.components.test ?? 0) < 1;
 }
 
 const FORMAT_MARK = "The test output changed format";

@@ -22,7 +22,16 @@ import { type IndexSync, writeCandidateTree } from "./candidate-tree.js";
 import type { CallContext } from "./context.js";
 import { assertNoSecretsIn } from "./secret-scan.js";
 import type { Session } from "./session.js";
-import { assertTestsUntouched, failingTestFiles, landedOps, type TestFileChange, testConfigChanges, testEditsSince, testFileChanges } from "./test-files.js";
+import {
+  assertTestsUntouched,
+  failingTestFiles,
+  landedOps,
+  onlyTestsSince,
+  type TestFileChange,
+  testConfigChanges,
+  testEditsSince,
+  testFileChanges,
+} from "./test-files.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 
 /** A candidate written into a worktree, with what it touched and how to take it back. */
@@ -185,13 +194,28 @@ async function evaluateTree(
     ranIn = applied.worktree;
     ({ evaluation: ev, logs } = await run);
   }
-  // Tests that ran at an earlier step of this history and are now skipped or gone count as failing.
   // The tree's objects are written in the background (a cached evaluation runs no command meanwhile).
   await written;
-  const runners = s.config.commands.test ? projectRunners(s.config.commands.test, applied.worktree) : [];
-  const declared = failingTestFiles(referencePoint(s.entries)?.evaluation.tests, runners);
-  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, s.config.protectTests ?? [], runners, declared);
-  ev = judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, { changedTests: applied.testFiles.map((f) => f.path), ...edits });
+  ev = await judgeTree(s, step, tree, ev, applied.testFiles, applied.worktree);
   profileMark("judge");
   return { ev, logs, ...(cachedFrom ? { cachedFrom } : {}), ...(ranIn ? { ranIn } : {}) };
+}
+
+/**
+ * A tree's evaluation judged against the session's earlier steps: tests that ran at an earlier step of this
+ * history and are now skipped or gone count as failing, test edits since the baseline are held (judge.ts).
+ */
+export async function judgeTree(s: Session, step: number, tree: string, ev: Evaluation, testFiles: TestFileChange[], worktree: string): Promise<Evaluation> {
+  const runners = s.config.commands.test ? projectRunners(s.config.commands.test, worktree) : [];
+  const declared = failingTestFiles(referencePoint(s.entries)?.evaluation.tests, runners);
+  const protect = s.config.protectTests ?? [];
+  const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, protect, runners, declared);
+  // Against the step before too, when it is not the baseline: a failed code attempt left in place (h29).
+  const sinceLast =
+    edits.onlyTests || s.tipTree === s.baseline.tree ? undefined : await onlyTestsSince(s.config.commonDir, s.tipTree, tree, protect, runners, declared);
+  return judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, {
+    changedTests: testFiles.map((f) => f.path),
+    ...edits,
+    ...(sinceLast ? { onlyTestsSinceLast: sinceLast } : {}),
+  });
 }

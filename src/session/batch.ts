@@ -18,11 +18,11 @@ import { listRefs, writeCommitFast, writeNote } from "../git/session-git.js";
 import { UserError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { alternativeRef } from "./alternatives.js";
-import { type AppliedCandidate, applyCandidate, evaluateApplied, type JudgedTree } from "./apply-and-judge.js";
+import { type AppliedCandidate, applyCandidate, evaluateApplied, type JudgedTree, judgeTree } from "./apply-and-judge.js";
 import { chooseWinner } from "./batch-choice.js";
 import { type IndexSync, writeCandidateTree } from "./candidate-tree.js";
 import type { CallContext } from "./context.js";
-import { ensureReference } from "./preflight.js";
+import { ensureReference, needsReference, referenceBeforeSuccess } from "./preflight.js";
 import { stepMessage } from "./record.js";
 import type { Session } from "./session.js";
 import { recordStep, stepNoteOf } from "./submit.js";
@@ -157,6 +157,16 @@ export async function submitBatch(s: Session, { items, zNotes, maxParallel }: Ba
         "Fix them (trm_validate_candidate checks one without running anything) and resend; nothing was changed.",
       );
     }
+    // A first step with a candidate whose tests all pass and no reference: the baseline's commands run in the
+    // session worktree (still at the baseline), and every candidate's run is judged again against them (preflight.ts).
+    let reference: string | undefined;
+    if (evaluated.some((sl) => sl.judged!.ev.testsPass && sl.judged!.ev.tests) && needsReference(s)) {
+      reference = await referenceBeforeSuccess(s, ctx);
+      for (const sl of evaluated) {
+        const run = inflight.get(sl.judged!.tree);
+        if (run) sl.judged = { ...sl.judged!, ev: await judgeTree(s, step, sl.judged!.tree, (await run).evaluation, sl.applied!.testFiles, s.worktree) };
+      }
+    }
     // By score, a tie to the earlier; a partial estimate never beats a full run's exact score on trust:
     // that candidate's whole suite runs first, and the choice is made again (batch-choice.ts).
     // testStrength weighs the one that would win, as a single submit of it would be (test-strength.ts); its
@@ -221,7 +231,7 @@ export async function submitBatch(s: Session, { items, zNotes, maxParallel }: Ba
       // Whether the session worktree's index needs the step's paths is its own write's answer, not the pool's.
       judged: { ...winner.judged!, indexStale: m.value.indexStale, indexSync: m.value.indexSync },
       extraRefs: (commit) => evaluated.map((sl) => ({ ref: alternativeRef(s, step, sl.k!), next: sl === winner ? commit : sl.commit!, expected: null })),
-      ...(lazy ? { notes: [lazy] } : {}),
+      ...(lazy || reference ? { notes: [(lazy ?? reference)!] } : {}),
     });
     for (const sl of evaluated) {
       if (sl === winner) continue;

@@ -1,9 +1,9 @@
 /**
  * Step 0: the baseline's evaluation, recorded in the baseline's note (with the session's config) and
  * its logs, the best tag on the baseline when the session has no best yet. Run by trm_start_session
- * with `preflight`, or lazily before the first step when that step changes test files: without the
- * baseline's tests, the first step would be its own reference, and a candidate that deletes or skips
- * the failing test would score 1.0 and end the session as a success.
+ * with `preflight`, or lazily for the first step when that step changes test files or its tests all pass:
+ * without the baseline's tests, the first step would be its own reference, and a candidate that deletes,
+ * skips or weakens the failing test would score 1.0 and end the session as a success.
  */
 import type { EvaluationRun } from "../evaluate/evaluate.js";
 import { testsLine } from "../evaluate/feedback.js";
@@ -41,22 +41,37 @@ export async function recordPreflight(s: Session, run: EvaluationRun, why: strin
  * preflight would have. Returns a line for the step's feedback, or nothing when nothing ran.
  */
 export async function ensureReference(s: Session, changed: TestFileChange[], ctx: CallContext): Promise<string | undefined> {
-  if (changed.length === 0 || !s.config.commands.test || s.preflight || s.currentStep !== 0) return undefined;
-  ctx.progress?.("this step changes tests or their configuration and no preflight ran: running the baseline's commands first (step 0)");
+  if (changed.length === 0 || !needsReference(s)) return undefined;
+  const files = `${changed
+    .map((c) => c.path)
+    .slice(0, 3)
+    .join(", ")}${changed.length > 3 ? ", …" : ""}`;
+  return runReference(s, ctx, "changes tests or their configuration", `this step changes ${files}`, "ran first");
+}
+
+/** The session has a test command and no reference for its first step: no preflight ran, the tip is the baseline. */
+export const needsReference = (s: Session): boolean => !!s.config.commands.test && !s.preflight && s.currentStep === 0;
+
+/**
+ * Before a first step recorded as a success when the session has no reference: its tests passing says nothing
+ * of which tests failed before it, so a step that only weakened the failing test (in a file not named a test:
+ * unittest's `testcalc.py`, Jest's `src/sum/spec.js`) would end the session (h29). The baseline's commands run
+ * (in the session worktree, at the baseline again) and the step is judged against them. Costs a run only then.
+ */
+export function referenceBeforeSuccess(s: Session, ctx: CallContext): Promise<string> {
+  return runReference(s, ctx, "would end the session", "this step's tests all pass", "ran");
+}
+
+async function runReference(s: Session, ctx: CallContext, why: string, what: string, ran: string): Promise<string> {
+  ctx.progress?.(`this step ${why} and no preflight ran: running the baseline's commands (step 0)`);
   const run = await s.evaluateHere(0, ctx).catch((err: unknown) => {
-    if (err instanceof EvaluationCancelled)
-      throw new UserError("Cancelled while the baseline's tests ran (before the candidate was written); nothing was recorded.");
+    if (err instanceof EvaluationCancelled) throw new UserError("Cancelled while the baseline's tests ran; nothing was recorded.");
     throw err;
   });
-  await recordPreflight(s, run, "baseline preflight, run before step 1 because it changes tests or their configuration");
+  await recordPreflight(s, run, `baseline preflight, run for step 1 because it ${why}`);
   // The commands may have changed tracked files: the candidate is written on the tip exactly.
   await s.verifyWorktree(s.tip);
   const ev = run.evaluation;
   const tests = ev.commands.test?.skipped ? `tests skipped (${ev.commands.test.skipped})` : ev.tests ? testsLine(ev.tests) : "tests unreadable";
-  return `no preflight had run and this step changes ${changed
-    .map((c) => c.path)
-    .slice(0, 3)
-    .join(
-      ", ",
-    )}${changed.length > 3 ? ", …" : ""}, so the baseline's commands ran first and were recorded as step 0 (score ${fmt(ev.score)}, ${tests}): this step's tests are judged against the baseline's.`;
+  return `no preflight had run and ${what}, so the baseline's commands ${ran} and were recorded as step 0 (score ${fmt(ev.score)}, ${tests}): this step's tests are judged against the baseline's.`;
 }

@@ -1,4 +1,5 @@
 import type { Candidate } from "../candidate/schema.js";
+import type { EvaluationRun } from "../evaluate/evaluate.js";
 import { correlateDiagnostics, correlateFailures, renderFeedback } from "../evaluate/feedback.js";
 import { foldProgress, IMPROVEMENT_EPSILON } from "../evaluate/score.js";
 import { EvaluationCancelled } from "../evaluate/step-command.js";
@@ -10,7 +11,7 @@ import { profileMark } from "../util/profile.js";
 import { type AppliedCandidate, applyCandidate, evaluateApplied, type JudgedTree } from "./apply-and-judge.js";
 import { syncIndex, syncIndexChecked } from "./candidate-tree.js";
 import type { CallContext } from "./context.js";
-import { ensureReference } from "./preflight.js";
+import { ensureReference, needsReference, referenceBeforeSuccess } from "./preflight.js";
 import { bestOffHistoryNote, type StepNote, stepMessage } from "./record.js";
 import type { Session } from "./session.js";
 import { describeTestChanges } from "./test-files.js";
@@ -35,18 +36,32 @@ export async function submitCandidate(s: Session, { candidate, rationale, zNotes
     await s.assertBranchFree();
     profileMark("branch-free");
     let lazy: string | undefined;
-    const applied = await applyCandidate(s, s.worktree, candidate, s.writeJournal, async (tests) => {
+    let applied = await applyCandidate(s, s.worktree, candidate, s.writeJournal, async (tests) => {
       lazy = await ensureReference(s, tests, ctx);
     });
     const step = s.currentStep + 1;
     profileMark("apply");
-    let judged: JudgedTree;
-    try {
-      judged = await evaluateApplied(s, applied, step, ctx);
-    } catch (err) {
+    // The candidate's run, kept to be judged again once the baseline's has run (below).
+    const inflight = new Map<string, Promise<EvaluationRun>>();
+    const evaluate = async () => {
+      try {
+        return await evaluateApplied(s, applied, step, ctx, inflight);
+      } catch (err) {
+        await applied.undo();
+        if (err instanceof EvaluationCancelled)
+          throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
+        throw err;
+      }
+    };
+    let judged: JudgedTree = await evaluate();
+    // A first step whose tests all pass, with no reference: the baseline's commands run in its place (the
+    // candidate taken out and written again), and the same run is judged against them (preflight.ts).
+    if (judged.ev.testsPass && judged.ev.tests && needsReference(s)) {
       await applied.undo();
-      if (err instanceof EvaluationCancelled) throw new UserError("Cancelled: the evaluation was stopped and the candidate rolled back; no step was recorded.");
-      throw err;
+      await s.verifyWorktree(s.tip);
+      lazy = await referenceBeforeSuccess(s, ctx);
+      applied = await applyCandidate(s, s.worktree, candidate, s.writeJournal);
+      judged = await evaluate();
     }
     // testStrength: a success that weak tests allowed is told which lines no test checks, and with a
     // weight scores lower (test-strength.ts).

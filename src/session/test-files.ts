@@ -117,6 +117,30 @@ export interface TestEdits {
 const PROSE_RE =
   /(?:\.(?:md|markdown|rst|adoc)|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|LICENSE|LICENCE|NOTICE|AUTHORS|CONTRIBUTING)(?:\.(?:txt|md|rst))?)$/i;
 
+const testFileRule =
+  (protect: string[], runners: RunnerDescriptor[], declared: string[]) =>
+  (f: string): boolean =>
+    isTestPath(f, protect) || runners.some((r) => r.testFileNames?.test(f)) || declared.some((d) => f === d || f.endsWith(`/${d}`));
+
+/** The changed test files (at most 8), when nothing else but prose changed. */
+function onlyTestFiles(changed: string[], isTest: (f: string) => boolean): string[] | undefined {
+  const tests = changed.filter(isTest);
+  return tests.length > 0 && changed.every((f) => isTest(f) || PROSE_RE.test(f)) ? tests.slice(0, 8) : undefined;
+}
+
+/** The test files `tree` changed against `fromTree` (the step before), when it changed nothing else but prose. */
+export async function onlyTestsSince(
+  commonDir: string,
+  fromTree: string,
+  tree: string,
+  protect: string[],
+  runners: RunnerDescriptor[] = [],
+  declared: string[] = [],
+): Promise<string[] | undefined> {
+  if (fromTree === tree) return undefined;
+  return onlyTestFiles(await diffPaths(commonDir, fromTree, tree), testFileRule(protect, runners, declared));
+}
+
 /**
  * What `tree` changed against the session's baseline that bears on its tests: the lines its test files add
  * that mark a test as expected to fail (the session's `runners`' marks), and whether it changed test
@@ -132,14 +156,15 @@ export async function testEditsSince(
 ): Promise<TestEdits> {
   if (baseTree === tree) return { expectedFailures: [] };
   const changed = await diffPaths(commonDir, baseTree, tree);
-  const isTest = (f: string) => isTestPath(f, protect) || runners.some((r) => r.testFileNames?.test(f)) || declared.some((d) => f === d || f.endsWith(`/${d}`));
+  const isTest = testFileRule(protect, runners, declared);
   const tests = changed.filter(isTest);
-  const code = changed.filter((f) => !isTest(f) && !PROSE_RE.test(f));
-  const onlyTests = tests.length > 0 && code.length === 0 ? { onlyTests: tests.slice(0, 8) } : {};
+  const only = onlyTestFiles(changed, isTest);
+  const onlyTests = only ? { onlyTests: only } : {};
   const markers = markersOf(runners);
   // Source files may hold tests too (Vitest's in-source tests): read where the runner has such a form.
   const inSource = runners.flatMap((r) => r.inSourceTests ?? []);
-  const files = markers.length ? [...tests, ...(inSource.length ? code : [])].filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES) : [];
+  const code = inSource.length ? changed.filter((f) => !isTest(f) && !PROSE_RE.test(f)) : [];
+  const files = markers.length ? [...tests, ...code].filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES) : [];
   const text = async (e: TreeEntry | null): Promise<string> => {
     if (!isFile(e)) return "";
     const b = await readBlobBytes(commonDir, e.oid);

@@ -149,6 +149,47 @@ describe("a step that changed nothing but the tests", () => {
   }, 60_000);
 });
 
+describe("a step that changed nothing but the tests since a code step that did not fix them (h29)", () => {
+  it("node --test: a wrong fix left in place, then the failing assertion changed alone, is held; a test the fix broke may be updated alone", async () => {
+    const TEST = (adds: string, zero = "assert.equal(add(0, 0), 0);") =>
+      `const test = require("node:test");\nconst assert = require("node:assert");\nconst { add } = require("./lib");\ntest("adds", () => { ${adds} });\ntest("zero", () => { ${zero} });\n`;
+    const repo = repoFromFiles({ "lib.js": WRONG, "lib.test.js": TEST("assert.equal(add(1, 2), 3);") }, "trm-onlytests-since-");
+    const before = checkoutState(repo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1 });
+    const attempt = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "lib.js": "exports.add = (a, b) => a * b;\n" }),
+    });
+    expect(attempt.tests).toMatchObject({ passed: 1, failed: 1 });
+    // The assertion made to fit the wrong code (1 * 2 = 2), the code step kept: tests only since step 1.
+    const weakened = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "lib.test.js": TEST("assert.equal(add(1, 2), 2);") }),
+    });
+    expect(weakened.tests).toMatchObject({ passed: 2, failed: 0 });
+    expect([weakened.score, weakened.shouldHalt, weakened.improved]).toEqual([0.5, false, false]);
+    expect(weakened.feedback).toMatch(
+      /Since step 1 only test files changed \("lib\.test\.js"\), and a test that failed at step 0 and did not pass at step 1 passes now/,
+    );
+    // Undone twice; the right fix breaks a test that held the bug (zero's expectation), updated alone next: allowed.
+    await srv.call<Any>("trm_undo", { sessionId: s.sessionId });
+    await srv.call<Any>("trm_undo", { sessionId: s.sessionId });
+    const right = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "lib.js": RIGHT, "lib.test.js": TEST("assert.equal(add(1, 2), 3);", "assert.equal(add(0, 1), -1);") }),
+    });
+    expect(right.tests).toMatchObject({ passed: 1, failed: 1 });
+    const updated = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "lib.test.js": TEST("assert.equal(add(1, 2), 3);", "assert.equal(add(0, 1), 1);") }),
+    });
+    expect([updated.score, updated.shouldHalt]).toEqual([1, true]);
+    expect(updated.feedback).not.toMatch(/only test files changed/);
+    expect(checkoutState(repo)).toEqual(before);
+  }, 120_000);
+});
+
 describe("a step that changed nothing but the tests, in files named by the reference's failing tests", () => {
   it("python -m unittest: a test module unittest's discovery finds (testcalc.py), weakened, is held; the fix of the code ends the session (h24)", async () => {
     const TEST = (assertion: string) =>
@@ -171,6 +212,37 @@ describe("a step that changed nothing but the tests, in files named by the refer
     expect([right.score, right.shouldHalt]).toEqual([1, true]);
     expect(checkoutState(repo)).toEqual(before);
   }, 60_000);
+});
+
+describe("a first step whose tests all pass, without preflight (h29)", () => {
+  it("python -m unittest: the baseline's tests run before it is recorded, so a weakened testcalc.py is held; a right fix still ends the session", async () => {
+    const TEST = (assertion: string) =>
+      `import unittest\nfrom calc import div\n\nclass TestCalc(unittest.TestCase):\n    def test_div(self):\n        ${assertion}\n\n    def test_one(self):\n        self.assertEqual(div(1, 1), 1)\n`;
+    const files = { "calc.py": "def div(a, b):\n    return a * b\n", "testcalc.py": TEST("self.assertEqual(div(6, 3), 2)") };
+    const weakenedRepo = repoFromFiles(files, "trm-noflight-weak-");
+    const before = checkoutState(weakenedRepo);
+    const s = await srv.call<Any>("trm_start_session", { repoPath: weakenedRepo, testCmd: "python3 -m unittest -v" });
+    const weakened = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "testcalc.py": TEST("self.assertTrue(True)") }),
+    });
+    expect(weakened.tests).toMatchObject({ passed: 2, failed: 0 });
+    expect([weakened.score, weakened.shouldHalt]).toEqual([0.5, false]);
+    expect(weakened.feedback).toMatch(
+      /no preflight had run and this step's tests all pass, so the baseline's commands ran and were recorded as step 0 \(score 0\.500/,
+    );
+    expect(weakened.feedback).toMatch(/Since the baseline only test files changed \("testcalc\.py"\)/);
+    expect(checkoutState(weakenedRepo)).toEqual(before);
+    // The right fix at the first step: the baseline runs too, and the session ends.
+    const rightRepo = repoFromFiles(files, "trm-noflight-right-");
+    const r = await srv.call<Any>("trm_start_session", { repoPath: rightRepo, testCmd: "python3 -m unittest -v" });
+    const right = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: r.sessionId,
+      candidate: filesOf({ "calc.py": "def div(a, b):\n    return a / b\n" }),
+    });
+    expect([right.score, right.shouldHalt]).toEqual([1, true]);
+    expect(right.feedback).toMatch(/the baseline's commands ran and were recorded as step 0/);
+  }, 120_000);
 });
 
 describe("a step that changed nothing but the tests, in a file Jest's default testMatch runs (h27)", () => {

@@ -7,7 +7,7 @@ import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
-import { filesCandidate, MEDIAN_RIGHT, statsWith } from "../helpers/fixtures.js";
+import { filesCandidate, MEDIAN_RIGHT, MEDIAN_WRONG, statsWith } from "../helpers/fixtures.js";
 import { checkoutState, g, makeRepo, ROOT, repoFromFiles } from "../helpers/repo.js";
 
 type Any = Record<string, any>;
@@ -192,13 +192,26 @@ describe("no preflight: a step that changes test files is judged against the bas
     expect(checkoutState(repo)).toEqual(before);
   });
 
-  it("a step that changes no test file runs no extra preflight", async () => {
+  it("a first step that changes no test file runs no extra preflight while its tests fail; one whose tests all pass runs the baseline's once (h29)", async () => {
     const repo = makeRepo("js-stats");
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
-    const r = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_RIGHT)) });
+    const wrong = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesCandidate("src/stats.js", statsWith(repo, MEDIAN_WRONG)),
+    });
+    expect(success(wrong)).toBe(false);
+    expect(wrong.feedback).not.toMatch(/no preflight had run/);
+    expect((await srv.call<Any>("trm_get_state", { sessionId: s.sessionId })).history.map((h: Any) => h.step)).toEqual([1]);
+    const fresh = makeRepo("js-stats");
+    const t = await srv.call<Any>("trm_start_session", { repoPath: fresh, testCmd: "node --test" });
+    const r = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: t.sessionId,
+      candidate: filesCandidate("src/stats.js", statsWith(fresh, MEDIAN_RIGHT)),
+    });
     expect(r.score).toBe(1);
     expect(success(r)).toBe(true);
-    expect((await srv.call<Any>("trm_get_state", { sessionId: s.sessionId })).history.map((h: Any) => h.step)).toEqual([1]);
+    expect(r.feedback).toMatch(/no preflight had run and this step's tests all pass, so the baseline's commands ran and were recorded as step 0/);
+    expect((await srv.call<Any>("trm_get_state", { sessionId: t.sessionId })).history.map((h: Any) => h.step)).toEqual([0, 1]);
   });
 });
 

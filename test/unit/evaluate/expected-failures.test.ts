@@ -253,6 +253,35 @@ describe("judging a step that changed nothing but test files since the baseline"
     expect(ev.notices[0]).toMatch(/the test signal counts as failing, as no earlier point ran the tests, and this step cannot end the session/);
   });
 
+  it("holds a failing test passing after a step that changed only tests since a code step that did not fix it (h29)", () => {
+    const attempt = evaluation(tap("failed"));
+    const earlier = [
+      { step: 0, evaluation: ref },
+      { step: 1, evaluation: attempt },
+    ];
+    const ev = judgeEvaluation(evaluation(tap("passed")), 2, earlier, W, [], { onlyTestsSinceLast: ["test.js"] });
+    expect([ev.components.test, ev.testsPass]).toEqual([0.5, false]);
+    expect(ev.notices[0]).toMatch(
+      /^Since step 1 only test files changed \("test\.js"\), and a test that failed at step 0 and did not pass at step 1 passes now: it checks less than it did, so the test signal is held at 0\.500/,
+    );
+    expect(judgeEvaluation(ev, 2, earlier, W, [], { onlyTestsSinceLast: ["test.js"] })).toEqual(ev);
+    // A test the code step broke (it passed at the reference), its expectation updated alone: no hold.
+    const broke = evaluation({
+      ...tap("passed"),
+      passed: 1,
+      failed: 1,
+      failures: [{ name: "zero" }],
+      cases: [
+        { name: "adds", status: "passed" },
+        { name: "zero", status: "failed" },
+      ],
+    });
+    const updated = judgeEvaluation(evaluation(tap("passed")), 2, [earlier[0]!, { step: 1, evaluation: broke }], W, [], { onlyTestsSinceLast: ["test.js"] });
+    expect([updated.components.test, updated.testsPass, updated.notices]).toEqual([1, true, []]);
+    // Right after the reference the baseline's rule applies (onlyTests), not this one.
+    expect(judgeEvaluation(evaluation(tap("passed")), 1, [earlier[0]!], W, [], { onlyTestsSinceLast: ["test.js"] }).testsPass).toBe(true);
+  });
+
   it("says nothing where the tests did not rise (a new failing test, the same failures)", () => {
     const same = judgeEvaluation(evaluation(tap("failed")), 1, [{ step: 0, evaluation: ref }], W, [], { onlyTests: ["test.js"] });
     expect([same.components.test, same.notices]).toEqual([0.5, []]);
