@@ -11,7 +11,8 @@ export function readPrefix(file: string, max: number, links: "follow" | "refuse"
   let fd: number | undefined;
   try {
     if (!(links === "refuse" ? lstatSync(file) : statSync(file)).isFile()) return "";
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    // Refused links stay refused when the file is swapped for one after the check.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | (links === "refuse" ? constants.O_NOFOLLOW : 0));
     // A buffer of the file's size, not of the cap: a caller reading thousands of small files with a
     // cap of 20 MB zero-filled 20 MB each time (minutes for one hostile coverage report).
     const st = fstatSync(fd);

@@ -2,7 +2,8 @@ import { copyFile, lstat, mkdir, readFile, readlink, symlink } from "node:fs/pro
 import path from "node:path";
 import { git } from "../../git/cli.js";
 import { LIMITS } from "../../util/limits.js";
-import { isInside, resolveLinks } from "../../util/paths.js";
+import { isInside, resolveInside, resolveLinks } from "../../util/paths.js";
+import { readPrefix } from "../../util/read-prefix.js";
 import type { FileRewrite } from "../types.js";
 
 /**
@@ -63,8 +64,21 @@ export async function rewritesOf(worktree: string, scratch: string, files: strin
     const st = await lstat(path.join(worktree, f)).catch(() => null);
     // Links are the link's business, and a huge file is no candidate anyone should read.
     if (!st?.isFile() || st.size > LIMITS.maxFileBytes) continue;
-    const [before, after] = await Promise.all([readFile(path.join(worktree, f), "utf8"), readFile(path.join(scratch, f), "utf8").catch(() => null)]);
+    const [before, after] = await Promise.all([readFile(path.join(worktree, f), "utf8"), fixedText(scratch, f)]);
     if (after !== null && after !== before) out.push({ path: f, before, after });
   }
   return out;
+}
+
+/**
+ * What a fixer left at `f` in the copy, when it is a regular file there, reached through no link: the fixer
+ * runs the repository's own code (an ESLint config), which may leave a link to `~/.ssh/id_rsa` or a FIFO in
+ * its place, and the server reading it unconfined handed the key to the model as a fix (h30).
+ */
+async function fixedText(scratch: string, f: string): Promise<string | null> {
+  const at = await resolveInside(scratch, f).catch(() => null);
+  if (!at || at.real !== path.join(await resolveLinks(scratch), ...f.split("/"))) return null;
+  const st = await lstat(at.real).catch(() => null);
+  if (!st?.isFile() || st.size > LIMITS.maxFileBytes) return null;
+  return readPrefix(at.real, LIMITS.maxFileBytes, "refuse");
 }
