@@ -138,11 +138,16 @@ export async function runStepCommand(
   }
 }
 
-/** At most `max` bytes of a file as text, never through a link (a report is a regular file the command wrote). */
+/**
+ * At most `max` bytes of a file as text, never through a link (a report is a regular file the command wrote).
+ * Opened non-blocking and refused unless a regular file: a FIFO in its place hung the server for good (h30).
+ */
 async function readHead(file: string, max: number): Promise<string> {
-  const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const buf = Buffer.alloc(Math.min(max, (await fh.stat()).size));
+    const st = await fh.stat();
+    if (!st.isFile()) throw new Error(`${file} is not a regular file`);
+    const buf = Buffer.alloc(Math.min(max, st.size));
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
     return buf.subarray(0, bytesRead).toString("utf8");
   } finally {
