@@ -321,8 +321,14 @@ export function noDiagnosticsNote(ev: Evaluation): string {
   return `No compiler or lint diagnostic for a fixer to work on, but ${placed.length} failing test${placed.length === 1 ? "" : "s"} point${placed.length === 1 ? "s" : ""} at code: ${shown.join("; ")}${placed.length > 6 ? "; …" : ""}. Read those places (trm_read_lines) and fix the code under test; trm_get_suggestions groups the failures by cause.`;
 }
 
-/** A sandboxed session's fixers run in its sandbox too: they are the repository's own code. */
+/**
+ * A sandboxed session's fixers run in its sandbox too: they are the repository's own code. Its private home is
+ * theirs to write, as a step's commands', so the worktree is no longer known clean: the next step's sync prunes
+ * what they left there before its commands run (h30: an `.npmrc` with a `script-shell` the fixer wrote made the
+ * next step's `npm test` print a pass).
+ */
 function sandboxOf(session: Session): { sandbox?: Sandbox } {
   const { sandbox } = commandPolicy(session.config, session.worktree);
+  if (sandbox) session.worktreeAt = null;
   return sandbox ? { sandbox } : {};
 }
