@@ -114,8 +114,15 @@ export interface TestEdits {
 // what the code reads or runs (data in `rates.json` or a word list `.txt`, a template, a shell script) and counts
 // as a change of the code.
 // By name only with a text extension or none: `src/history.js`, `src/license.js` are code (h24).
+// A news fragment (towncrier and the like: `newsfragments/123.bugfix`, aiohttp's `CHANGES/1234.feature`), by its
+// folder at the root and its kind, is prose too (h29): a project that asks for one beside each fix.
 const PROSE_RE =
-  /(?:\.(?:md|markdown|rst|adoc)|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|LICENSE|LICENCE|NOTICE|AUTHORS|CONTRIBUTING)(?:\.(?:txt|md|rst))?)$/i;
+  /(?:\.(?:md|markdown|rst|adoc)|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|NEWS|LICENSE|LICENCE|NOTICE|AUTHORS|CONTRIBUTING)(?:\.(?:txt|md|rst))?)$/i;
+const FRAGMENT_RE =
+  /^(?:newsfragments|news|changes|changes\.d|changelog|changelog\.d|\.changelog)\/(?:[\w.-]+\/)?[+\w-]+\.(?:feature|bugfix|bug|fix|fixed|doc|docs|removal|removed|misc|breaking|deprecation|deprecated|added|changed|security|packaging|contrib|trivial|internal|significant|improvement|vendor|process)s?(?:\.\d+)?(?:\.(?:md|rst|txt))?$/i;
+
+/** Prose, whose change is no fix: a README, a changelog, a news fragment (not `src/history.js`). */
+export const isProse = (f: string): boolean => PROSE_RE.test(f) || FRAGMENT_RE.test(f);
 
 const testFileRule =
   (protect: string[], runners: RunnerDescriptor[], declared: string[]) =>
@@ -125,7 +132,7 @@ const testFileRule =
 /** The changed test files (at most 8), when nothing else but prose changed. */
 function onlyTestFiles(changed: string[], isTest: (f: string) => boolean): string[] | undefined {
   const tests = changed.filter(isTest);
-  return tests.length > 0 && changed.every((f) => isTest(f) || PROSE_RE.test(f)) ? tests.slice(0, 8) : undefined;
+  return tests.length > 0 && changed.every((f) => isTest(f) || isProse(f)) ? tests.slice(0, 8) : undefined;
 }
 
 /** The test files `tree` changed against `fromTree` (the step before), when it changed nothing else but prose. */
@@ -163,7 +170,7 @@ export async function testEditsSince(
   const markers = markersOf(runners);
   // Source files may hold tests too (Vitest's in-source tests): read where the runner has such a form.
   const inSource = runners.flatMap((r) => r.inSourceTests ?? []);
-  const code = inSource.length ? changed.filter((f) => !isTest(f) && !PROSE_RE.test(f)) : [];
+  const code = inSource.length ? changed.filter((f) => !isTest(f) && !isProse(f)) : [];
   const files = markers.length ? [...tests, ...code].filter(mayMarkExpectedFailure).slice(0, MAX_MARKED_FILES) : [];
   const text = async (e: TreeEntry | null): Promise<string> => {
     if (!isFile(e)) return "";

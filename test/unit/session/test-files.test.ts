@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { FileOp } from "../../../src/candidate/types.js";
 import { RUNNERS } from "../../../src/evaluate/runners/index.js";
 import type { TestCounts } from "../../../src/evaluate/types.js";
-import { assertTestsUntouched, describeTestChanges, failingTestFiles, isTestPath, testFileChanges } from "../../../src/session/test-files.js";
+import { assertTestsUntouched, describeTestChanges, failingTestFiles, isProse, isTestPath, testFileChanges } from "../../../src/session/test-files.js";
 import { matchesGlob } from "../../../src/util/glob.js";
 
 const w = (path: string, create = false): FileOp => ({ op: "write", path, content: Buffer.from("x"), create });
@@ -163,5 +163,25 @@ describe("the files the reference's failing tests are declared in", () => {
     ).toEqual([]);
     expect(failingTestFiles(failing(["../x/test_a.py::test_b", "/abs/test_a.py::test_b"]), byId("pytest"))).toEqual([]);
     expect(failingTestFiles(null, byId("pytest"))).toEqual([]);
+  });
+});
+
+describe("prose beside a test change", () => {
+  it("READMEs, changelogs, NEWS and news fragments at the root's fragment folders (h29); not code named alike", () => {
+    for (const f of [
+      "README.md",
+      "docs/guide.rst",
+      "NEWS",
+      "NEWS.txt",
+      "CHANGES",
+      "newsfragments/123.bugfix",
+      "CHANGES/1234.feature",
+      "changelog.d/20.fixed.md",
+      "news/+abc.misc",
+      "changes/1.doc.rst",
+    ])
+      expect([f, isProse(f)]).toEqual([f, true]);
+    for (const f of ["src/history.js", "src/news.py", "news/models.py", "news/v2.py", "lib/newsfragments/1.bugfix", "changes/apply.go", "src/license.js"])
+      expect([f, isProse(f)]).toEqual([f, false]);
   });
 });
