@@ -19,15 +19,21 @@ const TEST_DIRS = new Set(["test", "tests", "Tests", "__tests__", "spec", "specs
 // Not unittest's whole `test*.py` nor a root `spec.ts`: `testing.py` and `spec.ts` are as often the code under test;
 // nor `*Spec.java` (Kubernetes' `PodSpec.java`) nor `*_test.ex` (ExUnit runs only `.exs`; `ab_test.ex` is a module).
 const TEST_NAME_RE =
-  /(?:^test_.*\.py$|^tests?\.py$|_test\.(?:py|go|rb|exs)$|\.(?:tests?|spec|cy|e2e)\.[cm]?[jt]sx?$|\.test-d\.tsx?$|^tests?\.[cm]?[jt]sx?$|[-_]test\.[cm]?[jt]sx?$|_spec\.(?:[cm]?[jt]sx?|rb)$|^tests?\.rs$|^conftest\.py$|(?:Tests?|IT)\.(?:java|kt|scala|cs|php|swift)$|[_-](?:unit)?test\.(?:c|cc|cpp|cxx)$|\.snap$)/;
+  /(?:^test_.*\.py$|^tests\.py$|_test\.(?:py|go|rb|exs)$|\.(?:tests?|spec|cy|e2e)\.[cm]?[jt]sx?$|\.test-d\.tsx?$|^tests\.[cm]?[jt]sx?$|[-_]test\.[cm]?[jt]sx?$|_spec\.(?:[cm]?[jt]sx?|rb)$|^tests?\.rs$|^conftest\.py$|(?:Tests?|IT)\.(?:java|kt|scala|cs|php|swift)$|[_-](?:unit)?test\.(?:c|cc|cpp|cxx)$|\.snap$)/;
 
 // AVA's and node --test's `test-*.js` at the root only (in a test folder it is a test anyway): below it the name is a
-// module's about tests (Stryker's src/test-runner/test-runner.ts, this project's src/session/test-files.ts).
-const ROOT_TEST_RE = /^test-.+\.[cm]?[jt]sx?$/;
+// module's about tests (Stryker's src/test-runner/test-runner.ts, this project's src/session/test-files.ts). So is
+// a `test.js` or `test.py` (AVA's `test.js`, also its `src/test.js` and `source/test.js`): deeper it is a module as
+// often (werkzeug's src/werkzeug/test.py, mocha's lib/test.js: h29), and where a runner ran a failing test in it,
+// its report names it (session/test-files.ts failingTestFiles).
+const ROOT_TEST_RE = /^(?:test-.+|test)\.[cm]?[jt]sx?$|^test\.py$/;
+const AVA_SRC_TEST_RE = /^(?:src|source)\/test\.[cm]?[jt]sx?$/;
 
 /** A test by the runners' conventions: a test folder on the (repository-relative, `/`-separated) path, or a test file name. */
 export function isTestByName(p: string): boolean {
   const segs = p.split("/");
   const name = segs[segs.length - 1] ?? "";
-  return segs.slice(0, -1).some((s) => TEST_DIRS.has(s)) || TEST_NAME_RE.test(name) || (segs.length === 1 && ROOT_TEST_RE.test(name));
+  return (
+    segs.slice(0, -1).some((s) => TEST_DIRS.has(s)) || TEST_NAME_RE.test(name) || (segs.length === 1 && ROOT_TEST_RE.test(name)) || AVA_SRC_TEST_RE.test(p)
+  );
 }

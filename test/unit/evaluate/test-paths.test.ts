@@ -23,7 +23,9 @@ const TESTS = [
   "lib/parse_test.ts",
   "a_spec.js",
   "test.js",
+  "test.py",
   "src/test.mjs",
+  "source/test.js",
   "test-parse.js",
   "tests/test_calc.py",
   "pkg/calc_test.py",
@@ -59,6 +61,9 @@ const CODE = [
   "api.spec.yaml",
   "config.test.json",
   "E2E/login.ts",
+  // h29: modules named test (werkzeug's test client, mocha's Test class).
+  "src/werkzeug/test.py",
+  "lib/test.js",
 ];
 
 describe("test files by name: one list (evaluate/test-paths.ts)", () => {
