@@ -21,9 +21,19 @@ export interface TestFileChange {
   change: "added" | "modified" | "deleted";
 }
 
-/** A test by the runners' conventions (evaluate/test-paths.ts), or under one of the session's `protectTests` globs. */
+/** Source files by their extension: what a folder of fixtures holds as code, and a report's file that is code. */
+const CODE_RE = /\.(?:py|[cm]?[jt]sx?|go|rs|rb)$/;
+// Golden files and data in a fixtures folder (`fixtures/expected.txt`, AVA's `fixture/`, `__fixtures__/`): the
+// tests' expectations, which a step can rewrite to fit a bug (h29). Code there is code: a library may be named
+// fixtures (testing-cabal/fixtures, h28).
+const FIXTURES_RE = /(?:^|\/)(?:fixtures|fixture|__fixtures__)\//;
+
+/**
+ * A test by the runners' conventions (evaluate/test-paths.ts), data of the tests in a fixtures folder, or under
+ * one of the session's `protectTests` globs.
+ */
 export function isTestPath(p: string, protect: string[] = []): boolean {
-  return isTestByName(p) || matchesAnyGlob(p, protect) !== undefined;
+  return isTestByName(p) || (FIXTURES_RE.test(p) && !CODE_RE.test(p)) || matchesAnyGlob(p, protect) !== undefined;
 }
 
 /**
@@ -93,8 +103,7 @@ export function failingTestFiles(tests: TestCounts | null | undefined, runners: 
   // (h27); not `latest.py`, `inspect.js`): a module holding its code and its tests (`calc.py` with a TestCase,
   // Vitest's in-source tests, whose report names the source file) is the code under test, and a fix there is no
   // test edit (h28).
-  const code = (f: string) =>
-    /\.(?:py|[cm]?[jt]sx?|go|rs|rb)$/.test(f) && !/(?:^test|(?:^|[_.-])(?:tests?|specs?)(?:[_.-]|$))/i.test(f.slice(f.lastIndexOf("/") + 1));
+  const code = (f: string) => CODE_RE.test(f) && !/(?:^test|(?:^|[_.-])(?:tests?|specs?)(?:[_.-]|$))/i.test(f.slice(f.lastIndexOf("/") + 1));
   const files = [
     ...tests.failures.flatMap((f) => (f.testFile ? [f.testFile] : [])),
     ...names.slice(0, 1000).flatMap((n) => runners.flatMap((r) => r.testFileOf?.(n) ?? [])),

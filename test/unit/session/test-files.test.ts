@@ -35,8 +35,8 @@ describe("test files of a candidate", () => {
   it("recognises test files by the runners' conventions", () => {
     for (const p of ["test/a.js", "tests/test_x.py", "src/__tests__/a.ts", "src/a.test.ts", "src/a.spec.mjs", "pkg/a_test.go", "conftest.py", "lib/x_test.py"])
       expect(isTestPath(p), p).toBe(true);
-    // AVA's defaults (a root `test.js`: sindresorhus/slugify; `test-*.js`), mocha's `*-test.js`, Django's `tests.py`.
-    for (const p of ["test.js", "src/test.mjs", "tests.ts", "test-parse.js", "lib/parse-test.js", "app/tests.py", "test.py"])
+    // AVA's defaults (a root `test.js`: sindresorhus/slugify; `test-*.js`), mocha's `*-test.js`, Django's `tests.py` (AVA's `src/test.js` is its descriptor's).
+    for (const p of ["test.js", "tests.ts", "test-parse.js", "lib/parse-test.js", "app/tests.py", "test.py"])
       expect(isTestPath(p), p).toBe(true);
     // node --test's `*_test.js`, `*_spec.js`, `a.tests.js`, tsd, Cypress, Rust's tests.rs, Ruby, PHPUnit, XCTest, JUnit ITs;
     // snapshots, golden files and mocks (found by fresh-eyes attacks: editing them made a failing test pass unflagged).
@@ -183,5 +183,14 @@ describe("prose beside a test change", () => {
       expect([f, isProse(f)]).toEqual([f, true]);
     for (const f of ["src/history.js", "src/news.py", "news/models.py", "news/v2.py", "lib/newsfragments/1.bugfix", "changes/apply.go", "src/license.js"])
       expect([f, isProse(f)]).toEqual([f, false]);
+  });
+});
+
+describe("data of the tests in a fixtures folder", () => {
+  it("is a test's expectation (a golden file, h29); code in such a folder is code (testing-cabal/fixtures, h28)", () => {
+    for (const f of ["fixtures/expected.txt", "fixture/out.json", "src/__fixtures__/page.html", "pkg/fixtures/data/a.csv"])
+      expect([f, isTestPath(f)]).toEqual([f, true]);
+    for (const f of ["fixtures/__init__.py", "fixtures/_fixtures/mockpatch.py", "src/fixture.js", "lib/fixtures.ts", "fixtures.json"])
+      expect([f, isTestPath(f)]).toEqual([f, false]);
   });
 });
