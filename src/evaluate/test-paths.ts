@@ -23,17 +23,14 @@ const TEST_NAME_RE =
 
 // AVA's and node --test's `test-*.js` at the root only (in a test folder it is a test anyway): below it the name is a
 // module's about tests (Stryker's src/test-runner/test-runner.ts, this project's src/session/test-files.ts). So is
-// a `test.js` or `test.py` (AVA's `test.js`, also its `src/test.js` and `source/test.js`): deeper it is a module as
-// often (werkzeug's src/werkzeug/test.py, mocha's lib/test.js: h29), and where a runner ran a failing test in it,
-// its report names it (session/test-files.ts failingTestFiles).
+// a `test.js` or `test.py` (AVA's `test.js`): deeper it is a module as often (werkzeug's src/werkzeug/test.py,
+// mocha's lib/test.js, a Jest project's src/test.js: h28, h29). AVA's own `src/test.js` is its descriptor's
+// (runners/ava.ts), and where a runner ran a failing test in one, its report names it (failingTestFiles).
 const ROOT_TEST_RE = /^(?:test-.+|test)\.[cm]?[jt]sx?$|^test\.py$/;
-const AVA_SRC_TEST_RE = /^(?:src|source)\/test\.[cm]?[jt]sx?$/;
 
 /** A test by the runners' conventions: a test folder on the (repository-relative, `/`-separated) path, or a test file name. */
 export function isTestByName(p: string): boolean {
   const segs = p.split("/");
   const name = segs[segs.length - 1] ?? "";
-  return (
-    segs.slice(0, -1).some((s) => TEST_DIRS.has(s)) || TEST_NAME_RE.test(name) || (segs.length === 1 && ROOT_TEST_RE.test(name)) || AVA_SRC_TEST_RE.test(p)
-  );
+  return segs.slice(0, -1).some((s) => TEST_DIRS.has(s)) || TEST_NAME_RE.test(name) || (segs.length === 1 && ROOT_TEST_RE.test(name));
 }

@@ -13,6 +13,8 @@ export const ava: RunnerDescriptor = {
   tap: "ava --tap",
   readableReport: "AVA: run it as npx ava, its own reporter (AVA 3: add --verbose); --tap counts too, but a known failure as a pass",
   testConfigFiles: ["ava.config.*"],
+  // Its default globs besides the shared list's: `src/test.js` and `source/test.js` (elsewhere a module as often).
+  testFileNames: /^(?:src|source)\/test\.[cm]?[jt]s$/,
   // Its TAP prints a known failure `ok`, as a pass, and AVA 3 and 4's own reporter as `✔` (AVA 5 and later: `[expected fail]`).
   expectedFailure: { word: "failing" },
   // --match takes a title (the file's name before " › " is not part of it) where `*` is a wildcard and a

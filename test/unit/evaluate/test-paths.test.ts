@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isTestFile } from "../../../src/evaluate/coverage/changed-lines.js";
+import { RUNNERS } from "../../../src/evaluate/runners/index.js";
 import { isTestByName } from "../../../src/evaluate/test-paths.js";
 import { isTestPath as isReviewTest } from "../../../src/review/lang.js";
 import { isTestPath as isSessionTest } from "../../../src/session/test-files.js";
@@ -24,8 +25,6 @@ const TESTS = [
   "a_spec.js",
   "test.js",
   "test.py",
-  "src/test.mjs",
-  "source/test.js",
   "test-parse.js",
   "tests/test_calc.py",
   "pkg/calc_test.py",
@@ -64,6 +63,8 @@ const CODE = [
   // h29: modules named test (werkzeug's test client, mocha's Test class).
   "src/werkzeug/test.py",
   "lib/test.js",
+  // h28: a Jest project's module (AVA's own src/test.js is its descriptor's: runners/ava.ts).
+  "src/test.mjs",
 ];
 
 describe("test files by name: one list (evaluate/test-paths.ts)", () => {
@@ -80,6 +81,12 @@ describe("test files by name: one list (evaluate/test-paths.ts)", () => {
     expect(isTestByName("test/test-utils.js")).toBe(true);
     expect(isTestByName("lib/test-parse.js")).toBe(false);
     expect(isTestByName("src/evaluate/test-strength.ts")).toBe(false);
+  });
+
+  it("AVA's src/test.js and source/test.js are AVA's own (its descriptor), not every runner's", () => {
+    const ava = RUNNERS.find((r) => r.id === "ava")!;
+    for (const f of ["src/test.js", "source/test.mjs"]) expect([f, isTestByName(f), ava.testFileNames!.test(f)]).toEqual([f, false, true]);
+    expect(ava.testFileNames!.test("lib/test.js")).toBe(false);
   });
 
   it("is every caller's list: the session, coverage and review agree on it, outside their own extras", () => {
