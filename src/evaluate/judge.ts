@@ -128,7 +128,7 @@ function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weight
     );
   else if (onlyTests)
     notices.unshift(
-      `${ONLY_TESTS_MARK.replace("the baseline", `step ${last!.step}`)} (${onlyTests.map((f) => quoted(f, 120)).join(", ")}), and a test that failed at step ${ref!.step} and did not pass at step ${last!.step} passes now: it checks less than it did, so ${held}. Fix the code under test (trm_undo takes back a code change that did not fix it); a test that was itself wrong is corrected in the checkout, before a session.`,
+      `${ONLY_TESTS_MARK.replace("the baseline", `step ${last!.step}`)} (${onlyTests.map((f) => quoted(f, 120)).join(", ")}), and a test that failed at step ${ref!.step} and did not pass at step ${last!.step} passes now: it checks less than it did, so ${held}. Fix the code under test (trm_undo takes back a code change that did not fix it); a test that was itself wrong is corrected in the checkout before a session, or in the same step as the code.`,
     );
   if (marks.length)
     notices.unshift(

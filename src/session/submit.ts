@@ -61,7 +61,9 @@ export async function submitCandidate(s: Session, { candidate, rationale, zNotes
       await s.verifyWorktree(s.tip);
       lazy = await referenceBeforeSuccess(s, ctx);
       applied = await applyCandidate(s, s.worktree, candidate, s.writeJournal);
-      judged = await evaluate();
+      // The run is the first one's (inflight): so are its logs and where it ran.
+      const { logs, ranIn } = judged;
+      judged = { ...(await evaluate()), logs, ...(ranIn ? { ranIn } : {}) };
     }
     // testStrength: a success that weak tests allowed is told which lines no test checks, and with a
     // weight scores lower (test-strength.ts).

@@ -58,7 +58,12 @@ describe("the session's history in plain git", () => {
     expect(trailers).not.toMatch(/TRM-Build|TRM-Lint/);
 
     await srv.call("trm_get_state", { sessionId: id });
-    expect(g(repo, "log", "--format=%s", `refs/notes/trm/${id}`).trim().split("\n")).toEqual(["trm: step 1 record", "trm: baseline record (session config)"]);
+    // Without preflight, a first step whose tests all pass has the baseline's commands run for it first (step 0).
+    expect(g(repo, "log", "--format=%s", `refs/notes/trm/${id}`).trim().split("\n")).toEqual([
+      "trm: step 1 record",
+      "trm: step 0 record (baseline preflight, run for step 1 because it would end the session)",
+      "trm: baseline record (session config)",
+    ]);
     expect(g(repo, "log", "-1", "--format=%s", `refs/notes/trm-logs/${id}`).trim()).toBe("trm: step 1 logs");
     // The record is still the note of the step.
     expect(JSON.parse(g(repo, "notes", `--ref=trm/${id}`, "show", s1.commit))).toMatchObject({ kind: "step", step: 1 });

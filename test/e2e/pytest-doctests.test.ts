@@ -54,9 +54,17 @@ describe("pytest doctests", () => {
       expect(half.ran).toBe("3 of 5");
       expect(half.feedback).toMatch(/Still fail: README\.txt::README\.txt\./);
       expect(half.feedback).not.toMatch(/\[doctest\]/);
+      // The doctest file's example changed alone after the code step: a failing test made to pass by its test
+      // alone, held (h29); both changes in one step are judged by their tests.
+      const readme = files["README.txt"]!.replace("3\n", "2\n");
+      const alone = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ "README.txt": readme }) });
+      expect([alone.shouldHalt, alone.score < 1]).toEqual([false, true]);
+      expect(alone.feedback).toMatch(/Since step 1 only test files changed \("README\.txt"\)/);
+      await srv.call<Any>("trm_undo", { sessionId: s.sessionId });
+      await srv.call<Any>("trm_undo", { sessionId: s.sessionId });
       const right = await srv.call<Any>("trm_submit_candidate", {
         sessionId: s.sessionId,
-        candidate: filesOf({ "pkg/timeutil.py": fixed, "README.txt": files["README.txt"]!.replace("3\n", "2\n") }),
+        candidate: filesOf({ "pkg/timeutil.py": fixed, "README.txt": readme }),
       });
       expect(right.score).toBe(1);
       expect(right.shouldHalt).toBe(true);

@@ -36,8 +36,7 @@ describe("test files of a candidate", () => {
     for (const p of ["test/a.js", "tests/test_x.py", "src/__tests__/a.ts", "src/a.test.ts", "src/a.spec.mjs", "pkg/a_test.go", "conftest.py", "lib/x_test.py"])
       expect(isTestPath(p), p).toBe(true);
     // AVA's defaults (a root `test.js`: sindresorhus/slugify; `test-*.js`), mocha's `*-test.js`, Django's `tests.py` (AVA's `src/test.js` is its descriptor's).
-    for (const p of ["test.js", "tests.ts", "test-parse.js", "lib/parse-test.js", "app/tests.py", "test.py"])
-      expect(isTestPath(p), p).toBe(true);
+    for (const p of ["test.js", "tests.ts", "test-parse.js", "lib/parse-test.js", "app/tests.py", "test.py"]) expect(isTestPath(p), p).toBe(true);
     // node --test's `*_test.js`, `*_spec.js`, `a.tests.js`, tsd, Cypress, Rust's tests.rs, Ruby, PHPUnit, XCTest, JUnit ITs;
     // snapshots, golden files and mocks (found by fresh-eyes attacks: editing them made a failing test pass unflagged).
     for (const p of [
