@@ -73,6 +73,11 @@ export interface TestCase {
   file?: string;
   /** The runner's units this test stands for in the counts (TestCounts.units), when not just its status. */
   units?: UnitTally;
+  /**
+   * Not a test: the test file or module itself, which failed to load (node --test's point named by its file,
+   * unittest's `_FailedTest`). Once it loads, its tests take its place (test-identity.ts).
+   */
+  load?: true;
 }
 
 export interface UnitTally {

@@ -286,3 +286,30 @@ it("mocha --reporter json: a right fix after a baseline whose module did not loa
   expect(right.feedback).not.toMatch(/changed format|selection matched no test/);
   expect(checkoutState(repo)).toEqual(before);
 }, 120_000);
+
+it("node --test and python -m unittest -v: the right fix of a module that failed to load scores 1 and halts, with and without preflight (h31: 0)", async () => {
+  const lib = (name: string) => `const { helper } = require("./${name}");\nexports.sum = (a, b) => helper(a) + b;\n`;
+  const TEST = `const test = require("node:test");\nconst assert = require("node:assert");\nconst { sum } = require("../lib.js");\ntest("adds", () => assert.strictEqual(sum(1, 2), 3));\ntest("zero", () => assert.strictEqual(sum(0, 0), 0));\n`;
+  const py = (name: string) => `from math import ${name}\ndef hyp(a, b):\n    return ${name}(a * a + b * b)\n`;
+  const PYTEST =
+    "import unittest\nfrom calc import hyp\n\nclass CalcTest(unittest.TestCase):\n    def test_hyp(self):\n        self.assertEqual(hyp(3, 4), 5)\n\n    def test_zero(self):\n        self.assertEqual(hyp(0, 0), 0)\n";
+  const cases = [
+    {
+      files: { ...CJS, "helper.js": "exports.helper = (x) => x;\n", "lib.js": lib("helpr"), "test/sum.test.js": TEST },
+      testCmd: "node --test",
+      fix: { "lib.js": lib("helper") },
+    },
+    { files: { "calc.py": py("sqroot"), "test_calc.py": PYTEST }, testCmd: "python3 -m unittest -v", fix: { "calc.py": py("sqrt") } },
+  ];
+  for (const c of cases)
+    for (const preflight of [true, false]) {
+      const repo = repoFromFiles({ ...c.files, ".gitignore": "__pycache__\n" });
+      const before = checkoutState(repo);
+      const s = await srv.call<Record<string, any>>("trm_start_session", { repoPath: repo, testCmd: c.testCmd, preflight });
+      if (preflight) expect(s.preflight.tests).toMatchObject({ passed: 0, failed: 1 });
+      const right = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf(c.fix) });
+      expect([c.testCmd, preflight, right.score, right.shouldHalt]).toEqual([c.testCmd, preflight, 1, true]);
+      expect(right.feedback).not.toMatch(/missing and counts as failing/);
+      expect(checkoutState(repo)).toEqual(before);
+    }
+}, 120_000);

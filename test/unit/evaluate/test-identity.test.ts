@@ -529,3 +529,52 @@ describe("unittest -v names every test", () => {
     expect(parseTests({ stdout: "", stderr: logged, all: logged })!.cases).toContainEqual({ name: "tests.test_a.T.test_ok", status: "passed" });
   });
 });
+
+describe("a test file that failed to load at the reference (h31)", () => {
+  const ref = () => {
+    const t = counts([["test/sum.test.js", "failed"]]);
+    return evaluation({ ...t, cases: t.cases!.map((c) => ({ ...c, load: true as const })) });
+  };
+  const judged = (now: [string, TestCase["status"]][]) => judgeEvaluation(evaluation(counts(now)), 1, [{ step: 0, evaluation: ref() }], W, []);
+
+  it("is replaced by its tests once it loads: the right fix of the require scores 1", () => {
+    const ev = judged([
+      ["adds", "passed"],
+      ["zero", "passed"],
+    ]);
+    expect([ev.testsPass, ev.components.test, ev.notices.join()]).toEqual([true, 1, ""]);
+    const half = judged([
+      ["adds", "passed"],
+      ["zero", "failed"],
+    ]);
+    expect([half.testsPass, half.components.test]).toEqual([false, 0.5]);
+  });
+
+  it("is missing when no test takes its place (the file deleted), and failing while it still fails to load", () => {
+    expect(judged([]).testsPass).toBe(false);
+    expect(judged([["test/sum.test.js", "failed"]]).components.test).toBe(0);
+    // A skipped test is no test that runs in its place.
+    expect(judged([["adds", "skipped"]]).testsPass).toBe(false);
+  });
+
+  it("is marked by the parsers: node --test's point named by its file, unittest's _FailedTest", () => {
+    const tap = parseTests(
+      {
+        stdout:
+          "TAP version 13\n# Subtest: /W/test/sum.test.js\nnot ok 1 - /W/test/sum.test.js\n  ---\n  duration_ms: 40\n  location: '/W/test/sum.test.js:1:1'\n  failureType: 'testCodeFailure'\n  exitCode: 1\n  error: 'test failed'\n  code: 'ERR_TEST_FAILURE'\n  ...\n1..1\n# tests 1\n# suites 0\n# pass 0\n# fail 1\n# cancelled 0\n# skipped 0\n# todo 0\n",
+        stderr: "",
+      },
+      { cwd: "/W" },
+    );
+    expect(tap?.cases).toEqual([{ name: "test/sum.test.js", status: "failed", load: true }]);
+    const sep = "-".repeat(70);
+    const ut = parseTests(
+      {
+        stdout: "",
+        stderr: `test_calc (unittest.loader._FailedTest.test_calc) ... ERROR\n\n${"=".repeat(70)}\nERROR: test_calc (unittest.loader._FailedTest.test_calc)\n${sep}\nImportError: cannot import name 'sqroot'\n\n${sep}\nRan 1 test in 0.000s\n\nFAILED (errors=1)\n`,
+      },
+      { cwd: "/W" },
+    );
+    expect(ut?.cases).toEqual([{ name: "test_calc", status: "failed", load: true }]);
+  });
+});

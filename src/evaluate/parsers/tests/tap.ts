@@ -87,8 +87,10 @@ export function parseTap(input: TestInput): TestCounts | null {
       return false;
     }
     failed++;
-    failures.push(tapFailure(p, full, cwd));
-    cases.push({ name: full, status: "failed" });
+    const f = tapFailure(p, full, cwd);
+    failures.push(f);
+    // node --test's point for a test file that failed outside any test (a require that threw): named by the file.
+    cases.push({ name: full, status: "failed", ...(!prefix && f.testFile === full ? { load: true as const } : {}) });
     return true;
   };
   for (const p of stream.roots) visit(p, "");

@@ -153,6 +153,8 @@ function verboseCases(lines: string[], end: number): TestCase[] | undefined {
   // wrote without a newline, which holds unless its outcome follows on a line of its own.
   let pending: string | undefined;
   let glued: TestCase["status"] | undefined;
+  // Modules that failed to import (`unittest.loader._FailedTest`): named by the module, not tests.
+  const loads = new Set<string>();
   const settle = () => {
     if (pending !== undefined && glued !== undefined && status.get(pending) === undefined) status.set(pending, glued);
     glued = undefined;
@@ -186,6 +188,7 @@ function verboseCases(lines: string[], end: number): TestCase[] | undefined {
       continue;
     }
     const name = testName(m[2]!, m[3]!);
+    if (m[3]!.startsWith("unittest.loader.")) loads.add(name);
     const outcome = m[5];
     // A subtest line with no outcome is not unittest's; a test's own line without one is its start.
     if (outcome === undefined) {
@@ -207,7 +210,7 @@ function verboseCases(lines: string[], end: number): TestCase[] | undefined {
   const cases: TestCase[] = [];
   for (const [name, st] of status) {
     if (st === undefined) return undefined;
-    cases.push({ name, status: st });
+    cases.push({ name, status: st, ...(loads.has(name) ? { load: true as const } : {}) });
   }
   return cases;
 }
