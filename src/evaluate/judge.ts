@@ -116,7 +116,8 @@ function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weight
   const last = earlier[earlier.length - 1];
   // A code attempt that failed, left in place, and then the failing test changed alone: the step is tests only
   // since the one before it (h29), though not since the baseline.
-  const sinceLast = !opts.onlyTests?.length && opts.onlyTestsSinceLast?.length && last && ref && last !== ref && passesNow(ev, last, ref);
+  // The step before may be the reference itself (no preflight: a first code attempt that failed).
+  const sinceLast = !opts.onlyTests?.length && opts.onlyTestsSinceLast?.length && last && ref && passesNow(ev, last, ref);
   const onlyTests = opts.onlyTests?.length && rose ? opts.onlyTests : sinceLast ? opts.onlyTestsSinceLast : undefined;
   if (marks.length === 0 && !onlyTests) return notices.length === ev.notices.length ? ev : { ...ev, notices };
   // With no earlier point that ran tests (the baseline timed out) there is nothing to rise above: failing (h24).
@@ -128,7 +129,7 @@ function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weight
     );
   else if (onlyTests)
     notices.unshift(
-      `${ONLY_TESTS_MARK.replace("the baseline", `step ${last!.step}`)} (${onlyTests.map((f) => quoted(f, 120)).join(", ")}), and a test that failed at step ${ref!.step} and did not pass at step ${last!.step} passes now: it checks less than it did, so ${held}. Fix the code under test (trm_undo takes back a code change that did not fix it); a test that was itself wrong is corrected in the checkout before a session, or in the same step as the code.`,
+      `${ONLY_TESTS_MARK.replace("the baseline", `step ${last!.step}`)} (${onlyTests.map((f) => quoted(f, 120)).join(", ")}), and a test that failed at step ${ref!.step}${last === ref ? "" : ` and did not pass at step ${last!.step}`} passes now: it checks less than it did, so ${held}. Fix the code under test (trm_undo takes back a code change that did not fix it); a test that was itself wrong is corrected in the checkout before a session, or in the same step as the code.`,
     );
   if (marks.length)
     notices.unshift(

@@ -190,6 +190,26 @@ describe("a step that changed nothing but the tests since a code step that did n
   }, 120_000);
 });
 
+describe("a step that changed nothing but the tests since a code step that did not fix them, without preflight (h31)", () => {
+  it("node --test: the code step is the reference; the failing assertion changed alone after it is held", async () => {
+    const TEST = (adds: string) =>
+      `const test = require("node:test");\nconst assert = require("node:assert");\nconst { add } = require("./lib");\ntest("adds", () => { ${adds} });\ntest("zero", () => { assert.equal(add(0, 0), 0); });\n`;
+    const repo = repoFromFiles({ "lib.js": WRONG, "lib.test.js": TEST("assert.equal(add(1, 2), 3);") }, "trm-onlytests-noflight-");
+    const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
+    const attempt = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "lib.js": "exports.add = (a, b) => a * b;\n" }),
+    });
+    expect(attempt.tests).toMatchObject({ passed: 1, failed: 1 });
+    const weakened = await srv.call<Any>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "lib.test.js": TEST("assert.equal(add(1, 2), 2);") }),
+    });
+    expect([weakened.score, weakened.shouldHalt]).toEqual([0.5, false]);
+    expect(weakened.feedback).toMatch(/Since step 1 only test files changed \("lib\.test\.js"\), and a test that failed at step 1 passes now/);
+  }, 60_000);
+});
+
 describe("a step that changed nothing but the tests, in files named by the reference's failing tests", () => {
   it("python -m unittest: a test module unittest's discovery finds (testcalc.py), weakened, is held; the fix of the code ends the session (h24)", async () => {
     const TEST = (assertion: string) =>

@@ -278,8 +278,10 @@ describe("judging a step that changed nothing but test files since the baseline"
     });
     const updated = judgeEvaluation(evaluation(tap("passed")), 2, [earlier[0]!, { step: 1, evaluation: broke }], W, [], { onlyTestsSinceLast: ["test.js"] });
     expect([updated.components.test, updated.testsPass, updated.notices]).toEqual([1, true, []]);
-    // Right after the reference the baseline's rule applies (onlyTests), not this one.
-    expect(judgeEvaluation(evaluation(tap("passed")), 1, [earlier[0]!], W, [], { onlyTestsSinceLast: ["test.js"] }).testsPass).toBe(true);
+    // The step before is the reference itself (no preflight: step 1, a code attempt that failed, is the reference).
+    const own = judgeEvaluation(evaluation(tap("passed")), 2, [{ step: 1, evaluation: attempt }], W, [], { onlyTestsSinceLast: ["test.js"] });
+    expect([own.components.test, own.testsPass]).toEqual([0.5, false]);
+    expect(own.notices[0]).toMatch(/^Since step 1 only test files changed \("test\.js"\), and a test that failed at step 1 passes now/);
   });
 
   it("says nothing where the tests did not rise (a new failing test, the same failures)", () => {
