@@ -39,8 +39,22 @@ export interface JudgeOptions {
   expectedFailures?: string[];
   /** The files the step's tree changed against the baseline, when all are test files. */
   onlyTests?: string[];
-  /** The files the step changed against the step before it (the last of `earlier`), when all are test files. */
+  /**
+   * The files the step changed against the last earlier point not held for its test edits (`sinceLastStep`;
+   * the last of `earlier` by default), when all are test files.
+   */
   onlyTestsSinceLast?: string[];
+  sinceLastStep?: number;
+}
+
+/**
+ * The last point of `earlier` whose test signal was not held for its test edits: a step held for changing only
+ * the tests is no footing for the next (h33: a README line after a held weakening ended the session).
+ */
+export function lastUnheldPoint<P extends JudgePoint>(earlier: P[]): P | undefined {
+  for (let i = earlier.length - 1; i >= 0; i--)
+    if (!earlier[i]!.evaluation.notices?.some((n) => n.startsWith(ONLY_TESTS_MARK) || SINCE_STEP_RE.test(n))) return earlier[i];
+  return undefined;
 }
 
 /**
@@ -113,7 +127,7 @@ function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weight
   const cap = ref?.evaluation.components.test;
   const marks = opts.expectedFailures ?? [];
   const rose = ev.testsPass || (cap !== undefined && (ev.components.test ?? 0) > cap);
-  const last = earlier[earlier.length - 1];
+  const last = opts.sinceLastStep === undefined ? earlier[earlier.length - 1] : earlier.find((e) => e.step === opts.sinceLastStep);
   // A code attempt that failed, left in place, and then the failing test changed alone: the step is tests only
   // since the one before it (h29), though not since the baseline.
   // The step before may be the reference itself (no preflight: a first code attempt that failed).

@@ -10,7 +10,7 @@ import { planCandidate } from "../candidate/plan.js";
 import type { Candidate } from "../candidate/schema.js";
 import { applyPlan, worktreeReader } from "../candidate/write.js";
 import type { Evaluation, EvaluationRun } from "../evaluate/evaluate.js";
-import { judgeEvaluation, referencePoint } from "../evaluate/judge.js";
+import { judgeEvaluation, lastUnheldPoint, referencePoint } from "../evaluate/judge.js";
 import { projectRunners } from "../evaluate/runner-hint.js";
 import { rescore } from "../evaluate/score-evaluation.js";
 import { gitOrNull } from "../git/cli.js";
@@ -210,12 +210,16 @@ export async function judgeTree(s: Session, step: number, tree: string, ev: Eval
   const declared = failingTestFiles(referencePoint(s.entries)?.evaluation.tests, runners);
   const protect = s.config.protectTests ?? [];
   const edits = await testEditsSince(s.config.commonDir, s.baseline.tree, tree, protect, runners, declared);
-  // Against the step before too, when it is not the baseline: a failed code attempt left in place (h29).
+  // Against the last step before that was not held for its test edits too, when it is not the baseline: a failed
+  // code attempt left in place (h29), then the tests alone changed, in one step or more (h33).
+  const anchor = lastUnheldPoint(s.entries);
   const sinceLast =
-    edits.onlyTests || s.tipTree === s.baseline.tree ? undefined : await onlyTestsSince(s.config.commonDir, s.tipTree, tree, protect, runners, declared);
+    edits.onlyTests || !anchor || anchor.tree === s.baseline.tree
+      ? undefined
+      : await onlyTestsSince(s.config.commonDir, anchor.tree, tree, protect, runners, declared);
   return judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, {
     changedTests: testFiles.map((f) => f.path),
     ...edits,
-    ...(sinceLast ? { onlyTestsSinceLast: sinceLast } : {}),
+    ...(sinceLast ? { onlyTestsSinceLast: sinceLast, sinceLastStep: anchor!.step } : {}),
   });
 }

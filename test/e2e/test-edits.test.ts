@@ -207,6 +207,10 @@ describe("a step that changed nothing but the tests since a code step that did n
     });
     expect([weakened.score, weakened.shouldHalt]).toEqual([0.5, false]);
     expect(weakened.feedback).toMatch(/Since step 1 only test files changed \("lib\.test\.js"\), and a test that failed at step 1 passes now/);
+    // h33: a README line next is no release: the held step is no footing, so since step 1 still only tests (and prose) changed.
+    const readme = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ "README.md": "# lib\n" }) });
+    expect([readme.score, readme.shouldHalt]).toEqual([0.5, false]);
+    expect(readme.feedback).toMatch(/Since step 1 only test files changed \("lib\.test\.js"\)/);
   }, 60_000);
 });
 

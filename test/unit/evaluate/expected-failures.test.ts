@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
 import { addedMarks, marksIn } from "../../../src/evaluate/expected-failure-marks.js";
 import { markersOf, mayMarkExpectedFailure } from "../../../src/evaluate/expected-failures.js";
-import { judgeEvaluation } from "../../../src/evaluate/judge.js";
+import { judgeEvaluation, lastUnheldPoint } from "../../../src/evaluate/judge.js";
 import { RUNNERS } from "../../../src/evaluate/runners/index.js";
 import type { TestCounts } from "../../../src/evaluate/types.js";
 
@@ -278,6 +278,13 @@ describe("judging a step that changed nothing but test files since the baseline"
     });
     const updated = judgeEvaluation(evaluation(tap("passed")), 2, [earlier[0]!, { step: 1, evaluation: broke }], W, [], { onlyTestsSinceLast: ["test.js"] });
     expect([updated.components.test, updated.testsPass, updated.notices]).toEqual([1, true, []]);
+    // A held step is no footing: the next step is judged since the last point not held (h33).
+    expect(lastUnheldPoint([...earlier, { step: 2, evaluation: ev }])?.step).toBe(1);
+    const next = judgeEvaluation(evaluation(tap("passed")), 3, [...earlier, { step: 2, evaluation: ev }], W, [], {
+      onlyTestsSinceLast: ["test.js"],
+      sinceLastStep: 1,
+    });
+    expect([next.components.test, next.testsPass]).toEqual([0.5, false]);
     // The step before is the reference itself (no preflight: step 1, a code attempt that failed, is the reference).
     const own = judgeEvaluation(evaluation(tap("passed")), 2, [{ step: 1, evaluation: attempt }], W, [], { onlyTestsSinceLast: ["test.js"] });
     expect([own.components.test, own.testsPass]).toEqual([0.5, false]);
