@@ -31,6 +31,7 @@ import {
   testConfigChanges,
   testEditsSince,
   testFileChanges,
+  withLoadsPresent,
 } from "./test-files.js";
 import { clearWrites, recordWrites } from "./write-journal.js";
 
@@ -217,7 +218,8 @@ export async function judgeTree(s: Session, step: number, tree: string, ev: Eval
     edits.onlyTests || !anchor || anchor.tree === s.baseline.tree
       ? undefined
       : await onlyTestsSince(s.config.commonDir, anchor.tree, tree, protect, runners, declared);
-  return judgeEvaluation(ev, step, s.entries, s.config.weights, s.config.checks, {
+  const earlier = await withLoadsPresent(s.config.commonDir, tree, s.entries);
+  return judgeEvaluation(ev, step, earlier, s.config.weights, s.config.checks, {
     changedTests: testFiles.map((f) => f.path),
     ...edits,
     ...(sinceLast ? { onlyTestsSinceLast: sinceLast, sinceLastStep: anchor!.step } : {}),

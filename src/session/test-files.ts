@@ -6,11 +6,12 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { FileOp } from "../candidate/types.js";
+import type { Evaluation } from "../evaluate/evaluate.js";
 import type { FileTexts } from "../evaluate/expected-failure-marks.js";
 import { addedExpectedFailures, markersOf, mayMarkExpectedFailure } from "../evaluate/expected-failures.js";
 import { isTestConfigFile, type RunnerDescriptor } from "../evaluate/runners/index.js";
 import { isTestByName } from "../evaluate/test-paths.js";
-import type { TestCounts } from "../evaluate/types.js";
+import type { TestCase, TestCounts } from "../evaluate/types.js";
 import { diffPaths, entryAt, readBlobBytes, type TreeEntry } from "../git/objects.js";
 import { UserError } from "../util/errors.js";
 import { matchesAnyGlob } from "../util/glob.js";
@@ -142,6 +143,28 @@ const testFileRule =
 function onlyTestFiles(changed: string[], isTest: (f: string) => boolean): string[] | undefined {
   const tests = changed.filter(isTest);
   return tests.length > 0 && changed.every((f) => isTest(f) || isProse(f)) ? tests.slice(0, 8) : undefined;
+}
+
+/**
+ * `points` with the load mark taken off each test file or module that failed to load (TestCase.load) and is gone
+ * from `tree`: replaced by its tests only while it is there, so a step that deletes it and adds a test elsewhere
+ * has it missing, as any deleted test (h33). A file is its name (node --test); a module its dotted name (unittest).
+ */
+export async function withLoadsPresent<P extends { evaluation: Evaluation }>(commonDir: string, tree: string, points: P[]): Promise<P[]> {
+  const loads = new Set(points.flatMap((p) => p.evaluation.tests?.cases?.filter((c) => c.load).map((c) => c.name) ?? []));
+  if (loads.size === 0) return points;
+  const gone = new Set<string>();
+  for (const name of [...loads].slice(0, 50)) {
+    const paths = /\.[cm]?[jt]sx?$|\//.test(name) ? [name] : [`${name.replace(/\./g, "/")}.py`, `${name.replace(/\./g, "/")}/__init__.py`];
+    const present = await Promise.all(paths.map((f) => entryAt(commonDir, tree, f).catch(() => null)));
+    if (!present.some(isFile)) gone.add(name);
+  }
+  if (gone.size === 0) return points;
+  const unmark = (c: TestCase): TestCase => (c.load && gone.has(c.name) ? { name: c.name, status: c.status, ...(c.file ? { file: c.file } : {}) } : c);
+  return points.map((p) => {
+    const t = p.evaluation.tests;
+    return t?.cases?.some((c) => c.load) ? { ...p, evaluation: { ...p.evaluation, tests: { ...t, cases: t.cases.map(unmark) } } } : p;
+  });
 }
 
 /** The test files `tree` changed against `fromTree` (the step before), when it changed nothing else but prose. */

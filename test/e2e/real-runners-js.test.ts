@@ -312,4 +312,31 @@ it("node --test and python -m unittest -v: the right fix of a module that failed
       expect(right.feedback).not.toMatch(/missing and counts as failing/);
       expect(checkoutState(repo)).toEqual(before);
     }
+  // h33: the broken test file deleted, a trivial test added elsewhere and a comment in the code: no success.
+  const repo = repoFromFiles({ ...cases[0]!.files, ".gitignore": "__pycache__\n" });
+  const s = await srv.call<Record<string, any>>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
+  const lines = TEST.trimEnd().split("\n");
+  const smoke = 'const test = require("node:test");\ntest("smoke", () => {});';
+  const patch = [
+    "--- a/test/sum.test.js",
+    "+++ /dev/null",
+    `@@ -1,${lines.length} +0,0 @@`,
+    ...lines.map((l) => `-${l}`),
+    "--- /dev/null",
+    "+++ b/test/smoke.test.js",
+    "@@ -0,0 +1,2 @@",
+    ...smoke.split("\n").map((l) => `+${l}`),
+    "--- a/lib.js",
+    "+++ b/lib.js",
+    "@@ -1,2 +1,3 @@",
+    "+// sums",
+    ...lib("helpr")
+      .trimEnd()
+      .split("\n")
+      .map((l) => ` ${l}`),
+    "",
+  ].join("\n");
+  const gone = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: { mode: "patch", patch } });
+  expect([gone.shouldHalt, gone.score < 1]).toEqual([false, true]);
+  expect(gone.feedback).toMatch(/test\/sum\.test\.js.*missing/);
 }, 120_000);

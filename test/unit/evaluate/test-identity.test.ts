@@ -550,6 +550,21 @@ describe("a test file that failed to load at the reference (h31)", () => {
     expect([half.testsPass, half.components.test]).toEqual([false, 0.5]);
   });
 
+  it("is replaced when its tests share their names with another file's (TAP names tests without their file, h33)", () => {
+    const t = counts([
+      ["works", "passed"],
+      ["test/sum.test.js", "failed"],
+    ]);
+    const refEv = evaluation({ ...t, cases: t.cases!.map((c) => (c.name.endsWith(".js") ? { ...c, load: true as const } : c)) });
+    const now = evaluation(
+      counts([
+        ["works", "passed"],
+        ["works", "passed"],
+      ]),
+    );
+    expect(judgeEvaluation(now, 1, [{ step: 0, evaluation: refEv }], W, []).testsPass).toBe(true);
+  });
+
   it("is missing when no test takes its place (the file deleted), and failing while it still fails to load", () => {
     expect(judged([]).testsPass).toBe(false);
     expect(judged([["test/sum.test.js", "failed"]]).components.test).toBe(0);
