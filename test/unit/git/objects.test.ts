@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { prepareNote } from "../../../src/git/notes.js";
@@ -144,10 +144,15 @@ describe("objects written side by side", () => {
     const dir = repoWith({ "a/b/c/d.txt": "d\n", "e.txt": "e\n" });
     const objects = path.join(dir, ".git", "objects");
     const base = g(dir, "rev-parse", "HEAD^{tree}").trim();
-    const content = Buffer.from("new content of d\n");
-    const blob = createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
-    // git prune removes empty fan-out folders: the write must make the folder again.
-    rmSync(path.join(objects, blob.slice(0, 2)), { recursive: true, force: true });
+    // git prune removes empty fan-out folders: the write must make the folder again. A content whose folder no
+    // other object of the repository uses (the commit's id changes with the clock: removing a shared folder took
+    // the commit with it, and the test failed one run in about forty).
+    const blobOf = (c: Buffer) => createHash("sha1").update(`blob ${c.length}\0`).update(c).digest("hex");
+    let k = 0;
+    while (existsSync(path.join(objects, blobOf(Buffer.from(`new content of d ${k}\n`)).slice(0, 2)))) k++;
+    const content = Buffer.from(`new content of d ${k}\n`);
+    const blob = blobOf(content);
+    expect(existsSync(path.join(objects, blob.slice(0, 2)))).toBe(false);
     await writeObject(path.join(dir, ".git"), "blob", content);
     const tree = await writeTreeWith(path.join(dir, ".git"), base, [
       { path: "a/b/c/d.txt", entry: { mode: "100644", oid: blob } },
