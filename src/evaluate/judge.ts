@@ -52,8 +52,7 @@ export interface JudgeOptions {
  * the tests is no footing for the next (h33: a README line after a held weakening ended the session).
  */
 export function lastUnheldPoint<P extends JudgePoint>(earlier: P[]): P | undefined {
-  for (let i = earlier.length - 1; i >= 0; i--)
-    if (!earlier[i]!.evaluation.notices?.some((n) => n.startsWith(ONLY_TESTS_MARK) || SINCE_STEP_RE.test(n))) return earlier[i];
+  for (let i = earlier.length - 1; i >= 0; i--) if (!earlier[i]!.evaluation.notices?.some(isTestsOnlyHold)) return earlier[i];
   return undefined;
 }
 
@@ -108,6 +107,8 @@ export function judgeEvaluation(
 const EXPECTED_FAILURE_MARK = "This step marks tests as expected to fail";
 const ONLY_TESTS_MARK = "Since the baseline only test files changed";
 const SINCE_STEP_RE = /^Since step \d+ only test files changed/;
+/** A notice of a step held for changing only the tests, since the baseline or since a step. */
+const isTestsOnlyHold = (n: string): boolean => n.startsWith(ONLY_TESTS_MARK) || SINCE_STEP_RE.test(n);
 
 /**
  * Test edits whose effect the report cannot tell from a fix, held at the test signal of the first point that
@@ -122,7 +123,7 @@ const SINCE_STEP_RE = /^Since step \d+ only test files changed/;
  *   before a session.
  */
 function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weights, checks: CheckSpec[], opts: JudgeOptions): Evaluation {
-  const notices = ev.notices.filter((n) => !n.startsWith(EXPECTED_FAILURE_MARK) && !n.startsWith(ONLY_TESTS_MARK) && !SINCE_STEP_RE.test(n));
+  const notices = ev.notices.filter((n) => !n.startsWith(EXPECTED_FAILURE_MARK) && !isTestsOnlyHold(n));
   const ref = referencePoint(earlier);
   const cap = ref?.evaluation.components.test;
   const marks = opts.expectedFailures ?? [];
