@@ -1,12 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
+import type { Writable } from "node:stream";
 import { LIMITS } from "../util/limits.js";
 import { heldCredential, isSecretName, redact, StreamRedactor, secretValues } from "../util/secrets.js";
 import { stripAnsi } from "../util/text.js";
 import { cleanEnv } from "./env.js";
 import { forgetGroup, recordGroup, recordMarker } from "./orphans.js";
-import { assertSandboxAvailable, type Sandbox, sandboxArgv } from "./sandbox.js";
+import { assertSandboxAvailable, type Sandbox, SECCOMP_FD, sandboxArgv } from "./sandbox.js";
+import { keyringFilter } from "./sandbox-seccomp.js";
 import { killMarked, RUN_MARKER } from "./sweep.js";
 
 export interface RunOptions {
@@ -210,7 +212,12 @@ export async function runCommand(cmd: string, opts: RunOptions): Promise<RunResu
   // spawn throws for most start failures (ENOTDIR, E2BIG, ...): only a few come as an 'error' event.
   let child: ChildProcess;
   try {
-    child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const stdio: StdioOptions = opts.sandbox ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"];
+    child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env, stdio, detached: true });
+    // bwrap reads its seccomp program to the end before it starts the command (sandbox.ts SECCOMP_FD).
+    const filter = opts.sandbox ? (child.stdio[SECCOMP_FD] as Writable | null) : null;
+    filter?.on("error", () => undefined);
+    filter?.end(keyringFilter());
   } catch (err) {
     if (opts.groupFile) await forgetGroup(opts.groupFile).catch(() => undefined);
     return finish(null, null, startFailure(err as NodeJS.ErrnoException, opts.cwd));

@@ -8,6 +8,10 @@ import { stateDir } from "../util/state-dir.js";
 import { CREDENTIALS, NAMING_VARS, namedCredentials } from "./sandbox-creds.js";
 import { gitDirView, includedFiles, isRealDir, realOrSelf, statOrNull, submoduleConfigs, worktreeConfigOf, writeSafeConfig } from "./sandbox-git.js";
 import { listeningSockets, sharedTmpdir } from "./sandbox-host.js";
+import { keyringFilter } from "./sandbox-seccomp.js";
+
+/** The descriptor on which each sandboxed command's bwrap reads its seccomp program (run.ts writes it). */
+export const SECCOMP_FD = 3;
 
 /** How a session's commands are confined (bubblewrap). */
 export interface Sandbox {
@@ -161,9 +165,12 @@ export function assertSandboxAvailable(): string {
             "--die-with-parent",
             "--cap-drop",
             "ALL",
+            "--seccomp",
+            "0",
             "true",
           ],
-          { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 },
+          // The seccomp program too: a kernel without seccomp filters would fail every command.
+          { input: keyringFilter(), stdio: ["pipe", "ignore", "pipe"], timeout: 10_000 },
         );
         probed = bin;
       } catch (err) {
@@ -333,6 +340,8 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
   // the home's mask, `mount -o remount,rw` of the checkout, the host's /proc under the sandbox's).
   args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (!sb.network) args.push("--unshare-net");
+  // The keyring calls denied (sandbox-seccomp.ts); the caller gives the program on this descriptor.
+  args.push("--seccomp", String(SECCOMP_FD));
   args.push("--chdir", sb.writable[0] ?? "/", "--", shell, "-c", cmd);
   return [bin, ...args];
 }
