@@ -23,7 +23,7 @@ function failingNames(t: TestCounts): string[] | undefined {
   // A whole test file that failed to load (a syntax, type or import error: Jest's "Test suite failed to run",
   // pytest's collection error, mocha's "Exception during run": `loadFailed`) is named by its file and is no test: run again alone it says nothing of the
   // files its cause (often the code under test) broke besides it.
-  if (t.failures.some((f) => f.name === (f.testFile ?? f.file))) return undefined;
+  if (t.failures.some((f) => f.name === (f.testFile ?? f.file)) || t.cases?.some((c) => c.load)) return undefined;
   const names = t.cases
     ? t.cases.filter((c) => c.status === "failed").map((c) => c.name)
     : t.failures.filter((f) => !f.message?.startsWith(LOST_MARK)).map(testOf);

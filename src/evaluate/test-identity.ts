@@ -142,7 +142,9 @@ export function judgeTests(current: TestCounts | null | undefined, step: number,
   if (!ref) return id;
   // A part of the chain that did not run, or a checker that stopped it, fails the step already; another
   // format than the reference's is judged as such (judge.ts formatChanged).
-  if (ref.tests.cases && !current.notRun?.length && current.format === ref.tests.format) id.namesLost = ref.step;
+  // A reference that named only files that failed to load named no test to swap (a load point gone is no longer
+  // one: session withLoadsPresent).
+  if (ref.tests.cases?.some((c) => !c.load) && !current.notRun?.length && current.format === ref.tests.format) id.namesLost = ref.step;
   const refRan = testsRanOf(ref.tests);
   const ranOf = (t: KnownCounts) => testsRanOf(t) + Math.max(0, t.skipped - minSkipped);
   const ranNow = ranOf(current);

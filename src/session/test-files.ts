@@ -148,16 +148,19 @@ function onlyTestFiles(changed: string[], isTest: (f: string) => boolean): strin
 /**
  * `points` with the load mark taken off each test file or module that failed to load (TestCase.load) and is gone
  * from `tree`: replaced by its tests only while it is there, so a step that deletes it and adds a test elsewhere
- * has it missing, as any deleted test (h33). A file is its name (node --test); a module its dotted name (unittest).
+ * has it missing, as any deleted test (h33). A file is its name (node --test, pytest's collection error); a module
+ * its dotted name (unittest). Only a name found in the tree of a point where it failed counts as gone: a path the
+ * runner gave relative to another folder than the repository's root keeps its mark.
  */
-export async function withLoadsPresent<P extends { evaluation: Evaluation }>(commonDir: string, tree: string, points: P[]): Promise<P[]> {
-  const loads = new Set(points.flatMap((p) => p.evaluation.tests?.cases?.filter((c) => c.load).map((c) => c.name) ?? []));
+export async function withLoadsPresent<P extends { evaluation: Evaluation; tree: string }>(commonDir: string, tree: string, points: P[]): Promise<P[]> {
+  const loads = new Map<string, string>();
+  for (const p of points) for (const c of p.evaluation.tests?.cases ?? []) if (c.load && !loads.has(c.name)) loads.set(c.name, p.tree);
   if (loads.size === 0) return points;
   const gone = new Set<string>();
-  for (const name of [...loads].slice(0, 50)) {
-    const paths = /\.[cm]?[jt]sx?$|\//.test(name) ? [name] : [`${name.replace(/\./g, "/")}.py`, `${name.replace(/\./g, "/")}/__init__.py`];
-    const present = await Promise.all(paths.map((f) => entryAt(commonDir, tree, f).catch(() => null)));
-    if (!present.some(isFile)) gone.add(name);
+  const fileIn = async (at: string, paths: string[]) => (await Promise.all(paths.map((f) => entryAt(commonDir, at, f).catch(() => null)))).some(isFile);
+  for (const [name, was] of [...loads].slice(0, 50)) {
+    const paths = /\.(?:[cm]?[jt]sx?|py)$|\//.test(name) ? [name] : [`${name.replace(/\./g, "/")}.py`, `${name.replace(/\./g, "/")}/__init__.py`];
+    if (!(await fileIn(tree, paths)) && (await fileIn(was, paths))) gone.add(name);
   }
   if (gone.size === 0) return points;
   const unmark = (c: TestCase): TestCase => (c.load && gone.has(c.name) ? { name: c.name, status: c.status, ...(c.file ? { file: c.file } : {}) } : c);

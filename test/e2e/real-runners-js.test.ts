@@ -300,6 +300,23 @@ it("node --test and python -m unittest -v: the right fix of a module that failed
       fix: { "lib.js": lib("helper") },
     },
     { files: { "calc.py": py("sqroot"), "test_calc.py": PYTEST }, testCmd: "python3 -m unittest -v", fix: { "calc.py": py("sqrt") } },
+    // Named from another folder than the repository's root (h34): `test/sum.test.js` of `pkg`, module `test_calc` of
+    // `tests`. Not found at the root, the file was taken as deleted and the right fix held at 0.5.
+    {
+      files: {
+        "pkg/package.json": CJS["package.json"]!,
+        "pkg/helper.js": "exports.helper = (x) => x;\n",
+        "pkg/lib.js": lib("helpr"),
+        "pkg/test/sum.test.js": TEST,
+      },
+      testCmd: "cd pkg && node --test",
+      fix: { "pkg/lib.js": lib("helper") },
+    },
+    {
+      files: { "calc.py": py("sqroot"), "tests/__init__.py": "", "tests/test_calc.py": PYTEST },
+      testCmd: "python3 -m unittest discover -s tests -v",
+      fix: { "calc.py": py("sqrt") },
+    },
   ];
   for (const c of cases)
     for (const preflight of [true, false]) {

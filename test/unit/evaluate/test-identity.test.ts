@@ -1,4 +1,6 @@
 /** Tests tracked by name across steps: a candidate cannot raise its score by skipping or deleting tests. */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../../src/evaluate/evaluate.js";
 import { judgeEvaluation } from "../../../src/evaluate/judge.js";
@@ -6,8 +8,10 @@ import { parseTests } from "../../../src/evaluate/parsers/index.js";
 import { adjustCounts, judgeTests, rawCounts } from "../../../src/evaluate/test-identity.js";
 import { identityNotice } from "../../../src/evaluate/test-identity-words.js";
 import type { TestCase, TestCounts } from "../../../src/evaluate/types.js";
+import { ROOT } from "../../helpers/repo.js";
 
 const W = { build: 0.3, test: 0.5, lint: 0.1, perf: 0.1 };
+const OUTPUTS = path.join(ROOT, "fixtures", "outputs");
 
 function counts(cases: [string, TestCase["status"]][] | null, n?: { passed: number; failed: number; skipped: number }): TestCounts {
   const c = cases?.map(([name, status]) => ({ name, status })) ?? [];
@@ -591,5 +595,31 @@ describe("a test file that failed to load at the reference (h31)", () => {
       { cwd: "/W" },
     );
     expect(ut?.cases).toEqual([{ name: "test_calc", status: "failed", load: true }]);
+  });
+
+  it("is marked for pytest's collection error: alone when collection was interrupted, beside the named tests when it went on", () => {
+    const read = (id: string) => {
+      const all = readFileSync(path.join(OUTPUTS, `pytest/${id}.txt`), "utf8");
+      return parseTests({ stdout: all, stderr: "", all }, { cwd: "/WORKTREE" });
+    };
+    // `pytest -q tests broken`: "Interrupted: 1 error during collection", no test ran.
+    expect(read("pytest9-collection-error")?.cases).toEqual([{ name: "broken/test_broken.py", status: "failed", load: true }]);
+    // -rA --continue-on-collection-errors: the tests of the modules that loaded are named, the module that did not is marked.
+    const going = read("pytest9-rA-collection-error-continue")?.cases ?? [];
+    expect(going.filter((c) => c.load)).toEqual([{ name: "broken/test_broken.py", status: "failed", load: true }]);
+    expect(going.filter((c) => c.status === "passed")).toHaveLength(5);
+  });
+
+  it("by counts only (pytest without -rA), a reference that named only a file that did not load takes more tests as its replacement", () => {
+    // The tests the step names are too few to be read by name: the right fix of the import scores 1, not held.
+    const refEv = evaluation({ ...counts([["test_calc.py", "failed"]]), format: "pytest" });
+    refEv.tests!.cases = [{ name: "test_calc.py", status: "failed", load: true }];
+    const right = evaluation({ ...counts(null, { passed: 3, failed: 0, skipped: 0 }), format: "pytest" });
+    const ev = judgeEvaluation(right, 1, [{ step: 0, evaluation: refEv }], W, []);
+    expect([ev.testsPass, ev.components.test]).toEqual([true, 1]);
+    // Once the file is gone (the session takes its mark off), it is a test the reference named: held by counts.
+    const gone = evaluation({ ...counts([["test_calc.py", "failed"]]), format: "pytest" });
+    const held = judgeEvaluation(right, 1, [{ step: 0, evaluation: gone }], W, []);
+    expect(held.testsPass).toBe(false);
   });
 });

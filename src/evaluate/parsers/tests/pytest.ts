@@ -9,7 +9,7 @@
  * subtest (pytest 9) is counted as pytest counts it, in "failed", and named by its test and what pytest
  * shows of it; the counts then say they are in units (TestCounts.units) and how many tests ran.
  */
-import type { TestCounts, TestFailure } from "../../types.js";
+import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, normalizePath } from "../util.js";
 import { counts, failure, TAIL_LINES, type TestInput } from "./common.js";
 import { idBeforeMessage, NODE_ID, reconciled, shortSummaryStatuses, verboseStatuses } from "./pytest-names.js";
@@ -114,9 +114,24 @@ export function parsePytest(input: TestInput): TestCounts | null {
       ? undefined
       : (reconciled(verboseStatuses(lines, summaryAt), passed, skipped, failed, subs) ??
         reconciled(shortSummaryStatuses(lines, summaryAt), passed, skipped, failed, subs));
-  const r = counts("pytest", tally, failures, undefined, named);
+  const r = counts("pytest", tally, failures, undefined, summaries > 1 ? undefined : withCollectionErrors(named, nodeIds, passed + skipped, failed));
   if (summaries > 1) r.note = `the output holds ${summaries} summary lines (something besides pytest printed one); the one with the most failures counts`;
   return r;
+}
+
+/**
+ * A test module that failed to import (`ERROR tests/test_x.py`, its collection error) is no test: its tests are
+ * unknown until it loads, then they take its place (TestCase.load, test-identity.ts). Added to the named tests; or,
+ * when collection was interrupted and nothing else ran, they are the names (each counted unit is one of them).
+ */
+function withCollectionErrors(named: TestCase[] | undefined, nodeIds: NodeId[], passedOrSkipped: number, failed: number): TestCase[] | undefined {
+  const files = [...new Set(nodeIds.filter((n) => n.kind === "error" && !n.id.includes("::")).map((n) => n.id))];
+  const loads = files.map((name): TestCase => ({ name, status: "failed", load: true }));
+  if (loads.length === 0) return named;
+  if (!named) return passedOrSkipped === 0 && failed === loads.length ? loads : undefined;
+  const kept = named.filter((c) => !files.includes(c.name));
+  const failedUnits = kept.reduce((sum, c) => sum + (c.units?.failed ?? (c.status === "failed" ? 1 : 0)), 0) + loads.length;
+  return failedUnits <= failed ? [...kept, ...loads] : named;
 }
 
 /** A subtest's failure names its test (its node id). */
