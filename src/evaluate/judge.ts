@@ -156,12 +156,16 @@ function heldForTestEdits(ev: Evaluation, earlier: JudgePoint[], weights: Weight
 
 /**
  * A test that failed at the reference and did not pass at the step before passes now (by name), or, where a
- * point names no test, the test signal rose above the step before's while the reference's was below 1.
+ * point names no test, the test signal rose above the step before's while the reference's was below 1. A file
+ * that failed to load at the reference failed with every test it holds, which it did not name: a name the
+ * reference does not know is one of them (h34: its failing assertion made to fit a wrong fix scored 1.000).
  */
 function passesNow(ev: Evaluation, last: JudgePoint, ref: JudgePoint): boolean {
   const statuses = (t: TestHistoryPoint["tests"] | undefined) => (t?.cases ? new Map(t.cases.map((c) => [c.name, c.status])) : undefined);
   const [now, before, atRef] = [statuses(ev.tests), statuses(testsOf(last)), statuses(testsOf(ref))];
-  if (now && before && atRef) return [...now].some(([name, st]) => st === "passed" && atRef.get(name) === "failed" && before.get(name) !== "passed");
+  const unloaded = testsOf(ref)?.cases?.some((c) => c.load) ?? false;
+  const failedAtRef = (name: string) => atRef?.get(name) === "failed" || (unloaded && !atRef?.has(name));
+  if (now && before && atRef) return [...now].some(([name, st]) => st === "passed" && failedAtRef(name) && before.get(name) !== "passed");
   return (ev.components.test ?? 0) > (last.evaluation.components.test ?? 0) && (ref.evaluation.components.test ?? 0) < 1;
 }
 

@@ -197,17 +197,27 @@ function byName(
   const ran = new Set(ranAt.keys());
   const inUnits = !!current.units || !!ref.tests.units;
   const known = new Set(refCases.map((c) => c.name));
-  // A test file or module that failed to load at the reference, gone now that more tests run than the reference's
-  // others: it loads, and its tests take its place (a right fix of a require typo scored 0: h31), also when their
-  // names are another file's too (h33). With none more it is missing; a file deleted has lost its mark (session).
+  // A test file or module that failed to load at the reference loads now when its own tests run (a right fix of a
+  // require typo scored 0: h31): where the output says a test's file (a report's file, pytest's `file::test`,
+  // unittest's `module.Class.test`), tests of that file; else more tests than the reference's others, also when
+  // their names are another file's too (h33). The file reported under its own name, passing, ran no test of it
+  // (h34: the code under test exiting 0 as the file loads). Not replaced, it is missing; a file deleted has lost its
+  // mark (session).
   const ranOthers = refCases.filter((c) => !c.load && c.status !== "skipped").length;
-  const reloaded = refCases.some((c) => c.load && !nowCases.has(c.name)) && cases.filter((c) => c.status !== "skipped").length > ranOthers;
+  const ranNow = cases.filter((c) => c.status !== "skipped" && !c.load);
+  const saysFiles = current.format === "pytest" || current.format === "unittest" || ranNow.some((c) => c.file !== undefined);
+  const replaced = (load: string): boolean =>
+    !nowCases.has(load) &&
+    (saysFiles
+      ? ranNow.some((c) => c.file === load || c.name.startsWith(`${load}::`) || c.name.startsWith(`${load}.`))
+      : ranNow.length > ranOthers);
+  const reloaded = refCases.some((c) => c.load && replaced(c.name));
   const lost: LostTest[] = [];
   let padded = 0;
   let maps: (Map<string, TestCase["status"]> | undefined)[] | undefined;
   for (const [name, was] of ranAt) {
-    const c = nowCases.get(name);
-    if (!c && was.load && reloaded) continue;
+    if (was.load && replaced(name)) continue;
+    const c = was.load && nowCases.get(name)?.status === "passed" ? undefined : nowCases.get(name);
     const status = c?.status;
     if (c && (status === "passed" || status === "failed")) {
       if (!inUnits) continue;
@@ -233,8 +243,10 @@ function byName(
   lost.sort((a, b) => a.since - b.since || a.name.localeCompare(b.name));
   const added: AddedTests = { passed: 0, failed: 0, skipped: 0, names: [] };
   for (const [name, c] of nowCases) {
-    // Skipped at the reference and still skipped is no news.
-    if (ran.has(name) || (c.status === "skipped" && known.has(name))) continue;
+    // Skipped at the reference and still skipped is no news. A file that failed to load, now passing under its own
+    // name, is no test of the reference's: its pass is left out as a new test's.
+    const filePassing = c.status === "passed" && !!ranAt.get(name)?.load;
+    if ((ran.has(name) && !filePassing) || (c.status === "skipped" && known.has(name))) continue;
     const u = unitsOf(c);
     added.passed += u.passed;
     added.failed += u.failed;

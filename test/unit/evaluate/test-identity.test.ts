@@ -610,6 +610,74 @@ describe("a test file that failed to load at the reference (h31)", () => {
     expect(going.filter((c) => c.status === "passed")).toHaveLength(5);
   });
 
+  it("is marked in Jest's and Vitest's JSON reports (a test file that failed to run)", () => {
+    for (const id of ["jest/json-failing", "vitest/json-failing"]) {
+      const out = readFileSync(path.join(OUTPUTS, `${id}.${id.startsWith("jest") ? "stdout." : ""}txt`), "utf8");
+      const r = parseTests({ stdout: out, stderr: "", all: out }, { cwd: "/WORKTREE" });
+      expect(
+        r?.cases?.filter((c) => c.load),
+        id,
+      ).toEqual([{ name: "test/broken.test.js", status: "failed", file: "test/broken.test.js", load: true }]);
+    }
+  });
+
+  it("is replaced only by its own tests where the output says each test's file (h34: any test elsewhere did)", () => {
+    const py = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), format: "pytest" });
+    const refEv = evaluation({ ...py([["tests/test_a.py::test_x", "passed"]]), failed: 1, total: 2 });
+    refEv.tests!.cases!.push({ name: "tests/test_b.py", status: "failed", load: true });
+    const judge = (cases: [string, TestCase["status"]][]) => judgeEvaluation(evaluation(py(cases)), 1, [{ step: 0, evaluation: refEv }], W, []);
+    const elsewhere = judge([
+      ["tests/test_a.py::test_x", "passed"],
+      ["tests/test_a.py::test_new", "passed"],
+    ]);
+    expect([elsewhere.testsPass, elsewhere.components.test]).toEqual([false, 0.5]);
+    const own = judge([
+      ["tests/test_a.py::test_x", "passed"],
+      ["tests/test_b.py::test_y", "passed"],
+    ]);
+    expect([own.testsPass, own.components.test]).toEqual([true, 1]);
+  });
+
+  it("is not replaced by the file reported passing under its own name, whose pass is left out (h34: code exiting 0 as it loads)", () => {
+    const t = counts([
+      ["works", "passed"],
+      ["test/sum.test.js", "failed"],
+    ]);
+    const refEv = evaluation({ ...t, cases: t.cases!.map((c) => (c.name.endsWith(".js") ? { ...c, load: true as const } : c)) });
+    const now = evaluation(
+      counts([
+        ["works", "passed"],
+        ["test/sum.test.js", "passed"],
+      ]),
+    );
+    const ev = judgeEvaluation(now, 1, [{ step: 0, evaluation: refEv }], W, []);
+    expect([ev.testsPass, ev.components.test]).toEqual([false, 0.5]);
+  });
+
+  it("holds a step that changed only tests since the step before, when a test of the file that failed to load passes now (h34)", () => {
+    // Step 1 made the file load (a wrong fix: `adds` fails by name); step 2 changed the test alone to fit it.
+    const refEv = ref();
+    const step1 = evaluation(
+      counts([
+        ["adds", "failed"],
+        ["zero", "passed"],
+      ]),
+    );
+    const earlier = [
+      { step: 0, evaluation: refEv },
+      { step: 1, evaluation: judgeEvaluation(step1, 1, [{ step: 0, evaluation: refEv }], W, []) },
+    ];
+    const now = evaluation(
+      counts([
+        ["adds", "passed"],
+        ["zero", "passed"],
+      ]),
+    );
+    expect(judgeEvaluation(now, 2, earlier, W, []).testsPass).toBe(true);
+    const held = judgeEvaluation(now, 2, earlier, W, [], { onlyTestsSinceLast: ["test/sum.test.js"], sinceLastStep: 1 });
+    expect([held.testsPass, held.components.test]).toEqual([false, 0]);
+  });
+
   it("by counts only (pytest without -rA), a reference that named only a file that did not load takes more tests as its replacement", () => {
     // The tests the step names are too few to be read by name: the right fix of the import scores 1, not held.
     const refEv = evaluation({ ...counts([["test_calc.py", "failed"]]), format: "pytest" });

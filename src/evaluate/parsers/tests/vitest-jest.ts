@@ -76,8 +76,10 @@ export function parseVitestJestJson(input: TestInput): TestCounts | null {
     const status = str(suite.status);
     const suiteMessage = str(suite.message) ?? str(suite.failureMessage) ?? (isRecord(suite.testExecError) ? str(suite.testExecError.message) : undefined);
     if (status === "failed" && suiteFailed === 0) {
-      // The file itself failed: import error, syntax error, a throwing hook outside any test.
+      // The file itself failed: import error, syntax error, a throwing hook outside any test. It is no test: its
+      // tests take its place once it loads (TestCase.load).
       failed++;
+      if (file) cases.push({ name: file, status: "failed", file, load: true });
       const text = cleanText(suiteMessage ?? "");
       failures.push(
         inFile(
