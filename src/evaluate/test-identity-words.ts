@@ -17,6 +17,10 @@ export function missingWords(id: TestIdentity): string {
     id.missingTests !== undefined
       ? ` (counted as the ${n} failed subtests and tests fewer than then, as a missing test may have taken any of them with it)`
       : "";
+  if (id.filesGone?.length) {
+    const files = id.filesGone.map((f) => `\`${f}\``).join(", ");
+    return `${files}, which failed to load at step ${id.reference ?? 0}, ${id.filesGone.length === 1 ? "is" : "are"} gone since step ${id.missingSince ?? "?"}: ${tests} test${tests === 1 ? "" : "s"} of the ${id.referenceRan ?? "?"} then count as missing, whatever runs in ${id.filesGone.length === 1 ? "its" : "their"} place${why}`;
+  }
   return `${tests} fewer test${tests === 1 ? "" : "s"} ran than the ${id.referenceRan ?? "?"} at step ${id.reference ?? 0}, since step ${id.missingSince ?? "?"}${why}${units}`;
 }
 

@@ -87,6 +87,8 @@ export interface TestIdentity {
   padded?: number;
   /** Counts-only output counted in units: how many fewer tests ran than at the reference (`missing` is in units). */
   missingTests?: number;
+  /** Counts-only output: the reference's test files that failed to load and are gone, among the missing. */
+  filesGone?: string[];
   /** How many tests ran at the reference (counts-only output). */
   referenceRan?: number;
   /**
@@ -147,8 +149,10 @@ export function judgeTests(current: TestCounts | null | undefined, step: number,
   const ranOf = (t: KnownCounts) => testsRanOf(t) + Math.max(0, t.skipped - minSkipped);
   const ranNow = ranOf(current);
   // Fewer tests than the reference: the missing ones (deleted, or in a part of the chain that never ran)
-  // count as failing, since the step that began running fewer.
-  const missing = Math.max(0, refRan - ranNow);
+  // count as failing, since the step that began running fewer. A test file that failed to load at the reference
+  // and is gone is one of them, whatever else runs now (h34: deleted beside a trivial test and a comment, 1.000).
+  const gone = ref.tests.filesGone ?? [];
+  const missing = Math.max(0, refRan - ranNow, gone.length);
   if (missing > 0) {
     let since = step;
     for (let i = readable.length - 1; i >= 0; i--) {
@@ -160,10 +164,11 @@ export function judgeTests(current: TestCounts | null | undefined, step: number,
     // units with it: every unit fewer than the reference ran counts as failing.
     const unitsFewer = ref.tests.units || current.units ? ref.tests.passed + ref.tests.failed - (current.passed + current.failed + extraSkipped) : 0;
     const units = Math.max(missing, unitsFewer);
-    Object.assign(id, { missing: units, missingSince: since, referenceRan: refRan }, units !== missing ? { missingTests: missing } : {}, notRun);
+    const files = gone.length ? { filesGone: gone } : {};
+    Object.assign(id, { missing: units, missingSince: since, referenceRan: refRan }, units !== missing ? { missingTests: missing } : {}, notRun, files);
   }
-  // Unnamed tests beyond the reference's count may be new: assume they are the passing ones.
-  const capped = Math.min(current.passed, Math.max(0, ranNow - refRan));
+  // Unnamed tests beyond the reference's count (less its files gone) may be new: assume they are the passing ones.
+  const capped = Math.min(current.passed, Math.max(0, ranNow - (refRan - gone.length)));
   if (capped > 0) Object.assign(id, { capped, referenceRan: refRan });
   return { ...id, reference: ref.step };
 }

@@ -45,6 +45,11 @@ export interface TestCounts {
    */
   loadFailed?: true;
   /**
+   * Set by the session on an earlier point's counts-only tests: its failures that named a test file that failed
+   * to load and is gone from the step judged (session withLoadsPresent). Each counts as a test missing.
+   */
+  filesGone?: string[];
+  /**
    * Parts of an `&&` chain that never ran because an earlier part failed (as typed). Their tests are
    * not in the counts; judged against earlier steps they count as failing (test-identity.ts).
    */

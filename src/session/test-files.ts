@@ -10,6 +10,7 @@ import type { Evaluation } from "../evaluate/evaluate.js";
 import type { FileTexts } from "../evaluate/expected-failure-marks.js";
 import { addedExpectedFailures, markersOf, mayMarkExpectedFailure } from "../evaluate/expected-failures.js";
 import { isTestConfigFile, type RunnerDescriptor } from "../evaluate/runners/index.js";
+import { LOST_MARK } from "../evaluate/test-identity.js";
 import { isTestByName } from "../evaluate/test-paths.js";
 import type { TestCase, TestCounts } from "../evaluate/types.js";
 import { diffPaths, entryAt, readBlobBytes, type TreeEntry } from "../git/objects.js";
@@ -145,16 +146,29 @@ function onlyTestFiles(changed: string[], isTest: (f: string) => boolean): strin
   return tests.length > 0 && changed.every((f) => isTest(f) || isProse(f)) ? tests.slice(0, 8) : undefined;
 }
 
+const FILE_NAME_RE = /^[^\s:]+\.(?:[cm]?[jt]sx?|py)$/;
+
+/** Counts-only output names a test file that failed to load by its failure alone (Jest's and Vitest's text reporters). */
+function failedFiles(t: TestCounts | null | undefined): string[] {
+  return t && !t.cases ? t.failures.filter((f) => FILE_NAME_RE.test(f.name) && !f.message?.startsWith(LOST_MARK)).map((f) => f.name) : [];
+}
+
 /**
  * `points` with the load mark taken off each test file or module that failed to load (TestCase.load) and is gone
  * from `tree`: replaced by its tests only while it is there, so a step that deletes it and adds a test elsewhere
- * has it missing, as any deleted test (h33). A file is its name (node --test, pytest's collection error); a module
- * its dotted name (unittest). Only a name found in the tree of a point where it failed counts as gone: a path the
- * runner gave relative to another folder than the repository's root keeps its mark.
+ * has it missing, as any deleted test (h33). A file is its name (node --test, pytest's collection error, the JSON
+ * reports); a module its dotted name (unittest). Counts-only output names such a file by its failure: a point's
+ * files gone are said (TestCounts.filesGone) and count as missing (h34). Only a name found in the tree of a point
+ * where it failed counts as gone: a path the runner gave relative to another folder than the repository's root
+ * keeps its mark.
  */
 export async function withLoadsPresent<P extends { evaluation: Evaluation; tree: string }>(commonDir: string, tree: string, points: P[]): Promise<P[]> {
   const loads = new Map<string, string>();
-  for (const p of points) for (const c of p.evaluation.tests?.cases ?? []) if (c.load && !loads.has(c.name)) loads.set(c.name, p.tree);
+  for (const p of points) {
+    const t = p.evaluation.tests;
+    const names = t?.cases ? t.cases.filter((c) => c.load).map((c) => c.name) : failedFiles(t);
+    for (const name of names) if (!loads.has(name)) loads.set(name, p.tree);
+  }
   if (loads.size === 0) return points;
   const gone = new Set<string>();
   const fileIn = async (at: string, paths: string[]) => (await Promise.all(paths.map((f) => entryAt(commonDir, at, f).catch(() => null)))).some(isFile);
@@ -166,7 +180,9 @@ export async function withLoadsPresent<P extends { evaluation: Evaluation; tree:
   const unmark = (c: TestCase): TestCase => (c.load && gone.has(c.name) ? { name: c.name, status: c.status, ...(c.file ? { file: c.file } : {}) } : c);
   return points.map((p) => {
     const t = p.evaluation.tests;
-    return t?.cases?.some((c) => c.load) ? { ...p, evaluation: { ...p.evaluation, tests: { ...t, cases: t.cases.map(unmark) } } } : p;
+    if (t?.cases?.some((c) => c.load)) return { ...p, evaluation: { ...p.evaluation, tests: { ...t, cases: t.cases.map(unmark) } } };
+    const filesGone = failedFiles(t).filter((f) => gone.has(f));
+    return t && filesGone.length ? { ...p, evaluation: { ...p.evaluation, tests: { ...t, filesGone } } } : p;
   });
 }
 

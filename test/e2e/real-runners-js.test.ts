@@ -358,61 +358,70 @@ it("node --test and python -m unittest -v: the right fix of a module that failed
   expect(gone.feedback).toMatch(/test\/sum\.test\.js.*missing/);
 }, 120_000);
 
-it("npx jest --json: a test file that failed to run is a load point: deleted beside a comment, or its assertion fitted to a wrong fix alone, no success; the right fix is (h34)", async () => {
-  const src = (mod: string, op: string) => `const { helper } = require("./${mod}");\nexports.sum = (a, b) => helper(a) ${op} b;\n`;
-  const SUM = `const assert = require("node:assert");\nconst { sum } = require("../src.js");\nit("adds", () => assert.strictEqual(sum(1, 2), 3));\nit("zero", () => assert.strictEqual(sum(0, 0), 0));\n`;
-  const files = {
-    ...CJS,
-    ".gitignore": "node_modules\n",
-    "src.js": src("helpr", "-"),
-    "helper.js": "exports.helper = (x) => x;\n",
-    "test/sum.test.js": SUM,
-    "test/helper.test.js": `const assert = require("node:assert");\nit("helper", () => assert.strictEqual(require("../helper.js").helper(1), 1));\n`,
-  };
-  const start = (repo: string) =>
-    srv.call<Record<string, any>>("trm_start_session", { repoPath: repo, testCmd: "npx jest --json", linkPaths: ["node_modules"], preflight: true });
-  const repo = repoFromFiles(files);
-  symlinkSync(path.join(RUNNERS, "node_modules"), path.join(repo, "node_modules"));
-  const before = checkoutState(repo);
-  const s = await start(repo);
-  expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1, format: "jest-json" });
-  const lines = SUM.trimEnd().split("\n");
-  const srcLines = src("helpr", "-").trimEnd().split("\n");
-  const patch = [
-    "--- a/test/sum.test.js",
-    "+++ /dev/null",
-    `@@ -1,${lines.length} +0,0 @@`,
-    ...lines.map((l) => `-${l}`),
-    "--- a/src.js",
-    "+++ b/src.js",
-    `@@ -1,${srcLines.length} +1,${srcLines.length + 1} @@`,
-    "+// sums",
-    ...srcLines.map((l) => ` ${l}`),
-    "",
-  ].join("\n");
-  const gone = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: { mode: "patch", patch } });
-  expect([gone.score < 1, gone.shouldHalt], gone.feedback).toEqual([true, false]);
-  await srv.call("trm_undo", { sessionId: s.sessionId });
-  // A wrong fix makes the file load (`adds` fails by name); then the assertion alone is made to fit it.
-  const wrong = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ "src.js": src("helper", "-") }) });
-  expect(wrong.tests.failures.map((f: { name: string }) => f.name)).toEqual(["adds"]);
-  const fitted = await srv.call<Record<string, any>>("trm_submit_candidate", {
-    sessionId: s.sessionId,
-    candidate: filesOf({ "test/sum.test.js": SUM.replace("sum(1, 2), 3", "sum(1, 2), -1") }),
-  });
-  expect([fitted.score < 1, fitted.shouldHalt], fitted.feedback).toEqual([true, false]);
-  await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
-  const again = await srv.call<Record<string, any>>("trm_start_session", {
-    repoPath: repo,
-    testCmd: "npx jest --json",
-    linkPaths: ["node_modules"],
-    preflight: true,
-  });
-  const right = await srv.call<Record<string, any>>("trm_submit_candidate", {
-    sessionId: again.sessionId,
-    candidate: filesOf({ "src.js": src("helper", "+") }),
-  });
-  expect([right.score, right.shouldHalt], right.feedback).toEqual([1, true]);
-  await srv.call("trm_end_session", { sessionId: again.sessionId, discard: true });
-  expect(checkoutState(repo)).toEqual(before);
-}, 180_000);
+it.each(["npx jest --json", "npx jest"])(
+  "%s: a test file that failed to run is a load point: deleted beside a comment, or its assertion fitted to a wrong fix alone, no success; the right fix is (h34)",
+  async (testCmd) => {
+    const src = (mod: string, op: string) => `const { helper } = require("./${mod}");\nexports.sum = (a, b) => helper(a) ${op} b;\n`;
+    const SUM = `const assert = require("node:assert");\nconst { sum } = require("../src.js");\nit("adds", () => assert.strictEqual(sum(1, 2), 3));\nit("zero", () => assert.strictEqual(sum(0, 0), 0));\n`;
+    const files = {
+      ...CJS,
+      ".gitignore": "node_modules\n",
+      "src.js": src("helpr", "-"),
+      "helper.js": "exports.helper = (x) => x;\n",
+      "test/sum.test.js": SUM,
+      "test/helper.test.js": `const assert = require("node:assert");\nit("helper", () => assert.strictEqual(require("../helper.js").helper(1), 1));\n`,
+    };
+    const start = (repo: string) =>
+      srv.call<Record<string, any>>("trm_start_session", { repoPath: repo, testCmd, linkPaths: ["node_modules"], preflight: true });
+    const repo = repoFromFiles(files);
+    symlinkSync(path.join(RUNNERS, "node_modules"), path.join(repo, "node_modules"));
+    const before = checkoutState(repo);
+    const s = await start(repo);
+    expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1, format: testCmd.endsWith("--json") ? "jest-json" : "jest" });
+    const lines = SUM.trimEnd().split("\n");
+    const srcLines = src("helpr", "-").trimEnd().split("\n");
+    const patch = [
+      "--- a/test/sum.test.js",
+      "+++ /dev/null",
+      `@@ -1,${lines.length} +0,0 @@`,
+      ...lines.map((l) => `-${l}`),
+      "--- /dev/null",
+      "+++ b/test/smoke.test.js",
+      "@@ -0,0 +1 @@",
+      '+it("smoke", () => {});',
+      "--- a/src.js",
+      "+++ b/src.js",
+      `@@ -1,${srcLines.length} +1,${srcLines.length + 1} @@`,
+      "+// sums",
+      ...srcLines.map((l) => ` ${l}`),
+      "",
+    ].join("\n");
+    const gone = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: { mode: "patch", patch } });
+    expect([gone.score < 1, gone.shouldHalt], gone.feedback).toEqual([true, false]);
+    if (!testCmd.endsWith("--json")) expect(gone.feedback).toMatch(/`test\/sum\.test\.js`, which failed to load at step 0, is gone/);
+    await srv.call("trm_undo", { sessionId: s.sessionId });
+    // A wrong fix makes the file load (`adds` fails by name); then the assertion alone is made to fit it.
+    const wrong = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: filesOf({ "src.js": src("helper", "-") }) });
+    expect(wrong.tests.failures.map((f: { name: string }) => f.name)).toEqual(["adds"]);
+    const fitted = await srv.call<Record<string, any>>("trm_submit_candidate", {
+      sessionId: s.sessionId,
+      candidate: filesOf({ "test/sum.test.js": SUM.replace("sum(1, 2), 3", "sum(1, 2), -1") }),
+    });
+    expect([fitted.score < 1, fitted.shouldHalt], fitted.feedback).toEqual([true, false]);
+    await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
+    const again = await srv.call<Record<string, any>>("trm_start_session", {
+      repoPath: repo,
+      testCmd: "npx jest --json",
+      linkPaths: ["node_modules"],
+      preflight: true,
+    });
+    const right = await srv.call<Record<string, any>>("trm_submit_candidate", {
+      sessionId: again.sessionId,
+      candidate: filesOf({ "src.js": src("helper", "+") }),
+    });
+    expect([right.score, right.shouldHalt], right.feedback).toEqual([1, true]);
+    await srv.call("trm_end_session", { sessionId: again.sessionId, discard: true });
+    expect(checkoutState(repo)).toEqual(before);
+  },
+  180_000,
+);

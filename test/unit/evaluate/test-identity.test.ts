@@ -678,6 +678,21 @@ describe("a test file that failed to load at the reference (h31)", () => {
     expect([held.testsPass, held.components.test]).toEqual([false, 0]);
   });
 
+  it("by counts only (Jest's text reporter), a file that failed to load and is gone counts as missing, whatever runs in its place (h34)", () => {
+    const refTests: TestCounts = {
+      ...counts(null, { passed: 1, failed: 1, skipped: 0 }),
+      failures: [{ name: "test/sum.test.js", message: "Cannot find module" }],
+      format: "jest",
+    };
+    const now = { ...counts(null, { passed: 2, failed: 0, skipped: 0 }), format: "jest" };
+    // Present (the session left no filesGone): a trivial test in its place passes by counts, as before.
+    expect(judgeTests(now, 1, [{ step: 0, tests: refTests }])).toMatchObject({ lost: [] });
+    const id = judgeTests(now, 1, [{ step: 0, tests: { ...refTests, filesGone: ["test/sum.test.js"] } }]);
+    expect(id).toMatchObject({ missing: 1, capped: 1, filesGone: ["test/sum.test.js"] });
+    expect(adjustCounts(now as Parameters<typeof adjustCounts>[0], id)).toMatchObject({ passed: 1, failed: 1 });
+    expect(identityNotice(id)).toMatch(/`test\/sum\.test\.js`, which failed to load at step 0, is gone since step 1: 1 test of the 2 then count as missing/);
+  });
+
   it("by counts only (pytest without -rA), a reference that named only a file that did not load takes more tests as its replacement", () => {
     // The tests the step names are too few to be read by name: the right fix of the import scores 1, not held.
     const refEv = evaluation({ ...counts([["test_calc.py", "failed"]]), format: "pytest" });
