@@ -148,9 +148,15 @@ function onlyTestFiles(changed: string[], isTest: (f: string) => boolean): strin
 
 const FILE_NAME_RE = /^[^\s:]+\.(?:[cm]?[jt]sx?|py)$/;
 
-/** Counts-only output names a test file that failed to load by its failure alone (Jest's and Vitest's text reporters). */
+/**
+ * Counts-only output names a test file that failed to load by its failure alone: by name (Jest's and Vitest's text
+ * reporters), or as the file a run that loaded no test was loading (mocha's "Exception during run").
+ */
 function failedFiles(t: TestCounts | null | undefined): string[] {
-  return t && !t.cases ? t.failures.filter((f) => FILE_NAME_RE.test(f.name) && !f.message?.startsWith(LOST_MARK)).map((f) => f.name) : [];
+  if (!t || t.cases) return [];
+  const named = t.failures.filter((f) => FILE_NAME_RE.test(f.name) && !f.message?.startsWith(LOST_MARK)).map((f) => f.name);
+  const loading = t.loadFailed ? t.failures.flatMap((f) => (f.testFile && FILE_NAME_RE.test(f.testFile) ? [f.testFile] : [])) : [];
+  return [...new Set([...named, ...loading])];
 }
 
 /**

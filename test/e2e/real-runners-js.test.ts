@@ -1,4 +1,4 @@
-import { symlinkSync } from "node:fs";
+import { readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
@@ -284,6 +284,36 @@ it("mocha --reporter json: a right fix after a baseline whose module did not loa
   expect(right.tests.format).toBe("mocha-json");
   expect([right.score, right.shouldHalt]).toEqual([1, true]);
   expect(right.feedback).not.toMatch(/changed format|selection matched no test/);
+  // h34: the test file mocha was loading deleted, a trivial test in its place and a comment in the code: no success.
+  await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });
+  const again = await srv.call<Record<string, any>>("trm_start_session", {
+    repoPath: repo,
+    testCmd: "npx mocha --reporter json",
+    linkPaths: ["node_modules"],
+    preflight: true,
+  });
+  const spec = readFileSync(path.join(repo, "test/join.spec.js"), "utf8").trimEnd().split("\n");
+  const libLines = lib("defaults").trimEnd().split("\n");
+  const patch = [
+    "--- a/test/join.spec.js",
+    "+++ /dev/null",
+    `@@ -1,${spec.length} +0,0 @@`,
+    ...spec.map((l) => `-${l}`),
+    "--- /dev/null",
+    "+++ b/test/smoke.spec.js",
+    "@@ -0,0 +1 @@",
+    '+it("smoke", () => {});',
+    "--- a/lib.js",
+    "+++ b/lib.js",
+    `@@ -1,${libLines.length} +1,${libLines.length + 1} @@`,
+    "+// joins",
+    ...libLines.map((l) => ` ${l}`),
+    "",
+  ].join("\n");
+  const gone = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: again.sessionId, candidate: { mode: "patch", patch } });
+  expect([gone.score, gone.shouldHalt], gone.feedback).toEqual([0, false]);
+  expect(gone.feedback).toMatch(/`test\/join\.spec\.js`, which failed to load at step 0, is gone/);
+  await srv.call("trm_end_session", { sessionId: again.sessionId, discard: true });
   expect(checkoutState(repo)).toEqual(before);
 }, 120_000);
 

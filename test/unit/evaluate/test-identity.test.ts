@@ -678,6 +678,16 @@ describe("a test file that failed to load at the reference (h31)", () => {
     expect([held.testsPass, held.components.test]).toEqual([false, 0]);
   });
 
+  it("is the test file mocha was loading when it ran nothing: the require chain's outermost frame, or an ES module's importer that is a test", () => {
+    const read = (id: string) => {
+      const err = readFileSync(path.join(OUTPUTS, `mocha/${id}.stderr.txt`), "utf8");
+      return parseTests({ stdout: "", stderr: err, all: err }, { cwd: "/WORKTREE" });
+    };
+    // src.js threw as test/sum.spec.js required it (real mocha 12): the failure is src.js's, the file loading is the test.
+    expect(read("require-error-json")?.failures.map((f) => [f.file, f.testFile])).toEqual([["src.js", "test/sum.spec.js"]]);
+    expect(read("import-error")?.failures.map((f) => f.testFile)).toEqual(["broken/broken.spec.js"]);
+  });
+
   it("by counts only (Jest's text reporter), a file that failed to load and is gone counts as missing, whatever runs in its place (h34)", () => {
     const refTests: TestCounts = {
       ...counts(null, { passed: 1, failed: 1, skipped: 0 }),

@@ -6,8 +6,9 @@
  * A failing `before all` hook is reported by mocha as a failure but not as a test; it is counted as a
  * failed test here so that every format of the same run gives the same totals.
  */
+import { isTestByName } from "../../test-paths.js";
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
-import { boundMessage, findJson, firstProjectFrame, indentOf, isRecord, normalizePath, num, str } from "../util.js";
+import { boundMessage, findJson, firstProjectFrame, indentOf, isProjectPath, isRecord, normalizePath, num, parseJsFrame, str } from "../util.js";
 import { counts, failure, MAX_CASES, type TestInput } from "./common.js";
 
 function isMochaJson(v: unknown): v is { stats: Record<string, unknown>; failures?: unknown[] } {
@@ -143,5 +144,20 @@ export function parseMochaException(input: TestInput): TestCounts | null {
   const text = [first, ...lines.slice(at + 1, at + 40)].join("\n");
   const importer = / imported from (\S+)/.exec(first);
   const loc = importer ? { file: normalizePath(importer[1]!, cwd) } : firstProjectFrame(text, cwd);
-  return { ...counts("mocha", { passed: 0, failed: 1, skipped: 0 }, [failure("Exception during run", boundMessage(text, 1), loc)]), loadFailed: true };
+  const f = failure("Exception during run", boundMessage(text, 1), loc);
+  // The test file being loaded, where the output shows it: the session counts it missing once it is gone. An ES
+  // module names its importer, which may be the code under test: taken only when it is a test file by name.
+  const testFile = importer ? (isTestByName(loc!.file) ? loc!.file : undefined) : outermostProjectFrame(text, cwd);
+  return { ...counts("mocha", { passed: 0, failed: 1, skipped: 0 }, [testFile ? { ...f, testFile } : f]), loadFailed: true };
+}
+
+/** A require chain's outermost frame in the project: the test file mocha was loading (`test/a.spec.js:2:17`). */
+function outermostProjectFrame(text: string, cwd?: string): string | undefined {
+  let last: string | undefined;
+  for (const line of text.split("\n")) {
+    const loc = parseJsFrame(line);
+    const file = loc ? normalizePath(loc.file, cwd) : undefined;
+    if (file && isProjectPath(file, cwd)) last = file;
+  }
+  return last;
 }
