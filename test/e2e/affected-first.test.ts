@@ -2,6 +2,7 @@ import { symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
+import { patchOf } from "../helpers/fixtures.js";
 import { installRunners, RUNNERS } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
@@ -152,21 +153,11 @@ describe.concurrent("affected first, vitest and jest run for real", () => {
       const broken = await submit(s.sessionId, { "lib/clamp.js": lib(c.esm, "clamp", "x, lo, hi", "Math.max(lo, x) + (x > 0 ? 1 : 0)") }, "break clamp");
       expect(broken.partial, broken.feedback).toBe(true);
       // The test file moved, the bug left in place.
-      const lines = files(c)["test/clamp.test.js"]!.trimEnd().split("\n");
-      const patch = [
-        "--- a/test/clamp.test.js",
-        "+++ /dev/null",
-        `@@ -1,${lines.length} +0,0 @@`,
-        ...lines.map((l) => `-${l}`),
-        "--- /dev/null",
-        "+++ b/test/moved.test.js",
-        `@@ -0,0 +1,${lines.length} @@`,
-        ...lines.map((l) => `+${l}`),
-        "",
-      ].join("\n");
+      const text = files(c)["test/clamp.test.js"]!;
+      const patch = patchOf({ deleted: { "test/clamp.test.js": text }, added: { "test/moved.test.js": text } });
       const moved = await srv.call<Any>("trm_submit_candidate", {
         sessionId: s.sessionId,
-        candidate: { mode: "patch", patch },
+        candidate: patch,
         rationale: "move the test file",
       });
       expect(moved.partial, moved.feedback).toBeUndefined();

@@ -8,7 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
-import { filesOf } from "../helpers/fixtures.js";
+import { filesOf, patchOf } from "../helpers/fixtures.js";
 import { needs } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles } from "../helpers/repo.js";
 
@@ -103,32 +103,11 @@ describe("pytest stopped short", () => {
   const sqrt = (name: string) => `from math import ${name}\n\n\ndef hyp(a, b):\n    return ${name}(a * a + b * b)\n`;
   const HYP = "from calc import hyp\n\n\ndef test_hyp():\n    assert hyp(3, 4) == 5\n\n\ndef test_zero():\n    assert hyp(0, 0) == 0\n";
   const SMOKE = "def test_one():\n    pass\n\n\ndef test_two():\n    pass\n";
-  const minus = (text: string) =>
-    text
-      .trimEnd()
-      .split("\n")
-      .map((l) => `-${l}`);
-  const plus = (text: string) =>
-    text
-      .trimEnd()
-      .split("\n")
-      .map((l) => `+${l}`);
-  const deleteAndComment = [
-    "--- a/tests/test_hyp.py",
-    "+++ /dev/null",
-    `@@ -1,${HYP.trimEnd().split("\n").length} +0,0 @@`,
-    ...minus(HYP),
-    "--- /dev/null",
-    "+++ b/tests/test_smoke.py",
-    `@@ -0,0 +1,${SMOKE.trimEnd().split("\n").length} @@`,
-    ...plus(SMOKE),
-    "--- a/calc.py",
-    "+++ b/calc.py",
-    "@@ -1,1 +1,2 @@",
-    "+# geometry",
-    ` from math import sqroot`,
-    "",
-  ].join("\n");
+  const deleteAndComment = patchOf({
+    deleted: { "tests/test_hyp.py": HYP },
+    added: { "tests/test_smoke.py": SMOKE },
+    prepended: { "calc.py": [sqrt("sqroot"), "# geometry"] },
+  });
   for (const cmd of ["python3 -m pytest -rA -p no:cacheprovider", "python3 -m pytest -q -p no:cacheprovider"])
     it.skipIf(tools.skip)(
       `at a module that failed to import (\`${cmd}\`): deleting it beside a code comment is no success; the right fix is${tools.why}`,
@@ -143,7 +122,7 @@ describe("pytest stopped short", () => {
         const before = checkoutState(repo);
         const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: cmd, preflight: true });
         expect(s.preflight.tests).toMatchObject({ passed: 0, failed: 1 });
-        const gone = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: { mode: "patch", patch: deleteAndComment } });
+        const gone = await srv.call<Any>("trm_submit_candidate", { sessionId: s.sessionId, candidate: deleteAndComment });
         expect([gone.score < 1, gone.shouldHalt], gone.feedback).toEqual([true, false]);
         // The right fix, in a session of its own: the module's tests take its place.
         await srv.call("trm_end_session", { sessionId: s.sessionId, discard: true });

@@ -2,7 +2,7 @@ import { readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/client.js";
-import { filesOf } from "../helpers/fixtures.js";
+import { filesOf, patchOf } from "../helpers/fixtures.js";
 import { installRunners, JS_BODIES, needs, RUNNERS, type RunnerCase, refineWith } from "../helpers/real-runners.js";
 import { checkoutState, repoFromFiles, tmpDir } from "../helpers/repo.js";
 
@@ -292,25 +292,12 @@ it("mocha --reporter json: a right fix after a baseline whose module did not loa
     linkPaths: ["node_modules"],
     preflight: true,
   });
-  const spec = readFileSync(path.join(repo, "test/join.spec.js"), "utf8").trimEnd().split("\n");
-  const libLines = lib("defaults").trimEnd().split("\n");
-  const patch = [
-    "--- a/test/join.spec.js",
-    "+++ /dev/null",
-    `@@ -1,${spec.length} +0,0 @@`,
-    ...spec.map((l) => `-${l}`),
-    "--- /dev/null",
-    "+++ b/test/smoke.spec.js",
-    "@@ -0,0 +1 @@",
-    '+it("smoke", () => {});',
-    "--- a/lib.js",
-    "+++ b/lib.js",
-    `@@ -1,${libLines.length} +1,${libLines.length + 1} @@`,
-    "+// joins",
-    ...libLines.map((l) => ` ${l}`),
-    "",
-  ].join("\n");
-  const gone = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: again.sessionId, candidate: { mode: "patch", patch } });
+  const patch = patchOf({
+    deleted: { "test/join.spec.js": readFileSync(path.join(repo, "test/join.spec.js"), "utf8") },
+    added: { "test/smoke.spec.js": 'it("smoke", () => {});\n' },
+    prepended: { "lib.js": [lib("defaults"), "// joins"] },
+  });
+  const gone = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: again.sessionId, candidate: patch });
   expect([gone.score, gone.shouldHalt], gone.feedback).toEqual([0, false]);
   expect(gone.feedback).toMatch(/`test\/join\.spec\.js`, which failed to load at step 0, is gone/);
   await srv.call("trm_end_session", { sessionId: again.sessionId, discard: true });
@@ -362,28 +349,9 @@ it("node --test and python -m unittest -v: the right fix of a module that failed
   // h33: the broken test file deleted, a trivial test added elsewhere and a comment in the code: no success.
   const repo = repoFromFiles({ ...cases[0]!.files, ".gitignore": "__pycache__\n" });
   const s = await srv.call<Record<string, any>>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
-  const lines = TEST.trimEnd().split("\n");
-  const smoke = 'const test = require("node:test");\ntest("smoke", () => {});';
-  const patch = [
-    "--- a/test/sum.test.js",
-    "+++ /dev/null",
-    `@@ -1,${lines.length} +0,0 @@`,
-    ...lines.map((l) => `-${l}`),
-    "--- /dev/null",
-    "+++ b/test/smoke.test.js",
-    "@@ -0,0 +1,2 @@",
-    ...smoke.split("\n").map((l) => `+${l}`),
-    "--- a/lib.js",
-    "+++ b/lib.js",
-    "@@ -1,2 +1,3 @@",
-    "+// sums",
-    ...lib("helpr")
-      .trimEnd()
-      .split("\n")
-      .map((l) => ` ${l}`),
-    "",
-  ].join("\n");
-  const gone = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: { mode: "patch", patch } });
+  const smoke = 'const test = require("node:test");\ntest("smoke", () => {});\n';
+  const patch = patchOf({ deleted: { "test/sum.test.js": TEST }, added: { "test/smoke.test.js": smoke }, prepended: { "lib.js": [lib("helpr"), "// sums"] } });
+  const gone = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: patch });
   expect([gone.shouldHalt, gone.score < 1]).toEqual([false, true]);
   expect(gone.feedback).toMatch(/test\/sum\.test\.js.*missing/);
 }, 120_000);
@@ -408,25 +376,12 @@ it.each(["npx jest --json", "npx jest"])(
     const before = checkoutState(repo);
     const s = await start(repo);
     expect(s.preflight.tests).toMatchObject({ passed: 1, failed: 1, format: testCmd.endsWith("--json") ? "jest-json" : "jest" });
-    const lines = SUM.trimEnd().split("\n");
-    const srcLines = src("helpr", "-").trimEnd().split("\n");
-    const patch = [
-      "--- a/test/sum.test.js",
-      "+++ /dev/null",
-      `@@ -1,${lines.length} +0,0 @@`,
-      ...lines.map((l) => `-${l}`),
-      "--- /dev/null",
-      "+++ b/test/smoke.test.js",
-      "@@ -0,0 +1 @@",
-      '+it("smoke", () => {});',
-      "--- a/src.js",
-      "+++ b/src.js",
-      `@@ -1,${srcLines.length} +1,${srcLines.length + 1} @@`,
-      "+// sums",
-      ...srcLines.map((l) => ` ${l}`),
-      "",
-    ].join("\n");
-    const gone = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: { mode: "patch", patch } });
+    const patch = patchOf({
+      deleted: { "test/sum.test.js": SUM },
+      added: { "test/smoke.test.js": 'it("smoke", () => {});\n' },
+      prepended: { "src.js": [src("helpr", "-"), "// sums"] },
+    });
+    const gone = await srv.call<Record<string, any>>("trm_submit_candidate", { sessionId: s.sessionId, candidate: patch });
     expect([gone.score < 1, gone.shouldHalt], gone.feedback).toEqual([true, false]);
     if (!testCmd.endsWith("--json")) expect(gone.feedback).toMatch(/`test\/sum\.test\.js`, which failed to load at step 0, is gone/);
     await srv.call("trm_undo", { sessionId: s.sessionId });

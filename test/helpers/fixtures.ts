@@ -29,3 +29,21 @@ export function filesOf(files: Record<string, string>) {
 
 /** The commands a step ran, by kind (the keys of its commandMs). */
 export const commandsRan = (r: { commandMs?: Record<string, number> }): string[] => Object.keys(r.commandMs ?? {});
+
+/**
+ * A patch candidate that deletes whole files, adds new ones and puts a line on top of others (given their text
+ * as it is): the steps `files` mode cannot write, such as a test file deleted beside a comment in the code.
+ */
+export function patchOf(ops: { deleted?: Record<string, string>; added?: Record<string, string>; prepended?: Record<string, [text: string, line: string]> }) {
+  const lines = (text: string) => text.replace(/\n$/, "").split("\n");
+  const out: string[] = [];
+  for (const [p, text] of Object.entries(ops.deleted ?? {}))
+    out.push(`--- a/${p}`, "+++ /dev/null", `@@ -1,${lines(text).length} +0,0 @@`, ...lines(text).map((l) => `-${l}`));
+  for (const [p, text] of Object.entries(ops.added ?? {}))
+    out.push("--- /dev/null", `+++ b/${p}`, `@@ -0,0 +1,${lines(text).length} @@`, ...lines(text).map((l) => `+${l}`));
+  for (const [p, [text, line]] of Object.entries(ops.prepended ?? {})) {
+    const n = lines(text).length;
+    out.push(`--- a/${p}`, `+++ b/${p}`, `@@ -1,${n} +1,${n + 1} @@`, `+${line}`, ...lines(text).map((l) => ` ${l}`));
+  }
+  return { mode: "patch" as const, patch: `${out.join("\n")}\n` };
+}
