@@ -540,6 +540,14 @@ describe("a test file that failed to load at the reference (h31)", () => {
     return evaluation({ ...t, cases: t.cases!.map((c) => ({ ...c, load: true as const })) });
   };
   const judged = (now: [string, TestCase["status"]][]) => judgeEvaluation(evaluation(counts(now)), 1, [{ step: 0, evaluation: ref() }], W, []);
+  /** The reference with a test of another file beside it that passes (TAP names neither's file). */
+  const withOther = () => {
+    const t = counts([
+      ["works", "passed"],
+      ["test/sum.test.js", "failed"],
+    ]);
+    return evaluation({ ...t, cases: t.cases!.map((c) => (c.name.endsWith(".js") ? { ...c, load: true as const } : c)) });
+  };
 
   it("is replaced by its tests once it loads: the right fix of the require scores 1", () => {
     const ev = judged([
@@ -555,11 +563,7 @@ describe("a test file that failed to load at the reference (h31)", () => {
   });
 
   it("is replaced when its tests share their names with another file's (TAP names tests without their file, h33)", () => {
-    const t = counts([
-      ["works", "passed"],
-      ["test/sum.test.js", "failed"],
-    ]);
-    const refEv = evaluation({ ...t, cases: t.cases!.map((c) => (c.name.endsWith(".js") ? { ...c, load: true as const } : c)) });
+    const refEv = withOther();
     const now = evaluation(
       counts([
         ["works", "passed"],
@@ -639,11 +643,7 @@ describe("a test file that failed to load at the reference (h31)", () => {
   });
 
   it("is not replaced by the file reported passing under its own name, whose pass is left out (h34: code exiting 0 as it loads)", () => {
-    const t = counts([
-      ["works", "passed"],
-      ["test/sum.test.js", "failed"],
-    ]);
-    const refEv = evaluation({ ...t, cases: t.cases!.map((c) => (c.name.endsWith(".js") ? { ...c, load: true as const } : c)) });
+    const refEv = withOther();
     const now = evaluation(
       counts([
         ["works", "passed"],
