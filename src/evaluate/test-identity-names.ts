@@ -35,15 +35,21 @@ export function byName(
   // require typo scored 0: h31): where the output says a test's file (a report's file, pytest's `file::test`,
   // unittest's `module.Class.test`), tests of that file; else more tests than the reference's others, also when
   // their names are another file's too (h33). The file reported under its own name, passing, ran no test of it
-  // (h34: the code under test exiting 0 as the file loads). Not replaced, it is missing; a file deleted has lost its
-  // mark (session).
+  // (h34: the code under test exiting 0 as the file loads). pytest reports a file only while it fails to collect:
+  // once it does not, it loaded, whether it holds a test that runs or not (a code module under --doctest-modules, a
+  // test file whose tests are deselected: h36). Not replaced, it is missing; a file deleted has lost its mark
+  // (session).
   const ranOthers = refCases.filter((c) => !c.load && c.status !== "skipped").length;
   const ranNow = cases.filter((c) => c.status !== "skipped" && !c.load);
   const saysFiles = current.format === "pytest" || current.format === "unittest" || ranNow.some((c) => c.file !== undefined);
+  const ofFile = (c: TestCase, load: string) => c.file === load || c.name.startsWith(`${load}::`) || c.name.startsWith(`${load}.`);
   const replaced = (load: string): boolean =>
-    !nowCases.has(load) &&
-    (saysFiles ? ranNow.some((c) => c.file === load || c.name.startsWith(`${load}::`) || c.name.startsWith(`${load}.`)) : ranNow.length > ranOthers);
-  const reloaded = refCases.some((c) => c.load && replaced(c.name));
+    !nowCases.has(load) && (current.format === "pytest" || (saysFiles ? ranNow.some((c) => ofFile(c, load)) : ranNow.length > ranOthers));
+  const replacedLoads = refCases.filter((c) => c.load && replaced(c.name)).map((c) => c.name);
+  // The tests that take a reloaded file's place are the reference's: by files where the output says them and the
+  // reference ran other tests (others added beside it are new, their passes left out: h36), else all of them (a
+  // run that stopped at the files that failed to load ran nothing else to tell them from).
+  const inPlace = (c: TestCase): boolean => replacedLoads.length > 0 && (saysFiles && ranOthers > 0 ? replacedLoads.some((l) => ofFile(c, l)) : true);
   const lost: LostTest[] = [];
   let padded = 0;
   let maps: (Map<string, TestCase["status"]> | undefined)[] | undefined;
@@ -78,7 +84,7 @@ export function byName(
     // Skipped at the reference and still skipped is no news. A file that failed to load, now passing under its own
     // name, is no test of the reference's: its pass is left out as a new test's.
     const filePassing = c.status === "passed" && !!ranAt.get(name)?.load;
-    if ((ran.has(name) && !filePassing) || (c.status === "skipped" && known.has(name))) continue;
+    if ((ran.has(name) && !filePassing) || (c.status === "skipped" && known.has(name)) || inPlace(c)) continue;
     const u = unitsOf(c);
     added.passed += u.passed;
     added.failed += u.failed;
@@ -90,8 +96,7 @@ export function byName(
   added.passed = Math.min(added.passed, current.passed);
   added.skipped = Math.min(added.skipped, current.skipped);
   const out: Omit<TestIdentity, "reference"> = { lost, extraSkipped: 0 };
-  // The tests of a file that failed to load were not known at the reference: they count as the reference's.
-  if (added.passed + added.failed + added.skipped > 0 && !reloaded) out.added = added;
+  if (added.passed + added.failed + added.skipped > 0) out.added = added;
   padded = Math.min(padded, current.passed - added.passed);
   if (padded > 0) out.padded = padded;
   const dropped = droppedSinceReference(now, known, ref.step, step, earlier);

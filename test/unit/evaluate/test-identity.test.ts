@@ -626,20 +626,40 @@ describe("a test file that failed to load at the reference (h31)", () => {
   });
 
   it("is replaced only by its own tests where the output says each test's file (h34: any test elsewhere did)", () => {
-    const py = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), format: "pytest" });
-    const refEv = evaluation({ ...py([["tests/test_a.py::test_x", "passed"]]), failed: 1, total: 2 });
-    refEv.tests!.cases!.push({ name: "tests/test_b.py", status: "failed", load: true });
-    const judge = (cases: [string, TestCase["status"]][]) => judgeEvaluation(evaluation(py(cases)), 1, [{ step: 0, evaluation: refEv }], W, []);
+    const ut = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), format: "unittest" });
+    const refEv = evaluation({ ...ut([["tests.test_a.T.test_x", "passed"]]), failed: 1, total: 2 });
+    refEv.tests!.cases!.push({ name: "tests.test_b", status: "failed", load: true });
+    const judge = (cases: [string, TestCase["status"]][]) => judgeEvaluation(evaluation(ut(cases)), 1, [{ step: 0, evaluation: refEv }], W, []);
     const elsewhere = judge([
-      ["tests/test_a.py::test_x", "passed"],
-      ["tests/test_a.py::test_new", "passed"],
+      ["tests.test_a.T.test_x", "passed"],
+      ["tests.test_a.T.test_new", "passed"],
     ]);
     expect([elsewhere.testsPass, elsewhere.components.test]).toEqual([false, 0.5]);
     const own = judge([
-      ["tests/test_a.py::test_x", "passed"],
-      ["tests/test_b.py::test_y", "passed"],
+      ["tests.test_a.T.test_x", "passed"],
+      ["tests.test_b.T.test_y", "passed"],
     ]);
     expect([own.testsPass, own.components.test]).toEqual([true, 1]);
+  });
+
+  it("pytest: replaced once it is no longer reported, with or without a test of its own; tests added elsewhere stay new (h36)", () => {
+    const py = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), format: "pytest" });
+    const refEv = evaluation({ ...py([["tests/test_f.py::test_mul", "failed"]]), failed: 2, total: 2 });
+    refEv.tests!.cases!.push({ name: "calc/__init__.py", status: "failed", load: true });
+    const judge = (cases: [string, TestCase["status"]][]) => judgeEvaluation(evaluation(py(cases)), 1, [{ step: 0, evaluation: refEv }], W, []);
+    // A code module under --doctest-modules that now collects, holding no doctest: loaded.
+    expect(judge([["tests/test_f.py::test_mul", "passed"]]).testsPass).toBe(true);
+    // Padding beside the import's fix, with the other test still failing: the new tests' passes are left out.
+    const padded = judge([
+      ["tests/test_f.py::test_mul", "failed"],
+      ...Array.from({ length: 30 }, (_, i): [string, TestCase["status"]] => [`tests/test_pad.py::test_${i}`, "passed"]),
+    ]);
+    expect(padded.components.test).toBe(0);
+    // A run that stopped at the file that failed to load ran no other test: every test now takes its place.
+    const alone = evaluation(py([]));
+    alone.tests = { ...alone.tests!, failed: 1, total: 1, cases: [{ name: "tests/test_calc.py", status: "failed", load: true }] };
+    const right = judgeEvaluation(evaluation(py([["tests/test_other.py::test_add", "passed"]])), 1, [{ step: 0, evaluation: alone }], W, []);
+    expect([right.testsPass, right.components.test]).toEqual([true, 1]);
   });
 
   it("is not replaced by the file reported passing under its own name, whose pass is left out (h34: code exiting 0 as it loads)", () => {

@@ -125,10 +125,12 @@ export function parsePytest(input: TestInput): TestCounts | null {
  * when collection was interrupted and nothing else ran, they are the names (each counted unit is one of them).
  */
 function withCollectionErrors(named: TestCase[] | undefined, nodeIds: NodeId[], passedOrSkipped: number, failed: number): TestCase[] | undefined {
-  const files = [...new Set(nodeIds.filter((n) => n.kind === "error" && !n.id.includes("::")).map((n) => n.id))];
+  const errors = nodeIds.filter((n) => n.kind === "error" && !n.id.includes("::")).map((n) => n.id);
+  const files = [...new Set(errors)];
   const loads = files.map((name): TestCase => ({ name, status: "failed", load: true }));
   if (loads.length === 0) return named;
-  if (!named) return passedOrSkipped === 0 && failed === loads.length ? loads : undefined;
+  // A file can error twice (collected as a test module and, under --doctest-modules, as a module of doctests).
+  if (!named) return passedOrSkipped === 0 && failed === errors.length ? loads : undefined;
   const kept = named.filter((c) => !files.includes(c.name));
   const failedUnits = kept.reduce((sum, c) => sum + (c.units?.failed ?? (c.status === "failed" ? 1 : 0)), 0) + loads.length;
   return failedUnits <= failed ? [...kept, ...loads] : named;
