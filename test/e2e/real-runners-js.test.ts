@@ -329,6 +329,12 @@ it("node --test and python -m unittest -v: the right fix of a module that failed
       testCmd: "cd pkg && node --test",
       fix: { "pkg/lib.js": lib("helper") },
     },
+    // JUnit names the file that failed to load by its absolute path in the worktree (h36: held at 0.5).
+    {
+      files: { ...CJS, "helper.js": "exports.helper = (x) => x;\n", "lib.js": lib("helpr"), "test/sum.test.js": TEST },
+      testCmd: "node --test --test-reporter=junit --test-reporter-destination=stdout",
+      fix: { "lib.js": lib("helper") },
+    },
     {
       files: { "calc.py": py("sqroot"), "tests/__init__.py": "", "tests/test_calc.py": PYTEST },
       testCmd: "python3 -m unittest discover -s tests -v",

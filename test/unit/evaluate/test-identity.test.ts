@@ -625,6 +625,24 @@ describe("a test file that failed to load at the reference (h31)", () => {
     }
   });
 
+  it("is marked by Vitest's verbose reporter and in JUnit reports: node's file point by its path, pytest's collection failure by its module (h36)", () => {
+    const text = (id: string) => readFileSync(path.join(OUTPUTS, id), "utf8");
+    const verbose = text("vitest/verbose-failing.txt");
+    const v = parseTests({ stdout: "", stderr: verbose, all: verbose }, { cwd: "/WORKTREE" });
+    expect(v?.cases?.filter((c) => c.load)).toEqual([{ name: "test/broken.test.js", status: "failed", file: "test/broken.test.js", load: true }]);
+    const node = text("node-test/node20-junit-load-error.txt");
+    const n = parseTests({ stdout: node, stderr: "", all: node }, { cwd: "/WORKTREE" });
+    // The worktree's absolute path named the file before, and the name changed with every session.
+    expect(n?.cases).toEqual([
+      { name: "test.helper", status: "passed" },
+      { name: "test/sum.test.js", status: "failed", load: true },
+    ]);
+    const py = text("pytest/pytest9-junit-collection-error.txt");
+    const junitXml = text("pytest/pytest9-junit-collection-error.xml");
+    const j = parseTests({ stdout: py, stderr: "", all: py }, { cwd: "/WORKTREE", junitXml });
+    expect(j?.cases).toEqual([{ name: "broken.test_broken", status: "failed", load: true }]);
+  });
+
   it("is replaced only by its own tests where the output says each test's file (h34: any test elsewhere did)", () => {
     const ut = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), format: "unittest" });
     const refEv = evaluation({ ...ut([["tests.test_a.T.test_x", "passed"]]), failed: 1, total: 2 });

@@ -9,6 +9,7 @@
  * `<skipped>` it did not run. A testcase with several failures (pytest writes one per failed subtest) is
  * one failed test counting each of them, as the report's `failures` does.
  */
+import path from "node:path";
 import { XMLParser } from "fast-xml-parser";
 import type { TestCase, TestCounts, TestFailure } from "../../types.js";
 import { boundMessage, cleanText, firstProjectFrame, isRecord, normalizePath, str } from "../util.js";
@@ -61,8 +62,9 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
         testsFailed++;
         if (problems.length === 1) {
           failed++;
-          failures.push(f);
-          cases.push({ name: f.name, status: "failed" });
+          const load = loadName(tc, problems[0], cwd);
+          failures.push(load ? { ...f, name: load } : f);
+          cases.push(load ? { name: load, status: "failed", load: true } : { name: f.name, status: "failed" });
         } else {
           // pytest writes a failure per failed subtest into its test's case, and counts each (failures="24").
           failed += problems.length;
@@ -85,6 +87,17 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
   for (const root of roots) if (isRecord(root)) visitSuite(root, undefined);
   const units = failed > testsFailed ? { units: "subtests" as const, testsRan: passed + testsFailed } : {};
   return counts("junit", { passed, failed, skipped, ...units }, failures, undefined, cases);
+}
+
+/**
+ * A test file or module that failed to load is no test (TestCase.load): pytest's collection failure, named by the
+ * module's dotted name; node --test's point for a file, named by its absolute path (taken relative to the worktree).
+ */
+function loadName(tc: Record<string, unknown>, problem: unknown, cwd?: string): string | undefined {
+  const name = str(tc["@name"]) ?? "";
+  if (isRecord(problem) && problem["@message"] === "collection failure" && !str(tc["@classname"]) && /^[\w.]+$/.test(name)) return name;
+  if (path.isAbsolute(name) && /\.[cm]?[jt]sx?$/.test(name)) return normalizePath(name, cwd);
+  return undefined;
 }
 
 function asArray(v: unknown): unknown[] {

@@ -165,6 +165,7 @@ export function parseVitestText(input: TestInput): TestCounts | null {
 
   const failures: TestFailure[] = [];
   let suiteErrors = 0;
+  const failedFiles: string[] = [];
   let section: "tests" | "suites" | null = null;
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i]!.trim();
@@ -199,6 +200,7 @@ export function parseVitestText(input: TestInput): TestCounts | null {
       if (section === "suites" || suiteForm) {
         suiteErrors++;
         const file = normalizePath(suiteForm ? suiteForm[1]! : h, cwd);
+        failedFiles.push(file);
         failures.push(inFile(failure(file, message, loc ?? fileErrorPlace(body.join("\n"), file, cwd) ?? { file }), file));
       } else {
         const { file, name } = splitTitle(h, cwd);
@@ -222,8 +224,15 @@ export function parseVitestText(input: TestInput): TestCounts | null {
     { passed: summary.passed, failed: summary.failed + suiteErrors + unhandled, skipped: summary.skipped },
     failures,
     undefined,
-    verboseCases(lines, cwd, summary),
+    withFailedFiles(verboseCases(lines, cwd, summary), failedFiles),
   );
+}
+
+/** The verbose reporter's tests, and each test file that failed to load as no test (TestCase.load), as the JSON report's. */
+function withFailedFiles(cases: TestCase[] | undefined, files: string[]): TestCase[] | undefined {
+  if (!cases || files.length === 0) return cases;
+  const loads = [...new Set(files)].filter((f) => !cases.some((c) => c.name === f));
+  return [...cases, ...loads.map((f): TestCase => ({ name: f, status: "failed", file: f, load: true }))];
 }
 
 /** `test/a.test.ts > suite > title`: the file, and the test's name as vitest's JSON and JUnit reporters name it. */
