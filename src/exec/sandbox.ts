@@ -210,6 +210,9 @@ export function sandboxArgv(bin: string, given: Sandbox, shell: string, cmd: str
   };
   const sb = mountPaths(given, mountPath);
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  // The keyring's own listings stay hidden too (key names and descriptions: a ticket's principal; h36), where the
+  // kernel has them: a mount point procfs lacks would fail every command.
+  for (const f of ["/proc/keys", "/proc/key-users"]) if (existsSync(f)) args.push("--ro-bind", "/dev/null", f);
   // Unix sockets are reachable through a read-only mount (a user bus, docker, an ssh or gpg agent): the
   // runtime folders go, and the variables that name them. The machine's shared temporary folders go too
   // (what other programs and users leave in /var/tmp, the server's own TMPDIR): each command gets empty ones.

@@ -76,7 +76,7 @@ realTests("sandbox: the kernel keyring is out of reach", () => {
   it("keyctl fails with EPERM in the sandbox and works outside it; other calls and the descriptors are as before", async () => {
     const wt = path.join(root, "wt");
     mkdirSync(wt, { recursive: true });
-    const cmd = `${probe}; ls /proc/self/fd | tr '\\n' ' '; echo; echo ran`;
+    const cmd = `${probe}; ls /proc/self/fd | tr '\\n' ' '; echo; echo "listed $(cat /proc/keys /proc/key-users 2>/dev/null | wc -c)"; echo ran`;
     const outside = await runCommand(cmd, { cwd: wt, timeoutMs: 30_000 });
     expect(outside.output.stdout).toMatch(/^keyring [1-9]\d* 0$/m);
     const sb: Sandbox = { writable: [wt], readable: [], network: false, private: path.join(root, "priv") };
@@ -84,6 +84,9 @@ realTests("sandbox: the kernel keyring is out of reach", () => {
     expect(inside.exitCode).toBe(0);
     expect(inside.output.stdout).toMatch(/^keyring -1 1$/m);
     // bwrap closed the descriptor it read the program from: the command holds the same ones as outside.
+    // The keyring's listings are empty: outside they hold at least the user's own keyring.
+    expect(outside.output.stdout).toMatch(/^listed [1-9]\d*$/m);
+    expect(inside.output.stdout).toMatch(/^listed 0$/m);
     const fds = (out: string) => out.split("\n")[1];
     expect(fds(inside.output.stdout)).toBe(fds(outside.output.stdout));
     expect(inside.output.stdout).toMatch(/\nran\n$/);
