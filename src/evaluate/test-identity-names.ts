@@ -35,17 +35,20 @@ export function byName(
   // require typo scored 0: h31): where the output says a test's file (a report's file, pytest's `file::test`,
   // unittest's `module.Class.test`), tests of that file; else more tests than the reference's others, also when
   // their names are another file's too (h33). The file reported under its own name, passing, ran no test of it
-  // (h34: the code under test exiting 0 as the file loads). pytest reports a file only while it fails to collect:
-  // once it does not, it loaded, whether it holds a test that runs or not (a code module under --doctest-modules, a
-  // test file whose tests are deselected: h36). Not replaced, it is missing; a file deleted has lost its mark
-  // (session).
+  // (h34: the code under test exiting 0 as the file loads). pytest reports a file only while it fails to collect
+  // (load "collect", in its own output and its JUnit report): once it does not, it loaded, whether it holds a test
+  // that runs or not (a code module under --doctest-modules, a test file whose tests are deselected: h36). Not
+  // replaced, it is missing; a file deleted has lost its mark (session).
   const ranOthers = refCases.filter((c) => !c.load && c.status !== "skipped").length;
   const ranNow = cases.filter((c) => c.status !== "skipped" && !c.load);
   const saysFiles = current.format === "pytest" || current.format === "unittest" || ranNow.some((c) => c.file !== undefined);
   const ofFile = (c: TestCase, load: string) => c.file === load || c.name.startsWith(`${load}::`) || c.name.startsWith(`${load}.`);
-  const replaced = (load: string): boolean =>
-    !nowCases.has(load) && (current.format === "pytest" || (saysFiles ? ranNow.some((c) => ofFile(c, load)) : ranNow.length > ranOthers));
-  const replacedLoads = refCases.filter((c) => c.load && replaced(c.name)).map((c) => c.name);
+  // A skip the reference did not have may be the file's (a module-level skip in the code it imports: h37): then
+  // its own tests must run.
+  const newSkip = cases.some((c) => c.status === "skipped" && !known.has(c.name));
+  const replaced = (load: TestCase): boolean =>
+    !nowCases.has(load.name) && ((load.load === "collect" && !newSkip) || (saysFiles ? ranNow.some((c) => ofFile(c, load.name)) : ranNow.length > ranOthers));
+  const replacedLoads = refCases.filter((c) => c.load && replaced(c)).map((c) => c.name);
   // The tests that take a reloaded file's place are the reference's: by files where the output says them and the
   // reference ran other tests (others added beside it are new, their passes left out: h36), else all of them (a
   // run that stopped at the files that failed to load ran nothing else to tell them from).
@@ -54,7 +57,7 @@ export function byName(
   let padded = 0;
   let maps: (Map<string, TestCase["status"]> | undefined)[] | undefined;
   for (const [name, was] of ranAt) {
-    if (was.load && replaced(name)) continue;
+    if (was.load && replaced(was)) continue;
     const c = was.load && nowCases.get(name)?.status === "passed" ? undefined : nowCases.get(name);
     const status = c?.status;
     if (c && (status === "passed" || status === "failed")) {

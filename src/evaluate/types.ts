@@ -80,9 +80,10 @@ export interface TestCase {
   units?: UnitTally;
   /**
    * Not a test: the test file or module itself, which failed to load (node --test's point named by its file,
-   * unittest's `_FailedTest`). Once it loads, its tests take its place (test-identity.ts).
+   * unittest's `_FailedTest`). Once it loads, its tests take its place (test-identity.ts). "collect": pytest's
+   * collection error, which pytest reports only while the file fails to collect.
    */
-  load?: true;
+  load?: true | "collect";
 }
 
 export interface UnitTally {

@@ -607,10 +607,10 @@ describe("a test file that failed to load at the reference (h31)", () => {
       return parseTests({ stdout: all, stderr: "", all }, { cwd: "/WORKTREE" });
     };
     // `pytest -q tests broken`: "Interrupted: 1 error during collection", no test ran.
-    expect(read("pytest9-collection-error")?.cases).toEqual([{ name: "broken/test_broken.py", status: "failed", load: true }]);
+    expect(read("pytest9-collection-error")?.cases).toEqual([{ name: "broken/test_broken.py", status: "failed", load: "collect" }]);
     // -rA --continue-on-collection-errors: the tests of the modules that loaded are named, the module that did not is marked.
     const going = read("pytest9-rA-collection-error-continue")?.cases ?? [];
-    expect(going.filter((c) => c.load)).toEqual([{ name: "broken/test_broken.py", status: "failed", load: true }]);
+    expect(going.filter((c) => c.load)).toEqual([{ name: "broken/test_broken.py", status: "failed", load: "collect" }]);
     expect(going.filter((c) => c.status === "passed")).toHaveLength(5);
   });
 
@@ -640,7 +640,40 @@ describe("a test file that failed to load at the reference (h31)", () => {
     const py = text("pytest/pytest9-junit-collection-error.txt");
     const junitXml = text("pytest/pytest9-junit-collection-error.xml");
     const j = parseTests({ stdout: py, stderr: "", all: py }, { cwd: "/WORKTREE", junitXml });
-    expect(j?.cases).toEqual([{ name: "broken.test_broken", status: "failed", load: true }]);
+    expect(j?.cases).toEqual([{ name: "broken.test_broken", status: "failed", load: "collect" }]);
+  });
+
+  it("pytest: not taken as loaded beside a new skip (a module-level skip in the code), nor when it was not found where it failed (h37)", () => {
+    const py = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), format: "pytest" });
+    const refEv = (load: true | "collect") => {
+      const ev = evaluation({ ...py([]), failed: 1, total: 1 });
+      ev.tests!.cases = [{ name: "tests/test_a.py", status: "failed", load }];
+      return ev;
+    };
+    const judge = (load: true | "collect", cases: [string, TestCase["status"]][]) =>
+      judgeEvaluation(evaluation(py(cases)), 1, [{ step: 0, evaluation: refEv(load) }], W, []);
+    // `SKIPPED [1] calc/__init__.py:2` under -rA: the file no longer errors, and none of its tests runs.
+    expect(judge("collect", [["skipped at calc/__init__.py:2 #1", "skipped"]]).testsPass).toBe(false);
+    expect(judge("collect", [["tests/test_b.py::test_b", "passed"]]).testsPass).toBe(true);
+    // Not found in the tree where it failed (`cd pkg && pytest`), the session marks it a plain load point: its own
+    // tests must run.
+    expect(judge(true, [["tests/test_b.py::test_b", "passed"]]).testsPass).toBe(false);
+    expect(judge(true, [["tests/test_a.py::test_a", "passed"]]).testsPass).toBe(true);
+  });
+
+  it("JUnit: node's file point passing is named as when it failed; pytest's collection failure is one, however many errors it holds (h37)", () => {
+    const junit = (cases: string) => `<?xml version="1.0" encoding="utf-8"?>\n<testsuites>\n${cases}\n</testsuites>\n`;
+    const parse = (xml: string) => parseTests({ stdout: xml, stderr: "", all: xml }, { cwd: "/W" });
+    const exited = parse(
+      junit('\t<testcase name="helper" time="0.001" classname="test"/>\n\t<testcase name="/W/test/sum.test.js" time="0.07" classname="test"/>'),
+    );
+    expect(exited?.cases?.map((c) => c.name)).toEqual(["test.helper", "test/sum.test.js"]);
+    const twice = parse(
+      junit(
+        '<testsuite name="pytest" errors="2" failures="0" skipped="0" tests="2"><testcase classname="" name="tests.test_calc"><error message="collection failure">ImportError</error><error message="collection failure">ImportError</error></testcase></testsuite>',
+      ),
+    );
+    expect([twice?.failed, twice?.cases]).toEqual([1, [{ name: "tests.test_calc", status: "failed", load: "collect" }]]);
   });
 
   it("is replaced only by its own tests where the output says each test's file (h34: any test elsewhere did)", () => {
@@ -663,7 +696,7 @@ describe("a test file that failed to load at the reference (h31)", () => {
   it("pytest: replaced once it is no longer reported, with or without a test of its own; tests added elsewhere stay new (h36)", () => {
     const py = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), format: "pytest" });
     const refEv = evaluation({ ...py([["tests/test_f.py::test_mul", "failed"]]), failed: 2, total: 2 });
-    refEv.tests!.cases!.push({ name: "calc/__init__.py", status: "failed", load: true });
+    refEv.tests!.cases!.push({ name: "calc/__init__.py", status: "failed", load: "collect" });
     const judge = (cases: [string, TestCase["status"]][]) => judgeEvaluation(evaluation(py(cases)), 1, [{ step: 0, evaluation: refEv }], W, []);
     // A code module under --doctest-modules that now collects, holding no doctest: loaded.
     expect(judge([["tests/test_f.py::test_mul", "passed"]]).testsPass).toBe(true);
@@ -675,7 +708,7 @@ describe("a test file that failed to load at the reference (h31)", () => {
     expect(padded.components.test).toBe(0);
     // A run that stopped at the file that failed to load ran no other test: every test now takes its place.
     const alone = evaluation(py([]));
-    alone.tests = { ...alone.tests!, failed: 1, total: 1, cases: [{ name: "tests/test_calc.py", status: "failed", load: true }] };
+    alone.tests = { ...alone.tests!, failed: 1, total: 1, cases: [{ name: "tests/test_calc.py", status: "failed", load: "collect" }] };
     const right = judgeEvaluation(evaluation(py([["tests/test_other.py::test_add", "passed"]])), 1, [{ step: 0, evaluation: alone }], W, []);
     expect([right.testsPass, right.components.test]).toEqual([true, 1]);
   });

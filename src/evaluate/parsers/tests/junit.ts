@@ -60,11 +60,16 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
       if (problems.length > 0 && !cancelledSkip) {
         const f = caseFailure(tc, problems[0], file, cwd);
         testsFailed++;
-        if (problems.length === 1) {
+        // A file that failed to load is one failure, however many errors pytest wrote for it (--doctest-modules).
+        const load = loadOf(tc, problems, cwd);
+        if (load) {
           failed++;
-          const load = loadName(tc, problems[0], cwd);
-          failures.push(load ? { ...f, name: load } : f);
-          cases.push(load ? { name: load, status: "failed", load: true } : { name: f.name, status: "failed" });
+          failures.push({ ...f, name: load.name });
+          cases.push(load);
+        } else if (problems.length === 1) {
+          failed++;
+          failures.push(f);
+          cases.push({ name: f.name, status: "failed" });
         } else {
           // pytest writes a failure per failed subtest into its test's case, and counts each (failures="24").
           failed += problems.length;
@@ -79,7 +84,8 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
         cases.push({ name: caseName(tc), status: "skipped" });
       } else {
         passed++;
-        cases.push({ name: caseName(tc), status: "passed" });
+        // node's point for a file, passing (code that exits 0 as the file loads): named as when it failed.
+        cases.push({ name: filePoint(tc, cwd) ?? caseName(tc), status: "passed" });
       }
     }
     for (const child of asArray(suite.testsuite)) if (isRecord(child)) visitSuite(child, file);
@@ -93,11 +99,18 @@ export function parseJUnitXml(xml: string, cwd?: string): TestCounts | null {
  * A test file or module that failed to load is no test (TestCase.load): pytest's collection failure, named by the
  * module's dotted name; node --test's point for a file, named by its absolute path (taken relative to the worktree).
  */
-function loadName(tc: Record<string, unknown>, problem: unknown, cwd?: string): string | undefined {
+function loadOf(tc: Record<string, unknown>, problems: unknown[], cwd?: string): TestCase | undefined {
   const name = str(tc["@name"]) ?? "";
-  if (isRecord(problem) && problem["@message"] === "collection failure" && !str(tc["@classname"]) && /^[\w.]+$/.test(name)) return name;
-  if (path.isAbsolute(name) && /\.[cm]?[jt]sx?$/.test(name)) return normalizePath(name, cwd);
-  return undefined;
+  const collection = problems.some((p) => isRecord(p) && p["@message"] === "collection failure");
+  if (collection && !str(tc["@classname"]) && /^[\w.]+$/.test(name)) return { name, status: "failed", load: "collect" };
+  const point = problems.length === 1 ? filePoint(tc, cwd) : undefined;
+  return point ? { name: point, status: "failed", load: true } : undefined;
+}
+
+/** node --test's point for a whole file, named by its absolute path: the path in the worktree. */
+function filePoint(tc: Record<string, unknown>, cwd?: string): string | undefined {
+  const name = str(tc["@name"]) ?? "";
+  return path.isAbsolute(name) && /\.[cm]?[jt]sx?$/.test(name) ? normalizePath(name, cwd) : undefined;
 }
 
 function asArray(v: unknown): unknown[] {

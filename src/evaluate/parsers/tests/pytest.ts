@@ -127,7 +127,7 @@ export function parsePytest(input: TestInput): TestCounts | null {
 function withCollectionErrors(named: TestCase[] | undefined, nodeIds: NodeId[], passedOrSkipped: number, failed: number): TestCase[] | undefined {
   const errors = nodeIds.filter((n) => n.kind === "error" && !n.id.includes("::")).map((n) => n.id);
   const files = [...new Set(errors)];
-  const loads = files.map((name): TestCase => ({ name, status: "failed", load: true }));
+  const loads = files.map((name): TestCase => ({ name, status: "failed", load: "collect" }));
   if (loads.length === 0) return named;
   // A file can error twice (collected as a test module and, under --doctest-modules, as a module of doctests).
   if (!named) return passedOrSkipped === 0 && failed === errors.length ? loads : undefined;
