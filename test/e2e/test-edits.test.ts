@@ -214,10 +214,13 @@ describe("a step that changed nothing but the tests since a code step that did n
   }, 60_000);
 });
 
+/** testcalc.py, a module unittest's discovery finds: `test_div` with the assertion given, and a passing `test_one`. */
+const unittestCalc = (assertion: string) =>
+  `import unittest\nfrom calc import div\n\nclass TestCalc(unittest.TestCase):\n    def test_div(self):\n        ${assertion}\n\n    def test_one(self):\n        self.assertEqual(div(1, 1), 1)\n`;
+
 describe("a step that changed nothing but the tests, in files named by the reference's failing tests", () => {
   it("python -m unittest: a test module unittest's discovery finds (testcalc.py), weakened, is held; the fix of the code ends the session (h24)", async () => {
-    const TEST = (assertion: string) =>
-      `import unittest\nfrom calc import div\n\nclass TestCalc(unittest.TestCase):\n    def test_div(self):\n        ${assertion}\n\n    def test_one(self):\n        self.assertEqual(div(1, 1), 1)\n`;
+    const TEST = unittestCalc;
     const repo = repoFromFiles({ "calc.py": "def div(a, b):\n    return a * b\n", "testcalc.py": TEST("self.assertEqual(div(6, 3), 2)") }, "trm-onlytests-py-");
     const before = checkoutState(repo);
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "python3 -m unittest -v", preflight: true });
@@ -240,8 +243,7 @@ describe("a step that changed nothing but the tests, in files named by the refer
 
 describe("a first step whose tests all pass, without preflight (h29)", () => {
   it("python -m unittest: the baseline's tests run before it is recorded, so a weakened testcalc.py is held; a right fix still ends the session", async () => {
-    const TEST = (assertion: string) =>
-      `import unittest\nfrom calc import div\n\nclass TestCalc(unittest.TestCase):\n    def test_div(self):\n        ${assertion}\n\n    def test_one(self):\n        self.assertEqual(div(1, 1), 1)\n`;
+    const TEST = unittestCalc;
     const files = { "calc.py": "def div(a, b):\n    return a * b\n", "testcalc.py": TEST("self.assertEqual(div(6, 3), 2)") };
     const weakenedRepo = repoFromFiles(files, "trm-noflight-weak-");
     const before = checkoutState(weakenedRepo);
