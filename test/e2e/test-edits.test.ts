@@ -27,6 +27,14 @@ afterAll(async () => {
 
 const WRONG = "exports.add = (a, b) => a - b;\n";
 const RIGHT = "exports.add = (a, b) => a + b;\n";
+
+/** lib.test.js for node --test: `adds` with the assertion given, `zero` with its own (by default, add(0, 0) is 0). */
+const nodeAddTest = (adds: string, zero = "assert.equal(add(0, 0), 0);") =>
+  `const test = require("node:test");\nconst assert = require("node:assert");\nconst { add } = require("./lib");\ntest("adds", () => { ${adds} });\ntest("zero", () => { ${zero} });\n`;
+
+/** testcalc.py, a module unittest's discovery finds: `test_div` with the assertion given, and a passing `test_one`. */
+const unittestCalc = (assertion: string) =>
+  `import unittest\nfrom calc import div\n\nclass TestCalc(unittest.TestCase):\n    def test_div(self):\n        ${assertion}\n\n    def test_one(self):\n        self.assertEqual(div(1, 1), 1)\n`;
 const VITEST_CONFIG = { "vitest.config.mjs": "export default { test: { cache: false } };\n" };
 // A comment in the code, so that the step is not tests alone.
 const TWEAK = { "lib.js": `// tweak\n${WRONG}` };
@@ -151,8 +159,7 @@ describe("a step that changed nothing but the tests", () => {
 
 describe("a step that changed nothing but the tests since a code step that did not fix them (h29)", () => {
   it("node --test: a wrong fix left in place, then the failing assertion changed alone, is held; a test the fix broke may be updated alone", async () => {
-    const TEST = (adds: string, zero = "assert.equal(add(0, 0), 0);") =>
-      `const test = require("node:test");\nconst assert = require("node:assert");\nconst { add } = require("./lib");\ntest("adds", () => { ${adds} });\ntest("zero", () => { ${zero} });\n`;
+    const TEST = nodeAddTest;
     const repo = repoFromFiles({ "lib.js": WRONG, "lib.test.js": TEST("assert.equal(add(1, 2), 3);") }, "trm-onlytests-since-");
     const before = checkoutState(repo);
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test", preflight: true });
@@ -192,8 +199,7 @@ describe("a step that changed nothing but the tests since a code step that did n
 
 describe("a step that changed nothing but the tests since a code step that did not fix them, without preflight (h31)", () => {
   it("node --test: the code step is the reference; the failing assertion changed alone after it is held", async () => {
-    const TEST = (adds: string) =>
-      `const test = require("node:test");\nconst assert = require("node:assert");\nconst { add } = require("./lib");\ntest("adds", () => { ${adds} });\ntest("zero", () => { assert.equal(add(0, 0), 0); });\n`;
+    const TEST = nodeAddTest;
     const repo = repoFromFiles({ "lib.js": WRONG, "lib.test.js": TEST("assert.equal(add(1, 2), 3);") }, "trm-onlytests-noflight-");
     const s = await srv.call<Any>("trm_start_session", { repoPath: repo, testCmd: "node --test" });
     const attempt = await srv.call<Any>("trm_submit_candidate", {
@@ -213,10 +219,6 @@ describe("a step that changed nothing but the tests since a code step that did n
     expect(readme.feedback).toMatch(/Since step 1 only test files changed \("lib\.test\.js"\)/);
   }, 60_000);
 });
-
-/** testcalc.py, a module unittest's discovery finds: `test_div` with the assertion given, and a passing `test_one`. */
-const unittestCalc = (assertion: string) =>
-  `import unittest\nfrom calc import div\n\nclass TestCalc(unittest.TestCase):\n    def test_div(self):\n        ${assertion}\n\n    def test_one(self):\n        self.assertEqual(div(1, 1), 1)\n`;
 
 describe("a step that changed nothing but the tests, in files named by the reference's failing tests", () => {
   it("python -m unittest: a test module unittest's discovery finds (testcalc.py), weakened, is held; the fix of the code ends the session (h24)", async () => {

@@ -548,6 +548,15 @@ describe("a test file that failed to load at the reference (h31)", () => {
     ]);
     return evaluation({ ...t, cases: t.cases!.map((c) => (c.name.endsWith(".js") ? { ...c, load: true as const } : c)) });
   };
+  type Named = [string, TestCase["status"]][];
+  /** The reference: `tests` named in `format` (the parsers' label) and `loads`, files that failed to load (one failure each). */
+  const refWithLoads = (format: string, tests: Named, loads: TestCase[]) => {
+    const t = { ...counts(tests), format };
+    return evaluation({ ...t, failed: t.failed + loads.length, total: t.total + loads.length, cases: [...t.cases!, ...loads] });
+  };
+  /** `cases` named in `format`, judged as step 1 against `ref` as step 0. */
+  const judgedIn = (format: string, ref: Evaluation, cases: Named) =>
+    judgeEvaluation(evaluation({ ...counts(cases), format }), 1, [{ step: 0, evaluation: ref }], W, []);
 
   it("is replaced by its tests once it loads: the right fix of the require scores 1", () => {
     const ev = judged([
@@ -644,14 +653,8 @@ describe("a test file that failed to load at the reference (h31)", () => {
   });
 
   it("pytest: not taken as loaded beside a new skip (a module-level skip in the code), nor when it was not found where it failed (h37)", () => {
-    const py = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), format: "pytest" });
-    const refEv = (load: true | "collect") => {
-      const ev = evaluation({ ...py([]), failed: 1, total: 1 });
-      ev.tests!.cases = [{ name: "tests/test_a.py", status: "failed", load }];
-      return ev;
-    };
-    const judge = (load: true | "collect", cases: [string, TestCase["status"]][]) =>
-      judgeEvaluation(evaluation(py(cases)), 1, [{ step: 0, evaluation: refEv(load) }], W, []);
+    const judge = (load: true | "collect", cases: Named) =>
+      judgedIn("pytest", refWithLoads("pytest", [], [{ name: "tests/test_a.py", status: "failed", load }]), cases);
     // `SKIPPED [1] calc/__init__.py:2` under -rA: the file no longer errors, and none of its tests runs.
     expect(judge("collect", [["skipped at calc/__init__.py:2 #1", "skipped"]]).testsPass).toBe(false);
     expect(judge("collect", [["tests/test_b.py::test_b", "passed"]]).testsPass).toBe(true);
@@ -677,10 +680,8 @@ describe("a test file that failed to load at the reference (h31)", () => {
   });
 
   it("is replaced only by its own tests where the output says each test's file (h34: any test elsewhere did)", () => {
-    const ut = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), format: "unittest" });
-    const refEv = evaluation({ ...ut([["tests.test_a.T.test_x", "passed"]]), failed: 1, total: 2 });
-    refEv.tests!.cases!.push({ name: "tests.test_b", status: "failed", load: true });
-    const judge = (cases: [string, TestCase["status"]][]) => judgeEvaluation(evaluation(ut(cases)), 1, [{ step: 0, evaluation: refEv }], W, []);
+    const refEv = refWithLoads("unittest", [["tests.test_a.T.test_x", "passed"]], [{ name: "tests.test_b", status: "failed", load: true }]);
+    const judge = (cases: Named) => judgedIn("unittest", refEv, cases);
     const elsewhere = judge([
       ["tests.test_a.T.test_x", "passed"],
       ["tests.test_a.T.test_new", "passed"],
@@ -694,22 +695,19 @@ describe("a test file that failed to load at the reference (h31)", () => {
   });
 
   it("pytest: replaced once it is no longer reported, with or without a test of its own; tests added elsewhere stay new (h36)", () => {
-    const py = (cases: [string, TestCase["status"]][]) => ({ ...counts(cases), format: "pytest" });
-    const refEv = evaluation({ ...py([["tests/test_f.py::test_mul", "failed"]]), failed: 2, total: 2 });
-    refEv.tests!.cases!.push({ name: "calc/__init__.py", status: "failed", load: "collect" });
-    const judge = (cases: [string, TestCase["status"]][]) => judgeEvaluation(evaluation(py(cases)), 1, [{ step: 0, evaluation: refEv }], W, []);
+    const refEv = refWithLoads("pytest", [["tests/test_f.py::test_mul", "failed"]], [{ name: "calc/__init__.py", status: "failed", load: "collect" }]);
+    const judge = (cases: Named) => judgedIn("pytest", refEv, cases);
     // A code module under --doctest-modules that now collects, holding no doctest: loaded.
     expect(judge([["tests/test_f.py::test_mul", "passed"]]).testsPass).toBe(true);
     // Padding beside the import's fix, with the other test still failing: the new tests' passes are left out.
     const padded = judge([
       ["tests/test_f.py::test_mul", "failed"],
-      ...Array.from({ length: 30 }, (_, i): [string, TestCase["status"]] => [`tests/test_pad.py::test_${i}`, "passed"]),
+      ...Array.from({ length: 30 }, (_, i): Named[number] => [`tests/test_pad.py::test_${i}`, "passed"]),
     ]);
     expect(padded.components.test).toBe(0);
     // A run that stopped at the file that failed to load ran no other test: every test now takes its place.
-    const alone = evaluation(py([]));
-    alone.tests = { ...alone.tests!, failed: 1, total: 1, cases: [{ name: "tests/test_calc.py", status: "failed", load: "collect" }] };
-    const right = judgeEvaluation(evaluation(py([["tests/test_other.py::test_add", "passed"]])), 1, [{ step: 0, evaluation: alone }], W, []);
+    const alone = refWithLoads("pytest", [], [{ name: "tests/test_calc.py", status: "failed", load: "collect" }]);
+    const right = judgedIn("pytest", alone, [["tests/test_other.py::test_add", "passed"]]);
     expect([right.testsPass, right.components.test]).toEqual([true, 1]);
   });
 
